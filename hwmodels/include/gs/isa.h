@@ -1,0 +1,279 @@
+/*
+ * gs/isa.h - the tile instruction set: memory spaces, access patterns, instructions, programs.
+ *
+ * A program is what a kernel builds (gs/kernel.h) and what the executors run: the pure-C
+ * functional executor (gs/exec.h) and the SystemC model (gs/model.h). Instructions are stored in
+ * program (issue) order; each engine of each core executes its own instructions in that order.
+ * Dependencies always point to earlier instructions.
+ *
+ * Addressing:
+ *  - HBM: tensor `tensor`, element index = offset + p * part_stride + sum_k(i_k * stride[k])
+ *    for partition-row p in [0, part_count).
+ *  - SBUF / PSUM of core `core`: partition part_start + p, byte offset within the partition
+ *    = offset + sum_k(i_k * stride[k]) * dtype_size. `tensor` names the buffer (allocation) the
+ *    access falls in, for bounds checks and dependency tracking.
+ * Free dimensions are listed outermost first; shape[ndim-1] is the innermost.
+ */
+#ifndef GS_ISA_H
+#define GS_ISA_H
+
+#include <stdio.h>
+#include "gs/common.h"
+#include "gs/config.h"
+#include "gs/dtype.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GS_MEMSPACE_TABLE(X) X(GS_MEM_HBM, "hbm") X(GS_MEM_SBUF, "sbuf") X(GS_MEM_PSUM, "psum")
+typedef enum gs_memspace {
+#define GS_MS_ENUM(e, n) e,
+    GS_MEMSPACE_TABLE(GS_MS_ENUM)
+#undef GS_MS_ENUM
+        GS_MEMSPACE_COUNT
+} gs_memspace;
+const char *gs_memspace_name(gs_memspace m);
+
+#define GS_AP_MAX_DIMS 4
+
+/* An access pattern: a [partitions x free-dims] view of one memory region. */
+typedef struct gs_ap {
+    gs_memspace space;
+    gs_dtype dtype;
+    int32_t tensor;      /* HBM tensor id, or SBUF/PSUM buffer id; -1 = none (unused operand) */
+    uint16_t core;       /* SBUF/PSUM: owning core */
+    uint8_t ndim;        /* number of free dims, 1..GS_AP_MAX_DIMS */
+    uint32_t part_start; /* SBUF/PSUM first partition (0 for HBM) */
+    uint32_t part_count; /* number of partition-rows */
+    int64_t part_stride; /* HBM only: elements between consecutive partition-rows */
+    int64_t offset;      /* HBM: element offset; SBUF/PSUM: byte offset within a partition */
+    uint32_t shape[GS_AP_MAX_DIMS];
+    int64_t stride[GS_AP_MAX_DIMS]; /* elements */
+} gs_ap;
+
+/* Elements per partition-row (product of shape). */
+uint64_t gs_ap_free_elems(const gs_ap *a);
+/* Total bytes the pattern touches (partitions x free elems x dtype size). */
+uint64_t gs_ap_bytes(const gs_ap *a);
+/* Number of maximal contiguous runs per partition-row (1 for a dense row). */
+uint64_t gs_ap_runs_per_row(const gs_ap *a);
+/* Is the pattern valid (ndim in range, non-zero sizes)? */
+int gs_ap_is_valid(const gs_ap *a);
+/* Print "sbuf[c0 buf3 p0:128, +0 (2x64:1)] bf16" style text. */
+void gs_ap_format(const gs_ap *a, char *buf, size_t size);
+
+/* ---- opcodes: X(enum, name, default engine) ---- */
+#define GS_OPCODE_TABLE(X)                                                                         \
+    X(GS_OP_DMA_COPY, "dma_copy", GS_ENG_DMA)                                                      \
+    X(GS_OP_DMA_TRANSPOSE, "dma_transpose", GS_ENG_DMA)                                            \
+    X(GS_OP_MATMUL, "matmul", GS_ENG_TENSOR)                                                       \
+    X(GS_OP_TRANSPOSE, "transpose", GS_ENG_TENSOR)                                                 \
+    X(GS_OP_ACTIVATION, "activation", GS_ENG_SCALAR)                                               \
+    X(GS_OP_TENSOR_TENSOR, "tensor_tensor", GS_ENG_VECTOR)                                         \
+    X(GS_OP_TENSOR_SCALAR, "tensor_scalar", GS_ENG_VECTOR)                                         \
+    X(GS_OP_TENSOR_REDUCE, "tensor_reduce", GS_ENG_VECTOR)                                         \
+    X(GS_OP_BN_STATS, "bn_stats", GS_ENG_VECTOR)                                                   \
+    X(GS_OP_BN_AGGR, "bn_aggr", GS_ENG_VECTOR)                                                     \
+    X(GS_OP_TENSOR_COPY, "tensor_copy", GS_ENG_VECTOR)                                             \
+    X(GS_OP_MEMSET, "memset", GS_ENG_GPSIMD)                                                       \
+    X(GS_OP_IOTA, "iota", GS_ENG_GPSIMD)                                                           \
+    X(GS_OP_AFFINE_SELECT, "affine_select", GS_ENG_GPSIMD)                                         \
+    X(GS_OP_PARTITION_REDUCE, "partition_reduce", GS_ENG_GPSIMD)                                   \
+    X(GS_OP_PARTITION_BROADCAST, "partition_broadcast", GS_ENG_GPSIMD)                             \
+    X(GS_OP_GATHER, "gather", GS_ENG_GPSIMD)
+
+typedef enum gs_opcode {
+#define GS_OP_ENUM(e, n, eng) e,
+    GS_OPCODE_TABLE(GS_OP_ENUM)
+#undef GS_OP_ENUM
+        GS_OPCODE_COUNT
+} gs_opcode;
+const char *gs_opcode_name(gs_opcode op);
+int gs_opcode_parse(const char *name, gs_opcode *out); /* 0 on success */
+gs_engine gs_opcode_default_engine(gs_opcode op);
+
+/* ---- ALU ops (tensor_tensor, tensor_scalar, reductions): X(enum, name) ---- */
+#define GS_ALU_TABLE(X)                                                                            \
+    X(GS_ALU_BYPASS, "bypass") /* result = first operand */                                        \
+    X(GS_ALU_ADD, "add")                                                                           \
+    X(GS_ALU_SUB, "sub")                                                                           \
+    X(GS_ALU_MUL, "mul")                                                                           \
+    X(GS_ALU_DIV, "div")                                                                           \
+    X(GS_ALU_MAX, "max")                                                                           \
+    X(GS_ALU_MIN, "min")                                                                           \
+    X(GS_ALU_POW, "pow")                                                                           \
+    X(GS_ALU_EQ, "is_equal")                                                                       \
+    X(GS_ALU_NE, "not_equal")                                                                      \
+    X(GS_ALU_GT, "is_gt")                                                                          \
+    X(GS_ALU_GE, "is_ge")                                                                          \
+    X(GS_ALU_LT, "is_lt")                                                                          \
+    X(GS_ALU_LE, "is_le")
+
+typedef enum gs_alu {
+#define GS_ALU_ENUM(e, n) e,
+    GS_ALU_TABLE(GS_ALU_ENUM)
+#undef GS_ALU_ENUM
+        GS_ALU_COUNT
+} gs_alu;
+const char *gs_alu_name(gs_alu op);
+/* Apply in fp32: compares give 1.0f / 0.0f. */
+float gs_alu_apply(gs_alu op, float a, float b);
+
+/* ---- activation functions (scalar engine): X(enum, name) ---- */
+#define GS_ACT_TABLE(X)                                                                            \
+    X(GS_ACT_IDENTITY, "identity")                                                                 \
+    X(GS_ACT_RELU, "relu")                                                                         \
+    X(GS_ACT_GELU, "gelu")           /* exact: x * Phi(x) */                                       \
+    X(GS_ACT_GELU_TANH, "gelu_tanh") /* tanh approximation */                                      \
+    X(GS_ACT_SILU, "silu")                                                                         \
+    X(GS_ACT_SIGMOID, "sigmoid")                                                                   \
+    X(GS_ACT_TANH, "tanh")                                                                         \
+    X(GS_ACT_EXP, "exp")                                                                           \
+    X(GS_ACT_LOG, "log")                                                                           \
+    X(GS_ACT_SQRT, "sqrt")                                                                         \
+    X(GS_ACT_RSQRT, "rsqrt")                                                                       \
+    X(GS_ACT_RECIPROCAL, "reciprocal")                                                             \
+    X(GS_ACT_SQUARE, "square")                                                                     \
+    X(GS_ACT_ABS, "abs")
+
+typedef enum gs_act {
+#define GS_ACT_ENUM(e, n) e,
+    GS_ACT_TABLE(GS_ACT_ENUM)
+#undef GS_ACT_ENUM
+        GS_ACT_COUNT
+} gs_act;
+const char *gs_act_name(gs_act f);
+/* Evaluate in fp32 (the scalar engine's arithmetic). */
+float gs_act_apply(gs_act f, float x);
+
+/* ---- instruction flags ---- */
+enum {
+    GS_F_ACCUMULATE = 1u << 0, /* matmul: add into PSUM instead of overwrite */
+    GS_F_SCALE_AP = 1u << 1,   /* activation: scale from in[1] ([P,1]) instead of imm[0];
+                                  tensor_scalar: operand 0 from in[1] */
+    GS_F_BIAS_AP = 1u << 2,    /* activation: bias from in[2]; tensor_scalar: operand 1 from
+                                  in[2] */
+    GS_F_ACC_OUT = 1u << 3,    /* activation: out[1] ([P,1] fp32) = sum along free of result */
+    GS_F_HAS_OP1 = 1u << 4,    /* tensor_scalar: second op present */
+};
+
+#define GS_INSTR_MAX_IN 3
+#define GS_INSTR_MAX_OUT 2
+
+/*
+ * One instruction. Operand conventions per opcode (P = partitions, F = free elements):
+ *  dma_copy       out[0] <- in[0]; same dtype, same P, same F per row.
+ *  dma_transpose  out[0] [F,P] <- in[0] [P,F] (2-byte dtypes).
+ *  matmul         out[0] PSUM fp32 [M,N] (+)= in[0]^T [K,M] x in[1] [K,N]. GS_F_ACCUMULATE.
+ *  transpose      out[0] PSUM [F,P] <- in[0] [P,F] (tensor engine, identity trick).
+ *  activation     out[0] = f(in[0] * scale + bias); scale = imm[0] or in[1] [P,1];
+ *                 bias = imm[1] or in[2] [P,1]; func = act. GS_F_ACC_OUT: out[1] [P,1] fp32 =
+ *                 sum over free of the result.
+ *  tensor_tensor  out[0] = in[0] alu0 in[1].
+ *  tensor_scalar  out[0] = (in[0] alu0 s0) alu1 s1; s0 = imm[0] or in[1] [P,1], s1 = imm[1] or
+ *                 in[2] [P,1]; alu1 only with GS_F_HAS_OP1.
+ *  tensor_reduce  out[0] [P, outer dims] = reduce(alu0: add/max/min) of in[0] over its innermost
+ *                 `axes` free dims (iimm[0] = axes, 1..ndim).
+ *  bn_stats       out[0] [P,3] fp32 = (count, mean, M2) of in[0]'s free elements.
+ *  bn_aggr        out[0] [P,2] fp32 = (mean, variance) combining in[0] [P, 3*k] chunks.
+ *  tensor_copy    out[0] = in[0] with dtype conversion (e.g. PSUM fp32 -> SBUF bf16).
+ *  memset         out[0] = imm[0].
+ *  iota           out[0][p][j] = iimm[0] + iimm[1]*p + iimm[2]*j (j = flat free index).
+ *  affine_select  out[0][p][j] = (iimm[0] + iimm[1]*p + iimm[2]*j) alu0 0 ? in[0][p][j] : imm[0]
+ *                 (alu0 a comparison).
+ *  partition_reduce    out[0][p][j] = reduce(alu0) over q of in[0][q][j] for every p of out[0].
+ *  partition_broadcast out[0][p][j] = in[0][0][j].
+ *  gather         out[0][p][:] = row idx[p] of in[0] (an HBM [V, D] tensor view), idx = in[1]
+ *                 [P,1] int32; an index outside [0, V) is a run-time error.
+ */
+typedef struct gs_instr {
+    gs_opcode op;
+    gs_engine engine;
+    uint16_t core;   /* core whose engine executes it */
+    uint16_t queue;  /* DMA: queue index on that core */
+    uint8_t n_in, n_out;
+    uint32_t flags;
+    gs_alu alu0, alu1;
+    gs_act act;
+    float imm[2];
+    int64_t iimm[3];
+    gs_ap out[GS_INSTR_MAX_OUT];
+    gs_ap in[GS_INSTR_MAX_IN];
+    uint32_t n_deps;
+    uint32_t *deps;   /* indices of earlier instructions this one waits for (owned by program) */
+    const char *file; /* kernel source file (string literal from __FILE__) */
+    int line;
+} gs_instr;
+
+/* ---- HBM tensors ---- */
+typedef enum gs_tensor_kind { GS_TENSOR_INPUT, GS_TENSOR_OUTPUT, GS_TENSOR_SCRATCH } gs_tensor_kind;
+
+typedef struct gs_tensor_info {
+    char name[64];
+    gs_dtype dtype;
+    gs_tensor_kind kind;
+    int ndim;
+    int64_t shape[GS_AP_MAX_DIMS];
+    uint64_t elems;
+    uint64_t bytes;
+    uint64_t hbm_addr; /* assigned by the program, 4 KiB aligned */
+} gs_tensor_info;
+
+/* SBUF/PSUM buffers, for bounds checks, tracking and listings. */
+typedef struct gs_buffer_info {
+    char name[48];
+    gs_memspace space;
+    uint16_t core;
+    uint32_t part_start, part_count;
+    uint64_t offset; /* byte offset within each partition */
+    uint64_t bytes;  /* bytes per partition */
+} gs_buffer_info;
+
+/* ---- programs ---- */
+typedef struct gs_program gs_program;
+
+/* Create an empty program for a validated config. NULL on OOM. */
+gs_program *gs_program_create(const gs_config *cfg);
+void gs_program_free(gs_program *p); /* NULL is a no-op */
+const gs_config *gs_program_config(const gs_program *p);
+
+/* Declare an HBM tensor; returns its id (>= 0), or -1 with err set (bad shape, HBM full). */
+int32_t gs_program_add_tensor(gs_program *p, const char *name, gs_dtype t, gs_tensor_kind kind,
+                              int ndim, const int64_t *shape, gs_error *err);
+size_t gs_program_tensor_count(const gs_program *p);
+const gs_tensor_info *gs_program_tensor(const gs_program *p, int32_t id);
+int32_t gs_program_find_tensor(const gs_program *p, const char *name); /* -1 if absent */
+
+size_t gs_program_buffer_count(const gs_program *p);
+const gs_buffer_info *gs_program_buffer(const gs_program *p, int32_t id);
+
+size_t gs_program_count(const gs_program *p);
+const gs_instr *gs_program_instr(const gs_program *p, size_t i);
+/* Number of cores the program uses (max core id + 1). */
+unsigned gs_program_cores_used(const gs_program *p);
+/* High-water marks in bytes per partition. */
+uint64_t gs_program_sbuf_high_water(const gs_program *p);
+uint64_t gs_program_psum_high_water(const gs_program *p);
+
+/*
+ * Append an instruction as given (deps, file, line copied), WITHOUT deriving dependencies or
+ * checking operands. For tests that need hand-made programs (e.g. deadlocks: a dependency on
+ * a later instruction). Kernels use gs/kernel.h, which validates and derives dependencies.
+ * Returns the new index or -1 on OOM.
+ */
+int64_t gs_program_append_raw(gs_program *p, const gs_instr *in);
+
+/* Text listing, one instruction per line: index, core/engine/queue, opcode, operands,
+ * immediates, deps, file:line. */
+void gs_program_disasm(const gs_program *p, FILE *out);
+void gs_instr_format(const gs_program *p, size_t i, char *buf, size_t size);
+
+/* FLOPs an instruction performs (matmul 2*K*M*N; elementwise: one per output element and
+ * op), and bytes it reads and writes. */
+double gs_instr_flops(const gs_instr *in);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

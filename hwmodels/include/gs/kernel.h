@@ -1,0 +1,224 @@
+/*
+ * gs/kernel.h - the kernel-facing API. Kernels (kernels/) include this header and nothing else
+ * from gensweep.
+ *
+ * A kernel is a C function `gs_status k(gs_kb *kb, const gs_kernel_args *args)`. It asks the
+ * target for its capabilities (gs_kb_caps), allocates SBUF/PSUM tiles from pools, and issues
+ * instructions through the macros below, which record the kernel's __FILE__:__LINE__ on each
+ * instruction. The builder validates every operand and derives dependencies (RAW, WAR, WAW) from
+ * the exact regions each instruction reads and writes, so independent work overlaps and
+ * double-buffering comes from pools with more than one buffer.
+ *
+ * Errors: the first failing call records a gs_error naming the kernel source line; every later
+ * call is a no-op, so a kernel may check gs_kb_ok() only where it matters and simply return
+ * gs_kb_status(kb) at the end. Capacity problems are GS_ERR_DOES_NOT_FIT, missing capabilities
+ * GS_ERR_UNSUPPORTED (also raised by the kernel itself via gs_kb_fail).
+ */
+#ifndef GS_KERNEL_H
+#define GS_KERNEL_H
+
+#include "gs/common.h"
+#include "gs/dtype.h"
+#include "gs/isa.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What a kernel may ask of its target. Plain numbers; no generation names. */
+typedef struct gs_caps {
+    unsigned partitions;        /* SBUF/PSUM partitions = engine lanes (128) */
+    unsigned pe_rows;           /* tensor engine contraction size K per matmul */
+    unsigned pe_cols;           /* max stationary free size M per matmul */
+    unsigned moving_free_max;   /* max moving free size N per matmul */
+    uint64_t sbuf_partition_bytes;
+    uint64_t psum_partition_bytes;
+    uint64_t psum_bank_bytes;   /* per partition */
+    unsigned psum_banks;
+    unsigned max_free_sbuf;     /* vector/scalar free elements per instruction from SBUF */
+    unsigned max_free_psum;     /* ... from PSUM */
+    unsigned cores;             /* cores on the chip */
+    unsigned core_id;           /* this kernel invocation's core (SPMD) */
+    unsigned dma_queues;        /* per core */
+    int has_gpsimd;
+    int dma_transpose;
+    uint32_t dtypes;            /* bit (1u << gs_dtype) */
+    uint32_t matmul_dtypes;     /* dtypes the tensor engine multiplies */
+    double matmul_rate[GS_DTYPE_COUNT]; /* relative to bf16 = 1 (fp32 0.25, fp8 2 on some) */
+    uint64_t ops;               /* bit (1ull << gs_opcode) */
+} gs_caps;
+
+typedef struct gs_kb gs_kb;     /* the kernel builder (opaque) */
+typedef struct gs_pool gs_pool; /* a pool of rotating SBUF/PSUM buffers (opaque) */
+
+/* A tile: an allocated SBUF/PSUM region [part_count partitions x free elements] of one dtype.
+ * `ap` covers the whole tile as a 1-D free pattern. */
+typedef struct gs_tile {
+    gs_ap ap;
+    uint32_t free_elems;
+} gs_tile;
+
+/* An HBM tensor handle as the kernel sees it. */
+typedef struct gs_tensor {
+    int32_t id;
+    gs_dtype dtype;
+    int ndim;
+    int64_t shape[GS_AP_MAX_DIMS];
+} gs_tensor;
+
+#define GS_KERNEL_MAX_TENSORS 8
+#define GS_KERNEL_MAX_PARAMS 8
+/* Arguments the harness passes: tensors (inputs then outputs), problem sizes and tunables. */
+typedef struct gs_kernel_args {
+    gs_tensor t[GS_KERNEL_MAX_TENSORS];
+    int n_tensors;
+    int64_t dims[8];  /* problem sizes, kernel-specific meaning (e.g. M, K, N) */
+    int64_t param[GS_KERNEL_MAX_PARAMS]; /* tunables; 0 = choose a default from caps */
+    gs_dtype dtype;   /* compute dtype */
+    int variant;      /* kernel-specific variant index */
+} gs_kernel_args;
+
+typedef gs_status (*gs_kernel_fn)(gs_kb *kb, const gs_kernel_args *args);
+
+/* ---- builder lifecycle (used by the harness, not by kernels) ---- */
+/* Create a builder appending to program p for core `core`. NULL on OOM. */
+gs_kb *gs_kb_create(gs_program *p, unsigned core);
+void gs_kb_free(gs_kb *kb); /* releases its pools' tracking, not the program; NULL ok */
+
+/* ---- queries ---- */
+const gs_caps *gs_kb_caps(const gs_kb *kb);
+int gs_kb_ok(const gs_kb *kb);
+gs_status gs_kb_status(const gs_kb *kb);
+const gs_error *gs_kb_error(const gs_kb *kb);
+/* Record an error (first one wins) from the kernel itself, e.g. "unsupported: fp8 matmul".
+ * Returns code so a kernel can `return gs_kb_fail(...)`. */
+#define gs_kb_fail(kb, code, ...) gs_kb_fail_at((kb), __FILE__, __LINE__, (code), __VA_ARGS__)
+gs_status gs_kb_fail_at(gs_kb *kb, const char *file, int line, gs_status code, const char *fmt,
+                        ...) GS_PRINTF(5, 6);
+
+/* ---- memory ---- */
+/* A pool of `bufs` rotating buffers, each `bytes_per_partition` bytes on `partitions`
+ * partitions starting at 0, in SBUF or PSUM. Fails with DOES_NOT_FIT when the space is full.
+ * Pools are released in reverse order of creation (gs_pool_release), like a stack. */
+#define gs_pool_create(kb, space, name, bufs, bytes_per_partition)                                 \
+    gs_pool_create_at((kb), __FILE__, __LINE__, (space), (name), (bufs), (bytes_per_partition))
+gs_pool *gs_pool_create_at(gs_kb *kb, const char *file, int line, gs_memspace space,
+                           const char *name, unsigned bufs, uint64_t bytes_per_partition);
+/* Release a pool and every pool created after it. NULL is a no-op. */
+void gs_pool_release(gs_kb *kb, gs_pool *pool);
+/* The next buffer of the pool, as a tile of [parts x free_elems] dtype (starting at
+ * partition 0). Fails when it does not fit the pool's buffer. */
+#define gs_tile_alloc(pool, dtype, parts, free_elems)                                              \
+    gs_tile_alloc_at((pool), __FILE__, __LINE__, (dtype), (parts), (free_elems))
+gs_tile gs_tile_alloc_at(gs_pool *pool, const char *file, int line, gs_dtype dtype,
+                         unsigned parts, uint32_t free_elems);
+
+/* ---- views (pure: no instruction issued; invalid views are caught when used) ---- */
+/* Partitions [p0, p0+np) and free elements [f0, f0+nf) of a tile, 1-D. */
+gs_ap gs_tile_view(const gs_tile *t, unsigned p0, unsigned np, uint32_t f0, uint32_t nf);
+/* The same tile region seen as 2-D free [rows x cols] with row stride `row_stride` elements. */
+gs_ap gs_tile_view2(const gs_tile *t, unsigned p0, unsigned np, uint32_t f0, uint32_t rows,
+                    uint32_t cols, uint32_t row_stride);
+/* HBM: rows [r0, r0+nr) x cols [c0, c0+nc) of a 2-D view of tensor t (a tensor of rank > 2 is
+ * seen as [prod(leading dims), last dim]); rows map to partitions. */
+gs_ap gs_hbm_rows(const gs_tensor *t, int64_t r0, unsigned nr, int64_t c0, uint32_t nc);
+/* HBM: columns as partitions: element [r][c] for c in [c0,c0+nc) (partitions) and r in
+ * [r0, r0+nr) (free) -- a transposing (strided) DMA pattern. */
+gs_ap gs_hbm_cols(const gs_tensor *t, int64_t r0, uint32_t nr, int64_t c0, unsigned nc);
+/* HBM: a general pattern. */
+gs_ap gs_hbm_ap(const gs_tensor *t, int64_t offset, unsigned part_count, int64_t part_stride,
+                int ndim, const uint32_t *shape, const int64_t *stride);
+
+/* ---- instructions: each macro records the caller's file:line ---- */
+#define GS_KB_SITE(kb) (kb), __FILE__, __LINE__
+
+/* queue < 0: round-robin over the core's queues. */
+#define gs_dma_copy(kb, dst, src, queue) gs_dma_copy_at(GS_KB_SITE(kb), (dst), (src), (queue))
+gs_status gs_dma_copy_at(gs_kb *kb, const char *file, int line, gs_ap dst, gs_ap src, int queue);
+#define gs_dma_transpose(kb, dst, src, queue)                                                      \
+    gs_dma_transpose_at(GS_KB_SITE(kb), (dst), (src), (queue))
+gs_status gs_dma_transpose_at(gs_kb *kb, const char *file, int line, gs_ap dst, gs_ap src,
+                              int queue);
+
+#define gs_matmul(kb, psum, stationary, moving, accumulate)                                        \
+    gs_matmul_at(GS_KB_SITE(kb), (psum), (stationary), (moving), (accumulate))
+gs_status gs_matmul_at(gs_kb *kb, const char *file, int line, gs_ap psum, gs_ap stationary,
+                       gs_ap moving, int accumulate);
+#define gs_transpose(kb, psum, in) gs_transpose_at(GS_KB_SITE(kb), (psum), (in))
+gs_status gs_transpose_at(gs_kb *kb, const char *file, int line, gs_ap psum, gs_ap in);
+
+/* Scale/bias operands: a scalar immediate or a per-partition [P,1] access pattern. */
+typedef struct gs_operand {
+    int is_ap;
+    float imm;
+    gs_ap ap;
+} gs_operand;
+static inline gs_operand gs_imm(float v)
+{
+    gs_operand o;
+    o.is_ap = 0;
+    o.imm = v;
+    o.ap.tensor = -1;
+    return o;
+}
+static inline gs_operand gs_per_partition(gs_ap ap)
+{
+    gs_operand o;
+    o.is_ap = 1;
+    o.imm = 0.0f;
+    o.ap = ap;
+    return o;
+}
+
+/* acc_out: NULL, or a [P,1] fp32 pattern receiving the sum over the free dim of the result. */
+#define gs_activation(kb, out, in, func, scale, bias, acc_out)                                     \
+    gs_activation_at(GS_KB_SITE(kb), (out), (in), (func), (scale), (bias), (acc_out))
+gs_status gs_activation_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_ap in,
+                           gs_act func, gs_operand scale, gs_operand bias, const gs_ap *acc_out);
+
+#define gs_tensor_tensor(kb, out, a, b, op) gs_tensor_tensor_at(GS_KB_SITE(kb), (out), (a), (b), (op))
+gs_status gs_tensor_tensor_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_ap a, gs_ap b,
+                              gs_alu op);
+/* engine: GS_ENG_VECTOR, GS_ENG_SCALAR or GS_ENG_GPSIMD. op1 = GS_ALU_BYPASS for none. */
+#define gs_tensor_scalar(kb, engine, out, in, op0, s0, op1, s1)                                    \
+    gs_tensor_scalar_at(GS_KB_SITE(kb), (engine), (out), (in), (op0), (s0), (op1), (s1))
+gs_status gs_tensor_scalar_at(gs_kb *kb, const char *file, int line, gs_engine engine, gs_ap out,
+                              gs_ap in, gs_alu op0, gs_operand s0, gs_alu op1, gs_operand s1);
+#define gs_tensor_reduce(kb, out, in, op, axes)                                                    \
+    gs_tensor_reduce_at(GS_KB_SITE(kb), (out), (in), (op), (axes))
+gs_status gs_tensor_reduce_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_ap in,
+                              gs_alu op, int axes);
+#define gs_bn_stats(kb, out, in) gs_bn_stats_at(GS_KB_SITE(kb), (out), (in))
+gs_status gs_bn_stats_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_ap in);
+#define gs_bn_aggr(kb, out, in) gs_bn_aggr_at(GS_KB_SITE(kb), (out), (in))
+gs_status gs_bn_aggr_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_ap in);
+/* engine: vector, scalar or gpsimd */
+#define gs_tensor_copy(kb, engine, out, in) gs_tensor_copy_at(GS_KB_SITE(kb), (engine), (out), (in))
+gs_status gs_tensor_copy_at(gs_kb *kb, const char *file, int line, gs_engine engine, gs_ap out,
+                            gs_ap in);
+/* engine: gpsimd or vector */
+#define gs_memset(kb, engine, out, value) gs_memset_at(GS_KB_SITE(kb), (engine), (out), (value))
+gs_status gs_memset_at(gs_kb *kb, const char *file, int line, gs_engine engine, gs_ap out,
+                       float value);
+#define gs_iota(kb, out, base, part_mult, free_mult)                                               \
+    gs_iota_at(GS_KB_SITE(kb), (out), (base), (part_mult), (free_mult))
+gs_status gs_iota_at(gs_kb *kb, const char *file, int line, gs_ap out, int64_t base,
+                     int64_t part_mult, int64_t free_mult);
+/* keep in[p][j] where (base + part_mult*p + free_mult*j) cmp 0, else fill */
+#define gs_affine_select(kb, out, in, cmp, base, part_mult, free_mult, fill)                       \
+    gs_affine_select_at(GS_KB_SITE(kb), (out), (in), (cmp), (base), (part_mult), (free_mult), (fill))
+gs_status gs_affine_select_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_ap in,
+                              gs_alu cmp, int64_t base, int64_t part_mult, int64_t free_mult,
+                              float fill);
+#define gs_partition_reduce(kb, out, in, op) gs_partition_reduce_at(GS_KB_SITE(kb), (out), (in), (op))
+gs_status gs_partition_reduce_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_ap in,
+                                 gs_alu op);
+#define gs_partition_broadcast(kb, out, in) gs_partition_broadcast_at(GS_KB_SITE(kb), (out), (in))
+gs_status gs_partition_broadcast_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_ap in);
+#define gs_gather(kb, out, table, idx) gs_gather_at(GS_KB_SITE(kb), (out), (table), (idx))
+gs_status gs_gather_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_ap table, gs_ap idx);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

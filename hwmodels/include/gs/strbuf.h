@@ -1,0 +1,58 @@
+/*
+ * gs/strbuf.h - a growable string builder (after Lua's luaL_Buffer), with the escaping every
+ * text output needs: JSON strings, HTML text/attributes, CSV fields, XML.
+ *
+ * All JSON, CSV, XML and HTML that gensweep writes goes through this module, so escaping lives
+ * in one place. A builder that fails to grow sets `oom` and ignores further appends; check
+ * gs_sb_ok() once at the end instead of after every append.
+ */
+#ifndef GS_STRBUF_H
+#define GS_STRBUF_H
+
+#include <stdio.h>
+#include "gs/common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct gs_sb {
+    char *data; /* always NUL-terminated when len > 0 or after gs_sb_cstr() */
+    size_t len;
+    size_t cap;
+    int oom;
+} gs_sb;
+
+void gs_sb_init(gs_sb *sb);
+void gs_sb_free(gs_sb *sb); /* NULL is a no-op */
+void gs_sb_reset(gs_sb *sb); /* length 0, keeps memory */
+int gs_sb_ok(const gs_sb *sb);
+/* The text so far; "" for an empty builder. Owned by sb. */
+const char *gs_sb_cstr(gs_sb *sb);
+/* Hand the buffer to the caller (free with gs_free) and reset sb; NULL on OOM. */
+char *gs_sb_take(gs_sb *sb);
+
+void gs_sb_putc(gs_sb *sb, char c);
+void gs_sb_puts(gs_sb *sb, const char *s);
+void gs_sb_putn(gs_sb *sb, const char *s, size_t n);
+void gs_sb_printf(gs_sb *sb, const char *fmt, ...) GS_PRINTF(2, 3);
+void gs_sb_vprintf(gs_sb *sb, const char *fmt, va_list ap);
+
+/* "..." with JSON escapes (control characters as \u00XX; invalid UTF-8 bytes as U+FFFD). */
+void gs_sb_json_str(gs_sb *sb, const char *s);
+/* A JSON number: finite doubles with %.17g round-trip precision; NaN/Inf become null. */
+void gs_sb_json_num(gs_sb *sb, double v);
+/* HTML text/attribute escaping of & < > " ' */
+void gs_sb_html(gs_sb *sb, const char *s);
+/* XML escaping (as HTML, plus control characters dropped, as XML 1.0 forbids them). */
+void gs_sb_xml(gs_sb *sb, const char *s);
+/* A CSV field, quoted when it contains , " CR or LF (RFC 4180). */
+void gs_sb_csv(gs_sb *sb, const char *s);
+
+/* Write the whole buffer to path atomically (temp file + rename). */
+gs_status gs_sb_write_file(gs_sb *sb, const char *path, gs_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
