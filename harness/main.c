@@ -1,13 +1,66 @@
-/* gensweep command-line entry point. */
+/* gensweep command-line entry point: dispatches to subcommands (commands.h). */
 #include <stdio.h>
 #include <string.h>
 
+#include "commands.h"
+
+static const gs_command commands[] = {
+    {"validate", "check generation configs (exit 1 if any is invalid)", gs_cmd_validate,
+     gs_help_validate},
+    {"list", "list generations (list gens [DIR]) or kernels (list kernels)", gs_cmd_list,
+     gs_help_list},
+    {"show-config", "print a config fully resolved, with the provenance of every value",
+     gs_cmd_show_config, gs_help_show_config},
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out, "gensweep %s - multi-generation NeuronCore-class accelerator model and kernel "
+                 "portability harness\n\n"
+                 "usage: gensweep <command> [options]\n"
+                 "       gensweep <command> --help\n"
+                 "       gensweep --version\n\ncommands:\n",
+            GS_VERSION);
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(out, "  %-12s %s\n", commands[i].name, commands[i].summary);
+    fprintf(out, "\nexit status: 0 ok, 1 failures found (invalid config, failed job, "
+                 "regression), 2 usage or input error\n");
+}
+
 int main(int argc, char **argv)
 {
-    if (argc > 1 && strcmp(argv[1], "--version") == 0) {
-        printf("gensweep %s (%s)\n", GS_VERSION, GS_GIT_COMMIT);
-        return 0;
+    if (argc < 2) {
+        usage(stderr);
+        return GS_EXIT_USAGE;
     }
-    fprintf(stderr, "usage: gensweep --version\n");
-    return 2;
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+        if (argc > 2 && strcmp(cmd, "help") == 0) {
+            for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+                if (!strcmp(commands[i].name, argv[2])) {
+                    commands[i].help();
+                    return GS_EXIT_OK;
+                }
+        }
+        usage(stdout);
+        return GS_EXIT_OK;
+    }
+    if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V")) {
+        printf("gensweep %s (commit %s)\n", GS_VERSION, GS_GIT_COMMIT);
+        return GS_EXIT_OK;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+        if (strcmp(commands[i].name, cmd) != 0) continue;
+        for (int a = 2; a < argc; a++) {
+            if (!strcmp(argv[a], "--")) break;
+            if (!strcmp(argv[a], "--help") || !strcmp(argv[a], "-h")) {
+                commands[i].help();
+                return GS_EXIT_OK;
+            }
+        }
+        return commands[i].run(argc - 1, argv + 1);
+    }
+    fprintf(stderr, "gensweep: unknown command '%s'\n\n", cmd);
+    usage(stderr);
+    return GS_EXIT_USAGE;
 }

@@ -269,10 +269,6 @@ int64_t gs_program_append_raw(gs_program *p, const gs_instr *in);
 void gs_program_disasm(const gs_program *p, FILE *out);
 void gs_instr_format(const gs_program *p, size_t i, char *buf, size_t size);
 
-/* FLOPs an instruction performs (matmul 2*K*M*N; elementwise: one per output element and
- * op), and bytes it reads and writes. */
-double gs_instr_flops(const gs_instr *in);
-
 #ifdef __cplusplus
 }
 #endif

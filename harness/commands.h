@@ -1,0 +1,25 @@
+/* commands.h - gensweep subcommands. Each takes the arguments after its name (argv[0] is the
+ * subcommand name) and returns the process exit status: 0 ok, 1 failures found, 2 usage or
+ * input error. */
+#ifndef GS_COMMANDS_H
+#define GS_COMMANDS_H
+
+enum { GS_EXIT_OK = 0, GS_EXIT_FAIL = 1, GS_EXIT_USAGE = 2 };
+
+typedef struct gs_command {
+    const char *name;
+    const char *summary;
+    int (*run)(int argc, char **argv);
+    void (*help)(void); /* prints the subcommand's help to stdout */
+} gs_command;
+
+/* cmd_config.c */
+int gs_cmd_validate(int argc, char **argv);
+void gs_help_validate(void);
+int gs_cmd_show_config(int argc, char **argv);
+void gs_help_show_config(void);
+/* `list gens [DIR]` (cmd_config.c) and `list kernels` */
+int gs_cmd_list(int argc, char **argv);
+void gs_help_list(void);
+
+#endif

@@ -1,0 +1,91 @@
+/*
+ * gs/model.h - C facade over the SystemC TLM-2.0 model of a chip: create a model from a
+ * validated config, run a program (functional + timing, or timing-only), read statistics,
+ * destroy. Usable from C (harness, tests) without any SystemC include.
+ *
+ * SystemC elaborates once per process and cannot be reset, so a process runs at most one
+ * program through gs_model_run(); a second call fails with GS_ERR_USAGE. gs_model_run_isolated()
+ * runs in a forked child and returns its results, for callers (tests) that need several runs
+ * in one process.
+ */
+#ifndef GS_MODEL_H
+#define GS_MODEL_H
+
+#include "gs/common.h"
+#include "gs/config.h"
+#include "gs/exec.h"
+#include "gs/isa.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct gs_engine_stats {
+    double busy_ns;        /* executing instructions */
+    double stall_dep_ns;   /* waiting for a dependency on a compute engine (incl. semaphore) */
+    double stall_dma_ns;   /* waiting for a dependency that is a DMA transfer */
+    double stall_port_ns;  /* waiting for a memory port / HBM bandwidth */
+    uint64_t instructions;
+} gs_engine_stats;
+
+typedef struct gs_queue_stats {
+    double busy_ns;
+    double bytes;
+    uint64_t transfers;
+} gs_queue_stats;
+
+typedef struct gs_run_stats {
+    double total_ns;                     /* simulated time from start to last completion */
+    double engine_cycles[GS_ENGINE_COUNT]; /* total_ns in cycles of each engine's clock */
+    unsigned cores_used;
+    unsigned queues_per_core;
+    gs_engine_stats engine[GS_MAX_CORES][GS_ENGINE_COUNT]; /* DMA row: sum over its queues */
+    gs_engine_stats engine_total[GS_ENGINE_COUNT];         /* summed over cores */
+    gs_queue_stats queue[GS_MAX_CORES][GS_MAX_QUEUES];
+    uint64_t instructions;
+    double flops;                /* matmul/transpose FLOPs on the tensor engines */
+    double hbm_bytes;            /* bytes read + written in HBM */
+    double dma_bytes;            /* bytes moved by all DMA queues */
+    double peak_flops;           /* chip peak for the program's matmul dtype(s) */
+    double peak_hbm_bytes_per_s; /* chip HBM bandwidth */
+    double achieved_flops;       /* flops / total time */
+    double achieved_hbm_bytes_per_s;
+    double compute_bound_ns;     /* sum of matmul FLOPs / peak over the cores used */
+    double memory_bound_ns;      /* hbm_bytes / HBM bandwidth */
+    double roofline_ns;          /* max(compute_bound_ns, memory_bound_ns) */
+    double roofline_ratio;       /* total_ns / roofline_ns (>= 1: nothing beats physics) */
+    gs_engine bottleneck;        /* engine class dominating the critical path */
+    char bottleneck_name[32];    /* "tensor", "vector", ..., "dma", "hbm" */
+    double critical_path_ns[GS_ENGINE_COUNT]; /* critical-path time attributed per engine */
+    uint64_t sbuf_high_water;    /* bytes per partition */
+    uint64_t psum_high_water;
+    double wall_s;               /* host wall-clock seconds of the simulation */
+} gs_run_stats;
+
+typedef struct gs_run_opts {
+    int functional;              /* 1: move and compute real data (mem required); 0: timing only */
+    double sim_limit_ns;         /* stop with GS_ERR_TIMEOUT past this simulated time (0: none) */
+    double wall_limit_s;         /* ... or this much host time (0: none) */
+    const char *trace_path;      /* Chrome/Perfetto trace-event JSON, or NULL */
+} gs_run_opts;
+
+typedef struct gs_model gs_model;
+
+gs_model *gs_model_create(const gs_config *cfg, gs_error *err);
+void gs_model_free(gs_model *m); /* NULL ok */
+
+/* Run program p. In functional mode `mem` holds inputs before and outputs after. On deadlock
+ * returns GS_ERR_DEADLOCK with err naming the waiting instructions (and their source lines);
+ * statistics are filled as far as the run got. */
+gs_status gs_model_run(gs_model *m, const gs_program *p, gs_mem *mem, const gs_run_opts *opts,
+                       gs_run_stats *stats, gs_error *err);
+
+/* Create a model and run in a forked child; stats, err and (functional mode) the output tensors'
+ * bytes come back to the parent's mem. A crash of the child is GS_ERR_INTERNAL. */
+gs_status gs_model_run_isolated(const gs_config *cfg, const gs_program *p, gs_mem *mem,
+                                const gs_run_opts *opts, gs_run_stats *stats, gs_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
