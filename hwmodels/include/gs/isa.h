@@ -44,6 +44,8 @@ typedef struct gs_ap {
     int32_t tensor;      /* HBM tensor id, or SBUF/PSUM buffer id; -1 = none (unused operand) */
     uint16_t core;       /* SBUF/PSUM: owning core */
     uint8_t ndim;        /* number of free dims, 1..GS_AP_MAX_DIMS */
+    uint8_t bad_view;    /* set by view helpers when the requested range exceeds the tile or
+                            tensor; using such a pattern is an error naming the kernel line */
     uint32_t part_start; /* SBUF/PSUM first partition (0 for HBM) */
     uint32_t part_count; /* number of partition-rows */
     int64_t part_stride; /* HBM only: elements between consecutive partition-rows */
@@ -117,6 +119,7 @@ typedef enum gs_alu {
         GS_ALU_COUNT
 } gs_alu;
 const char *gs_alu_name(gs_alu op);
+int gs_alu_parse(const char *name, gs_alu *out); /* 0 on success */
 /* Apply in fp32: compares give 1.0f / 0.0f. */
 float gs_alu_apply(gs_alu op, float a, float b);
 
@@ -144,6 +147,7 @@ typedef enum gs_act {
         GS_ACT_COUNT
 } gs_act;
 const char *gs_act_name(gs_act f);
+int gs_act_parse(const char *name, gs_act *out); /* 0 on success */
 /* Evaluate in fp32 (the scalar engine's arithmetic). */
 float gs_act_apply(gs_act f, float x);
 

@@ -1,0 +1,294 @@
+/* job.c - build, initialise and check one job (see job.h). */
+#include "job.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct {
+    const char *name;
+    int failure;
+} job_status_info[] = {
+#define GS_JS_INFO(e, n, f) {n, f},
+    GS_JOB_STATUS_TABLE(GS_JS_INFO)
+#undef GS_JS_INFO
+};
+
+const char *gs_job_status_name(gs_job_status s)
+{
+    if ((int)s < 0 || s >= GS_JOB_STATUS_COUNT) return "?";
+    return job_status_info[s].name;
+}
+
+int gs_job_status_is_failure(gs_job_status s)
+{
+    if ((int)s < 0 || s >= GS_JOB_STATUS_COUNT) return 1;
+    return job_status_info[s].failure;
+}
+
+gs_job_status gs_job_status_from(gs_status st)
+{
+    switch (st) {
+    case GS_OK: return GS_JOB_PASS;
+    case GS_ERR_UNSUPPORTED: return GS_JOB_UNSUPPORTED;
+    case GS_ERR_DOES_NOT_FIT: return GS_JOB_DOES_NOT_FIT;
+    case GS_ERR_DEADLOCK: return GS_JOB_DEADLOCK;
+    case GS_ERR_TIMEOUT: return GS_JOB_TIMEOUT;
+    case GS_ERR_MISMATCH: return GS_JOB_FAIL;
+    default: return GS_JOB_ERROR;
+    }
+}
+
+#define MAX_TENSORS GS_KERNEL_MAX_TENSORS
+
+struct gs_job {
+    gs_job_spec spec;
+    gs_program *p;
+    gs_mem *mem;
+    gs_kernel_args args;
+    gs_tensor_decl decl[MAX_TENSORS];
+    int n_decl;
+};
+
+const gs_program *gs_job_program(const gs_job *j)
+{
+    return j ? j->p : NULL;
+}
+
+const gs_kernel_args *gs_job_args(const gs_job *j)
+{
+    return &j->args;
+}
+
+gs_mem *gs_job_memory(gs_job *j)
+{
+    return j->mem;
+}
+
+void gs_job_free(gs_job *j)
+{
+    if (!j) return;
+    gs_mem_free(j->mem);
+    gs_program_free(j->p);
+    gs_free(j);
+}
+
+gs_status gs_job_build(const gs_job_spec *spec, gs_job **out, gs_error *err)
+{
+    *out = NULL;
+    const gs_kernel_def *k = spec->kernel;
+    if (spec->n_dims != k->n_dims)
+        return gs_error_set(err, GS_ERR_USAGE, NULL, 0, 0, "%s takes %d dims (%s...), got %d",
+                            k->name, k->n_dims, k->dim_names[0], spec->n_dims);
+    if (spec->variant < 0 || spec->variant >= k->n_variants)
+        return gs_error_set(err, GS_ERR_USAGE, NULL, 0, 0, "%s has no variant %d", k->name,
+                            spec->variant);
+    if (!(k->dtypes & (1u << spec->dtype)))
+        return gs_error_set(err, GS_ERR_UNSUPPORTED, NULL, 0, 0,
+                            "unsupported: %s is not defined for dtype %s", k->name,
+                            gs_dtype_name(spec->dtype));
+    gs_job *j = gs_calloc(1, sizeof *j);
+    if (!j) return gs_error_set(err, GS_ERR_NOMEM, NULL, 0, 0, "out of memory");
+    j->spec = *spec;
+    j->p = gs_program_create(spec->cfg);
+    if (!j->p) {
+        gs_free(j);
+        return gs_error_set(err, GS_ERR_NOMEM, NULL, 0, 0, "out of memory");
+    }
+    *out = j;
+    gs_kernel_args *a = &j->args;
+    for (int i = 0; i < spec->n_dims; i++) a->dims[i] = spec->dims[i];
+    for (int i = 0; i < GS_KERNEL_MAX_PARAMS; i++) a->param[i] = spec->params[i];
+    a->dtype = spec->dtype;
+    a->variant = spec->variant;
+    j->n_decl = k->tensors(a, j->decl, MAX_TENSORS, err);
+    if (j->n_decl < 0) return err ? err->code : GS_ERR_INVALID;
+    for (int i = 0; i < j->n_decl; i++) {
+        const gs_tensor_decl *d = &j->decl[i];
+        int32_t id = gs_program_add_tensor(j->p, d->name, d->dtype, d->kind, d->ndim, d->shape, err);
+        if (id < 0) return err ? err->code : GS_ERR_INVALID;
+        gs_tensor *t = &a->t[a->n_tensors++];
+        t->id = id;
+        t->dtype = d->dtype;
+        t->ndim = d->ndim;
+        for (int q = 0; q < d->ndim; q++) t->shape[q] = d->shape[q];
+    }
+    unsigned cores = k->spmd ? (unsigned)spec->cfg->cores.v : 1;
+    for (unsigned c = 0; c < cores; c++) {
+        gs_kb *kb = gs_kb_create(j->p, c);
+        if (!kb) return gs_error_set(err, GS_ERR_NOMEM, NULL, 0, 0, "out of memory");
+        gs_status st = k->build(kb, a);
+        if (st == GS_OK) st = gs_kb_status(kb);
+        if (st != GS_OK) {
+            if (err) {
+                const gs_error *ke = gs_kb_error(kb);
+                if (ke->code != GS_OK)
+                    *err = *ke;
+                else
+                    gs_error_set(err, st, NULL, 0, 0, "%s failed: %s", k->name, gs_status_str(st));
+            }
+            gs_kb_free(kb);
+            return st;
+        }
+        gs_kb_free(kb);
+    }
+    return GS_OK;
+}
+
+/* splitmix64: small, fast, and identical everywhere */
+static uint64_t splitmix(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+gs_status gs_job_init_memory(gs_job *j, gs_error *err)
+{
+    gs_mem_free(j->mem);
+    j->mem = gs_mem_create(j->p, err);
+    if (!j->mem) return err ? err->code : GS_ERR_NOMEM;
+    for (int i = 0; i < j->n_decl; i++) {
+        const gs_tensor_decl *d = &j->decl[i];
+        int32_t id = j->args.t[i].id;
+        const gs_tensor_info *ti = gs_program_tensor(j->p, id);
+        uint8_t *data = gs_mem_tensor(j->mem, id);
+        if (d->kind != GS_TENSOR_INPUT) {
+            /* sentinel: NaN for float dtypes, a recognisable pattern for integers, so a kernel
+             * that writes nothing fails */
+            memset(data, gs_dtype_is_float(d->dtype) ? 0xFF : 0x5A, ti->bytes);
+            continue;
+        }
+        uint64_t s = j->spec.seed * 0x100000001B3ull + (uint64_t)i * 0x9E3779B97F4A7C15ull + 1;
+        for (uint64_t e = 0; e < ti->elems; e++) {
+            double u = (double)(splitmix(&s) >> 11) * (1.0 / 9007199254740992.0);
+            double v = d->lo + (d->hi - d->lo) * u;
+            if (d->integer) v = floor(v);
+            gs_dtype_store(d->dtype, data, e, (float)v);
+        }
+    }
+    gs_mem_poison(j->mem, 0xFF);
+    return GS_OK;
+}
+
+static double *decode(const gs_tensor_info *ti, const void *data)
+{
+    double *d = gs_malloc(ti->elems * sizeof *d);
+    if (!d) return NULL;
+    for (uint64_t e = 0; e < ti->elems; e++) d[e] = gs_dtype_load(ti->dtype, data, e);
+    return d;
+}
+
+gs_status gs_job_check_outputs(gs_job *j, gs_job_check *res, gs_error *err)
+{
+    memset(res, 0, sizeof *res);
+    const double *in[MAX_TENSORS] = {0};
+    double *outv[MAX_TENSORS] = {0};
+    double *owned[MAX_TENSORS] = {0};
+    int ni = 0, no = 0;
+    gs_status st = GS_OK;
+    for (int i = 0; i < j->n_decl; i++) {
+        const gs_tensor_info *ti = gs_program_tensor(j->p, j->args.t[i].id);
+        if (j->decl[i].kind == GS_TENSOR_INPUT) {
+            owned[i] = decode(ti, gs_mem_tensor(j->mem, j->args.t[i].id));
+            in[ni++] = owned[i];
+        } else {
+            owned[i] = gs_calloc(ti->elems, sizeof(double));
+            outv[no++] = owned[i];
+        }
+        if (!owned[i]) {
+            st = gs_error_set(err, GS_ERR_NOMEM, NULL, 0, 0, "out of memory");
+            goto done;
+        }
+    }
+    j->spec.kernel->reference(&j->args, in, outv);
+    res->checked = 1;
+    double L = j->spec.kernel->reduction_len ? j->spec.kernel->reduction_len(&j->args) : 1.0;
+    int oi = 0;
+    for (int i = 0; i < j->n_decl; i++) {
+        if (j->decl[i].kind == GS_TENSOR_INPUT) continue;
+        const gs_tensor_info *ti = gs_program_tensor(j->p, j->args.t[i].id);
+        const void *data = gs_mem_tensor(j->mem, j->args.t[i].id);
+        const double *ref = outv[oi++];
+        /* Tolerance (kernels/README.md): the output's rounding (2 ulp of its dtype, relative)
+         * plus fp32 accumulation error growing with the reduction length, relative to the
+         * output's RMS magnitude (so values near zero do not need impossible relative
+         * accuracy). Integer outputs must match exactly. */
+        double rms = 0.0;
+        for (uint64_t e = 0; e < ti->elems; e++) rms += ref[e] * ref[e];
+        rms = sqrt(rms / (double)ti->elems);
+        double eps = gs_dtype_eps(ti->dtype);
+        double rtol = 2.0 * eps;
+        double atol = gs_dtype_is_float(ti->dtype)
+                          ? (2.0 * eps + 4.0 * L * gs_dtype_eps(GS_FP32)) * GS_MAX(rms, 1e-30)
+                          : 0.0;
+        res->tol_abs = GS_MAX(res->tol_abs, atol);
+        res->tol_rel = rtol;
+        double worst_excess = -1.0;
+        for (uint64_t e = 0; e < ti->elems; e++) {
+            double got = gs_dtype_load(ti->dtype, data, e);
+            double r = ref[e];
+            if (!isfinite(got) && isfinite(r)) {
+                res->bad_nonfinite++;
+                res->mismatches++;
+                if (worst_excess < INFINITY) {
+                    worst_excess = INFINITY;
+                    snprintf(res->worst, sizeof res->worst, "%s[%" PRIu64 "]", ti->name, e);
+                    res->max_abs_err = INFINITY;
+                }
+                continue;
+            }
+            double ae = fabs(got - r);
+            double re = ae / GS_MAX(fabs(r), 1e-30);
+            if (ae > res->max_abs_err) res->max_abs_err = ae;
+            if (fabs(r) > 1e-6 * GS_MAX(rms, 1e-30) && re > res->max_rel_err) res->max_rel_err = re;
+            double excess = ae - (atol + rtol * fabs(r));
+            if (excess > 0) res->mismatches++;
+            if (excess > worst_excess && worst_excess < INFINITY) {
+                worst_excess = excess;
+                snprintf(res->worst, sizeof res->worst, "%s[%" PRIu64 "]", ti->name, e);
+            }
+        }
+    }
+    if (res->mismatches)
+        st = gs_error_set(err, GS_ERR_MISMATCH, NULL, 0, 0,
+                          "%" PRIu64 " output elements outside tolerance (%" PRIu64
+                          " non-finite), worst at %s: max abs err %.3g (tol %.3g + %.3g*|ref|)",
+                          res->mismatches, res->bad_nonfinite, res->worst, res->max_abs_err,
+                          res->tol_abs, res->tol_rel);
+done:
+    for (int i = 0; i < MAX_TENSORS; i++) gs_free(owned[i]);
+    return st;
+}
+
+int gs_parse_shape(const char *s, int64_t *dims, int max, int *n, gs_error *err)
+{
+    *n = 0;
+    const char *p = s;
+    while (*p) {
+        if (*n >= max)
+            return gs_error_set(err, GS_ERR_USAGE, NULL, 0, 0, "shape '%s': more than %d dims", s,
+                                max),
+                   -1;
+        char *end;
+        errno = 0;
+        long long v = strtoll(p, &end, 10);
+        if (end == p || errno || v <= 0 || v > ((long long)1 << 40))
+            return gs_error_set(err, GS_ERR_USAGE, NULL, 0, 0,
+                                "shape '%s': expected positive integers separated by 'x'", s),
+                   -1;
+        dims[(*n)++] = v;
+        p = end;
+        if (*p == 'x' || *p == 'X' || *p == ',')
+            p++;
+        else if (*p)
+            return gs_error_set(err, GS_ERR_USAGE, NULL, 0, 0,
+                                "shape '%s': unexpected '%c' (use e.g. 128x256x512)", s, *p),
+                   -1;
+    }
+    if (*n == 0) return gs_error_set(err, GS_ERR_USAGE, NULL, 0, 0, "empty shape"), -1;
+    return 0;
+}

@@ -1,0 +1,86 @@
+/*
+ * job.h - one job: a kernel (variant, shape, dtype, params) on one generation config. Builds the
+ * program on every core the kernel uses, fills inputs (seeded, deterministic), and checks
+ * outputs against the kernel's double-precision reference with dtype-aware tolerances
+ * (kernels/README.md). Running the program (pure-C executor or SystemC model) is the caller's.
+ */
+#ifndef GS_JOB_H
+#define GS_JOB_H
+
+#include "gs/exec.h"
+#include "gs/isa.h"
+#include "suite.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Job statuses: X(enum, name, counts as failure) */
+#define GS_JOB_STATUS_TABLE(X)                                                                     \
+    X(GS_JOB_PASS, "pass", 0)                                                                      \
+    X(GS_JOB_FAIL, "fail", 1)                                                                      \
+    X(GS_JOB_UNSUPPORTED, "unsupported", 0)                                                        \
+    X(GS_JOB_DOES_NOT_FIT, "does-not-fit", 0)                                                      \
+    X(GS_JOB_CRASH, "crash", 1)                                                                    \
+    X(GS_JOB_TIMEOUT, "timeout", 1)                                                                \
+    X(GS_JOB_DEADLOCK, "deadlock", 1)                                                              \
+    X(GS_JOB_ERROR, "error", 1)
+
+typedef enum gs_job_status {
+#define GS_JS_ENUM(e, n, f) e,
+    GS_JOB_STATUS_TABLE(GS_JS_ENUM)
+#undef GS_JS_ENUM
+        GS_JOB_STATUS_COUNT
+} gs_job_status;
+const char *gs_job_status_name(gs_job_status s);
+int gs_job_status_is_failure(gs_job_status s);
+/* Map a gs_status from building/running to a job status. */
+gs_job_status gs_job_status_from(gs_status st);
+
+typedef struct gs_job_spec {
+    const gs_config *cfg;
+    const gs_kernel_def *kernel;
+    int variant;
+    gs_dtype dtype;
+    int n_dims;
+    int64_t dims[GS_SUITE_MAX_DIMS];
+    int64_t params[GS_KERNEL_MAX_PARAMS];
+    uint64_t seed;
+} gs_job_spec;
+
+typedef struct gs_job_check {
+    int checked;          /* 1 when outputs were compared */
+    double max_abs_err;
+    double max_rel_err;
+    double tol_abs;       /* absolute part of the tolerance used (worst output) */
+    double tol_rel;       /* relative part */
+    char worst[96];       /* tensor[index] of the worst element */
+    uint64_t mismatches;  /* elements outside tolerance */
+    uint64_t bad_nonfinite; /* NaN/Inf where the reference is finite */
+} gs_job_check;
+
+typedef struct gs_job gs_job;
+
+/* Build the job's program. On a kernel error (unsupported, does not fit, bad parameters)
+ * returns that status with err naming the kernel line; *out is still set when the program
+ * could be created, so a listing up to the error is possible. */
+gs_status gs_job_build(const gs_job_spec *spec, gs_job **out, gs_error *err);
+void gs_job_free(gs_job *j); /* NULL ok */
+const gs_program *gs_job_program(const gs_job *j);
+const gs_kernel_args *gs_job_args(const gs_job *j);
+
+/* Create device memory, fill inputs (seeded) and outputs with a sentinel (NaN for float
+ * dtypes), poison SBUF/PSUM. */
+gs_status gs_job_init_memory(gs_job *j, gs_error *err);
+gs_mem *gs_job_memory(gs_job *j);
+/* Compare outputs with the reference. Returns GS_OK when within tolerance, GS_ERR_MISMATCH
+ * otherwise (res filled either way). */
+gs_status gs_job_check_outputs(gs_job *j, gs_job_check *res, gs_error *err);
+
+/* Parse "128x256x512" into dims; returns 0 or -1 with err set. */
+int gs_parse_shape(const char *s, int64_t *dims, int max, int *n, gs_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,478 @@
+/*
+ * exec.c - device memory images and the functional semantics of every instruction.
+ *
+ * Data is held encoded (bf16 = 2 bytes per element); arithmetic is fp32 as on the engines,
+ * rounded to the output dtype (round-to-nearest-even). Matmul multiplies the converted fp32
+ * tiles with OpenBLAS sgemm (single-threaded, so results are the same on every run) and
+ * accumulates in fp32 PSUM. Reductions (activation accumulate, tensor_reduce add, bn_stats)
+ * accumulate in double and round once; this is documented as a modelling choice.
+ */
+#include "gs/exec.h"
+
+#include <cblas.h>
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "gs/config.h"
+#include "gs/dtype.h"
+
+struct gs_mem {
+    const gs_program *p;
+    void **tensors;
+    size_t n_tensors;
+    unsigned cores;
+    unsigned partitions;
+    size_t part_bytes[GS_MEMSPACE_COUNT];
+    uint8_t *space[GS_MEMSPACE_COUNT][GS_MAX_CORES];
+    float *scratch[4];
+    size_t scratch_n[4];
+};
+
+gs_mem *gs_mem_create(const gs_program *p, gs_error *err)
+{
+    const gs_config *cfg = gs_program_config(p);
+    gs_mem *m = gs_calloc(1, sizeof *m);
+    if (!m) goto oom;
+    m->p = p;
+    m->n_tensors = gs_program_tensor_count(p);
+    m->tensors = gs_calloc(m->n_tensors ? m->n_tensors : 1, sizeof *m->tensors);
+    if (!m->tensors) goto oom;
+    for (size_t t = 0; t < m->n_tensors; t++) {
+        m->tensors[t] = gs_calloc(1, gs_program_tensor(p, (int32_t)t)->bytes);
+        if (!m->tensors[t]) goto oom;
+    }
+    m->cores = gs_program_cores_used(p);
+    if (m->cores > GS_MAX_CORES) m->cores = GS_MAX_CORES;
+    m->partitions = (unsigned)cfg->partitions.v;
+    m->part_bytes[GS_MEM_SBUF] = gs_config_sbuf_partition_bytes(cfg);
+    m->part_bytes[GS_MEM_PSUM] = gs_config_psum_partition_bytes(cfg);
+    for (unsigned c = 0; c < m->cores; c++)
+        for (int s = GS_MEM_SBUF; s <= GS_MEM_PSUM; s++) {
+            m->space[s][c] = gs_calloc(m->partitions, m->part_bytes[s]);
+            if (!m->space[s][c]) goto oom;
+        }
+    /* one thread: identical results on every run, and the sweep runs jobs in parallel */
+    openblas_set_num_threads(1);
+    return m;
+oom:
+    gs_mem_free(m);
+    gs_error_set(err, GS_ERR_NOMEM, NULL, 0, 0, "out of memory allocating device memory");
+    return NULL;
+}
+
+void gs_mem_free(gs_mem *m)
+{
+    if (!m) return;
+    if (m->tensors)
+        for (size_t t = 0; t < m->n_tensors; t++) gs_free(m->tensors[t]);
+    gs_free(m->tensors);
+    for (unsigned c = 0; c < GS_MAX_CORES; c++)
+        for (int s = 0; s < GS_MEMSPACE_COUNT; s++) gs_free(m->space[s][c]);
+    for (int i = 0; i < 4; i++) gs_free(m->scratch[i]);
+    gs_free(m);
+}
+
+void *gs_mem_tensor(gs_mem *m, int32_t id)
+{
+    if (!m || id < 0 || (size_t)id >= m->n_tensors) return NULL;
+    return m->tensors[id];
+}
+
+uint8_t *gs_mem_space(gs_mem *m, gs_memspace space, unsigned core)
+{
+    if (!m || (space != GS_MEM_SBUF && space != GS_MEM_PSUM) || core >= m->cores) return NULL;
+    return m->space[space][core];
+}
+
+void gs_mem_poison(gs_mem *m, uint8_t byte)
+{
+    for (unsigned c = 0; c < m->cores; c++)
+        for (int s = GS_MEM_SBUF; s <= GS_MEM_PSUM; s++)
+            memset(m->space[s][c], byte, m->partitions * m->part_bytes[s]);
+}
+
+static float *scratch(gs_mem *m, int slot, size_t n)
+{
+    if (n <= m->scratch_n[slot]) return m->scratch[slot];
+    float *f = gs_realloc(m->scratch[slot], n * sizeof *f);
+    if (!f) return NULL;
+    m->scratch[slot] = f;
+    m->scratch_n[slot] = n;
+    return f;
+}
+
+/* ---- element addressing ---- */
+
+/* Pointer to element (p, 0, 0, ...) of pattern a; element strides are a->stride. */
+static uint8_t *row_base(gs_mem *m, const gs_ap *a, uint32_t p)
+{
+    size_t es = gs_dtype_size(a->dtype);
+    if (a->space == GS_MEM_HBM) {
+        uint8_t *t = m->tensors[a->tensor];
+        return t + (a->offset + (int64_t)p * a->part_stride) * (int64_t)es;
+    }
+    uint8_t *s = m->space[a->space][a->core];
+    return s + (size_t)(a->part_start + p) * m->part_bytes[a->space] + a->offset;
+}
+
+/* Visit the innermost runs of one partition-row: fn(ptr, stride, n, flat_index). */
+#define FOR_EACH_RUN(m, a, p, BODY)                                                                \
+    do {                                                                                           \
+        const gs_ap *ap_ = (a);                                                                    \
+        uint8_t *base_ = row_base((m), ap_, (p));                                                  \
+        size_t es_ = gs_dtype_size(ap_->dtype);                                                    \
+        int nd_ = ap_->ndim;                                                                       \
+        uint32_t sh_[4] = {1, 1, 1, 1};                                                            \
+        int64_t st_[4] = {0, 0, 0, 0};                                                             \
+        for (int k_ = 0; k_ < nd_; k_++) {                                                         \
+            sh_[4 - nd_ + k_] = ap_->shape[k_];                                                    \
+            st_[4 - nd_ + k_] = ap_->stride[k_];                                                   \
+        }                                                                                          \
+        size_t flat_ = 0;                                                                          \
+        for (uint32_t i0 = 0; i0 < sh_[0]; i0++)                                                   \
+            for (uint32_t i1 = 0; i1 < sh_[1]; i1++)                                               \
+                for (uint32_t i2 = 0; i2 < sh_[2]; i2++) {                                         \
+                    uint8_t *run_ptr =                                                             \
+                        base_ + (i0 * st_[0] + i1 * st_[1] + i2 * st_[2]) * (int64_t)es_;          \
+                    int64_t run_stride = st_[3];                                                   \
+                    size_t run_n = sh_[3];                                                         \
+                    size_t run_flat = flat_;                                                       \
+                    BODY;                                                                          \
+                    flat_ += run_n;                                                                \
+                }                                                                                  \
+    } while (0)
+
+static void load_row(gs_mem *m, const gs_ap *a, uint32_t p, float *dst)
+{
+    FOR_EACH_RUN(m, a, p, gs_dtype_to_f32(ap_->dtype, run_ptr, run_stride, dst + run_flat, run_n));
+}
+
+static void store_row(gs_mem *m, const gs_ap *a, uint32_t p, const float *src)
+{
+    FOR_EACH_RUN(m, a, p,
+                 gs_dtype_from_f32(ap_->dtype, src + run_flat, run_ptr, run_stride, run_n));
+}
+
+/* Raw byte copy of one row's elements into/out of a packed buffer (same dtype: exact, keeps NaN
+ * payloads). */
+static void gather_bytes(gs_mem *m, const gs_ap *a, uint32_t p, uint8_t *dst)
+{
+    FOR_EACH_RUN(m, a, p, {
+        if (run_stride == 1) {
+            memcpy(dst + run_flat * es_, run_ptr, run_n * es_);
+        } else {
+            for (size_t e = 0; e < run_n; e++)
+                memcpy(dst + (run_flat + e) * es_, run_ptr + (int64_t)e * run_stride * (int64_t)es_,
+                       es_);
+        }
+    });
+}
+
+static void scatter_bytes(gs_mem *m, const gs_ap *a, uint32_t p, const uint8_t *src)
+{
+    FOR_EACH_RUN(m, a, p, {
+        if (run_stride == 1) {
+            memcpy(run_ptr, src + run_flat * es_, run_n * es_);
+        } else {
+            for (size_t e = 0; e < run_n; e++)
+                memcpy(run_ptr + (int64_t)e * run_stride * (int64_t)es_, src + (run_flat + e) * es_,
+                       es_);
+        }
+    });
+}
+
+/* Per-partition scalar operand: in[k] if flag set, else the immediate. */
+static float operand(gs_mem *m, const gs_instr *in, int k, uint32_t flag, float imm, uint32_t p)
+{
+    if (!(in->flags & flag)) return imm;
+    float v;
+    load_row(m, &in->in[k], p, &v);
+    return v;
+}
+
+static gs_status fail(const gs_instr *in, gs_error *err, gs_status code, const char *fmt,
+                      long long a, long long b, long long c)
+{
+    char msg[256];
+    snprintf(msg, sizeof msg, fmt, a, b, c);
+    return gs_error_set(err, code, in->file, in->line, 0, "%s: %s", gs_opcode_name(in->op), msg);
+}
+
+static gs_status exec_matmul(gs_mem *m, const gs_instr *in, gs_error *err)
+{
+    const gs_ap *st = &in->in[0], *mv = &in->in[1], *out = &in->out[0];
+    uint32_t K = st->part_count;
+    size_t M = gs_ap_free_elems(st), N = gs_ap_free_elems(mv);
+    float *a = scratch(m, 0, K * M), *b = scratch(m, 1, K * N);
+    if (!a || !b) return gs_error_set(err, GS_ERR_NOMEM, in->file, in->line, 0, "out of memory");
+    for (uint32_t k = 0; k < K; k++) {
+        load_row(m, st, k, a + (size_t)k * M);
+        load_row(m, mv, k, b + (size_t)k * N);
+    }
+    float beta = (in->flags & GS_F_ACCUMULATE) ? 1.0f : 0.0f;
+    if (out->ndim == 1 && out->stride[0] == 1) {
+        /* dense fp32 PSUM rows: sgemm writes in place, partition stride as ldc */
+        float *c = (float *)row_base(m, out, 0);
+        int ldc = (int)(m->part_bytes[GS_MEM_PSUM] / sizeof(float));
+        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)M, (int)N, (int)K, 1.0f, a,
+                    (int)M, b, (int)N, beta, c, ldc);
+        return GS_OK;
+    }
+    float *c = scratch(m, 2, M * N);
+    if (!c) return gs_error_set(err, GS_ERR_NOMEM, in->file, in->line, 0, "out of memory");
+    for (size_t i = 0; i < M; i++) {
+        if (beta != 0.0f)
+            load_row(m, out, (uint32_t)i, c + i * N);
+        else
+            memset(c + i * N, 0, N * sizeof *c);
+    }
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)M, (int)N, (int)K, 1.0f, a, (int)M,
+                b, (int)N, 1.0f, c, (int)N);
+    for (size_t i = 0; i < M; i++) store_row(m, out, (uint32_t)i, c + i * N);
+    return GS_OK;
+}
+
+/* out[F, P] = in[P, F] (values, with dtype conversion through fp32). */
+static gs_status exec_transpose(gs_mem *m, const gs_instr *in, gs_error *err)
+{
+    const gs_ap *src = &in->in[0], *out = &in->out[0];
+    uint32_t P = src->part_count;
+    size_t F = gs_ap_free_elems(src);
+    float *a = scratch(m, 0, (size_t)P * F), *row = scratch(m, 1, P);
+    if (!a || !row) return gs_error_set(err, GS_ERR_NOMEM, in->file, in->line, 0, "out of memory");
+    for (uint32_t p = 0; p < P; p++) load_row(m, src, p, a + (size_t)p * F);
+    for (size_t f = 0; f < F; f++) {
+        for (uint32_t p = 0; p < P; p++) row[p] = a[(size_t)p * F + f];
+        store_row(m, out, (uint32_t)f, row);
+    }
+    return GS_OK;
+}
+
+static gs_status exec_dma_copy(gs_mem *m, const gs_instr *in, gs_error *err)
+{
+    const gs_ap *src = &in->in[0], *dst = &in->out[0];
+    size_t bytes = gs_ap_free_elems(src) * gs_dtype_size(src->dtype);
+    uint8_t *buf = (uint8_t *)scratch(m, 0, (bytes + 3) / 4);
+    if (!buf) return gs_error_set(err, GS_ERR_NOMEM, in->file, in->line, 0, "out of memory");
+    for (uint32_t p = 0; p < src->part_count; p++) {
+        gather_bytes(m, src, p, buf);
+        scatter_bytes(m, dst, p, buf);
+    }
+    return GS_OK;
+}
+
+static gs_status exec_dma_transpose(gs_mem *m, const gs_instr *in, gs_error *err)
+{
+    const gs_ap *src = &in->in[0], *dst = &in->out[0];
+    uint32_t P = src->part_count;
+    size_t F = gs_ap_free_elems(src), es = gs_dtype_size(src->dtype);
+    uint8_t *a = (uint8_t *)scratch(m, 0, ((size_t)P * F * es + 3) / 4);
+    uint8_t *row = (uint8_t *)scratch(m, 1, ((size_t)P * es + 3) / 4);
+    if (!a || !row) return gs_error_set(err, GS_ERR_NOMEM, in->file, in->line, 0, "out of memory");
+    for (uint32_t p = 0; p < P; p++) gather_bytes(m, src, p, a + (size_t)p * F * es);
+    for (size_t f = 0; f < F; f++) {
+        for (uint32_t p = 0; p < P; p++) memcpy(row + p * es, a + ((size_t)p * F + f) * es, es);
+        scatter_bytes(m, dst, (uint32_t)f, row);
+    }
+    return GS_OK;
+}
+
+static gs_status exec_elementwise(gs_mem *m, const gs_instr *in, gs_error *err)
+{
+    const gs_ap *out = &in->out[0];
+    size_t n = gs_ap_free_elems(out);
+    float *x = scratch(m, 0, n), *y = scratch(m, 1, n);
+    if (!x || !y) return gs_error_set(err, GS_ERR_NOMEM, in->file, in->line, 0, "out of memory");
+    for (uint32_t p = 0; p < out->part_count; p++) {
+        switch (in->op) {
+        case GS_OP_ACTIVATION: {
+            load_row(m, &in->in[0], p, x);
+            float sc = operand(m, in, 1, GS_F_SCALE_AP, in->imm[0], p);
+            float bi = operand(m, in, 2, GS_F_BIAS_AP, in->imm[1], p);
+            double acc = 0.0;
+            for (size_t i = 0; i < n; i++) {
+                x[i] = gs_act_apply(in->act, x[i] * sc + bi);
+                acc += x[i];
+            }
+            if (in->flags & GS_F_ACC_OUT) {
+                float a = (float)acc;
+                store_row(m, &in->out[1], p, &a);
+            }
+            break;
+        }
+        case GS_OP_TENSOR_TENSOR:
+            load_row(m, &in->in[0], p, x);
+            load_row(m, &in->in[1], p, y);
+            for (size_t i = 0; i < n; i++) x[i] = gs_alu_apply(in->alu0, x[i], y[i]);
+            break;
+        case GS_OP_TENSOR_SCALAR: {
+            load_row(m, &in->in[0], p, x);
+            float s0 = operand(m, in, 1, GS_F_SCALE_AP, in->imm[0], p);
+            for (size_t i = 0; i < n; i++) x[i] = gs_alu_apply(in->alu0, x[i], s0);
+            if (in->flags & GS_F_HAS_OP1) {
+                float s1 = operand(m, in, 2, GS_F_BIAS_AP, in->imm[1], p);
+                for (size_t i = 0; i < n; i++) x[i] = gs_alu_apply(in->alu1, x[i], s1);
+            }
+            break;
+        }
+        case GS_OP_TENSOR_COPY:
+            load_row(m, &in->in[0], p, x);
+            break;
+        case GS_OP_MEMSET:
+            for (size_t i = 0; i < n; i++) x[i] = in->imm[0];
+            break;
+        case GS_OP_IOTA:
+            for (size_t i = 0; i < n; i++)
+                x[i] = (float)(in->iimm[0] + in->iimm[1] * (int64_t)p + in->iimm[2] * (int64_t)i);
+            break;
+        case GS_OP_AFFINE_SELECT:
+            load_row(m, &in->in[0], p, x);
+            for (size_t i = 0; i < n; i++) {
+                double v = (double)(in->iimm[0] + in->iimm[1] * (int64_t)p +
+                                    in->iimm[2] * (int64_t)i);
+                if (gs_alu_apply(in->alu0, (float)v, 0.0f) == 0.0f) x[i] = in->imm[0];
+            }
+            break;
+        default:
+            return gs_error_set(err, GS_ERR_INTERNAL, in->file, in->line, 0,
+                                "no semantics for %s", gs_opcode_name(in->op));
+        }
+        store_row(m, out, p, x);
+    }
+    return GS_OK;
+}
+
+static gs_status exec_reduce(gs_mem *m, const gs_instr *in, gs_error *err)
+{
+    const gs_ap *src = &in->in[0], *out = &in->out[0];
+    size_t n = gs_ap_free_elems(src), no = gs_ap_free_elems(out);
+    size_t inner = no ? n / no : n;
+    float *x = scratch(m, 0, n), *y = scratch(m, 1, no);
+    if (!x || !y) return gs_error_set(err, GS_ERR_NOMEM, in->file, in->line, 0, "out of memory");
+    for (uint32_t p = 0; p < src->part_count; p++) {
+        load_row(m, src, p, x);
+        for (size_t o = 0; o < no; o++) {
+            const float *v = x + o * inner;
+            if (in->alu0 == GS_ALU_ADD) {
+                double acc = 0.0;
+                for (size_t i = 0; i < inner; i++) acc += v[i];
+                y[o] = (float)acc;
+            } else {
+                float acc = v[0];
+                for (size_t i = 1; i < inner; i++) acc = gs_alu_apply(in->alu0, acc, v[i]);
+                y[o] = acc;
+            }
+        }
+        store_row(m, out, p, y);
+    }
+    return GS_OK;
+}
+
+static gs_status exec_bn(gs_mem *m, const gs_instr *in, gs_error *err)
+{
+    const gs_ap *src = &in->in[0], *out = &in->out[0];
+    size_t n = gs_ap_free_elems(src);
+    float *x = scratch(m, 0, n);
+    if (!x) return gs_error_set(err, GS_ERR_NOMEM, in->file, in->line, 0, "out of memory");
+    for (uint32_t p = 0; p < src->part_count; p++) {
+        load_row(m, src, p, x);
+        if (in->op == GS_OP_BN_STATS) {
+            double mean = 0.0, m2 = 0.0;
+            for (size_t i = 0; i < n; i++) {
+                double d = x[i] - mean;
+                mean += d / (double)(i + 1);
+                m2 += d * (x[i] - mean);
+            }
+            float r[3] = {(float)n, (float)mean, (float)m2};
+            store_row(m, out, p, r);
+        } else {
+            /* Chan et al. pairwise combination of (count, mean, M2) chunks */
+            double cnt = 0.0, mean = 0.0, m2 = 0.0;
+            for (size_t c = 0; c + 2 < n; c += 3) {
+                double nb = x[c], mb = x[c + 1], m2b = x[c + 2];
+                if (nb <= 0) continue;
+                double tot = cnt + nb, d = mb - mean;
+                mean += d * nb / tot;
+                m2 += m2b + d * d * cnt * nb / tot;
+                cnt = tot;
+            }
+            float r[2] = {(float)mean, cnt > 0 ? (float)(m2 / cnt) : 0.0f};
+            store_row(m, out, p, r);
+        }
+    }
+    return GS_OK;
+}
+
+static gs_status exec_partition(gs_mem *m, const gs_instr *in, gs_error *err)
+{
+    const gs_ap *src = &in->in[0], *out = &in->out[0];
+    size_t n = gs_ap_free_elems(out);
+    float *acc = scratch(m, 0, n), *x = scratch(m, 1, n);
+    if (!acc || !x) return gs_error_set(err, GS_ERR_NOMEM, in->file, in->line, 0, "out of memory");
+    if (in->op == GS_OP_PARTITION_BROADCAST) {
+        load_row(m, src, 0, acc);
+    } else {
+        double *d = (double *)scratch(m, 2, 2 * n);
+        if (!d) return gs_error_set(err, GS_ERR_NOMEM, in->file, in->line, 0, "out of memory");
+        load_row(m, src, 0, acc);
+        for (size_t i = 0; i < n; i++) d[i] = acc[i];
+        for (uint32_t p = 1; p < src->part_count; p++) {
+            load_row(m, src, p, x);
+            for (size_t i = 0; i < n; i++)
+                d[i] = in->alu0 == GS_ALU_ADD ? d[i] + x[i]
+                                              : gs_alu_apply(in->alu0, (float)d[i], x[i]);
+        }
+        for (size_t i = 0; i < n; i++) acc[i] = (float)d[i];
+    }
+    for (uint32_t p = 0; p < out->part_count; p++) store_row(m, out, p, acc);
+    return GS_OK;
+}
+
+static gs_status exec_gather(gs_mem *m, const gs_instr *in, gs_error *err)
+{
+    const gs_ap *out = &in->out[0], *table = &in->in[0], *idx = &in->in[1];
+    size_t D = gs_ap_free_elems(out), es = gs_dtype_size(out->dtype);
+    uint8_t *row = (uint8_t *)scratch(m, 0, (D * es + 3) / 4);
+    if (!row) return gs_error_set(err, GS_ERR_NOMEM, in->file, in->line, 0, "out of memory");
+    for (uint32_t p = 0; p < out->part_count; p++) {
+        int32_t i;
+        gather_bytes(m, idx, p, (uint8_t *)&i);
+        if (i < 0 || (uint32_t)i >= table->part_count)
+            return fail(in, err, GS_ERR_BOUNDS,
+                        "index %lld at partition %lld outside the table's %lld rows", i, p,
+                        table->part_count);
+        gather_bytes(m, table, (uint32_t)i, row);
+        scatter_bytes(m, out, p, row);
+    }
+    return GS_OK;
+}
+
+gs_status gs_exec_instr(gs_mem *m, const gs_program *p, size_t index, gs_error *err)
+{
+    const gs_instr *in = gs_program_instr(p, index);
+    if (!in) return gs_error_set(err, GS_ERR_INTERNAL, NULL, 0, 0, "no instruction %zu", index);
+    switch (in->op) {
+    case GS_OP_DMA_COPY: return exec_dma_copy(m, in, err);
+    case GS_OP_DMA_TRANSPOSE: return exec_dma_transpose(m, in, err);
+    case GS_OP_MATMUL: return exec_matmul(m, in, err);
+    case GS_OP_TRANSPOSE: return exec_transpose(m, in, err);
+    case GS_OP_TENSOR_REDUCE: return exec_reduce(m, in, err);
+    case GS_OP_BN_STATS:
+    case GS_OP_BN_AGGR: return exec_bn(m, in, err);
+    case GS_OP_PARTITION_REDUCE:
+    case GS_OP_PARTITION_BROADCAST: return exec_partition(m, in, err);
+    case GS_OP_GATHER: return exec_gather(m, in, err);
+    default: return exec_elementwise(m, in, err);
+    }
+}
+
+gs_status gs_exec_program(gs_mem *m, const gs_program *p, gs_error *err)
+{
+    size_t n = gs_program_count(p);
+    for (size_t i = 0; i < n; i++) {
+        gs_status st = gs_exec_instr(m, p, i, err);
+        if (st != GS_OK) return st;
+    }
+    return GS_OK;
+}

@@ -1,0 +1,426 @@
+/* isa.c - name tables, programs (tensors, buffers, instructions), listings. */
+#include "gs/isa.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "program.h"
+
+static const char *const memspace_names[] = {
+#define GS_MS_NAME(e, n) n,
+    GS_MEMSPACE_TABLE(GS_MS_NAME)
+#undef GS_MS_NAME
+};
+
+const char *gs_memspace_name(gs_memspace m)
+{
+    if ((int)m < 0 || m >= GS_MEMSPACE_COUNT) return "?";
+    return memspace_names[m];
+}
+
+static const struct {
+    const char *name;
+    gs_engine engine;
+} opcode_info[] = {
+#define GS_OP_INFO(e, n, eng) {n, eng},
+    GS_OPCODE_TABLE(GS_OP_INFO)
+#undef GS_OP_INFO
+};
+
+const char *gs_opcode_name(gs_opcode op)
+{
+    if ((int)op < 0 || op >= GS_OPCODE_COUNT) return "?";
+    return opcode_info[op].name;
+}
+
+int gs_opcode_parse(const char *name, gs_opcode *out)
+{
+    for (int i = 0; i < GS_OPCODE_COUNT; i++)
+        if (strcmp(opcode_info[i].name, name) == 0) {
+            *out = (gs_opcode)i;
+            return 0;
+        }
+    return -1;
+}
+
+gs_engine gs_opcode_default_engine(gs_opcode op)
+{
+    if ((int)op < 0 || op >= GS_OPCODE_COUNT) return GS_ENG_VECTOR;
+    return opcode_info[op].engine;
+}
+
+int gs_ap_is_valid(const gs_ap *a)
+{
+    if (a->ndim < 1 || a->ndim > GS_AP_MAX_DIMS) return 0;
+    if (a->part_count == 0 || (int)a->dtype < 0 || a->dtype >= GS_DTYPE_COUNT) return 0;
+    if ((int)a->space < 0 || a->space >= GS_MEMSPACE_COUNT) return 0;
+    for (int k = 0; k < a->ndim; k++)
+        if (a->shape[k] == 0) return 0;
+    return 1;
+}
+
+void gs_ap_format(const gs_ap *a, char *buf, size_t size)
+{
+    if (a->tensor < 0) {
+        snprintf(buf, size, "-");
+        return;
+    }
+    char dims[128];
+    size_t n = 0;
+    dims[0] = '\0';
+    for (int k = 0; k < a->ndim && k < GS_AP_MAX_DIMS; k++)
+        n += (size_t)snprintf(dims + n, sizeof dims - GS_MIN(n, sizeof dims - 1), "%s%u:%" PRId64,
+                              k ? "," : "", a->shape[k], a->stride[k]);
+    if (a->space == GS_MEM_HBM)
+        snprintf(buf, size, "hbm[t%d +%" PRId64 " %ux%" PRId64 " (%s)]%s", (int)a->tensor,
+                 a->offset, a->part_count, a->part_stride, dims, gs_dtype_name(a->dtype));
+    else
+        snprintf(buf, size, "%s[c%u b%d p%u:%u +%" PRId64 "B (%s)]%s", gs_memspace_name(a->space),
+                 a->core, (int)a->tensor, a->part_start, a->part_start + a->part_count, a->offset,
+                 dims, gs_dtype_name(a->dtype));
+}
+
+/* ---- programs ---- */
+
+#define DEP_BLOCK 65536u /* deps are stored in blocks that never move */
+
+typedef struct dep_block {
+    struct dep_block *next;
+    uint32_t used;
+    uint32_t data[DEP_BLOCK];
+} dep_block;
+
+struct gs_program {
+    const gs_config *cfg;
+    gs_tensor_info *tensors;
+    size_t n_tensors, cap_tensors;
+    uint64_t hbm_next;
+    gs_buffer_info *buffers;
+    size_t n_buffers, cap_buffers;
+    gs_instr *instrs;
+    size_t n_instrs, cap_instrs;
+    dep_block *deps;
+    unsigned cores_used;
+    uint64_t high_water[GS_MEMSPACE_COUNT];
+    void *builder_state;
+    void (*builder_state_free)(void *);
+};
+
+void *gs_program_builder_state(const gs_program *p)
+{
+    return p->builder_state;
+}
+
+void gs_program_set_builder_state(gs_program *p, void *state, void (*free_fn)(void *))
+{
+    p->builder_state = state;
+    p->builder_state_free = free_fn;
+}
+
+gs_program *gs_program_create(const gs_config *cfg)
+{
+    gs_program *p = gs_calloc(1, sizeof *p);
+    if (!p) return NULL;
+    p->cfg = cfg;
+    return p;
+}
+
+void gs_program_free(gs_program *p)
+{
+    if (!p) return;
+    if (p->builder_state_free) p->builder_state_free(p->builder_state);
+    gs_free(p->tensors);
+    gs_free(p->buffers);
+    gs_free(p->instrs);
+    for (dep_block *b = p->deps; b;) {
+        dep_block *n = b->next;
+        gs_free(b);
+        b = n;
+    }
+    gs_free(p);
+}
+
+const gs_config *gs_program_config(const gs_program *p)
+{
+    return p->cfg;
+}
+
+static int grow(void **arr, size_t *cap, size_t n, size_t elem)
+{
+    if (n < *cap) return 1;
+    size_t ncap = *cap ? *cap * 2 : 16;
+    size_t bytes;
+    if (!gs_size_mul(ncap, elem, &bytes)) return 0;
+    void *a = gs_realloc(*arr, bytes);
+    if (!a) return 0;
+    *arr = a;
+    *cap = ncap;
+    return 1;
+}
+
+int32_t gs_program_add_tensor(gs_program *p, const char *name, gs_dtype t, gs_tensor_kind kind,
+                              int ndim, const int64_t *shape, gs_error *err)
+{
+    if (!name || !name[0] || strlen(name) >= sizeof p->tensors[0].name)
+        return gs_error_set(err, GS_ERR_INVALID, NULL, 0, 0, "tensor name empty or too long"), -1;
+    if (gs_program_find_tensor(p, name) >= 0)
+        return gs_error_set(err, GS_ERR_INVALID, NULL, 0, 0, "duplicate tensor name '%s'", name), -1;
+    if (ndim < 1 || ndim > GS_AP_MAX_DIMS)
+        return gs_error_set(err, GS_ERR_INVALID, NULL, 0, 0,
+                            "tensor '%s': rank %d outside 1..%d", name, ndim, GS_AP_MAX_DIMS),
+               -1;
+    if ((int)t < 0 || t >= GS_DTYPE_COUNT)
+        return gs_error_set(err, GS_ERR_INVALID, NULL, 0, 0, "tensor '%s': bad dtype", name), -1;
+    uint64_t elems = 1;
+    for (int i = 0; i < ndim; i++) {
+        if (shape[i] <= 0 || shape[i] > ((int64_t)1 << 40))
+            return gs_error_set(err, GS_ERR_INVALID, NULL, 0, 0,
+                                "tensor '%s': dimension %d is %" PRId64 " (must be 1..2^40)", name,
+                                i, shape[i]),
+                   -1;
+        if (elems > UINT64_MAX / (uint64_t)shape[i] || elems * (uint64_t)shape[i] > ((uint64_t)1 << 50))
+            return gs_error_set(err, GS_ERR_INVALID, NULL, 0, 0, "tensor '%s': too many elements",
+                                name),
+                   -1;
+        elems *= (uint64_t)shape[i];
+    }
+    uint64_t bytes = elems * gs_dtype_size(t);
+    uint64_t addr = (p->hbm_next + 4095u) & ~(uint64_t)4095u;
+    double cap = p->cfg ? p->cfg->hbm_capacity.v : 0;
+    if (cap > 0 && (double)(addr + bytes) > cap)
+        return gs_error_set(err, GS_ERR_DOES_NOT_FIT, NULL, 0, 0,
+                            "does not fit: tensor '%s' (%" PRIu64 " bytes) exceeds device memory "
+                            "(%.0f bytes)",
+                            name, bytes, cap),
+               -1;
+    if (!grow((void **)&p->tensors, &p->cap_tensors, p->n_tensors, sizeof *p->tensors))
+        return gs_error_set(err, GS_ERR_NOMEM, NULL, 0, 0, "out of memory"), -1;
+    gs_tensor_info *ti = &p->tensors[p->n_tensors];
+    memset(ti, 0, sizeof *ti);
+    snprintf(ti->name, sizeof ti->name, "%s", name);
+    ti->dtype = t;
+    ti->kind = kind;
+    ti->ndim = ndim;
+    for (int i = 0; i < ndim; i++) ti->shape[i] = shape[i];
+    ti->elems = elems;
+    ti->bytes = bytes;
+    ti->hbm_addr = addr;
+    p->hbm_next = addr + bytes;
+    return (int32_t)p->n_tensors++;
+}
+
+size_t gs_program_tensor_count(const gs_program *p)
+{
+    return p->n_tensors;
+}
+
+const gs_tensor_info *gs_program_tensor(const gs_program *p, int32_t id)
+{
+    if (id < 0 || (size_t)id >= p->n_tensors) return NULL;
+    return &p->tensors[id];
+}
+
+int32_t gs_program_find_tensor(const gs_program *p, const char *name)
+{
+    for (size_t i = 0; i < p->n_tensors; i++)
+        if (strcmp(p->tensors[i].name, name) == 0) return (int32_t)i;
+    return -1;
+}
+
+int32_t gs_program_add_buffer(gs_program *p, const gs_buffer_info *b)
+{
+    if (!grow((void **)&p->buffers, &p->cap_buffers, p->n_buffers, sizeof *p->buffers)) return -1;
+    p->buffers[p->n_buffers] = *b;
+    if (b->core + 1u > p->cores_used) p->cores_used = b->core + 1u;
+    return (int32_t)p->n_buffers++;
+}
+
+size_t gs_program_buffer_count(const gs_program *p)
+{
+    return p->n_buffers;
+}
+
+const gs_buffer_info *gs_program_buffer(const gs_program *p, int32_t id)
+{
+    if (id < 0 || (size_t)id >= p->n_buffers) return NULL;
+    return &p->buffers[id];
+}
+
+void gs_program_note_usage(gs_program *p, gs_memspace space, uint64_t bytes_per_partition)
+{
+    if (space < GS_MEMSPACE_COUNT && bytes_per_partition > p->high_water[space])
+        p->high_water[space] = bytes_per_partition;
+}
+
+uint64_t gs_program_sbuf_high_water(const gs_program *p)
+{
+    return p->high_water[GS_MEM_SBUF];
+}
+
+uint64_t gs_program_psum_high_water(const gs_program *p)
+{
+    return p->high_water[GS_MEM_PSUM];
+}
+
+size_t gs_program_count(const gs_program *p)
+{
+    return p->n_instrs;
+}
+
+const gs_instr *gs_program_instr(const gs_program *p, size_t i)
+{
+    if (i >= p->n_instrs) return NULL;
+    return &p->instrs[i];
+}
+
+unsigned gs_program_cores_used(const gs_program *p)
+{
+    return p->cores_used ? p->cores_used : 1;
+}
+
+static uint32_t *store_deps(gs_program *p, const uint32_t *deps, uint32_t n)
+{
+    if (n == 0) return NULL;
+    if (n > DEP_BLOCK) return NULL;
+    if (!p->deps || p->deps->used + n > DEP_BLOCK) {
+        dep_block *b = gs_malloc(sizeof *b);
+        if (!b) return NULL;
+        b->used = 0;
+        b->next = p->deps;
+        p->deps = b;
+    }
+    uint32_t *dst = p->deps->data + p->deps->used;
+    memcpy(dst, deps, n * sizeof *deps);
+    p->deps->used += n;
+    return dst;
+}
+
+int64_t gs_program_append(gs_program *p, const gs_instr *in, const uint32_t *deps,
+                          uint32_t n_deps)
+{
+    if (p->n_instrs >= UINT32_MAX - 1) return -1;
+    if (!grow((void **)&p->instrs, &p->cap_instrs, p->n_instrs, sizeof *p->instrs)) return -1;
+    gs_instr *dst = &p->instrs[p->n_instrs];
+    *dst = *in;
+    dst->n_deps = n_deps;
+    dst->deps = store_deps(p, deps, n_deps);
+    if (n_deps && !dst->deps) return -1;
+    if (in->core + 1u > p->cores_used) p->cores_used = in->core + 1u;
+    return (int64_t)p->n_instrs++;
+}
+
+int64_t gs_program_append_raw(gs_program *p, const gs_instr *in)
+{
+    return gs_program_append(p, in, in->deps, in->n_deps);
+}
+
+static const char *short_file(const char *f)
+{
+    if (!f) return "?";
+    const char *s = strrchr(f, '/');
+    if (!s) return f;
+    /* keep the last directory: "kernels/matmul.c" */
+    for (const char *q = s - 1; q >= f; q--)
+        if (*q == '/') return q + 1;
+    return f;
+}
+
+void gs_instr_format(const gs_program *p, size_t i, char *buf, size_t size)
+{
+    const gs_instr *in = gs_program_instr(p, i);
+    if (!in || size == 0) {
+        if (size) buf[0] = '\0';
+        return;
+    }
+    size_t n = 0;
+#define PUT(...)                                                                                   \
+    do {                                                                                           \
+        if (n < size) n += (size_t)snprintf(buf + n, size - n, __VA_ARGS__);                       \
+    } while (0)
+    char eng[16];
+    if (in->engine == GS_ENG_DMA)
+        snprintf(eng, sizeof eng, "dma.q%u", in->queue);
+    else
+        snprintf(eng, sizeof eng, "%s", gs_engine_name(in->engine));
+    PUT("%6zu c%u %-8s %-19s", i, in->core, eng, gs_opcode_name(in->op));
+    char ap[192];
+    for (int k = 0; k < in->n_out; k++) {
+        gs_ap_format(&in->out[k], ap, sizeof ap);
+        PUT(" %s%s", k ? ", " : "", ap);
+    }
+    PUT(" <-");
+    for (int k = 0; k < in->n_in; k++) {
+        gs_ap_format(&in->in[k], ap, sizeof ap);
+        PUT(" %s%s", k ? ", " : "", ap);
+    }
+    switch (in->op) {
+    case GS_OP_MATMUL:
+        PUT(" acc=%d", (in->flags & GS_F_ACCUMULATE) ? 1 : 0);
+        break;
+    case GS_OP_ACTIVATION:
+        PUT(" func=%s", gs_act_name(in->act));
+        if (!(in->flags & GS_F_SCALE_AP)) PUT(" scale=%g", (double)in->imm[0]);
+        if (!(in->flags & GS_F_BIAS_AP)) PUT(" bias=%g", (double)in->imm[1]);
+        break;
+    case GS_OP_TENSOR_TENSOR:
+    case GS_OP_PARTITION_REDUCE:
+        PUT(" op=%s", gs_alu_name(in->alu0));
+        break;
+    case GS_OP_TENSOR_SCALAR:
+        PUT(" op0=%s", gs_alu_name(in->alu0));
+        if (!(in->flags & GS_F_SCALE_AP)) PUT(" s0=%g", (double)in->imm[0]);
+        if (in->flags & GS_F_HAS_OP1) {
+            PUT(" op1=%s", gs_alu_name(in->alu1));
+            if (!(in->flags & GS_F_BIAS_AP)) PUT(" s1=%g", (double)in->imm[1]);
+        }
+        break;
+    case GS_OP_TENSOR_REDUCE:
+        PUT(" op=%s axes=%" PRId64, gs_alu_name(in->alu0), in->iimm[0]);
+        break;
+    case GS_OP_MEMSET:
+        PUT(" value=%g", (double)in->imm[0]);
+        break;
+    case GS_OP_IOTA:
+        PUT(" %" PRId64 "+%" PRId64 "*p+%" PRId64 "*j", in->iimm[0], in->iimm[1], in->iimm[2]);
+        break;
+    case GS_OP_AFFINE_SELECT:
+        PUT(" keep (%" PRId64 "+%" PRId64 "*p+%" PRId64 "*j) %s 0 else %g", in->iimm[0],
+            in->iimm[1], in->iimm[2], gs_alu_name(in->alu0), (double)in->imm[0]);
+        break;
+    default:
+        break;
+    }
+    if (in->n_deps) {
+        PUT(" deps=");
+        uint32_t show = GS_MIN(in->n_deps, 8u);
+        for (uint32_t d = 0; d < show; d++) PUT("%s%u", d ? "," : "", in->deps[d]);
+        if (in->n_deps > show) PUT(",...(+%u)", in->n_deps - show);
+    }
+    PUT("  @%s:%d", short_file(in->file), in->line);
+#undef PUT
+}
+
+void gs_program_disasm(const gs_program *p, FILE *out)
+{
+    fprintf(out, "# %zu instructions, %zu HBM tensors, %zu SBUF/PSUM buffers, %u core(s)\n",
+            p->n_instrs, p->n_tensors, p->n_buffers, gs_program_cores_used(p));
+    for (size_t t = 0; t < p->n_tensors; t++) {
+        const gs_tensor_info *ti = &p->tensors[t];
+        fprintf(out, "# t%zu %-12s %-6s %s [", t, ti->name, gs_dtype_name(ti->dtype),
+                ti->kind == GS_TENSOR_INPUT ? "in " : ti->kind == GS_TENSOR_OUTPUT ? "out" : "tmp");
+        for (int d = 0; d < ti->ndim; d++) fprintf(out, "%s%" PRId64, d ? "x" : "", ti->shape[d]);
+        fprintf(out, "] @0x%" PRIx64 "\n", ti->hbm_addr);
+    }
+    for (size_t b = 0; b < p->n_buffers; b++) {
+        const gs_buffer_info *bi = &p->buffers[b];
+        fprintf(out, "# b%zu %-12s %s c%u p%u:%u bytes %" PRIu64 "+%" PRIu64 "\n", b, bi->name,
+                gs_memspace_name(bi->space), bi->core, bi->part_start,
+                bi->part_start + bi->part_count, bi->offset, bi->bytes);
+    }
+    char line[2048];
+    for (size_t i = 0; i < p->n_instrs; i++) {
+        gs_instr_format(p, i, line, sizeof line);
+        fprintf(out, "%s\n", line);
+    }
+}

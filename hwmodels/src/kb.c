@@ -1,0 +1,1339 @@
+/*
+ * kb.c - the kernel builder: capabilities, SBUF/PSUM pools, operand validation and dependency
+ * derivation (see gs/kernel.h).
+ *
+ * Dependencies: every region (an HBM tensor, or one SBUF/PSUM pool buffer) keeps a list of the
+ * accesses made to it. A new instruction depends on earlier writes that overlap what it reads
+ * (RAW), and on earlier reads and writes that overlap what it writes (WAR, WAW). Overlap is exact
+ * (the contiguous runs of both access patterns are intersected) when the patterns have at most
+ * RUN_LIMIT runs, and falls back to bounding boxes (conservative: an extra dependency, never a
+ * missing one) beyond that. An access that is fully covered by a later dense write is dropped
+ * from its list: anything overlapping it later also overlaps the write, which is ordered after it.
+ */
+#include "gs/kernel.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "program.h"
+
+#define RUN_LIMIT 4096
+#define POOL_ALIGN 64 /* bytes: SBUF pool buffers start on this boundary (assumption) */
+
+/* ---- footprints ---- */
+
+typedef struct run {
+    int64_t lo, hi; /* [lo, hi) in bytes (SBUF/PSUM, within a partition) or elements (HBM) */
+} run;
+
+typedef struct access {
+    uint32_t instr;
+    uint8_t write;
+    uint8_t dense; /* footprint == bounding box */
+    uint32_t p0, p1;
+    int64_t lo, hi;
+    gs_ap ap;
+} access;
+
+typedef struct region {
+    access *items;
+    size_t n, cap;
+} region;
+
+typedef struct tracker {
+    region *hbm;
+    size_t n_hbm;
+    region *buf;
+    size_t n_buf;
+    /* per-buffer extent of the tile currently allocated in it */
+    uint32_t *tile_parts;
+    uint64_t *tile_bytes;
+    size_t n_tile;
+} tracker;
+
+static void tracker_free(void *v)
+{
+    tracker *t = v;
+    if (!t) return;
+    for (size_t i = 0; i < t->n_hbm; i++) gs_free(t->hbm[i].items);
+    for (size_t i = 0; i < t->n_buf; i++) gs_free(t->buf[i].items);
+    gs_free(t->hbm);
+    gs_free(t->buf);
+    gs_free(t->tile_parts);
+    gs_free(t->tile_bytes);
+    gs_free(t);
+}
+
+struct gs_pool {
+    gs_kb *kb;
+    gs_memspace space;
+    char name[32];
+    unsigned bufs;
+    uint64_t bytes; /* per buffer, per partition */
+    uint64_t base;
+    unsigned next;
+    int32_t first_buffer;
+    size_t stack_index;
+};
+
+struct gs_kb {
+    gs_program *p;
+    const gs_config *cfg;
+    gs_caps caps;
+    unsigned core;
+    gs_error err;
+    int failed;
+    gs_pool **pools;
+    size_t n_pools, cap_pools;
+    uint64_t top[GS_MEMSPACE_COUNT];
+    unsigned rr_queue;
+    tracker *tr;
+    uint32_t *deps;
+    size_t n_deps, cap_deps;
+};
+
+/* ---- errors ---- */
+
+static gs_status kb_failv(gs_kb *kb, const char *file, int line, gs_status code, const char *fmt,
+                          va_list ap)
+{
+    if (kb->failed) return kb->err.code;
+    kb->failed = 1;
+    gs_error_setv(&kb->err, code, file, line, 0, fmt, ap);
+    return code;
+}
+
+static gs_status kb_fail(gs_kb *kb, const char *file, int line, gs_status code, const char *fmt,
+                         ...) GS_PRINTF(5, 6);
+static gs_status kb_fail(gs_kb *kb, const char *file, int line, gs_status code, const char *fmt,
+                         ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    gs_status st = kb_failv(kb, file, line, code, fmt, ap);
+    va_end(ap);
+    return st;
+}
+
+gs_status gs_kb_fail_at(gs_kb *kb, const char *file, int line, gs_status code, const char *fmt,
+                        ...)
+{
+    if (!kb) return code;
+    va_list ap;
+    va_start(ap, fmt);
+    gs_status st = kb_failv(kb, file, line, code, fmt, ap);
+    va_end(ap);
+    return st;
+}
+
+int gs_kb_ok(const gs_kb *kb)
+{
+    return kb && !kb->failed;
+}
+
+gs_status gs_kb_status(const gs_kb *kb)
+{
+    if (!kb) return GS_ERR_INVALID;
+    return kb->failed ? kb->err.code : GS_OK;
+}
+
+const gs_error *gs_kb_error(const gs_kb *kb)
+{
+    return kb ? &kb->err : NULL;
+}
+
+const gs_caps *gs_kb_caps(const gs_kb *kb)
+{
+    return &kb->caps;
+}
+
+/* ---- lifecycle ---- */
+
+static void fill_caps(gs_caps *c, const gs_config *cfg, unsigned core)
+{
+    memset(c, 0, sizeof *c);
+    c->partitions = (unsigned)cfg->partitions.v;
+    c->pe_rows = (unsigned)cfg->tensor.rows.v;
+    c->pe_cols = (unsigned)cfg->tensor.cols.v;
+    c->moving_free_max = (unsigned)cfg->tensor.moving_free_max.v;
+    c->sbuf_partition_bytes = gs_config_sbuf_partition_bytes(cfg);
+    c->psum_partition_bytes = gs_config_psum_partition_bytes(cfg);
+    c->psum_bank_bytes = gs_config_psum_bank_bytes(cfg);
+    c->psum_banks = (unsigned)cfg->psum_banks.v;
+    c->max_free_sbuf = (unsigned)cfg->vector.max_free_sbuf.v;
+    c->max_free_psum = (unsigned)cfg->vector.max_free_psum.v;
+    c->cores = (unsigned)cfg->cores.v;
+    c->core_id = core;
+    c->dma_queues = (unsigned)cfg->dma.engines.v;
+    c->has_gpsimd = gs_config_has_engine(cfg, GS_ENG_GPSIMD);
+    c->dma_transpose = cfg->dma.transpose;
+    c->dtypes = cfg->dtypes;
+    c->ops = cfg->ops;
+    for (int t = 0; t < GS_DTYPE_COUNT; t++) {
+        double r = cfg->tensor.rate[t].src ? cfg->tensor.rate[t].v : 0.0;
+        if (r > 0 && (cfg->dtypes & (1u << t))) {
+            c->matmul_rate[t] = r;
+            c->matmul_dtypes |= 1u << t;
+        }
+    }
+}
+
+gs_kb *gs_kb_create(gs_program *p, unsigned core)
+{
+    if (!p) return NULL;
+    const gs_config *cfg = gs_program_config(p);
+    if (!cfg) return NULL;
+    gs_kb *kb = gs_calloc(1, sizeof *kb);
+    if (!kb) return NULL;
+    kb->p = p;
+    kb->cfg = cfg;
+    kb->core = core;
+    gs_error_clear(&kb->err);
+    fill_caps(&kb->caps, cfg, core);
+    kb->tr = gs_program_builder_state(p);
+    if (!kb->tr) {
+        kb->tr = gs_calloc(1, sizeof *kb->tr);
+        if (!kb->tr) {
+            gs_free(kb);
+            return NULL;
+        }
+        gs_program_set_builder_state(p, kb->tr, tracker_free);
+    }
+    if (core >= kb->caps.cores)
+        kb_fail(kb, NULL, 0, GS_ERR_INVALID, "core %u does not exist (target has %u cores)", core,
+                kb->caps.cores);
+    return kb;
+}
+
+void gs_kb_free(gs_kb *kb)
+{
+    if (!kb) return;
+    for (size_t i = 0; i < kb->n_pools; i++) gs_free(kb->pools[i]);
+    gs_free(kb->pools);
+    gs_free(kb->deps);
+    gs_free(kb);
+}
+
+/* ---- pools and tiles ---- */
+
+static uint64_t space_capacity(const gs_kb *kb, gs_memspace s)
+{
+    return s == GS_MEM_SBUF ? kb->caps.sbuf_partition_bytes : kb->caps.psum_partition_bytes;
+}
+
+static int tracker_note_buffer(tracker *t, int32_t id)
+{
+    if ((size_t)id < t->n_tile) return 1;
+    size_t n = (size_t)id + 1;
+    uint32_t *tp = gs_realloc(t->tile_parts, n * sizeof *tp);
+    if (!tp) return 0;
+    t->tile_parts = tp;
+    uint64_t *tb = gs_realloc(t->tile_bytes, n * sizeof *tb);
+    if (!tb) return 0;
+    t->tile_bytes = tb;
+    for (size_t i = t->n_tile; i < n; i++) {
+        t->tile_parts[i] = 0;
+        t->tile_bytes[i] = 0;
+    }
+    t->n_tile = n;
+    return 1;
+}
+
+gs_pool *gs_pool_create_at(gs_kb *kb, const char *file, int line, gs_memspace space,
+                           const char *name, unsigned bufs, uint64_t bytes_per_partition)
+{
+    if (!kb || kb->failed) return NULL;
+    name = name ? name : "pool";
+    if (space != GS_MEM_SBUF && space != GS_MEM_PSUM) {
+        kb_fail(kb, file, line, GS_ERR_INVALID, "pool '%s': pools live in sbuf or psum", name);
+        return NULL;
+    }
+    if (bufs == 0 || bufs > 64 || bytes_per_partition == 0) {
+        kb_fail(kb, file, line, GS_ERR_INVALID,
+                "pool '%s': %u buffers of %" PRIu64 " bytes (need 1..64 buffers, > 0 bytes)",
+                name, bufs, bytes_per_partition);
+        return NULL;
+    }
+    uint64_t cap = space_capacity(kb, space);
+    uint64_t bytes;
+    if (space == GS_MEM_PSUM) {
+        /* PSUM buffers are whole banks, so a matmul output never straddles two */
+        uint64_t bank = kb->caps.psum_bank_bytes;
+        bytes = (bytes_per_partition + bank - 1) / bank * bank;
+    } else {
+        bytes = (bytes_per_partition + POOL_ALIGN - 1) / POOL_ALIGN * POOL_ALIGN;
+    }
+    uint64_t need = bytes * bufs;
+    if (bytes_per_partition > cap || need > cap - kb->top[space]) {
+        kb_fail(kb, file, line, GS_ERR_DOES_NOT_FIT,
+                "does not fit: pool '%s' needs %u x %" PRIu64 " bytes per partition of %s, "
+                "%" PRIu64 " of %" PRIu64 " free",
+                name, bufs, bytes, gs_memspace_name(space), cap - kb->top[space], cap);
+        return NULL;
+    }
+    if (kb->n_pools == kb->cap_pools) {
+        size_t nc = kb->cap_pools ? kb->cap_pools * 2 : 8;
+        gs_pool **np = gs_realloc(kb->pools, nc * sizeof *np);
+        if (!np) {
+            kb_fail(kb, file, line, GS_ERR_NOMEM, "out of memory");
+            return NULL;
+        }
+        kb->pools = np;
+        kb->cap_pools = nc;
+    }
+    gs_pool *pool = gs_calloc(1, sizeof *pool);
+    if (!pool) {
+        kb_fail(kb, file, line, GS_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    pool->kb = kb;
+    pool->space = space;
+    snprintf(pool->name, sizeof pool->name, "%s", name);
+    pool->bufs = bufs;
+    pool->bytes = bytes;
+    pool->base = kb->top[space];
+    pool->first_buffer = -1;
+    for (unsigned b = 0; b < bufs; b++) {
+        gs_buffer_info bi;
+        memset(&bi, 0, sizeof bi);
+        snprintf(bi.name, sizeof bi.name, "%s.%u", name, b);
+        bi.space = space;
+        bi.core = (uint16_t)kb->core;
+        bi.part_start = 0;
+        bi.part_count = kb->caps.partitions;
+        bi.offset = pool->base + (uint64_t)b * bytes;
+        bi.bytes = bytes;
+        int32_t id = gs_program_add_buffer(kb->p, &bi);
+        if (id < 0 || !tracker_note_buffer(kb->tr, id)) {
+            gs_free(pool);
+            kb_fail(kb, file, line, GS_ERR_NOMEM, "out of memory");
+            return NULL;
+        }
+        if (b == 0) pool->first_buffer = id;
+    }
+    kb->top[space] += need;
+    gs_program_note_usage(kb->p, space, kb->top[space]);
+    pool->stack_index = kb->n_pools;
+    kb->pools[kb->n_pools++] = pool;
+    return pool;
+}
+
+void gs_pool_release(gs_kb *kb, gs_pool *pool)
+{
+    if (!kb || !pool) return;
+    if (pool->stack_index >= kb->n_pools || kb->pools[pool->stack_index] != pool) return;
+    for (size_t i = kb->n_pools; i-- > pool->stack_index;) {
+        gs_pool *q = kb->pools[i];
+        if (q->base < kb->top[q->space]) kb->top[q->space] = q->base;
+        gs_free(q);
+    }
+    kb->n_pools = pool->stack_index;
+}
+
+gs_tile gs_tile_alloc_at(gs_pool *pool, const char *file, int line, gs_dtype dtype,
+                         unsigned parts, uint32_t free_elems)
+{
+    gs_tile t;
+    memset(&t, 0, sizeof t);
+    t.ap.tensor = -1;
+    if (!pool) return t; /* the pool's creation already recorded the error */
+    gs_kb *kb = pool->kb;
+    if (kb->failed) return t;
+    if ((int)dtype < 0 || dtype >= GS_DTYPE_COUNT) {
+        kb_fail(kb, file, line, GS_ERR_INVALID, "tile in pool '%s': invalid dtype", pool->name);
+        return t;
+    }
+    if (parts == 0 || parts > kb->caps.partitions || free_elems == 0) {
+        kb_fail(kb, file, line, GS_ERR_INVALID,
+                "tile in pool '%s': %u partitions x %u elements (need 1..%u partitions, > 0 "
+                "elements)",
+                pool->name, parts, free_elems, kb->caps.partitions);
+        return t;
+    }
+    uint64_t bytes = (uint64_t)free_elems * gs_dtype_size(dtype);
+    if (bytes > pool->bytes) {
+        kb_fail(kb, file, line, GS_ERR_DOES_NOT_FIT,
+                "does not fit: tile of %u x %s (%" PRIu64 " bytes per partition) exceeds pool "
+                "'%s' buffers of %" PRIu64 " bytes",
+                free_elems, gs_dtype_name(dtype), bytes, pool->name, pool->bytes);
+        return t;
+    }
+    int32_t id = pool->first_buffer + (int32_t)pool->next;
+    const gs_buffer_info *bi = gs_program_buffer(kb->p, id);
+    pool->next = (pool->next + 1) % pool->bufs;
+    kb->tr->tile_parts[id] = parts;
+    kb->tr->tile_bytes[id] = bytes;
+    t.ap.space = pool->space;
+    t.ap.dtype = dtype;
+    t.ap.tensor = id;
+    t.ap.core = (uint16_t)kb->core;
+    t.ap.ndim = 1;
+    t.ap.part_start = 0;
+    t.ap.part_count = parts;
+    t.ap.offset = (int64_t)bi->offset;
+    t.ap.shape[0] = free_elems;
+    t.ap.stride[0] = 1;
+    t.free_elems = free_elems;
+    return t;
+}
+
+/* ---- views ---- */
+
+gs_ap gs_tile_view(const gs_tile *t, unsigned p0, unsigned np, uint32_t f0, uint32_t nf)
+{
+    return gs_tile_view2(t, p0, np, f0, 1, nf, nf);
+}
+
+gs_ap gs_tile_view2(const gs_tile *t, unsigned p0, unsigned np, uint32_t f0, uint32_t rows,
+                    uint32_t cols, uint32_t row_stride)
+{
+    gs_ap a = t->ap;
+    uint64_t last = rows ? (uint64_t)f0 + (uint64_t)(rows - 1) * row_stride + cols : 0;
+    if (t->ap.tensor < 0 || np == 0 || rows == 0 || cols == 0 ||
+        (uint64_t)p0 + np > t->ap.part_count || last > t->free_elems)
+        a.bad_view = 1;
+    a.part_start = t->ap.part_start + p0;
+    a.part_count = np;
+    a.offset = t->ap.offset + (int64_t)f0 * (int64_t)gs_dtype_size(t->ap.dtype);
+    if (rows == 1) {
+        a.ndim = 1;
+        a.shape[0] = cols;
+        a.stride[0] = 1;
+    } else {
+        a.ndim = 2;
+        a.shape[0] = rows;
+        a.stride[0] = row_stride;
+        a.shape[1] = cols;
+        a.stride[1] = 1;
+    }
+    return a;
+}
+
+static void tensor_2d(const gs_tensor *t, int64_t *rows, int64_t *cols)
+{
+    int64_t r = 1;
+    for (int i = 0; i + 1 < t->ndim; i++) r *= t->shape[i];
+    *rows = r;
+    *cols = t->ndim >= 1 ? t->shape[t->ndim - 1] : 0;
+}
+
+static gs_ap hbm_base(const gs_tensor *t)
+{
+    gs_ap a;
+    memset(&a, 0, sizeof a);
+    a.space = GS_MEM_HBM;
+    a.dtype = t->dtype;
+    a.tensor = t->id;
+    a.ndim = 1;
+    return a;
+}
+
+gs_ap gs_hbm_rows(const gs_tensor *t, int64_t r0, unsigned nr, int64_t c0, uint32_t nc)
+{
+    int64_t R, C;
+    tensor_2d(t, &R, &C);
+    gs_ap a = hbm_base(t);
+    if (r0 < 0 || c0 < 0 || nr == 0 || nc == 0 || r0 + nr > R || c0 + nc > C) a.bad_view = 1;
+    a.part_count = nr;
+    a.part_stride = C;
+    a.offset = r0 * C + c0;
+    a.shape[0] = nc;
+    a.stride[0] = 1;
+    return a;
+}
+
+gs_ap gs_hbm_cols(const gs_tensor *t, int64_t r0, uint32_t nr, int64_t c0, unsigned nc)
+{
+    int64_t R, C;
+    tensor_2d(t, &R, &C);
+    gs_ap a = hbm_base(t);
+    if (r0 < 0 || c0 < 0 || nr == 0 || nc == 0 || r0 + nr > R || c0 + nc > C) a.bad_view = 1;
+    a.part_count = nc;
+    a.part_stride = 1;
+    a.offset = r0 * C + c0;
+    a.shape[0] = nr;
+    a.stride[0] = C;
+    return a;
+}
+
+gs_ap gs_hbm_ap(const gs_tensor *t, int64_t offset, unsigned part_count, int64_t part_stride,
+                int ndim, const uint32_t *shape, const int64_t *stride)
+{
+    gs_ap a = hbm_base(t);
+    a.offset = offset;
+    a.part_count = part_count;
+    a.part_stride = part_stride;
+    if (ndim < 1 || ndim > GS_AP_MAX_DIMS || !shape || !stride) {
+        a.bad_view = 1;
+        return a;
+    }
+    a.ndim = (uint8_t)ndim;
+    for (int k = 0; k < ndim; k++) {
+        a.shape[k] = shape[k];
+        a.stride[k] = stride[k];
+    }
+    return a;
+}
+
+/* ---- footprint geometry ---- */
+
+/* Min and max (inclusive) of sum(i_k * stride_k) over the free dims (and, for HBM, the
+ * partition dim), in elements. */
+static void ap_extent(const gs_ap *a, int64_t *mn, int64_t *mx)
+{
+    int64_t lo = 0, hi = 0;
+    for (int k = 0; k < a->ndim; k++) {
+        int64_t span = (int64_t)(a->shape[k] - 1) * a->stride[k];
+        if (span < 0)
+            lo += span;
+        else
+            hi += span;
+    }
+    if (a->space == GS_MEM_HBM) {
+        int64_t span = (int64_t)(a->part_count - 1) * a->part_stride;
+        if (span < 0)
+            lo += span;
+        else
+            hi += span;
+    }
+    *mn = lo;
+    *mx = hi;
+}
+
+/* Bounding box in region units: bytes within a partition (SBUF/PSUM) or elements (HBM). */
+static void ap_bbox(const gs_ap *a, int64_t *lo, int64_t *hi)
+{
+    int64_t mn, mx;
+    ap_extent(a, &mn, &mx);
+    if (a->space == GS_MEM_HBM) {
+        *lo = a->offset + mn;
+        *hi = a->offset + mx + 1;
+    } else {
+        int64_t es = (int64_t)gs_dtype_size(a->dtype);
+        *lo = a->offset + mn * es;
+        *hi = a->offset + mx * es + es;
+    }
+}
+
+static int cmp_run(const void *x, const void *y)
+{
+    const run *a = x, *b = y;
+    return (a->lo > b->lo) - (a->lo < b->lo);
+}
+
+/* Enumerate the contiguous runs of a pattern (sorted, merged). Returns the count, or -1 if it
+ * would exceed `limit`. */
+static long ap_runs(const gs_ap *a, run *out, long limit)
+{
+    /* dims as (shape, stride) including HBM's partition dim as the outermost */
+    uint32_t shape[GS_AP_MAX_DIMS + 1];
+    int64_t stride[GS_AP_MAX_DIMS + 1];
+    int nd = 0;
+    if (a->space == GS_MEM_HBM) {
+        shape[nd] = a->part_count;
+        stride[nd++] = a->part_stride;
+    }
+    for (int k = 0; k < a->ndim; k++) {
+        shape[nd] = a->shape[k];
+        stride[nd++] = a->stride[k];
+    }
+    int64_t unit = a->space == GS_MEM_HBM ? 1 : (int64_t)gs_dtype_size(a->dtype);
+    int64_t base = a->offset;
+    /* the innermost dim is one run if its stride is 1 */
+    int64_t inner_len = 1;
+    int inner_dims = nd;
+    if (nd > 0 && stride[nd - 1] == 1) {
+        inner_len = shape[nd - 1];
+        inner_dims = nd - 1;
+    }
+    long count = 1;
+    for (int k = 0; k < inner_dims; k++) {
+        if (count > limit / (long)GS_MAX(shape[k], 1u)) return -1;
+        count *= (long)shape[k];
+    }
+    if (count > limit) return -1;
+    uint32_t idx[GS_AP_MAX_DIMS + 1] = {0};
+    for (long r = 0; r < count; r++) {
+        int64_t off = 0;
+        for (int k = 0; k < inner_dims; k++) off += (int64_t)idx[k] * stride[k];
+        int64_t start = base * (a->space == GS_MEM_HBM ? 1 : 1);
+        if (a->space == GS_MEM_HBM) {
+            out[r].lo = start + off;
+            out[r].hi = start + off + inner_len;
+        } else {
+            out[r].lo = base + off * unit;
+            out[r].hi = base + (off + inner_len) * unit;
+        }
+        for (int k = inner_dims - 1; k >= 0; k--) {
+            if (++idx[k] < shape[k]) break;
+            idx[k] = 0;
+        }
+    }
+    qsort(out, (size_t)count, sizeof *out, cmp_run);
+    long m = 0;
+    for (long r = 0; r < count; r++) {
+        if (m > 0 && out[r].lo <= out[m - 1].hi) {
+            if (out[r].hi > out[m - 1].hi) out[m - 1].hi = out[r].hi;
+        } else {
+            out[m++] = out[r];
+        }
+    }
+    return m;
+}
+
+static run g_runs_a[RUN_LIMIT], g_runs_b[RUN_LIMIT];
+
+/* Exact overlap when both run lists are small, else bounding boxes (already known to overlap). */
+static int ap_overlap_exact(const gs_ap *a, const gs_ap *b)
+{
+    long na = ap_runs(a, g_runs_a, RUN_LIMIT);
+    if (na < 0) return 1;
+    long nb = ap_runs(b, g_runs_b, RUN_LIMIT);
+    if (nb < 0) return 1;
+    long i = 0, j = 0;
+    while (i < na && j < nb) {
+        if (g_runs_a[i].hi <= g_runs_b[j].lo)
+            i++;
+        else if (g_runs_b[j].hi <= g_runs_a[i].lo)
+            j++;
+        else
+            return 1;
+    }
+    return 0;
+}
+
+static int is_dense(const gs_ap *a)
+{
+    long n = ap_runs(a, g_runs_a, 2);
+    return n == 1;
+}
+
+static region *region_of(tracker *t, const gs_ap *a)
+{
+    region **arr = a->space == GS_MEM_HBM ? &t->hbm : &t->buf;
+    size_t *n = a->space == GS_MEM_HBM ? &t->n_hbm : &t->n_buf;
+    size_t id = (size_t)a->tensor;
+    if (id >= *n) {
+        size_t nn = id + 1 + id / 2;
+        region *r = gs_realloc(*arr, nn * sizeof *r);
+        if (!r) return NULL;
+        memset(r + *n, 0, (nn - *n) * sizeof *r);
+        *arr = r;
+        *n = nn;
+    }
+    return &(*arr)[id];
+}
+
+static void footprint(const gs_ap *a, access *acc)
+{
+    acc->ap = *a;
+    if (a->space == GS_MEM_HBM) {
+        acc->p0 = 0;
+        acc->p1 = 1;
+    } else {
+        acc->p0 = a->part_start;
+        acc->p1 = a->part_start + a->part_count;
+    }
+    ap_bbox(a, &acc->lo, &acc->hi);
+    acc->dense = (uint8_t)is_dense(a);
+}
+
+static int acc_overlap(const access *x, const access *y)
+{
+    if (x->p1 <= y->p0 || y->p1 <= x->p0) return 0;
+    if (x->hi <= y->lo || y->hi <= x->lo) return 0;
+    if (x->dense && y->dense) return 1;
+    return ap_overlap_exact(&x->ap, &y->ap);
+}
+
+static int add_dep(gs_kb *kb, uint32_t d)
+{
+    for (size_t i = 0; i < kb->n_deps; i++)
+        if (kb->deps[i] == d) return 1;
+    if (kb->n_deps == kb->cap_deps) {
+        size_t nc = kb->cap_deps ? kb->cap_deps * 2 : 32;
+        uint32_t *n = gs_realloc(kb->deps, nc * sizeof *n);
+        if (!n) return 0;
+        kb->deps = n;
+        kb->cap_deps = nc;
+    }
+    kb->deps[kb->n_deps++] = d;
+    return 1;
+}
+
+/* Collect dependencies of one operand access against its region's history. */
+static int collect(gs_kb *kb, const access *acc)
+{
+    region *r = region_of(kb->tr, &acc->ap);
+    if (!r) return 0;
+    for (size_t i = 0; i < r->n; i++) {
+        const access *old = &r->items[i];
+        if (!acc->write && !old->write) continue; /* read after read */
+        if (acc_overlap(acc, old) && !add_dep(kb, old->instr)) return 0;
+    }
+    return 1;
+}
+
+static int covers(const access *w, const access *old)
+{
+    return w->dense && w->p0 <= old->p0 && w->p1 >= old->p1 && w->lo <= old->lo &&
+           w->hi >= old->hi;
+}
+
+static int record(gs_kb *kb, const access *acc)
+{
+    region *r = region_of(kb->tr, &acc->ap);
+    if (!r) return 0;
+    if (acc->write) {
+        size_t m = 0;
+        for (size_t i = 0; i < r->n; i++)
+            if (!covers(acc, &r->items[i])) r->items[m++] = r->items[i];
+        r->n = m;
+    }
+    if (r->n == r->cap) {
+        size_t nc = r->cap ? r->cap * 2 : 8;
+        access *n = gs_realloc(r->items, nc * sizeof *n);
+        if (!n) return 0;
+        r->items = n;
+        r->cap = nc;
+    }
+    r->items[r->n++] = *acc;
+    return 1;
+}
+
+/* ---- operand validation ---- */
+
+static const char *operand_name(int is_out, int k, char *buf, size_t n)
+{
+    snprintf(buf, n, "%s%d", is_out ? "out" : "in", k);
+    return buf;
+}
+
+static gs_status check_ap(gs_kb *kb, const char *file, int line, const gs_instr *in,
+                          const gs_ap *a, const char *what)
+{
+    const char *op = gs_opcode_name(in->op);
+    if (a->bad_view)
+        return kb_fail(kb, file, line, GS_ERR_BOUNDS,
+                       "%s %s: view outside its tile or tensor (requested range exceeds it)", op,
+                       what);
+    if (!gs_ap_is_valid(a))
+        return kb_fail(kb, file, line, GS_ERR_INVALID,
+                       "%s %s: invalid access pattern (unallocated tile, zero size or bad rank)",
+                       op, what);
+    if (!(kb->cfg->dtypes & (1u << a->dtype)))
+        return kb_fail(kb, file, line, GS_ERR_UNSUPPORTED, "unsupported: %s %s dtype %s on this target",
+                       op, what, gs_dtype_name(a->dtype));
+    int64_t lo, hi;
+    ap_bbox(a, &lo, &hi);
+    if (a->space == GS_MEM_HBM) {
+        const gs_tensor_info *ti = gs_program_tensor(kb->p, a->tensor);
+        if (!ti)
+            return kb_fail(kb, file, line, GS_ERR_INVALID, "%s %s: no HBM tensor %d", op, what,
+                           (int)a->tensor);
+        if (ti->dtype != a->dtype)
+            return kb_fail(kb, file, line, GS_ERR_INVALID,
+                           "%s %s: tensor '%s' is %s, access pattern says %s", op, what, ti->name,
+                           gs_dtype_name(ti->dtype), gs_dtype_name(a->dtype));
+        if (lo < 0 || hi > (int64_t)ti->elems)
+            return kb_fail(kb, file, line, GS_ERR_BOUNDS,
+                           "%s %s: elements [%" PRId64 ", %" PRId64 ") outside tensor '%s' of %" PRIu64
+                           " elements",
+                           op, what, lo, hi, ti->name, ti->elems);
+        return GS_OK;
+    }
+    const gs_buffer_info *bi = gs_program_buffer(kb->p, a->tensor);
+    if (!bi || bi->space != a->space || bi->core != a->core)
+        return kb_fail(kb, file, line, GS_ERR_INVALID, "%s %s: not an allocated %s tile of core %u",
+                       op, what, gs_memspace_name(a->space), kb->core);
+    if (a->core != kb->core)
+        return kb_fail(kb, file, line, GS_ERR_INVALID, "%s %s: tile of core %u used on core %u", op,
+                       what, a->core, kb->core);
+    uint32_t tparts = kb->tr->tile_parts[a->tensor];
+    uint64_t tbytes = kb->tr->tile_bytes[a->tensor];
+    if ((uint64_t)a->part_start + a->part_count > tparts)
+        return kb_fail(kb, file, line, GS_ERR_BOUNDS,
+                       "%s %s: partitions [%u, %u) outside its tile's %u partitions (buffer '%s')",
+                       op, what, a->part_start, a->part_start + a->part_count, tparts, bi->name);
+    if (lo < (int64_t)bi->offset || hi > (int64_t)(bi->offset + tbytes))
+        return kb_fail(kb, file, line, GS_ERR_BOUNDS,
+                       "%s %s: bytes [%" PRId64 ", %" PRId64 ") of each partition outside its tile "
+                       "(%" PRIu64 " bytes in buffer '%s')",
+                       op, what, lo - (int64_t)bi->offset, hi - (int64_t)bi->offset, tbytes,
+                       bi->name);
+    return GS_OK;
+}
+
+/* Compute engines address a tile from partition 0, 32, 64 or 96 depending on its span. */
+static gs_status check_alignment(gs_kb *kb, const char *file, int line, const gs_instr *in,
+                                 const gs_ap *a, const char *what)
+{
+    if (a->space == GS_MEM_HBM) return GS_OK;
+    unsigned q = kb->caps.partitions / 4;
+    if (q == 0) return GS_OK;
+    unsigned span = a->part_count;
+    unsigned align = span > 2 * q ? kb->caps.partitions : span > q ? 2 * q : q;
+    if (a->part_start % align != 0 || (a->part_start % kb->caps.partitions) + span >
+                                          kb->caps.partitions)
+        return kb_fail(kb, file, line, GS_ERR_INVALID,
+                       "%s %s: start partition %u not allowed for %u partitions (must be a "
+                       "multiple of %u)",
+                       gs_opcode_name(in->op), what, a->part_start, span, align);
+    return GS_OK;
+}
+
+static gs_status check_free_limit(gs_kb *kb, const char *file, int line, const gs_instr *in)
+{
+    int psum = 0;
+    uint64_t n = 0;
+    for (int k = 0; k < in->n_in; k++) {
+        psum |= in->in[k].space == GS_MEM_PSUM;
+        n = GS_MAX(n, gs_ap_free_elems(&in->in[k]));
+    }
+    for (int k = 0; k < in->n_out; k++) {
+        psum |= in->out[k].space == GS_MEM_PSUM;
+        n = GS_MAX(n, gs_ap_free_elems(&in->out[k]));
+    }
+    uint64_t lim = psum ? kb->caps.max_free_psum : kb->caps.max_free_sbuf;
+    if (lim && n > lim)
+        return kb_fail(kb, file, line, GS_ERR_INVALID,
+                       "%s: free size %" PRIu64 " exceeds the engine limit of %" PRIu64
+                       " elements %s",
+                       gs_opcode_name(in->op), n, lim, psum ? "from PSUM" : "from SBUF");
+    return GS_OK;
+}
+
+/* Validate generic properties, derive dependencies and append. */
+static gs_status emit(gs_kb *kb, const char *file, int line, gs_instr *in)
+{
+    if (kb->failed) return kb->err.code;
+    in->core = (uint16_t)kb->core;
+    in->file = file;
+    in->line = line;
+    const char *op = gs_opcode_name(in->op);
+    if (!(kb->cfg->ops & (1ull << in->op)))
+        return kb_fail(kb, file, line, GS_ERR_UNSUPPORTED, "unsupported: %s on this target", op);
+    if (!gs_config_has_engine(kb->cfg, in->engine))
+        return kb_fail(kb, file, line, GS_ERR_UNSUPPORTED,
+                       "unsupported: %s on the %s engine (not present on this target)", op,
+                       gs_engine_name(in->engine));
+    char nm[16];
+    for (int k = 0; k < in->n_out; k++) {
+        if (check_ap(kb, file, line, in, &in->out[k], operand_name(1, k, nm, sizeof nm)))
+            return kb->err.code;
+        if (in->engine != GS_ENG_DMA &&
+            check_alignment(kb, file, line, in, &in->out[k], operand_name(1, k, nm, sizeof nm)))
+            return kb->err.code;
+    }
+    for (int k = 0; k < in->n_in; k++) {
+        if (in->in[k].tensor < 0) continue;
+        if (check_ap(kb, file, line, in, &in->in[k], operand_name(0, k, nm, sizeof nm)))
+            return kb->err.code;
+        if (in->engine != GS_ENG_DMA && in->op != GS_OP_GATHER &&
+            check_alignment(kb, file, line, in, &in->in[k], operand_name(0, k, nm, sizeof nm)))
+            return kb->err.code;
+    }
+    if (in->engine != GS_ENG_DMA && in->engine != GS_ENG_TENSOR && in->op != GS_OP_GATHER &&
+        check_free_limit(kb, file, line, in))
+        return kb->err.code;
+
+    kb->n_deps = 0;
+    access accs[GS_INSTR_MAX_IN + GS_INSTR_MAX_OUT];
+    int na = 0;
+    for (int k = 0; k < in->n_in; k++) {
+        if (in->in[k].tensor < 0) continue;
+        footprint(&in->in[k], &accs[na]);
+        accs[na].write = 0;
+        na++;
+    }
+    if (in->op == GS_OP_MATMUL && (in->flags & GS_F_ACCUMULATE)) {
+        /* accumulation reads the PSUM it writes */
+        footprint(&in->out[0], &accs[na]);
+        accs[na].write = 0;
+        na++;
+    }
+    for (int k = 0; k < in->n_out; k++) {
+        footprint(&in->out[k], &accs[na]);
+        accs[na].write = 1;
+        na++;
+    }
+    for (int i = 0; i < na; i++)
+        if (!collect(kb, &accs[i])) return kb_fail(kb, file, line, GS_ERR_NOMEM, "out of memory");
+    int64_t idx = gs_program_append(kb->p, in, kb->deps, (uint32_t)kb->n_deps);
+    if (idx < 0) return kb_fail(kb, file, line, GS_ERR_NOMEM, "out of memory");
+    for (int i = 0; i < na; i++) {
+        accs[i].instr = (uint32_t)idx;
+        if (!record(kb, &accs[i])) return kb_fail(kb, file, line, GS_ERR_NOMEM, "out of memory");
+    }
+    return GS_OK;
+}
+
+static void instr_init(gs_instr *in, gs_opcode op, gs_engine eng)
+{
+    memset(in, 0, sizeof *in);
+    in->op = op;
+    in->engine = eng;
+    for (int k = 0; k < GS_INSTR_MAX_IN; k++) in->in[k].tensor = -1;
+    for (int k = 0; k < GS_INSTR_MAX_OUT; k++) in->out[k].tensor = -1;
+}
+
+static int same_shape(const gs_ap *a, const gs_ap *b)
+{
+    return a->part_count == b->part_count && gs_ap_free_elems(a) == gs_ap_free_elems(b);
+}
+
+#define REQUIRE(cond, code, ...)                                                                   \
+    do {                                                                                           \
+        if (!(cond)) return kb_fail(kb, file, line, (code), __VA_ARGS__);                          \
+    } while (0)
+
+static gs_status pick_queue(gs_kb *kb, const char *file, int line, int queue, uint16_t *out)
+{
+    unsigned nq = kb->caps.dma_queues;
+    if (queue < 0) {
+        *out = (uint16_t)(kb->rr_queue++ % nq);
+        return GS_OK;
+    }
+    REQUIRE((unsigned)queue < nq, GS_ERR_INVALID, "DMA queue %d does not exist (target has %u)",
+            queue, nq);
+    *out = (uint16_t)queue;
+    return GS_OK;
+}
+
+static int is_onchip(const gs_ap *a)
+{
+    return a->space == GS_MEM_SBUF || a->space == GS_MEM_PSUM;
+}
+
+gs_status gs_dma_copy_at(gs_kb *kb, const char *file, int line, gs_ap dst, gs_ap src, int queue)
+{
+    if (!kb || kb->failed) return gs_kb_status(kb);
+    gs_instr in;
+    instr_init(&in, GS_OP_DMA_COPY, GS_ENG_DMA);
+    REQUIRE(dst.space != GS_MEM_PSUM && src.space != GS_MEM_PSUM, GS_ERR_INVALID,
+            "dma_copy: DMA cannot access PSUM (evacuate with tensor_copy)");
+    REQUIRE(dst.space == GS_MEM_SBUF || src.space == GS_MEM_SBUF, GS_ERR_INVALID,
+            "dma_copy: one side must be SBUF (HBM<->SBUF or SBUF<->SBUF)");
+    REQUIRE(dst.dtype == src.dtype, GS_ERR_INVALID,
+            "dma_copy: dtypes differ (%s <- %s); DMA does not convert", gs_dtype_name(dst.dtype),
+            gs_dtype_name(src.dtype));
+    REQUIRE(same_shape(&dst, &src), GS_ERR_INVALID,
+            "dma_copy: shapes differ (%u x %" PRIu64 " <- %u x %" PRIu64 ")", dst.part_count,
+            gs_ap_free_elems(&dst), src.part_count, gs_ap_free_elems(&src));
+    if (pick_queue(kb, file, line, queue, &in.queue)) return kb->err.code;
+    in.out[0] = dst;
+    in.in[0] = src;
+    in.n_out = 1;
+    in.n_in = 1;
+    return emit(kb, file, line, &in);
+}
+
+gs_status gs_dma_transpose_at(gs_kb *kb, const char *file, int line, gs_ap dst, gs_ap src,
+                              int queue)
+{
+    if (!kb || kb->failed) return gs_kb_status(kb);
+    gs_instr in;
+    instr_init(&in, GS_OP_DMA_TRANSPOSE, GS_ENG_DMA);
+    REQUIRE(kb->caps.dma_transpose, GS_ERR_UNSUPPORTED,
+            "unsupported: dma_transpose on this target");
+    REQUIRE(dst.space == GS_MEM_SBUF, GS_ERR_INVALID, "dma_transpose: destination must be SBUF");
+    REQUIRE(src.space != GS_MEM_PSUM, GS_ERR_INVALID, "dma_transpose: DMA cannot read PSUM");
+    REQUIRE(dst.dtype == src.dtype && gs_dtype_size(src.dtype) == 2, GS_ERR_INVALID,
+            "dma_transpose: needs equal 2-byte dtypes (%s <- %s)", gs_dtype_name(dst.dtype),
+            gs_dtype_name(src.dtype));
+    REQUIRE(dst.part_count == gs_ap_free_elems(&src) && gs_ap_free_elems(&dst) == src.part_count,
+            GS_ERR_INVALID, "dma_transpose: output must be [%" PRIu64 " x %u], is [%u x %" PRIu64 "]",
+            gs_ap_free_elems(&src), src.part_count, dst.part_count, gs_ap_free_elems(&dst));
+    if (pick_queue(kb, file, line, queue, &in.queue)) return kb->err.code;
+    in.out[0] = dst;
+    in.in[0] = src;
+    in.n_out = 1;
+    in.n_in = 1;
+    return emit(kb, file, line, &in);
+}
+
+static int psum_in_one_bank(const gs_kb *kb, const gs_ap *a)
+{
+    int64_t lo, hi;
+    ap_bbox(a, &lo, &hi);
+    int64_t bank = (int64_t)kb->caps.psum_bank_bytes;
+    return bank > 0 && lo / bank == (hi - 1) / bank;
+}
+
+gs_status gs_matmul_at(gs_kb *kb, const char *file, int line, gs_ap psum, gs_ap stationary,
+                       gs_ap moving, int accumulate)
+{
+    if (!kb || kb->failed) return gs_kb_status(kb);
+    gs_instr in;
+    instr_init(&in, GS_OP_MATMUL, GS_ENG_TENSOR);
+    const gs_caps *c = &kb->caps;
+    REQUIRE(psum.space == GS_MEM_PSUM && psum.dtype == GS_FP32, GS_ERR_INVALID,
+            "matmul: output must be an fp32 PSUM tile");
+    REQUIRE(stationary.space == GS_MEM_SBUF && moving.space == GS_MEM_SBUF, GS_ERR_INVALID,
+            "matmul: stationary and moving operands must be in SBUF");
+    REQUIRE((c->matmul_dtypes & (1u << stationary.dtype)) && (c->matmul_dtypes & (1u << moving.dtype)),
+            GS_ERR_UNSUPPORTED, "unsupported: %s x %s matmul on this target",
+            gs_dtype_name(stationary.dtype), gs_dtype_name(moving.dtype));
+    uint64_t K = stationary.part_count, M = gs_ap_free_elems(&stationary);
+    uint64_t N = gs_ap_free_elems(&moving);
+    REQUIRE(moving.part_count == K, GS_ERR_INVALID,
+            "matmul: contraction sizes differ (stationary %" PRIu64 ", moving %u partitions)", K,
+            moving.part_count);
+    REQUIRE(K <= c->pe_rows, GS_ERR_INVALID, "matmul: contraction %" PRIu64 " exceeds %u PE rows",
+            K, c->pe_rows);
+    REQUIRE(M <= c->pe_cols, GS_ERR_INVALID,
+            "matmul: stationary free size %" PRIu64 " exceeds %u PE columns", M, c->pe_cols);
+    REQUIRE(N <= c->moving_free_max, GS_ERR_INVALID,
+            "matmul: moving free size %" PRIu64 " exceeds the limit of %u", N, c->moving_free_max);
+    REQUIRE(psum.part_count == M && gs_ap_free_elems(&psum) == N, GS_ERR_INVALID,
+            "matmul: output must be [%" PRIu64 " x %" PRIu64 "], is [%u x %" PRIu64 "]", M, N,
+            psum.part_count, gs_ap_free_elems(&psum));
+    REQUIRE(psum_in_one_bank(kb, &psum), GS_ERR_INVALID,
+            "matmul: output [%" PRIu64 " x %" PRIu64 "] fp32 does not fit one PSUM bank (%" PRIu64
+            " bytes per partition)",
+            M, N, c->psum_bank_bytes);
+    in.out[0] = psum;
+    in.in[0] = stationary;
+    in.in[1] = moving;
+    in.n_out = 1;
+    in.n_in = 2;
+    if (accumulate) in.flags |= GS_F_ACCUMULATE;
+    return emit(kb, file, line, &in);
+}
+
+gs_status gs_transpose_at(gs_kb *kb, const char *file, int line, gs_ap psum, gs_ap src)
+{
+    if (!kb || kb->failed) return gs_kb_status(kb);
+    gs_instr in;
+    instr_init(&in, GS_OP_TRANSPOSE, GS_ENG_TENSOR);
+    const gs_caps *c = &kb->caps;
+    REQUIRE(psum.space == GS_MEM_PSUM, GS_ERR_INVALID, "transpose: output must be a PSUM tile");
+    REQUIRE(psum.dtype == GS_FP32 || psum.dtype == src.dtype, GS_ERR_INVALID,
+            "transpose: output dtype must be fp32 or the input's");
+    REQUIRE(src.space == GS_MEM_SBUF, GS_ERR_INVALID, "transpose: input must be in SBUF");
+    REQUIRE(c->matmul_dtypes & (1u << src.dtype), GS_ERR_UNSUPPORTED,
+            "unsupported: %s transpose on the tensor engine", gs_dtype_name(src.dtype));
+    uint64_t P = src.part_count, F = gs_ap_free_elems(&src);
+    REQUIRE(P <= c->pe_rows && F <= c->pe_cols, GS_ERR_INVALID,
+            "transpose: input [%" PRIu64 " x %" PRIu64 "] exceeds the %u x %u PE array", P, F,
+            c->pe_rows, c->pe_cols);
+    REQUIRE(psum.part_count == F && gs_ap_free_elems(&psum) == P, GS_ERR_INVALID,
+            "transpose: output must be [%" PRIu64 " x %" PRIu64 "]", F, P);
+    REQUIRE(psum_in_one_bank(kb, &psum), GS_ERR_INVALID,
+            "transpose: output does not fit one PSUM bank");
+    in.out[0] = psum;
+    in.in[0] = src;
+    in.n_out = 1;
+    in.n_in = 1;
+    return emit(kb, file, line, &in);
+}
+
+static int is_col(const gs_ap *a, unsigned parts)
+{
+    return a->part_count == parts && gs_ap_free_elems(a) == 1;
+}
+
+gs_status gs_activation_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_ap src,
+                           gs_act func, gs_operand scale, gs_operand bias, const gs_ap *acc_out)
+{
+    if (!kb || kb->failed) return gs_kb_status(kb);
+    gs_instr in;
+    instr_init(&in, GS_OP_ACTIVATION, GS_ENG_SCALAR);
+    REQUIRE((int)func >= 0 && func < GS_ACT_COUNT, GS_ERR_INVALID, "activation: bad function");
+    REQUIRE(is_onchip(&out) && is_onchip(&src), GS_ERR_INVALID,
+            "activation: operands must be SBUF/PSUM tiles");
+    REQUIRE(same_shape(&out, &src), GS_ERR_INVALID, "activation: input and output shapes differ");
+    in.act = func;
+    in.out[0] = out;
+    in.in[0] = src;
+    in.n_out = 1;
+    in.n_in = 3;
+    if (scale.is_ap) {
+        REQUIRE(is_col(&scale.ap, src.part_count), GS_ERR_INVALID,
+                "activation: per-partition scale must be [%u x 1]", src.part_count);
+        in.in[1] = scale.ap;
+        in.flags |= GS_F_SCALE_AP;
+    } else {
+        in.imm[0] = scale.imm;
+    }
+    if (bias.is_ap) {
+        REQUIRE(is_col(&bias.ap, src.part_count), GS_ERR_INVALID,
+                "activation: per-partition bias must be [%u x 1]", src.part_count);
+        in.in[2] = bias.ap;
+        in.flags |= GS_F_BIAS_AP;
+    } else {
+        in.imm[1] = bias.imm;
+    }
+    if (acc_out) {
+        REQUIRE(is_col(acc_out, src.part_count) && acc_out->dtype == GS_FP32, GS_ERR_INVALID,
+                "activation: accumulate output must be an fp32 [%u x 1] pattern", src.part_count);
+        in.out[1] = *acc_out;
+        in.n_out = 2;
+        in.flags |= GS_F_ACC_OUT;
+    }
+    return emit(kb, file, line, &in);
+}
+
+gs_status gs_tensor_tensor_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_ap a, gs_ap b,
+                              gs_alu op)
+{
+    if (!kb || kb->failed) return gs_kb_status(kb);
+    gs_instr in;
+    instr_init(&in, GS_OP_TENSOR_TENSOR, GS_ENG_VECTOR);
+    REQUIRE((int)op >= 0 && op < GS_ALU_COUNT, GS_ERR_INVALID, "tensor_tensor: bad op");
+    REQUIRE(is_onchip(&out) && is_onchip(&a) && is_onchip(&b), GS_ERR_INVALID,
+            "tensor_tensor: operands must be SBUF/PSUM tiles");
+    REQUIRE(same_shape(&out, &a) && same_shape(&out, &b), GS_ERR_INVALID,
+            "tensor_tensor: shapes differ (out %u x %" PRIu64 ", a %u x %" PRIu64 ", b %u x %" PRIu64
+            ")",
+            out.part_count, gs_ap_free_elems(&out), a.part_count, gs_ap_free_elems(&a),
+            b.part_count, gs_ap_free_elems(&b));
+    in.alu0 = op;
+    in.out[0] = out;
+    in.in[0] = a;
+    in.in[1] = b;
+    in.n_out = 1;
+    in.n_in = 2;
+    return emit(kb, file, line, &in);
+}
+
+static gs_status check_engine_choice(gs_kb *kb, const char *file, int line, const char *op,
+                                     gs_engine e, int allow_scalar)
+{
+    REQUIRE(e == GS_ENG_VECTOR || e == GS_ENG_GPSIMD || (allow_scalar && e == GS_ENG_SCALAR),
+            GS_ERR_INVALID, "%s: engine %s cannot run it", op, gs_engine_name(e));
+    return GS_OK;
+}
+
+gs_status gs_tensor_scalar_at(gs_kb *kb, const char *file, int line, gs_engine engine, gs_ap out,
+                              gs_ap src, gs_alu op0, gs_operand s0, gs_alu op1, gs_operand s1)
+{
+    if (!kb || kb->failed) return gs_kb_status(kb);
+    if (check_engine_choice(kb, file, line, "tensor_scalar", engine, 1)) return kb->err.code;
+    gs_instr in;
+    instr_init(&in, GS_OP_TENSOR_SCALAR, engine);
+    REQUIRE((int)op0 >= 0 && op0 < GS_ALU_COUNT && (int)op1 >= 0 && op1 < GS_ALU_COUNT,
+            GS_ERR_INVALID, "tensor_scalar: bad op");
+    REQUIRE(is_onchip(&out) && is_onchip(&src), GS_ERR_INVALID,
+            "tensor_scalar: operands must be SBUF/PSUM tiles");
+    REQUIRE(same_shape(&out, &src), GS_ERR_INVALID, "tensor_scalar: input and output shapes differ");
+    in.alu0 = op0;
+    in.alu1 = op1;
+    in.out[0] = out;
+    in.in[0] = src;
+    in.n_out = 1;
+    in.n_in = 3;
+    if (s0.is_ap) {
+        REQUIRE(is_col(&s0.ap, src.part_count), GS_ERR_INVALID,
+                "tensor_scalar: per-partition operand 0 must be [%u x 1]", src.part_count);
+        in.in[1] = s0.ap;
+        in.flags |= GS_F_SCALE_AP;
+    } else {
+        in.imm[0] = s0.imm;
+    }
+    if (op1 != GS_ALU_BYPASS) {
+        in.flags |= GS_F_HAS_OP1;
+        if (s1.is_ap) {
+            REQUIRE(is_col(&s1.ap, src.part_count), GS_ERR_INVALID,
+                    "tensor_scalar: per-partition operand 1 must be [%u x 1]", src.part_count);
+            in.in[2] = s1.ap;
+            in.flags |= GS_F_BIAS_AP;
+        } else {
+            in.imm[1] = s1.imm;
+        }
+    }
+    return emit(kb, file, line, &in);
+}
+
+gs_status gs_tensor_reduce_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_ap src,
+                              gs_alu op, int axes)
+{
+    if (!kb || kb->failed) return gs_kb_status(kb);
+    gs_instr in;
+    instr_init(&in, GS_OP_TENSOR_REDUCE, GS_ENG_VECTOR);
+    REQUIRE(op == GS_ALU_ADD || op == GS_ALU_MAX || op == GS_ALU_MIN, GS_ERR_INVALID,
+            "tensor_reduce: op must be add, max or min");
+    REQUIRE(axes >= 1 && axes <= src.ndim, GS_ERR_INVALID,
+            "tensor_reduce: axes %d outside 1..%d (the input's free dims)", axes, src.ndim);
+    REQUIRE(is_onchip(&out) && is_onchip(&src), GS_ERR_INVALID,
+            "tensor_reduce: operands must be SBUF/PSUM tiles");
+    uint64_t outer = 1;
+    for (int k = 0; k < src.ndim - axes; k++) outer *= src.shape[k];
+    REQUIRE(out.part_count == src.part_count && gs_ap_free_elems(&out) == outer, GS_ERR_INVALID,
+            "tensor_reduce: output must be [%u x %" PRIu64 "]", src.part_count, outer);
+    in.alu0 = op;
+    in.iimm[0] = axes;
+    in.out[0] = out;
+    in.in[0] = src;
+    in.n_out = 1;
+    in.n_in = 1;
+    return emit(kb, file, line, &in);
+}
+
+gs_status gs_bn_stats_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_ap src)
+{
+    if (!kb || kb->failed) return gs_kb_status(kb);
+    gs_instr in;
+    instr_init(&in, GS_OP_BN_STATS, GS_ENG_VECTOR);
+    REQUIRE(is_onchip(&out) && is_onchip(&src), GS_ERR_INVALID, "bn_stats: operands must be tiles");
+    REQUIRE(out.dtype == GS_FP32 && out.part_count == src.part_count && gs_ap_free_elems(&out) == 3,
+            GS_ERR_INVALID, "bn_stats: output must be fp32 [%u x 3]", src.part_count);
+    in.out[0] = out;
+    in.in[0] = src;
+    in.n_out = 1;
+    in.n_in = 1;
+    return emit(kb, file, line, &in);
+}
+
+gs_status gs_bn_aggr_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_ap src)
+{
+    if (!kb || kb->failed) return gs_kb_status(kb);
+    gs_instr in;
+    instr_init(&in, GS_OP_BN_AGGR, GS_ENG_VECTOR);
+    REQUIRE(is_onchip(&out) && is_onchip(&src), GS_ERR_INVALID, "bn_aggr: operands must be tiles");
+    REQUIRE(src.dtype == GS_FP32 && gs_ap_free_elems(&src) % 3 == 0, GS_ERR_INVALID,
+            "bn_aggr: input must be fp32 [P x 3k] bn_stats chunks");
+    REQUIRE(out.dtype == GS_FP32 && out.part_count == src.part_count && gs_ap_free_elems(&out) == 2,
+            GS_ERR_INVALID, "bn_aggr: output must be fp32 [%u x 2] (mean, variance)",
+            src.part_count);
+    in.out[0] = out;
+    in.in[0] = src;
+    in.n_out = 1;
+    in.n_in = 1;
+    return emit(kb, file, line, &in);
+}
+
+gs_status gs_tensor_copy_at(gs_kb *kb, const char *file, int line, gs_engine engine, gs_ap out,
+                            gs_ap src)
+{
+    if (!kb || kb->failed) return gs_kb_status(kb);
+    if (check_engine_choice(kb, file, line, "tensor_copy", engine, 1)) return kb->err.code;
+    gs_instr in;
+    instr_init(&in, GS_OP_TENSOR_COPY, engine);
+    REQUIRE(is_onchip(&out) && is_onchip(&src), GS_ERR_INVALID,
+            "tensor_copy: operands must be SBUF/PSUM tiles (use dma_copy for HBM)");
+    REQUIRE(same_shape(&out, &src), GS_ERR_INVALID, "tensor_copy: shapes differ");
+    in.out[0] = out;
+    in.in[0] = src;
+    in.n_out = 1;
+    in.n_in = 1;
+    return emit(kb, file, line, &in);
+}
+
+gs_status gs_memset_at(gs_kb *kb, const char *file, int line, gs_engine engine, gs_ap out,
+                       float value)
+{
+    if (!kb || kb->failed) return gs_kb_status(kb);
+    if (check_engine_choice(kb, file, line, "memset", engine, 0)) return kb->err.code;
+    gs_instr in;
+    instr_init(&in, GS_OP_MEMSET, engine);
+    REQUIRE(is_onchip(&out), GS_ERR_INVALID, "memset: output must be an SBUF/PSUM tile");
+    in.imm[0] = value;
+    in.out[0] = out;
+    in.n_out = 1;
+    return emit(kb, file, line, &in);
+}
+
+gs_status gs_iota_at(gs_kb *kb, const char *file, int line, gs_ap out, int64_t base,
+                     int64_t part_mult, int64_t free_mult)
+{
+    if (!kb || kb->failed) return gs_kb_status(kb);
+    gs_instr in;
+    instr_init(&in, GS_OP_IOTA, GS_ENG_GPSIMD);
+    REQUIRE(is_onchip(&out), GS_ERR_INVALID, "iota: output must be an SBUF tile");
+    in.iimm[0] = base;
+    in.iimm[1] = part_mult;
+    in.iimm[2] = free_mult;
+    in.out[0] = out;
+    in.n_out = 1;
+    return emit(kb, file, line, &in);
+}
+
+static int is_compare(gs_alu op)
+{
+    return op == GS_ALU_EQ || op == GS_ALU_NE || op == GS_ALU_GT || op == GS_ALU_GE ||
+           op == GS_ALU_LT || op == GS_ALU_LE;
+}
+
+gs_status gs_affine_select_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_ap src,
+                              gs_alu cmp, int64_t base, int64_t part_mult, int64_t free_mult,
+                              float fill)
+{
+    if (!kb || kb->failed) return gs_kb_status(kb);
+    gs_instr in;
+    instr_init(&in, GS_OP_AFFINE_SELECT, GS_ENG_GPSIMD);
+    REQUIRE(is_compare(cmp), GS_ERR_INVALID, "affine_select: cmp must be a comparison");
+    REQUIRE(is_onchip(&out) && is_onchip(&src), GS_ERR_INVALID,
+            "affine_select: operands must be tiles");
+    REQUIRE(same_shape(&out, &src), GS_ERR_INVALID, "affine_select: shapes differ");
+    in.alu0 = cmp;
+    in.iimm[0] = base;
+    in.iimm[1] = part_mult;
+    in.iimm[2] = free_mult;
+    in.imm[0] = fill;
+    in.out[0] = out;
+    in.in[0] = src;
+    in.n_out = 1;
+    in.n_in = 1;
+    return emit(kb, file, line, &in);
+}
+
+gs_status gs_partition_reduce_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_ap src,
+                                 gs_alu op)
+{
+    if (!kb || kb->failed) return gs_kb_status(kb);
+    gs_instr in;
+    instr_init(&in, GS_OP_PARTITION_REDUCE, GS_ENG_GPSIMD);
+    REQUIRE(op == GS_ALU_ADD || op == GS_ALU_MAX || op == GS_ALU_MIN, GS_ERR_INVALID,
+            "partition_reduce: op must be add, max or min");
+    REQUIRE(is_onchip(&out) && is_onchip(&src), GS_ERR_INVALID,
+            "partition_reduce: operands must be tiles");
+    REQUIRE(gs_ap_free_elems(&out) == gs_ap_free_elems(&src), GS_ERR_INVALID,
+            "partition_reduce: free sizes differ");
+    in.alu0 = op;
+    in.out[0] = out;
+    in.in[0] = src;
+    in.n_out = 1;
+    in.n_in = 1;
+    return emit(kb, file, line, &in);
+}
+
+gs_status gs_partition_broadcast_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_ap src)
+{
+    if (!kb || kb->failed) return gs_kb_status(kb);
+    gs_instr in;
+    instr_init(&in, GS_OP_PARTITION_BROADCAST, GS_ENG_GPSIMD);
+    REQUIRE(is_onchip(&out) && is_onchip(&src), GS_ERR_INVALID,
+            "partition_broadcast: operands must be tiles");
+    REQUIRE(src.part_count == 1 && gs_ap_free_elems(&out) == gs_ap_free_elems(&src),
+            GS_ERR_INVALID, "partition_broadcast: input must be one partition of the output's size");
+    in.out[0] = out;
+    in.in[0] = src;
+    in.n_out = 1;
+    in.n_in = 1;
+    return emit(kb, file, line, &in);
+}
+
+gs_status gs_gather_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_ap table, gs_ap idx)
+{
+    if (!kb || kb->failed) return gs_kb_status(kb);
+    gs_instr in;
+    instr_init(&in, GS_OP_GATHER, GS_ENG_GPSIMD);
+    REQUIRE(out.space == GS_MEM_SBUF && idx.space == GS_MEM_SBUF && table.space == GS_MEM_HBM,
+            GS_ERR_INVALID, "gather: out and idx must be SBUF tiles, table an HBM tensor view");
+    REQUIRE(idx.dtype == GS_INT32 && is_col(&idx, out.part_count), GS_ERR_INVALID,
+            "gather: idx must be int32 [%u x 1]", out.part_count);
+    REQUIRE(out.dtype == table.dtype && gs_ap_free_elems(&out) == gs_ap_free_elems(&table),
+            GS_ERR_INVALID, "gather: output rows must match the table's rows (dtype and length)");
+    REQUIRE(table.ndim == 1 && table.stride[0] == 1, GS_ERR_INVALID,
+            "gather: table rows must be contiguous (a gs_hbm_rows view)");
+    in.out[0] = out;
+    in.in[0] = table;
+    in.in[1] = idx;
+    in.n_out = 1;
+    in.n_in = 2;
+    return emit(kb, file, line, &in);
+}

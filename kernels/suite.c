@@ -1,0 +1,33 @@
+/* suite.c - the registry of kernels (see suite.h). */
+#include "suite.h"
+
+#include <string.h>
+
+static const gs_kernel_def *const kernels[] = {
+    &gs_kernel_elementwise_add,
+    &gs_kernel_matmul,
+};
+
+size_t gs_suite_count(void)
+{
+    return sizeof kernels / sizeof kernels[0];
+}
+
+const gs_kernel_def *gs_suite_find(const char *name)
+{
+    for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++)
+        if (strcmp(kernels[i]->name, name) == 0) return kernels[i];
+    return NULL;
+}
+
+const gs_kernel_def *gs_suite_kernel(size_t i)
+{
+    return i < sizeof kernels / sizeof kernels[0] ? kernels[i] : NULL;
+}
+
+int gs_suite_variant(const gs_kernel_def *k, const char *name)
+{
+    for (int i = 0; i < k->n_variants; i++)
+        if (strcmp(k->variants[i], name) == 0) return i;
+    return -1;
+}
