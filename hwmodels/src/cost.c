@@ -1,0 +1,307 @@
+/*
+ * cost.c - the cost model (gs/cost.h): instruction latency from config parameters only.
+ *
+ * Every rate, latency and factor comes from the gs_config; the only constants here are unit
+ * conversions (ns per s) and the neutral value 1 for a factor the config leaves unset (0), so a
+ * generation without, say, a PSUM penalty simply omits the key.
+ *
+ * Decisions beyond the header's formulas (keep in sync with cost.h):
+ *  - "Streamed" operands are the tile operands an engine reads or writes element by element.
+ *    Per-partition [P,1] operands (activation scale/bias APs, tensor_scalar operand APs), the
+ *    activation's accumulate output and the gather index are not streamed: they do not count
+ *    as a second input, do not set N or P and do not lower elems_per_cycle (so a bf16
+ *    tensor_scalar with an fp32 [P,1] operand keeps the bf16 rate). A PSUM-resident operand of
+ *    any kind does trigger psum_read_factor.
+ *  - Function tables: see gs_cost_act_uses_table().
+ *  - table_load is added after the min_ii floor: a table load is a serial step before the
+ *    instruction streams, so it cannot hide under the initiation interval.
+ *  - matmul/transpose operands larger than the PE array (which the kernel builder rejects) are
+ *    charged one pass per rows x cols block so that no instruction can beat the roofline.
+ */
+#include "gs/cost.h"
+
+#include <math.h>
+
+#define GS_NS_PER_S 1e9
+
+void gs_cost_state_init(gs_cost_state *s)
+{
+    if (s) s->act_loaded = -1;
+}
+
+/* A multiplicative factor from the config: unset (0) means no effect. */
+static double factor(const gs_num *n)
+{
+    return n->v > 0.0 ? n->v : 1.0;
+}
+
+static const gs_simd_cfg *simd_cfg(const gs_config *c, gs_engine e)
+{
+    switch (e) {
+    case GS_ENG_VECTOR: return &c->vector;
+    case GS_ENG_SCALAR: return &c->scalar;
+    case GS_ENG_GPSIMD: return &c->gpsimd;
+    default: return NULL;
+    }
+}
+
+double gs_cost_clock_hz(const gs_config *c, gs_engine e)
+{
+    switch (e) {
+    case GS_ENG_TENSOR: return c->tensor.clock.v;
+    case GS_ENG_VECTOR: return c->vector.clock.v;
+    case GS_ENG_SCALAR: return c->scalar.clock.v;
+    case GS_ENG_GPSIMD: return c->gpsimd.clock.v;
+    default: return 0.0;
+    }
+}
+
+int gs_cost_act_uses_table(gs_act f)
+{
+    switch (f) {
+    case GS_ACT_IDENTITY:
+    case GS_ACT_RELU:
+    case GS_ACT_SQUARE:
+    case GS_ACT_ABS: return 0;
+    default: return 1;
+    }
+}
+
+/* ---- operand classification ---- */
+
+static int is_reduction(gs_opcode op)
+{
+    return op == GS_OP_TENSOR_REDUCE || op == GS_OP_BN_STATS || op == GS_OP_BN_AGGR ||
+           op == GS_OP_PARTITION_REDUCE;
+}
+
+static int in_used(const gs_instr *in, int i)
+{
+    return i < in->n_in && i < GS_INSTR_MAX_IN && in->in[i].tensor >= 0;
+}
+
+static int out_used(const gs_instr *in, int i)
+{
+    return i < in->n_out && i < GS_INSTR_MAX_OUT && in->out[i].tensor >= 0;
+}
+
+/* Is input i a per-partition [P,1] side operand rather than a streamed tile? */
+static int in_is_side(const gs_instr *in, int i)
+{
+    switch (in->op) {
+    case GS_OP_ACTIVATION:
+    case GS_OP_TENSOR_SCALAR:
+        return (i == 1 && (in->flags & GS_F_SCALE_AP)) || (i == 2 && (in->flags & GS_F_BIAS_AP));
+    case GS_OP_GATHER: return i == 1;
+    default: return 0;
+    }
+}
+
+static int out_is_side(const gs_instr *in, int i)
+{
+    return in->op == GS_OP_ACTIVATION && i == 1;
+}
+
+static int alu_is_slow(gs_alu op)
+{
+    return op == GS_ALU_DIV || op == GS_ALU_POW;
+}
+
+static int uses_slow_op(const gs_instr *in)
+{
+    switch (in->op) {
+    case GS_OP_TENSOR_TENSOR: return alu_is_slow(in->alu0);
+    case GS_OP_TENSOR_SCALAR:
+        return alu_is_slow(in->alu0) || ((in->flags & GS_F_HAS_OP1) && alu_is_slow(in->alu1));
+    case GS_OP_ACTIVATION:
+        /* On the scalar engine reciprocal is a table function; elsewhere it is a divide. */
+        return in->act == GS_ACT_RECIPROCAL && in->engine == GS_ENG_VECTOR;
+    default: return 0;
+    }
+}
+
+/* ---- compute engines ---- */
+
+static double tensor_cycles(const gs_config *c, const gs_instr *in)
+{
+    const gs_tensor_cfg *t = &c->tensor;
+    double K = in->in[0].part_count;
+    double M = (double)gs_ap_free_elems(&in->in[0]);
+    double N, rate;
+    if (in->op == GS_OP_MATMUL) {
+        N = (double)gs_ap_free_elems(&in->in[1]);
+        rate = GS_MIN(t->rate[in->in[0].dtype].v, t->rate[in->in[1].dtype].v);
+    } else {
+        /* transpose: the input is stationary, a [P x P] identity of its dtype is moving. */
+        N = K;
+        rate = t->rate[in->in[0].dtype].v;
+    }
+    /* An unsupported dtype is rejected by the kernel builder; never divide by zero. */
+    if (!(rate > 0.0)) rate = 1.0;
+    double passes = 1.0;
+    if (t->rows.v > 0.0 && K > t->rows.v) passes *= ceil(K / t->rows.v);
+    if (t->cols.v > 0.0 && M > t->cols.v) passes *= ceil(M / t->cols.v);
+    double formula = passes * GS_MAX(GS_MIN(t->stationary_load.v, M), N / rate);
+    return GS_MAX(t->min_ii.v, formula) + t->fixed_overhead.v;
+}
+
+static double simd_cycles(const gs_config *c, const gs_instr *in, gs_cost_state *st)
+{
+    const gs_simd_cfg *e = simd_cfg(c, in->engine);
+    double P = 0.0, N = 0.0, epc = 0.0;
+    int streamed_inputs = 0, psum = 0;
+
+    for (int i = 0; i < GS_INSTR_MAX_IN; i++) {
+        if (!in_used(in, i)) continue;
+        const gs_ap *a = &in->in[i];
+        if (a->space == GS_MEM_PSUM) psum = 1;
+        if (in_is_side(in, i)) continue;
+        streamed_inputs++;
+        P = GS_MAX(P, (double)a->part_count);
+        N = GS_MAX(N, (double)gs_ap_free_elems(a));
+        double r = e->elems_per_cycle[a->dtype].v;
+        if (r > 0.0 && (epc == 0.0 || r < epc)) epc = r;
+    }
+    for (int i = 0; i < GS_INSTR_MAX_OUT; i++) {
+        if (!out_used(in, i) || out_is_side(in, i)) continue;
+        const gs_ap *a = &in->out[i];
+        P = GS_MAX(P, (double)a->part_count);
+        N = GS_MAX(N, (double)gs_ap_free_elems(a));
+        double r = e->elems_per_cycle[a->dtype].v;
+        if (r > 0.0 && (epc == 0.0 || r < epc)) epc = r;
+    }
+    if (is_reduction(in->op) && in_used(in, 0)) N = (double)gs_ap_free_elems(&in->in[0]);
+    /* No supported dtype among the operands: the builder rejects it; cost one per cycle. */
+    if (epc == 0.0) epc = 1.0;
+
+    double formula;
+    if (in->op == GS_OP_GATHER) {
+        double rows = out_used(in, 0) ? (double)in->out[0].part_count : 0.0;
+        formula = rows * e->gather_row_cycles.v;
+    } else {
+        double passes = e->lanes.v > 0.0 ? ceil(P / e->lanes.v) : P;
+        formula = passes * N / epc;
+        if (streamed_inputs >= 2) formula *= factor(&e->two_input_factor);
+        if (uses_slow_op(in)) formula *= factor(&e->slow_op_factor);
+        if (psum) formula *= factor(&e->psum_read_factor);
+        if (in->op == GS_OP_PARTITION_REDUCE || in->op == GS_OP_PARTITION_BROADCAST)
+            formula *= factor(&e->cross_partition_factor);
+    }
+    double cycles = GS_MAX(e->min_ii.v, formula) + e->fixed_overhead.v;
+
+    if (in->op == GS_OP_ACTIVATION && in->engine == GS_ENG_SCALAR &&
+        gs_cost_act_uses_table(in->act)) {
+        if (!st || st->act_loaded != (int)in->act) cycles += e->table_load.v;
+        if (st) st->act_loaded = (int)in->act;
+    }
+    return cycles;
+}
+
+double gs_cost_compute_cycles(const gs_config *c, const gs_instr *in, gs_cost_state *st)
+{
+    switch (in->engine) {
+    case GS_ENG_TENSOR: return tensor_cycles(c, in);
+    case GS_ENG_VECTOR:
+    case GS_ENG_SCALAR:
+    case GS_ENG_GPSIMD: return simd_cycles(c, in, st);
+    default: return 0.0;
+    }
+}
+
+double gs_cost_compute_ns(const gs_config *c, const gs_instr *in, gs_cost_state *st)
+{
+    double cycles = gs_cost_compute_cycles(c, in, st);
+    double hz = gs_cost_clock_hz(c, in->engine);
+    /* A validated config has positive clocks; charge 1 ns per cycle rather than divide by 0. */
+    if (!(hz > 0.0)) return cycles;
+    return cycles * GS_NS_PER_S / hz;
+}
+
+/* ---- DMA ---- */
+
+gs_dma_cost gs_cost_dma(const gs_config *c, const gs_instr *in)
+{
+    const gs_dma_cfg *d = &c->dma;
+    const gs_ap *src = &in->in[0], *dst = &in->out[0];
+    gs_dma_cost r = {0};
+    r.bytes = (double)gs_ap_bytes(dst);
+    double runs = (double)GS_MAX(gs_ap_runs_per_row(src), gs_ap_runs_per_row(dst));
+    r.descriptors = (double)dst->part_count * runs;
+    double chunk = r.descriptors > 0.0 ? r.bytes / r.descriptors : 0.0;
+    r.eff_bytes = r.descriptors * GS_MAX(chunk, d->min_efficient_chunk.v);
+    r.queue_bw = d->bandwidth_per_engine.v;
+    if (in->op == GS_OP_DMA_TRANSPOSE) r.queue_bw /= factor(&d->transpose_factor);
+    r.fixed_ns = d->fixed_latency.v;
+    /* Gather descriptors are generated by the gpsimd engine (gather_row_cycles, charged as
+     * compute), and DGE generates them in hardware: no software setup in either case. */
+    if (!d->hw_descriptors && in->op != GS_OP_GATHER)
+        r.setup_ns = r.descriptors * d->descriptor_overhead.v;
+    r.hbm = src->space == GS_MEM_HBM || dst->space == GS_MEM_HBM;
+    return r;
+}
+
+gs_dma_cost gs_cost_gather_transfer(const gs_config *c, const gs_instr *in)
+{
+    return gs_cost_dma(c, in);
+}
+
+double gs_dma_cost_uncontended_ns(const gs_dma_cost *d)
+{
+    double t = d->fixed_ns + d->setup_ns;
+    if (d->queue_bw > 0.0) t += d->eff_bytes / d->queue_bw;
+    return t;
+}
+
+/* ---- statistics ---- */
+
+static double out_elems(const gs_instr *in)
+{
+    return (double)in->out[0].part_count * (double)gs_ap_free_elems(&in->out[0]);
+}
+
+double gs_cost_tensor_flops(const gs_instr *in)
+{
+    if (in->op != GS_OP_MATMUL) return 0.0;
+    double K = in->in[0].part_count;
+    double M = (double)gs_ap_free_elems(&in->in[0]);
+    double N = (double)gs_ap_free_elems(&in->in[1]);
+    return 2.0 * K * M * N;
+}
+
+double gs_cost_flops(const gs_instr *in)
+{
+    switch (in->op) {
+    case GS_OP_MATMUL: return gs_cost_tensor_flops(in);
+    /* Pure data movement: no arithmetic (transpose multiplies by an identity, but that is an
+     * implementation detail, not useful work). */
+    case GS_OP_DMA_COPY:
+    case GS_OP_DMA_TRANSPOSE:
+    case GS_OP_TRANSPOSE:
+    case GS_OP_TENSOR_COPY:
+    case GS_OP_MEMSET:
+    case GS_OP_PARTITION_BROADCAST:
+    case GS_OP_GATHER: return 0.0;
+    /* Reductions do one operation per element read. */
+    case GS_OP_TENSOR_REDUCE:
+    case GS_OP_BN_STATS:
+    case GS_OP_BN_AGGR:
+    case GS_OP_PARTITION_REDUCE:
+        return (double)in->in[0].part_count * (double)gs_ap_free_elems(&in->in[0]);
+    default:
+        if (in->n_out == 0) return 0.0;
+        return out_elems(in);
+    }
+}
+
+double gs_cost_hbm_bytes(const gs_instr *in)
+{
+    switch (in->op) {
+    case GS_OP_DMA_COPY:
+    case GS_OP_DMA_TRANSPOSE:
+    case GS_OP_GATHER:
+        if (in->in[0].space == GS_MEM_HBM || in->out[0].space == GS_MEM_HBM)
+            return (double)gs_ap_bytes(&in->out[0]);
+        return 0.0;
+    default: return 0.0;
+    }
+}

@@ -1,0 +1,572 @@
+// test_cost.cpp - the cost model against hand calculations on hand-built configs
+// (tests/support/test_config_builders.h), one test per formula branch, plus the roofline
+// property: no matmul is ever faster than its FLOPs at the tensor engine's peak.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "gs/cost.h"
+#include "test_config_builders.h"
+
+namespace {
+
+// A dense [P x F] tile pattern in SBUF (or PSUM / HBM).
+gs_ap tile(gs_dtype t, uint32_t P, uint32_t F, gs_memspace sp = GS_MEM_SBUF)
+{
+    gs_ap a;
+    std::memset(&a, 0, sizeof a);
+    a.space = sp;
+    a.dtype = t;
+    a.tensor = 0;
+    a.ndim = 1;
+    a.part_count = P;
+    a.part_stride = sp == GS_MEM_HBM ? F : 0;
+    a.shape[0] = F;
+    a.stride[0] = 1;
+    return a;
+}
+
+gs_instr instr(gs_opcode op, gs_engine eng)
+{
+    gs_instr in;
+    std::memset(&in, 0, sizeof in);
+    in.op = op;
+    in.engine = eng;
+    for (auto &a : in.in) a.tensor = -1;
+    for (auto &a : in.out) a.tensor = -1;
+    return in;
+}
+
+gs_instr unary(gs_opcode op, gs_engine eng, const gs_ap &out, const gs_ap &in0)
+{
+    gs_instr in = instr(op, eng);
+    in.n_out = 1;
+    in.n_in = 1;
+    in.out[0] = out;
+    in.in[0] = in0;
+    return in;
+}
+
+gs_instr matmul(gs_dtype ts, gs_dtype tm, uint32_t K, uint32_t M, uint32_t N)
+{
+    gs_instr in = instr(GS_OP_MATMUL, GS_ENG_TENSOR);
+    in.n_in = 2;
+    in.n_out = 1;
+    in.in[0] = tile(ts, K, M);
+    in.in[1] = tile(tm, K, N);
+    in.out[0] = tile(GS_FP32, M, N, GS_MEM_PSUM);
+    return in;
+}
+
+gs_instr dma(const gs_ap &dst, const gs_ap &src, gs_opcode op = GS_OP_DMA_COPY)
+{
+    return unary(op, GS_ENG_DMA, dst, src);
+}
+
+double cycles(const gs_config &c, const gs_instr &in, gs_cost_state *st = nullptr)
+{
+    return gs_cost_compute_cycles(&c, &in, st);
+}
+
+class Cost : public ::testing::Test {
+  protected:
+    void SetUp() override
+    {
+        gs_test_config_gen2_like(&g2);
+        gs_test_config_gen3_like(&g3);
+    }
+    gs_config g2, g3;
+};
+
+}  // namespace
+
+// ---- access patterns ----
+
+TEST(CostAp, SizesAndRuns)
+{
+    gs_ap a = tile(GS_BF16, 128, 512);
+    EXPECT_EQ(gs_ap_free_elems(&a), 512u);
+    EXPECT_EQ(gs_ap_bytes(&a), 128u * 512 * 2);
+    EXPECT_EQ(gs_ap_runs_per_row(&a), 1u);
+
+    gs_ap b = a;  // [4 x 64] rows of 64 with stride 128: 4 runs
+    b.ndim = 2;
+    b.shape[0] = 4;
+    b.stride[0] = 128;
+    b.shape[1] = 64;
+    b.stride[1] = 1;
+    EXPECT_EQ(gs_ap_free_elems(&b), 256u);
+    EXPECT_EQ(gs_ap_runs_per_row(&b), 4u);
+    b.stride[0] = 64;  // now the rows abut: one run
+    EXPECT_EQ(gs_ap_runs_per_row(&b), 1u);
+    b.stride[1] = 2;  // strided innermost: every element is a run
+    EXPECT_EQ(gs_ap_runs_per_row(&b), 256u);
+
+    gs_ap c = a;  // size-1 dims never break contiguity
+    c.ndim = 3;
+    c.shape[0] = 2;
+    c.stride[0] = 32;
+    c.shape[1] = 1;
+    c.stride[1] = 999;
+    c.shape[2] = 32;
+    c.stride[2] = 1;
+    EXPECT_EQ(gs_ap_runs_per_row(&c), 1u);
+    c.stride[2] = 0;  // broadcast innermost
+    EXPECT_EQ(gs_ap_runs_per_row(&c), 64u);
+    gs_ap d = tile(GS_FP8_E4M3, 3, 7);
+    EXPECT_EQ(gs_ap_bytes(&d), 21u);
+}
+
+// ---- tensor engine ----
+
+TEST_F(Cost, ClocksAndNs)
+{
+    EXPECT_EQ(gs_cost_clock_hz(&g2, GS_ENG_TENSOR), g2.tensor.clock.v);
+    EXPECT_EQ(gs_cost_clock_hz(&g2, GS_ENG_VECTOR), g2.vector.clock.v);
+    EXPECT_EQ(gs_cost_clock_hz(&g2, GS_ENG_SCALAR), g2.scalar.clock.v);
+    EXPECT_EQ(gs_cost_clock_hz(&g2, GS_ENG_GPSIMD), g2.gpsimd.clock.v);
+    EXPECT_EQ(gs_cost_clock_hz(&g2, GS_ENG_DMA), 0.0);
+    gs_instr mm = matmul(GS_BF16, GS_BF16, 128, 128, 512);
+    EXPECT_DOUBLE_EQ(gs_cost_compute_ns(&g2, &mm, nullptr),
+                     cycles(g2, mm) * 1e9 / g2.tensor.clock.v);
+}
+
+TEST_F(Cost, MatmulBf16)
+{
+    // max(min_ii, max(min(stationary_load, M), N / rate)) + fixed_overhead
+    gs_instr mm = matmul(GS_BF16, GS_BF16, 128, 128, 512);
+    EXPECT_EQ(cycles(g2, mm), 512.0 + 8.0);
+}
+
+TEST_F(Cost, MatmulFp32FourTimesSlower)
+{
+    gs_instr mm = matmul(GS_FP32, GS_FP32, 128, 128, 512);
+    EXPECT_EQ(cycles(g2, mm), 512.0 * 4 + 8.0);
+    // Mixed operand dtypes take the slower rate.
+    gs_instr mixed = matmul(GS_BF16, GS_FP32, 128, 128, 512);
+    EXPECT_EQ(cycles(g2, mixed), 512.0 * 4 + 8.0);
+}
+
+TEST_F(Cost, MatmulFp8TwiceFasterOnGen3)
+{
+    gs_instr mm = matmul(GS_FP8_E4M3, GS_FP8_E4M3, 128, 128, 512);
+    EXPECT_EQ(cycles(g3, mm), 256.0 + 8.0);
+    gs_instr e5 = matmul(GS_FP8_E5M2, GS_FP8_E4M3, 128, 128, 512);
+    EXPECT_EQ(cycles(g3, e5), 256.0 + 8.0);
+    gs_instr half = matmul(GS_FP8_E4M3, GS_BF16, 128, 128, 512);  // fp8 x bf16: bf16 rate
+    EXPECT_EQ(cycles(g3, half), 512.0 + 8.0);
+}
+
+TEST_F(Cost, MatmulMinIiFloor)
+{
+    gs_instr mm = matmul(GS_BF16, GS_BF16, 128, 16, 32);
+    EXPECT_EQ(cycles(g2, mm), g2.tensor.min_ii.v + 8.0);
+}
+
+TEST_F(Cost, MatmulStationaryLoadTerm)
+{
+    gs_test_num_set(&g2.tensor.min_ii, 16);
+    // Stationary load min(64, M) dominates a short moving tensor.
+    EXPECT_EQ(cycles(g2, matmul(GS_BF16, GS_BF16, 128, 128, 40)), 64.0 + 8.0);
+    EXPECT_EQ(cycles(g2, matmul(GS_BF16, GS_BF16, 128, 30, 20)), 30.0 + 8.0);
+    EXPECT_EQ(cycles(g2, matmul(GS_BF16, GS_BF16, 128, 30, 50)), 50.0 + 8.0);
+}
+
+TEST_F(Cost, TransposeOnTensorEngine)
+{
+    // Input [P, F] is stationary (M = F), a [P x P] identity is moving (N = P).
+    gs_instr t = unary(GS_OP_TRANSPOSE, GS_ENG_TENSOR, tile(GS_BF16, 64, 128, GS_MEM_PSUM),
+                       tile(GS_BF16, 128, 64));
+    EXPECT_EQ(cycles(g2, t), 128.0 + 8.0);
+    t.in[0] = tile(GS_FP32, 128, 64);
+    EXPECT_EQ(cycles(g2, t), 128.0 * 4 + 8.0);
+    t.in[0] = tile(GS_BF16, 32, 128);  // M = 128 -> stationary_load 64 > N = 32
+    EXPECT_EQ(cycles(g2, t), 64.0 + 8.0);
+    EXPECT_EQ(gs_cost_flops(&t), 0.0);
+}
+
+// ---- vector / scalar / gpsimd ----
+
+TEST_F(Cost, VectorOneAndTwoInputs)
+{
+    gs_instr ts = unary(GS_OP_TENSOR_SCALAR, GS_ENG_VECTOR, tile(GS_BF16, 128, 1000),
+                        tile(GS_BF16, 128, 1000));
+    ts.alu0 = GS_ALU_MUL;
+    EXPECT_EQ(cycles(g2, ts), 1000.0);
+
+    gs_instr tt = ts;
+    tt.op = GS_OP_TENSOR_TENSOR;
+    tt.alu0 = GS_ALU_ADD;
+    tt.n_in = 2;
+    tt.in[1] = tile(GS_BF16, 128, 1000);
+    EXPECT_EQ(cycles(g2, tt), 2000.0);  // two_input_factor 2
+
+    // A [P,1] per-partition operand is a broadcast, not a second streamed input.
+    gs_instr tsap = ts;
+    tsap.n_in = 2;
+    tsap.flags = GS_F_SCALE_AP;
+    tsap.in[1] = tile(GS_FP32, 128, 1);
+    EXPECT_EQ(cycles(g2, tsap), 1000.0);
+    // ... and does not cost the bf16 fast path on gen3 (bf16 2 elems/cycle).
+    EXPECT_EQ(cycles(g3, tsap), 500.0);
+}
+
+TEST_F(Cost, VectorPassesOverLanes)
+{
+    gs_test_num_set(&g2.vector.lanes, 48);
+    gs_instr ts = unary(GS_OP_TENSOR_SCALAR, GS_ENG_VECTOR, tile(GS_BF16, 128, 1000),
+                        tile(GS_BF16, 128, 1000));
+    EXPECT_EQ(cycles(g2, ts), 3.0 * 1000.0);  // ceil(128 / 48) = 3 passes
+}
+
+TEST_F(Cost, VectorDtypeRateIsTheSlowestOperand)
+{
+    gs_instr cp = unary(GS_OP_TENSOR_COPY, GS_ENG_VECTOR, tile(GS_BF16, 128, 1024),
+                        tile(GS_BF16, 128, 1024));
+    EXPECT_EQ(cycles(g3, cp), 512.0);  // bf16 -> bf16 at 2 elems/cycle
+    cp.in[0] = tile(GS_FP32, 128, 1024);
+    EXPECT_EQ(cycles(g3, cp), 1024.0);  // fp32 -> bf16 at the fp32 rate
+}
+
+TEST_F(Cost, VectorLargestOperandSetsN)
+{
+    gs_instr cp = unary(GS_OP_TENSOR_COPY, GS_ENG_VECTOR, tile(GS_BF16, 128, 300),
+                        tile(GS_BF16, 128, 200));
+    EXPECT_EQ(cycles(g2, cp), 300.0);
+}
+
+TEST_F(Cost, SlowOps)
+{
+    gs_instr tt = instr(GS_OP_TENSOR_TENSOR, GS_ENG_VECTOR);
+    tt.n_in = 2;
+    tt.n_out = 1;
+    tt.out[0] = tile(GS_FP32, 128, 100);
+    tt.in[0] = tile(GS_FP32, 128, 100);
+    tt.in[1] = tile(GS_FP32, 128, 100);
+    tt.alu0 = GS_ALU_DIV;
+    EXPECT_EQ(cycles(g2, tt), 100.0 * 2 * 8);
+    tt.alu0 = GS_ALU_POW;
+    EXPECT_EQ(cycles(g2, tt), 100.0 * 2 * 8);
+    tt.alu0 = GS_ALU_MAX;
+    EXPECT_EQ(cycles(g2, tt), 200.0);
+
+    gs_instr ts = unary(GS_OP_TENSOR_SCALAR, GS_ENG_VECTOR, tile(GS_FP32, 128, 100),
+                        tile(GS_FP32, 128, 100));
+    ts.alu0 = GS_ALU_MUL;
+    ts.alu1 = GS_ALU_DIV;
+    EXPECT_EQ(cycles(g2, ts), 100.0);  // alu1 unused without GS_F_HAS_OP1
+    ts.flags = GS_F_HAS_OP1;
+    EXPECT_EQ(cycles(g2, ts), 800.0);
+
+    // reciprocal: a divide on the vector engine, a table function on the scalar engine.
+    gs_instr rv = unary(GS_OP_ACTIVATION, GS_ENG_VECTOR, tile(GS_FP32, 128, 100),
+                        tile(GS_FP32, 128, 100));
+    rv.act = GS_ACT_RECIPROCAL;
+    EXPECT_EQ(cycles(g2, rv), 800.0);
+    gs_instr rs = rv;
+    rs.engine = GS_ENG_SCALAR;
+    gs_cost_state st;
+    gs_cost_state_init(&st);
+    EXPECT_EQ(cycles(g2, rs, &st), 100.0 + g2.scalar.fixed_overhead.v + g2.scalar.table_load.v);
+}
+
+TEST_F(Cost, PsumReadFactor)
+{
+    gs_instr cp = unary(GS_OP_TENSOR_COPY, GS_ENG_VECTOR, tile(GS_BF16, 128, 512),
+                        tile(GS_FP32, 128, 512, GS_MEM_PSUM));
+    EXPECT_EQ(cycles(g2, cp), 512.0 * 1.5);
+    // Writing to PSUM is not a PSUM read.
+    gs_instr w = unary(GS_OP_TENSOR_COPY, GS_ENG_VECTOR, tile(GS_FP32, 128, 512, GS_MEM_PSUM),
+                       tile(GS_FP32, 128, 512));
+    EXPECT_EQ(cycles(g2, w), 512.0);
+    // An engine without the key has no penalty (unset factor = 1).
+    gs_instr gp = cp;
+    gp.engine = GS_ENG_GPSIMD;
+    EXPECT_EQ(cycles(g2, gp), 512.0 + g2.gpsimd.fixed_overhead.v);
+}
+
+TEST_F(Cost, TableLoadOnlyOnFunctionChange)
+{
+    const double body = 512.0 + g2.scalar.fixed_overhead.v;
+    const double load = g2.scalar.table_load.v;
+    gs_instr a = unary(GS_OP_ACTIVATION, GS_ENG_SCALAR, tile(GS_BF16, 128, 512),
+                       tile(GS_BF16, 128, 512));
+    gs_cost_state st;
+    gs_cost_state_init(&st);
+    EXPECT_EQ(st.act_loaded, -1);
+    a.act = GS_ACT_EXP;
+    EXPECT_EQ(cycles(g2, a, &st), body + load);
+    EXPECT_EQ(st.act_loaded, (int)GS_ACT_EXP);
+    EXPECT_EQ(cycles(g2, a, &st), body);
+    // Table-free functions neither load nor evict.
+    for (gs_act f : {GS_ACT_IDENTITY, GS_ACT_RELU, GS_ACT_SQUARE, GS_ACT_ABS}) {
+        a.act = f;
+        EXPECT_FALSE(gs_cost_act_uses_table(f));
+        EXPECT_EQ(cycles(g2, a, &st), body) << gs_act_name(f);
+    }
+    a.act = GS_ACT_EXP;
+    EXPECT_EQ(cycles(g2, a, &st), body);
+    // tensor_copy / tensor_scalar on the scalar engine leave the table alone.
+    gs_instr cp = unary(GS_OP_TENSOR_COPY, GS_ENG_SCALAR, tile(GS_BF16, 128, 512),
+                        tile(GS_BF16, 128, 512));
+    EXPECT_EQ(cycles(g2, cp, &st), body);
+    cp.op = GS_OP_TENSOR_SCALAR;
+    EXPECT_EQ(cycles(g2, cp, &st), body);
+    EXPECT_EQ(cycles(g2, a, &st), body);
+    a.act = GS_ACT_GELU;
+    EXPECT_EQ(cycles(g2, a, &st), body + load);
+    a.act = GS_ACT_EXP;
+    EXPECT_EQ(cycles(g2, a, &st), body + load);
+    // Without state every table function pays the load.
+    EXPECT_EQ(cycles(g2, a, nullptr), body + load);
+    // The load is not hidden under the min_ii floor.
+    gs_instr small = unary(GS_OP_ACTIVATION, GS_ENG_SCALAR, tile(GS_BF16, 128, 8),
+                           tile(GS_BF16, 128, 8));
+    small.act = GS_ACT_TANH;
+    EXPECT_EQ(cycles(g2, small, &st), g2.scalar.min_ii.v + g2.scalar.fixed_overhead.v + load);
+}
+
+TEST_F(Cost, ActivationAccumulateAndApOperandsAreNotStreamed)
+{
+    gs_instr a = unary(GS_OP_ACTIVATION, GS_ENG_SCALAR, tile(GS_BF16, 128, 512),
+                       tile(GS_BF16, 128, 512));
+    a.act = GS_ACT_IDENTITY;
+    a.flags = GS_F_SCALE_AP | GS_F_BIAS_AP | GS_F_ACC_OUT;
+    a.n_in = 3;
+    a.in[1] = tile(GS_FP32, 128, 1);
+    a.in[2] = tile(GS_FP32, 128, 1);
+    a.n_out = 2;
+    a.out[1] = tile(GS_FP32, 128, 1);
+    EXPECT_EQ(cycles(g2, a), 512.0 + g2.scalar.fixed_overhead.v);  // no two-input factor
+}
+
+TEST_F(Cost, GpsimdStartupAndCrossPartition)
+{
+    const double fo = g2.gpsimd.fixed_overhead.v;
+    gs_instr ts = unary(GS_OP_TENSOR_SCALAR, GS_ENG_GPSIMD, tile(GS_FP32, 128, 100),
+                        tile(GS_FP32, 128, 100));
+    EXPECT_EQ(cycles(g2, ts), 100.0 + fo);
+    gs_instr io = instr(GS_OP_IOTA, GS_ENG_GPSIMD);
+    io.n_out = 1;
+    io.out[0] = tile(GS_INT32, 128, 10);
+    EXPECT_EQ(cycles(g2, io), g2.gpsimd.min_ii.v + fo);
+
+    gs_instr pr = unary(GS_OP_PARTITION_REDUCE, GS_ENG_GPSIMD, tile(GS_FP32, 1, 100),
+                        tile(GS_FP32, 128, 100));
+    pr.alu0 = GS_ALU_ADD;
+    EXPECT_EQ(cycles(g2, pr), 100.0 * 4 + fo);
+    gs_instr pb = unary(GS_OP_PARTITION_BROADCAST, GS_ENG_GPSIMD, tile(GS_FP32, 128, 100),
+                        tile(GS_FP32, 1, 100));
+    EXPECT_EQ(cycles(g2, pb), 100.0 * 4 + fo);
+}
+
+TEST_F(Cost, ReductionsUseTheInputSize)
+{
+    gs_test_num_set(&g2.vector.min_ii, 1);
+    gs_instr r = unary(GS_OP_TENSOR_REDUCE, GS_ENG_VECTOR, tile(GS_FP32, 128, 1),
+                       tile(GS_FP32, 128, 1000));
+    r.alu0 = GS_ALU_MAX;
+    r.iimm[0] = 1;
+    EXPECT_EQ(cycles(g2, r), 1000.0);
+    gs_instr bs = unary(GS_OP_BN_STATS, GS_ENG_VECTOR, tile(GS_FP32, 128, 3),
+                        tile(GS_FP32, 128, 2));
+    EXPECT_EQ(cycles(g2, bs), 2.0);  // input free size, not the 3-wide output
+    EXPECT_EQ(gs_cost_flops(&r), 128.0 * 1000);
+}
+
+TEST_F(Cost, Gather)
+{
+    gs_ap table = tile(GS_BF16, 128, 64, GS_MEM_HBM);  // view of rows of a [V, 64] tensor
+    gs_instr g = unary(GS_OP_GATHER, GS_ENG_GPSIMD, tile(GS_BF16, 128, 64), table);
+    g.n_in = 2;
+    g.in[1] = tile(GS_INT32, 128, 1);
+    EXPECT_EQ(cycles(g2, g), 128.0 * g2.gpsimd.gather_row_cycles.v + g2.gpsimd.fixed_overhead.v);
+    gs_dma_cost d = gs_cost_gather_transfer(&g2, &g);
+    EXPECT_EQ(d.bytes, 128.0 * 64 * 2);
+    EXPECT_EQ(d.descriptors, 128.0);
+    EXPECT_EQ(d.eff_bytes, 128.0 * 512);  // 128-byte rows cost min_efficient_chunk each
+    EXPECT_EQ(d.setup_ns, 0.0);           // descriptors come from the gpsimd engine
+    EXPECT_EQ(d.fixed_ns, g2.dma.fixed_latency.v);
+    EXPECT_EQ(d.queue_bw, g2.dma.bandwidth_per_engine.v);
+    EXPECT_EQ(d.hbm, 1);
+    gs_dma_cost d2 = gs_cost_dma(&g2, &g);
+    EXPECT_EQ(std::memcmp(&d, &d2, sizeof d), 0);
+    EXPECT_EQ(gs_cost_hbm_bytes(&g), 128.0 * 64 * 2);
+    EXPECT_EQ(gs_cost_flops(&g), 0.0);
+}
+
+// ---- DMA ----
+
+TEST_F(Cost, DmaLargeContiguous)
+{
+    gs_instr d = dma(tile(GS_BF16, 128, 2048), tile(GS_BF16, 128, 2048, GS_MEM_HBM));
+    gs_dma_cost c = gs_cost_dma(&g2, &d);
+    EXPECT_EQ(c.bytes, 128.0 * 2048 * 2);
+    EXPECT_EQ(c.descriptors, 128.0);
+    EXPECT_EQ(c.eff_bytes, c.bytes);
+    EXPECT_EQ(c.setup_ns, 128.0 * g2.dma.descriptor_overhead.v);
+    EXPECT_EQ(c.fixed_ns, g2.dma.fixed_latency.v);
+    EXPECT_EQ(c.queue_bw, g2.dma.bandwidth_per_engine.v);
+    EXPECT_EQ(c.hbm, 1);
+    EXPECT_DOUBLE_EQ(gs_dma_cost_uncontended_ns(&c),
+                     g2.dma.fixed_latency.v + 128.0 * g2.dma.descriptor_overhead.v +
+                         c.bytes / g2.dma.bandwidth_per_engine.v);
+    EXPECT_EQ(gs_cost_hbm_bytes(&d), c.bytes);
+    EXPECT_EQ(gs_cost_flops(&d), 0.0);
+}
+
+TEST_F(Cost, DmaSmallChunksAreInefficient)
+{
+    gs_instr d = dma(tile(GS_BF16, 128, 64), tile(GS_BF16, 128, 64, GS_MEM_HBM));
+    gs_dma_cost c = gs_cost_dma(&g2, &d);
+    EXPECT_EQ(c.bytes, 128.0 * 128);
+    EXPECT_EQ(c.eff_bytes, 128.0 * g2.dma.min_efficient_chunk.v);
+    // Exactly min_efficient_chunk per row is efficient.
+    gs_instr e = dma(tile(GS_BF16, 128, 256), tile(GS_BF16, 128, 256, GS_MEM_HBM));
+    gs_dma_cost ce = gs_cost_dma(&g2, &e);
+    EXPECT_EQ(ce.eff_bytes, ce.bytes);
+}
+
+TEST_F(Cost, DmaDescriptorsFromTheLessContiguousSide)
+{
+    gs_ap src = tile(GS_BF16, 128, 64, GS_MEM_HBM);
+    src.ndim = 2;  // [2 x 32] with a gap: 2 runs per row
+    src.shape[0] = 2;
+    src.stride[0] = 100;
+    src.shape[1] = 32;
+    src.stride[1] = 1;
+    gs_instr d = dma(tile(GS_BF16, 128, 64), src);
+    gs_dma_cost c = gs_cost_dma(&g2, &d);
+    EXPECT_EQ(c.descriptors, 256.0);
+    EXPECT_EQ(c.eff_bytes, 256.0 * 512);  // 64-byte chunks
+    EXPECT_EQ(c.setup_ns, 256.0 * g2.dma.descriptor_overhead.v);
+    // The same on the destination side.
+    gs_instr r = dma(src, tile(GS_BF16, 128, 64));
+    EXPECT_EQ(gs_cost_dma(&g2, &r).descriptors, 256.0);
+    // Element-strided: one descriptor per element.
+    src.ndim = 1;
+    src.shape[0] = 64;
+    src.stride[0] = 3;
+    gs_instr s = dma(tile(GS_BF16, 128, 64), src);
+    EXPECT_EQ(gs_cost_dma(&g2, &s).descriptors, 128.0 * 64);
+}
+
+TEST_F(Cost, DmaHardwareDescriptors)
+{
+    gs_instr d = dma(tile(GS_BF16, 128, 2048), tile(GS_BF16, 128, 2048, GS_MEM_HBM));
+    gs_dma_cost c = gs_cost_dma(&g3, &d);
+    EXPECT_EQ(c.descriptors, 128.0);  // still counted (chunk efficiency) ...
+    EXPECT_EQ(c.setup_ns, 0.0);       // ... but not charged
+    EXPECT_EQ(c.fixed_ns, g3.dma.fixed_latency.v);
+    EXPECT_DOUBLE_EQ(gs_dma_cost_uncontended_ns(&c),
+                     g3.dma.fixed_latency.v + c.bytes / g3.dma.bandwidth_per_engine.v);
+}
+
+TEST_F(Cost, DmaTransposeFactor)
+{
+    gs_instr d = dma(tile(GS_BF16, 64, 128), tile(GS_BF16, 128, 64, GS_MEM_HBM),
+                     GS_OP_DMA_TRANSPOSE);
+    gs_dma_cost c = gs_cost_dma(&g3, &d);
+    EXPECT_EQ(c.queue_bw, g3.dma.bandwidth_per_engine.v / g3.dma.transpose_factor.v);
+    EXPECT_EQ(c.bytes, 128.0 * 64 * 2);
+    EXPECT_EQ(c.descriptors, 64.0);  // destination partition-rows
+    gs_instr cp = d;
+    cp.op = GS_OP_DMA_COPY;
+    EXPECT_EQ(gs_cost_dma(&g3, &cp).queue_bw, g3.dma.bandwidth_per_engine.v);
+}
+
+TEST_F(Cost, DmaSbufToSbufIsNotHbm)
+{
+    gs_instr d = dma(tile(GS_BF16, 128, 256), tile(GS_BF16, 128, 256));
+    EXPECT_EQ(gs_cost_dma(&g2, &d).hbm, 0);
+    EXPECT_EQ(gs_cost_hbm_bytes(&d), 0.0);
+    gs_instr w = dma(tile(GS_BF16, 128, 256, GS_MEM_HBM), tile(GS_BF16, 128, 256));
+    EXPECT_EQ(gs_cost_dma(&g2, &w).hbm, 1);
+}
+
+// ---- statistics ----
+
+TEST_F(Cost, Flops)
+{
+    gs_instr mm = matmul(GS_BF16, GS_BF16, 100, 50, 300);
+    EXPECT_EQ(gs_cost_flops(&mm), 2.0 * 100 * 50 * 300);
+    EXPECT_EQ(gs_cost_tensor_flops(&mm), 2.0 * 100 * 50 * 300);
+    gs_instr tt = unary(GS_OP_TENSOR_TENSOR, GS_ENG_VECTOR, tile(GS_FP32, 128, 70),
+                        tile(GS_FP32, 128, 70));
+    tt.n_in = 2;
+    tt.in[1] = tile(GS_FP32, 128, 70);
+    EXPECT_EQ(gs_cost_flops(&tt), 128.0 * 70);
+    EXPECT_EQ(gs_cost_tensor_flops(&tt), 0.0);
+    gs_instr cp = unary(GS_OP_TENSOR_COPY, GS_ENG_VECTOR, tile(GS_FP32, 128, 70),
+                        tile(GS_FP32, 128, 70));
+    EXPECT_EQ(gs_cost_flops(&cp), 0.0);
+    EXPECT_EQ(gs_cost_hbm_bytes(&mm), 0.0);
+}
+
+// ---- the roofline property ----
+
+namespace {
+
+// Peak matmul FLOP/s of one core for dtype t, computed here (not through config.c) so this
+// test stands alone: 2 * rows * cols * clock * rate.
+double peak_flops(const gs_config &c, gs_dtype t)
+{
+    return 2.0 * c.tensor.rows.v * c.tensor.cols.v * c.tensor.clock.v * c.tensor.rate[t].v;
+}
+
+void check_roofline(gs_config c, uint32_t seed)
+{
+    std::mt19937 rng(seed);
+    std::vector<gs_dtype> dts;
+    for (int t = 0; t < GS_DTYPE_COUNT; t++)
+        if (c.tensor.rate[t].src && c.tensor.rate[t].v > 0) dts.push_back((gs_dtype)t);
+    ASSERT_FALSE(dts.empty());
+    std::uniform_int_distribution<size_t> pick(0, dts.size() - 1);
+    std::uniform_int_distribution<uint32_t> K(1, (uint32_t)c.tensor.rows.v);
+    std::uniform_int_distribution<uint32_t> M(1, (uint32_t)c.tensor.cols.v);
+    std::uniform_int_distribution<uint32_t> N(1, (uint32_t)c.tensor.moving_free_max.v);
+    std::uniform_int_distribution<uint32_t> over(1, 3);
+    for (int i = 0; i < 20000; i++) {
+        // The tightest case: no floor or overhead to hide behind.
+        if (i % 2 == 0) {
+            gs_test_num_set(&c.tensor.min_ii, 0);
+            gs_test_num_set(&c.tensor.fixed_overhead, 0);
+        }
+        gs_dtype a = dts[pick(rng)], b = dts[pick(rng)];
+        uint32_t k = K(rng), m = M(rng), n = N(rng);
+        // Now and then an operand beyond the array (rejected by the builder, still costed
+        // without breaking the bound).
+        if (i % 10 == 0) {
+            k *= over(rng);
+            m *= over(rng);
+        }
+        gs_instr mm = matmul(a, b, k, m, n);
+        double ns = gs_cost_compute_ns(&c, &mm, nullptr);
+        gs_dtype slow = c.tensor.rate[a].v <= c.tensor.rate[b].v ? a : b;
+        double bound_ns = gs_cost_flops(&mm) / peak_flops(c, slow) * 1e9;
+        ASSERT_GE(ns, bound_ns * (1.0 - 1e-12))
+            << gs_dtype_name(a) << " x " << gs_dtype_name(b) << " K=" << k << " M=" << m
+            << " N=" << n;
+        if (i % 2 == 0) {
+            gs_test_num_set(&c.tensor.min_ii, 64);
+            gs_test_num_set(&c.tensor.fixed_overhead, 8);
+        }
+    }
+}
+
+}  // namespace
+
+TEST_F(Cost, MatmulNeverBeatsRooflineGen2) { check_roofline(g2, 21); }
+TEST_F(Cost, MatmulNeverBeatsRooflineGen3) { check_roofline(g3, 22); }
+
+TEST_F(Cost, MatmulFullTileReachesPeak)
+{
+    // A full 128x128x512 bf16 matmul with no overheads runs exactly at peak: the bound is tight.
+    gs_test_num_set(&g2.tensor.fixed_overhead, 0);
+    gs_instr mm = matmul(GS_BF16, GS_BF16, 128, 128, 512);
+    double ns = gs_cost_compute_ns(&g2, &mm, nullptr);
+    EXPECT_DOUBLE_EQ(ns, gs_cost_flops(&mm) / peak_flops(g2, GS_BF16) * 1e9);
+}
