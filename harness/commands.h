@@ -22,4 +22,10 @@ void gs_help_show_config(void);
 int gs_cmd_list(int argc, char **argv);
 void gs_help_list(void);
 
+/* cmd_run.c */
+int gs_cmd_disasm(int argc, char **argv);
+void gs_help_disasm(void);
+int gs_cmd_run(int argc, char **argv);
+void gs_help_run(void);
+
 #endif

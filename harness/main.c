@@ -11,6 +11,10 @@ static const gs_command commands[] = {
      gs_help_list},
     {"show-config", "print a config fully resolved, with the provenance of every value",
      gs_cmd_show_config, gs_help_show_config},
+    {"run", "run one kernel on one generation's model: time, utilisation, bottleneck, check",
+     gs_cmd_run, gs_help_run},
+    {"disasm", "print a kernel's program for a generation, one instruction a line", gs_cmd_disasm,
+     gs_help_disasm},
 };
 
 static void usage(FILE *out)

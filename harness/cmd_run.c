@@ -1,0 +1,392 @@
+/*
+ * cmd_run.c - `gensweep disasm` and `gensweep run`: one kernel on one generation.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "gs/config.h"
+#include "gs/model.h"
+#include "job.h"
+
+typedef struct job_opts {
+    const char *config;
+    const char *kernel;
+    const char *shape;
+    const char *variant;
+    const char *dtype;
+    const char *trace;
+    const char *sets[32];
+    int n_sets;
+    const char *params[GS_KERNEL_MAX_PARAMS];
+    int n_params;
+    uint64_t seed;
+    int timing_only;
+    int c_executor;
+    int json;
+    double sim_limit_ns;
+    double wall_limit_s;
+} job_opts;
+
+static int need_value(int argc, char **argv, int *i)
+{
+    if (*i + 1 >= argc) {
+        fprintf(stderr, "gensweep %s: option %s needs a value\n", argv[0], argv[*i]);
+        return 0;
+    }
+    (*i)++;
+    return 1;
+}
+
+static int parse_double(const char *cmd, const char *opt, const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || *end || errno || !(v >= 0)) {
+        fprintf(stderr, "gensweep %s: %s: '%s' is not a non-negative number\n", cmd, opt, s);
+        return 0;
+    }
+    *out = v;
+    return 1;
+}
+
+/* Returns 1 on success, 0 after printing a usage error. */
+static int parse_job_opts(int argc, char **argv, job_opts *o, int allow_run_opts)
+{
+    memset(o, 0, sizeof *o);
+    o->seed = 1;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--config") || !strcmp(a, "-c")) {
+            if (!need_value(argc, argv, &i)) return 0;
+            o->config = argv[i];
+        } else if (!strcmp(a, "--kernel") || !strcmp(a, "-k")) {
+            if (!need_value(argc, argv, &i)) return 0;
+            o->kernel = argv[i];
+        } else if (!strcmp(a, "--shape") || !strcmp(a, "-s")) {
+            if (!need_value(argc, argv, &i)) return 0;
+            o->shape = argv[i];
+        } else if (!strcmp(a, "--variant")) {
+            if (!need_value(argc, argv, &i)) return 0;
+            o->variant = argv[i];
+        } else if (!strcmp(a, "--dtype")) {
+            if (!need_value(argc, argv, &i)) return 0;
+            o->dtype = argv[i];
+        } else if (!strcmp(a, "--set")) {
+            if (!need_value(argc, argv, &i)) return 0;
+            if (o->n_sets >= 32) {
+                fprintf(stderr, "gensweep %s: too many --set options\n", argv[0]);
+                return 0;
+            }
+            o->sets[o->n_sets++] = argv[i];
+        } else if (!strcmp(a, "--param")) {
+            if (!need_value(argc, argv, &i)) return 0;
+            if (o->n_params >= GS_KERNEL_MAX_PARAMS) {
+                fprintf(stderr, "gensweep %s: too many --param options\n", argv[0]);
+                return 0;
+            }
+            o->params[o->n_params++] = argv[i];
+        } else if (!strcmp(a, "--seed")) {
+            if (!need_value(argc, argv, &i)) return 0;
+            char *end;
+            errno = 0;
+            unsigned long long v = strtoull(argv[i], &end, 10);
+            if (end == argv[i] || *end || errno) {
+                fprintf(stderr, "gensweep %s: --seed: '%s' is not an integer\n", argv[0], argv[i]);
+                return 0;
+            }
+            o->seed = v;
+        } else if (allow_run_opts && !strcmp(a, "--trace")) {
+            if (!need_value(argc, argv, &i)) return 0;
+            o->trace = argv[i];
+        } else if (allow_run_opts && !strcmp(a, "--timing-only")) {
+            o->timing_only = 1;
+        } else if (allow_run_opts && !strcmp(a, "--executor")) {
+            if (!need_value(argc, argv, &i)) return 0;
+            if (!strcmp(argv[i], "c"))
+                o->c_executor = 1;
+            else if (strcmp(argv[i], "model") != 0) {
+                fprintf(stderr, "gensweep %s: --executor must be 'model' or 'c'\n", argv[0]);
+                return 0;
+            }
+        } else if (allow_run_opts && !strcmp(a, "--json")) {
+            o->json = 1;
+        } else if (allow_run_opts && !strcmp(a, "--sim-limit-ns")) {
+            if (!need_value(argc, argv, &i) ||
+                !parse_double(argv[0], a, argv[i], &o->sim_limit_ns))
+                return 0;
+        } else if (allow_run_opts && !strcmp(a, "--wall-limit")) {
+            if (!need_value(argc, argv, &i) ||
+                !parse_double(argv[0], a, argv[i], &o->wall_limit_s))
+                return 0;
+        } else {
+            fprintf(stderr, "gensweep %s: unknown option '%s' (see gensweep %s --help)\n", argv[0],
+                    a, argv[0]);
+            return 0;
+        }
+    }
+    if (!o->config || !o->kernel) {
+        fprintf(stderr, "gensweep %s: --config and --kernel are required (see gensweep %s --help)\n",
+                argv[0], argv[0]);
+        return 0;
+    }
+    return 1;
+}
+
+static void print_diags(gs_diags *d)
+{
+    char buf[2048];
+    for (size_t i = 0; i < d->count; i++) {
+        gs_error_format(&d->items[i], buf, sizeof buf);
+        fprintf(stderr, "%s\n", buf);
+    }
+}
+
+/* Load config, apply --set, resolve kernel/variant/dtype/shape/params into spec. Returns an exit
+ * status (GS_EXIT_OK to continue). */
+static int make_spec(const char *cmd, const job_opts *o, gs_config **cfg_out, gs_job_spec *spec)
+{
+    gs_diags d;
+    gs_diags_init(&d);
+    gs_config *cfg = gs_config_load(o->config, &d);
+    for (int i = 0; cfg && i < o->n_sets; i++)
+        if (gs_config_set(cfg, o->sets[i], &d) != GS_OK) {
+            gs_config_free(cfg);
+            cfg = NULL;
+        }
+    if (!cfg) {
+        print_diags(&d);
+        gs_diags_free(&d);
+        return GS_EXIT_USAGE;
+    }
+    gs_diags_free(&d);
+    *cfg_out = cfg;
+    memset(spec, 0, sizeof *spec);
+    spec->cfg = cfg;
+    spec->seed = o->seed;
+    const gs_kernel_def *k = gs_suite_find(o->kernel);
+    if (!k) {
+        fprintf(stderr, "gensweep %s: unknown kernel '%s'; known:", cmd, o->kernel);
+        for (size_t i = 0; i < gs_suite_count(); i++) fprintf(stderr, " %s", gs_suite_kernel(i)->name);
+        fprintf(stderr, "\n");
+        return GS_EXIT_USAGE;
+    }
+    spec->kernel = k;
+    if (o->variant) {
+        spec->variant = gs_suite_variant(k, o->variant);
+        if (spec->variant < 0) {
+            fprintf(stderr, "gensweep %s: kernel %s has no variant '%s'; variants:", cmd, k->name,
+                    o->variant);
+            for (int i = 0; i < k->n_variants; i++) fprintf(stderr, " %s", k->variants[i]);
+            fprintf(stderr, "\n");
+            return GS_EXIT_USAGE;
+        }
+    }
+    spec->dtype = GS_BF16;
+    if (o->dtype && gs_dtype_parse(o->dtype, &spec->dtype) != 0) {
+        fprintf(stderr, "gensweep %s: unknown dtype '%s'\n", cmd, o->dtype);
+        return GS_EXIT_USAGE;
+    }
+    gs_error err;
+    gs_error_clear(&err);
+    if (o->shape) {
+        if (gs_parse_shape(o->shape, spec->dims, GS_SUITE_MAX_DIMS, &spec->n_dims, &err) != 0) {
+            fprintf(stderr, "gensweep %s: --shape: %s\n", cmd, err.message);
+            return GS_EXIT_USAGE;
+        }
+    } else {
+        spec->n_dims = k->check_shapes[0].n;
+        for (int i = 0; i < spec->n_dims; i++) spec->dims[i] = k->check_shapes[0].d[i];
+    }
+    if (spec->n_dims != k->n_dims) {
+        fprintf(stderr, "gensweep %s: kernel %s takes %d dims (", cmd, k->name, k->n_dims);
+        for (int i = 0; i < k->n_dims; i++) fprintf(stderr, "%s%s", i ? "x" : "", k->dim_names[i]);
+        fprintf(stderr, "), --shape gave %d\n", spec->n_dims);
+        return GS_EXIT_USAGE;
+    }
+    for (int i = 0; i < o->n_params; i++) {
+        const char *eq = strchr(o->params[i], '=');
+        int idx = -1;
+        for (int q = 0; eq && q < k->n_params; q++)
+            if (strlen(k->param_names[q]) == (size_t)(eq - o->params[i]) &&
+                !strncmp(k->param_names[q], o->params[i], (size_t)(eq - o->params[i])))
+                idx = q;
+        char *end = NULL;
+        long long v = eq ? strtoll(eq + 1, &end, 10) : 0;
+        if (idx < 0 || !end || end == eq + 1 || *end || v < 0) {
+            fprintf(stderr, "gensweep %s: --param '%s': expected NAME=non-negative integer with "
+                            "NAME one of:",
+                    cmd, o->params[i]);
+            for (int q = 0; q < k->n_params; q++) fprintf(stderr, " %s", k->param_names[q]);
+            fprintf(stderr, "\n");
+            return GS_EXIT_USAGE;
+        }
+        spec->params[idx] = v;
+    }
+    return GS_EXIT_OK;
+}
+
+static void print_error(const char *cmd, const gs_error *err)
+{
+    char buf[2048];
+    gs_error_format(err, buf, sizeof buf);
+    fprintf(stderr, "gensweep %s: %s\n", cmd, buf);
+}
+
+void gs_help_disasm(void)
+{
+    printf("usage: gensweep disasm --config FILE --kernel NAME [--shape AxBx..] [--variant V]\n"
+           "                       [--dtype T] [--param NAME=VALUE]... [--set KEY=VALUE]...\n\n"
+           "Build the kernel's program for the generation and print it, one instruction a line:\n"
+           "index, core, engine (dma.qN for DMA queues), opcode, operands, immediates,\n"
+           "dependencies and the kernel source line. The shape defaults to the kernel's first\n"
+           "check shape.\n");
+}
+
+int gs_cmd_disasm(int argc, char **argv)
+{
+    job_opts o;
+    if (!parse_job_opts(argc, argv, &o, 0)) return GS_EXIT_USAGE;
+    gs_config *cfg = NULL;
+    gs_job_spec spec;
+    int rc = make_spec(argv[0], &o, &cfg, &spec);
+    if (rc != GS_EXIT_OK) {
+        gs_config_free(cfg);
+        return rc;
+    }
+    gs_job *job = NULL;
+    gs_error err;
+    gs_error_clear(&err);
+    gs_status st = gs_job_build(&spec, &job, &err);
+    if (job) gs_program_disasm(gs_job_program(job), stdout);
+    if (st != GS_OK) {
+        print_error(argv[0], &err);
+        rc = gs_job_status_is_failure(gs_job_status_from(st)) ? GS_EXIT_FAIL : GS_EXIT_OK;
+    }
+    gs_job_free(job);
+    gs_config_free(cfg);
+    return rc;
+}
+
+void gs_help_run(void)
+{
+    printf("usage: gensweep run --config FILE --kernel NAME [--shape AxBx..] [--variant V]\n"
+           "                    [--dtype T] [--param NAME=VALUE]... [--set KEY=VALUE]...\n"
+           "                    [--timing-only] [--trace FILE] [--executor model|c] [--json]\n"
+           "                    [--seed N] [--sim-limit-ns NS] [--wall-limit SECONDS]\n\n"
+           "Run one kernel on one generation's SystemC model and print simulated time, per-engine\n"
+           "utilisation, the bottleneck, the roofline and the correctness check.\n"
+           "  --timing-only   skip data movement and arithmetic (same timing, no check)\n"
+           "  --trace FILE    write a Chrome/Perfetto trace-event JSON of the run\n"
+           "  --executor c    run the pure-C functional executor instead (no timing)\n"
+           "  --json          print the result as one JSON object\n"
+           "exit status: 0 pass, unsupported or does-not-fit; 1 wrong results, deadlock or\n"
+           "timeout; 2 usage or config error\n");
+}
+
+static void print_stats_text(const gs_job_spec *spec, const gs_run_stats *s)
+{
+    const gs_config *c = spec->cfg;
+    printf("time        %.3f us (%.0f tensor cycles @ %.2f GHz)\n", s->total_ns / 1e3,
+           s->engine_cycles[GS_ENG_TENSOR], c->tensor.clock.v / 1e9);
+    printf("instructions %" PRIu64 " on %u core(s)\n", s->instructions, s->cores_used);
+    printf("engines     %-8s %10s %8s %10s %10s %10s\n", "", "busy us", "util", "dep us", "dma us",
+           "port us");
+    for (int e = 0; e < GS_ENGINE_COUNT; e++) {
+        if (!gs_config_has_engine(c, (gs_engine)e)) continue;
+        const gs_engine_stats *es = &s->engine_total[e];
+        double util = s->total_ns > 0 ? es->busy_ns / (s->total_ns * (double)s->cores_used *
+                                                       (e == GS_ENG_DMA ? (double)s->queues_per_core : 1.0))
+                                      : 0.0;
+        printf("            %-8s %10.3f %7.1f%% %10.3f %10.3f %10.3f\n", gs_engine_name((gs_engine)e),
+               es->busy_ns / 1e3, 100.0 * util, es->stall_dep_ns / 1e3, es->stall_dma_ns / 1e3,
+               es->stall_port_ns / 1e3);
+    }
+    printf("flops       %.4g (%.2f TFLOP/s achieved of %.2f peak)\n", s->flops,
+           s->achieved_flops / 1e12, s->peak_flops / 1e12);
+    printf("hbm         %.4g bytes (%.1f GB/s achieved of %.1f peak)\n", s->hbm_bytes,
+           s->achieved_hbm_bytes_per_s / 1e9, s->peak_hbm_bytes_per_s / 1e9);
+    printf("roofline    %.3f us bound (compute %.3f, memory %.3f): actual/bound = %.2f\n",
+           s->roofline_ns / 1e3, s->compute_bound_ns / 1e3, s->memory_bound_ns / 1e3,
+           s->roofline_ratio);
+    printf("bottleneck  %s\n", s->bottleneck_name);
+    printf("sbuf/psum   %" PRIu64 " / %" PRIu64 " bytes per partition (high water)\n",
+           s->sbuf_high_water, s->psum_high_water);
+}
+
+int gs_cmd_run(int argc, char **argv)
+{
+    job_opts o;
+    if (!parse_job_opts(argc, argv, &o, 1)) return GS_EXIT_USAGE;
+    gs_config *cfg = NULL;
+    gs_job_spec spec;
+    int rc = make_spec(argv[0], &o, &cfg, &spec);
+    if (rc != GS_EXIT_OK) {
+        gs_config_free(cfg);
+        return rc;
+    }
+    gs_job *job = NULL;
+    gs_error err;
+    gs_error_clear(&err);
+    gs_job_check chk;
+    memset(&chk, 0, sizeof chk);
+    gs_run_stats stats;
+    memset(&stats, 0, sizeof stats);
+    int ran_model = 0;
+    gs_status st = gs_job_build(&spec, &job, &err);
+    int functional = !o.timing_only;
+    if (st == GS_OK && functional) st = gs_job_init_memory(job, &err);
+    if (st == GS_OK) {
+        if (o.c_executor) {
+            if (!functional) {
+                fprintf(stderr, "gensweep run: --executor c has no timing; drop --timing-only\n");
+                rc = GS_EXIT_USAGE;
+                goto out;
+            }
+            st = gs_exec_program(gs_job_memory(job), gs_job_program(job), &err);
+        } else {
+            gs_model *m = gs_model_create(cfg, &err);
+            if (!m) {
+                st = err.code != GS_OK ? err.code : GS_ERR_INTERNAL;
+            } else {
+                gs_run_opts ro = {functional, o.sim_limit_ns, o.wall_limit_s, o.trace};
+                st = gs_model_run(m, gs_job_program(job), functional ? gs_job_memory(job) : NULL,
+                                  &ro, &stats, &err);
+                ran_model = 1;
+                gs_model_free(m);
+            }
+        }
+    }
+    if (st == GS_OK && functional) st = gs_job_check_outputs(job, &chk, &err);
+    gs_job_status js = gs_job_status_from(st);
+    if (o.json) {
+        printf("{\"generation\":\"%s\",\"kernel\":\"%s\",\"variant\":\"%s\",\"dtype\":\"%s\","
+               "\"status\":\"%s\",\"time_ns\":%.6f,\"roofline_ns\":%.6f,\"bottleneck\":\"%s\","
+               "\"max_abs_err\":%.6g}\n",
+               cfg->name, spec.kernel->name, spec.kernel->variants[spec.variant],
+               gs_dtype_name(spec.dtype), gs_job_status_name(js), stats.total_ns,
+               stats.roofline_ns, stats.bottleneck_name, chk.max_abs_err);
+    } else {
+        printf("generation  %s (%s)\nkernel      %s/%s %s shape", cfg->name, cfg->family,
+               spec.kernel->name, spec.kernel->variants[spec.variant], gs_dtype_name(spec.dtype));
+        for (int i = 0; i < spec.n_dims; i++) printf("%s%" PRId64, i ? "x" : " ", spec.dims[i]);
+        printf("\n");
+        if (ran_model && (st == GS_OK || st == GS_ERR_MISMATCH)) print_stats_text(&spec, &stats);
+        if (chk.checked)
+            printf("check       max abs err %.3g, max rel err %.3g (tol %.3g + %.3g*|ref|)\n",
+                   chk.max_abs_err, chk.max_rel_err, chk.tol_abs, chk.tol_rel);
+        else if (!functional)
+            printf("check       skipped (timing-only)\n");
+        printf("status      %s\n", gs_job_status_name(js));
+    }
+    if (st != GS_OK) print_error(argv[0], &err);
+    rc = gs_job_status_is_failure(js) ? GS_EXIT_FAIL : GS_EXIT_OK;
+out:
+    gs_job_free(job);
+    gs_config_free(cfg);
+    return rc;
+}
