@@ -57,6 +57,8 @@ typedef struct gs_run_stats {
     gs_engine bottleneck;        /* engine class dominating the critical path */
     char bottleneck_name[32];    /* "tensor", "vector", ..., "dma", "hbm" */
     double critical_path_ns[GS_ENGINE_COUNT]; /* critical-path time attributed per engine */
+    double critical_path_hbm_ns; /* critical-path time spent waiting for shared HBM bandwidth
+                                    (not in critical_path_ns; the parts sum to total_ns) */
     uint64_t sbuf_high_water;    /* bytes per partition */
     uint64_t psum_high_water;
     double wall_s;               /* host wall-clock seconds of the simulation */

@@ -1,0 +1,39 @@
+/* chip.cpp - chip and core elaboration from the config (see chip.h). */
+#include "chip.h"
+
+#include <string>
+
+namespace gs_tlm {
+
+Core::Core(sc_core::sc_module_name name, Run &run, unsigned index, HbmTarget &hbm)
+    : sc_core::sc_module(name), sbuf("sbuf", (uint64_t)run.cfg->sbuf_bytes.v),
+      psum("psum", (uint64_t)run.cfg->psum_bytes.v)
+{
+    for (int e = 0; e < (int)GS_ENG_DMA; ++e) {
+        if (!gs_config_has_engine(run.cfg, (gs_engine)e)) continue;
+        engines[e].reset(new ComputeEngine(gs_engine_name((gs_engine)e), run, index, (gs_engine)e));
+        engines[e]->hbm_port.bind(hbm.socket);
+        run.streams[engines[e]->id()] = engines[e].get();
+    }
+    for (unsigned q = 0; q < run.queues; ++q) {
+        std::string qname = "dma" + std::to_string(q);
+        queues.emplace_back(new DmaQueue(qname.c_str(), run, index, q));
+        DmaQueue &dq = *queues.back();
+        dq.hbm_port.bind(hbm.socket);
+        dq.sbuf_port.bind(sbuf.socket);
+        dq.psum_port.bind(psum.socket);
+        run.streams[dq.id()] = &dq;
+    }
+}
+
+Chip::Chip(sc_core::sc_module_name name, Run &run)
+    : sc_core::sc_module(name), hbm("hbm", run.cfg)
+{
+    run.hbm = &hbm;
+    for (unsigned c = 0; c < run.cores; ++c) {
+        std::string cname = "core" + std::to_string(c);
+        cores.emplace_back(new Core(cname.c_str(), run, c, hbm));
+    }
+}
+
+} // namespace gs_tlm

@@ -1,0 +1,43 @@
+/*
+ * chip.h - the chip: `cores` cores sharing one HBM target. A core holds its SBUF and PSUM
+ * targets, its compute engines (tensor, vector, scalar, and gpsimd where the config has one)
+ * and `core.dma.engines` DMA queues. Everything is sized from the config; no timing lives here.
+ *
+ * Not modelled: inter-core links (collectives), host interface, instruction memories.
+ */
+#ifndef GS_TLM_CHIP_H
+#define GS_TLM_CHIP_H
+
+#include <memory>
+#include <vector>
+
+#include <systemc>
+
+#include "hbm_target.h"
+#include "local_mem.h"
+#include "run_state.h"
+#include "stream.h"
+
+namespace gs_tlm {
+
+class Core : public sc_core::sc_module {
+public:
+    Core(sc_core::sc_module_name name, Run &run, unsigned index, HbmTarget &hbm);
+
+    LocalMem sbuf;
+    LocalMem psum;
+    std::unique_ptr<ComputeEngine> engines[GS_ENG_DMA]; /* by gs_engine; null if absent */
+    std::vector<std::unique_ptr<DmaQueue>> queues;
+};
+
+class Chip : public sc_core::sc_module {
+public:
+    Chip(sc_core::sc_module_name name, Run &run);
+
+    HbmTarget hbm;
+    std::vector<std::unique_ptr<Core>> cores;
+};
+
+} // namespace gs_tlm
+
+#endif

@@ -1,0 +1,53 @@
+/*
+ * hbm_target.h - the chip's device memory (HBM) as a TLM-2.0 target shared by every DMA queue
+ * and gather engine of every core.
+ *
+ * Timing: the chip bandwidth (config hbm_bandwidth, bytes/ns) is one server. Each b_transport
+ * is one chunk of a transfer; chunks are served in arrival order: a chunk starts at
+ * max(arrival, next_free) and occupies the server for bytes / hbm_bandwidth. The annotated
+ * delay returned is "until the server has passed this chunk", so N initiators streaming at
+ * once each get hbm_bandwidth / N, and one initiator gets min(its own rate, hbm_bandwidth).
+ * The per-transfer access latency (hbm_latency) is added once by the initiator, not per chunk.
+ *
+ * Data: this target does not copy bytes. The data of HBM tensors lives in the run's gs_mem
+ * image (the DMI-style backing store) and is moved by gs_exec_instr when the transfer
+ * completes, so the payload carries only command, address and length.
+ *
+ * Not modelled: HBM channels/banks/pages, refresh, read/write turnaround, per-core
+ * arbitration priorities (arrival order only).
+ */
+#ifndef GS_TLM_HBM_TARGET_H
+#define GS_TLM_HBM_TARGET_H
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/multi_passthrough_target_socket.h>
+
+#include "gs/config.h"
+
+namespace gs_tlm {
+
+class HbmTarget : public sc_core::sc_module {
+public:
+    tlm_utils::multi_passthrough_target_socket<HbmTarget> socket;
+
+    HbmTarget(sc_core::sc_module_name name, const gs_config *cfg);
+
+    /* Time the server needs for `bytes` (rounded up to a picosecond: never faster than the
+     * bandwidth). */
+    uint64_t service_ps(uint64_t bytes) const;
+
+    uint64_t busy_ps() const { return busy_ps_; }
+    uint64_t bytes() const { return bytes_; }
+
+private:
+    void b_transport(int id, tlm::tlm_generic_payload &trans, sc_core::sc_time &delay);
+    double bytes_per_ns_;
+    uint64_t next_free_ps_ = 0;
+    uint64_t busy_ps_ = 0;
+    uint64_t bytes_ = 0;
+};
+
+} // namespace gs_tlm
+
+#endif

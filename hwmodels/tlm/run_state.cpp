@@ -1,0 +1,60 @@
+/* run_state.cpp - per-run shared state (see run_state.h). */
+#include "run_state.h"
+
+#include <systemc>
+
+namespace gs_tlm {
+
+namespace {
+/* Completions between two host-clock reads for the wall-clock limit. */
+constexpr uint64_t kWallCheckEvery = 4096;
+} // namespace
+
+Run::Run(const gs_config *cfg_, const gs_program *prog_, gs_mem *mem_, const gs_run_opts &opts)
+    : cfg(cfg_), prog(prog_), mem(mem_), functional(opts.functional != 0),
+      n(gs_program_count(prog_))
+{
+    cores = (unsigned)cfg->cores.v;
+    queues = (unsigned)cfg->dma.engines.v;
+    streams_per_core = (unsigned)GS_ENG_DMA + queues;
+    sem_ps = ns_to_ps(cfg->sem_latency.v);
+    hbm_latency_ps = ns_to_ps(cfg->hbm_latency.v);
+    done.assign(n, 0);
+    start_ps.assign(n, 0);
+    end_ps.assign(n, 0);
+    port_ps.assign(n, 0);
+    pred.assign(n, -1);
+    owner.assign(n, 0);
+    streams.assign((size_t)cores * streams_per_core, nullptr);
+    gs_error_clear(&err);
+    wall_limit_s = opts.wall_limit_s;
+    clock_gettime(CLOCK_MONOTONIC, &wall_start);
+}
+
+double Run::wall_elapsed_s() const
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)(now.tv_sec - wall_start.tv_sec) + 1e-9 * (double)(now.tv_nsec - wall_start.tv_nsec);
+}
+
+void Run::fail(gs_status st, const gs_error &e)
+{
+    if (status == GS_OK) {
+        status = st;
+        err = e;
+        err.code = st;
+    }
+    sc_core::sc_stop();
+}
+
+void Run::on_complete()
+{
+    ++completed;
+    if (wall_limit_s > 0 && completed % kWallCheckEvery == 0 && wall_elapsed_s() > wall_limit_s) {
+        wall_hit = true;
+        sc_core::sc_stop();
+    }
+}
+
+} // namespace gs_tlm

@@ -1,0 +1,96 @@
+/*
+ * run_state.h - what one simulation run shares between the TLM modules: the program, the
+ * per-instruction timing records (start, end, which predecessor set the start, HBM wait), the
+ * stream that owns each instruction, the trace, and how the run stopped.
+ *
+ * Times are integer picoseconds (the SystemC time resolution), so results are exact and
+ * deterministic; cost-model nanoseconds are converted once per annotation (ns_to_ps).
+ */
+#ifndef GS_TLM_RUN_STATE_H
+#define GS_TLM_RUN_STATE_H
+
+#include <cmath>
+#include <cstdint>
+#include <ctime>
+#include <memory>
+#include <vector>
+
+#include "gs/config.h"
+#include "gs/exec.h"
+#include "gs/isa.h"
+#include "gs/model.h"
+#include "trace_writer.h"
+
+namespace gs_tlm {
+
+class Stream;
+class HbmTarget;
+
+/* Nearest picosecond of a non-negative cost in ns (negative or NaN costs count as 0). */
+inline uint64_t ns_to_ps(double ns)
+{
+    return (ns > 0 && std::isfinite(ns)) ? (uint64_t)std::llround(ns * 1000.0) : 0;
+}
+/* Rounded up: used where the model must never beat a bandwidth bound. */
+inline uint64_t ns_to_ps_ceil(double ns)
+{
+    return (ns > 0 && std::isfinite(ns)) ? (uint64_t)std::ceil(ns * 1000.0) : 0;
+}
+
+/* Trace tracks: tid of a compute engine is its gs_engine; DMA queue q is kDmaTid0 + q. */
+constexpr int kDmaTid0 = GS_ENG_DMA;
+
+struct Run {
+    Run(const gs_config *cfg, const gs_program *prog, gs_mem *mem, const gs_run_opts &opts);
+
+    const gs_config *cfg;
+    const gs_program *prog;
+    gs_mem *mem;
+    bool functional;
+    size_t n; /* instructions */
+
+    unsigned cores;           /* cores on the chip (config) */
+    unsigned queues;          /* DMA queues per core (config) */
+    unsigned streams_per_core;
+    uint64_t sem_ps;          /* cross-engine semaphore signal-to-wake */
+    uint64_t hbm_latency_ps;  /* once per transfer touching HBM */
+
+    /* per instruction */
+    std::vector<uint8_t> done;
+    std::vector<uint64_t> start_ps, end_ps, port_ps;
+    std::vector<int64_t> pred;   /* instruction that determined the start, -1 none */
+    std::vector<uint32_t> owner; /* stream id executing it */
+
+    std::vector<Stream *> streams; /* by stream id; nullptr for an absent engine */
+    HbmTarget *hbm = nullptr;
+
+    TraceWriter trace;
+    std::unique_ptr<RateCounter> hbm_counter;
+
+    /* how the run stopped */
+    gs_status status = GS_OK;
+    gs_error err;
+    bool wall_hit = false;
+    double wall_limit_s = 0;
+    struct timespec wall_start;
+    uint64_t completed = 0;
+
+    unsigned stream_id(unsigned core, gs_engine e, unsigned queue) const
+    {
+        return core * streams_per_core + (e == GS_ENG_DMA ? (unsigned)GS_ENG_DMA + queue : (unsigned)e);
+    }
+    gs_engine stream_engine(unsigned id) const
+    {
+        unsigned k = id % streams_per_core;
+        return k >= (unsigned)GS_ENG_DMA ? GS_ENG_DMA : (gs_engine)k;
+    }
+    double wall_elapsed_s() const;
+    /* Record the first error and stop the simulation. */
+    void fail(gs_status st, const gs_error &e);
+    /* Called after every completion: checks the wall-clock limit now and then. */
+    void on_complete();
+};
+
+} // namespace gs_tlm
+
+#endif

@@ -1,0 +1,767 @@
+/*
+ * test_model.cpp - the SystemC model through its C facade (gs/model.h): engine overlap, DMA
+ * bandwidth and HBM contention, roofline, functional equality with the pure-C executor,
+ * deadlock and time limits, determinism, and the trace file. Every run goes through
+ * gs_model_run_isolated (SystemC elaborates once per process).
+ */
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gs/cost.h"
+#include "gs/exec.h"
+#include "gs/isa.h"
+#include "gs/kernel.h"
+#include "gs/model.h"
+#include "test_config_builders.h"
+
+namespace {
+
+struct ConfigCase {
+    const char *name;
+    void (*build)(gs_config *);
+};
+const ConfigCase kConfigs[] = {
+    {"gen1", gs_test_config_gen1_like},
+    {"gen2", gs_test_config_gen2_like},
+    {"gen3", gs_test_config_gen3_like},
+};
+
+struct ProgramDeleter {
+    void operator()(gs_program *p) const { gs_program_free(p); }
+};
+struct MemDeleter {
+    void operator()(gs_mem *m) const { gs_mem_free(m); }
+};
+using ProgramPtr = std::unique_ptr<gs_program, ProgramDeleter>;
+using MemPtr = std::unique_ptr<gs_mem, MemDeleter>;
+
+std::string tmp_path(const char *stem)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s/test_model_%s_%d.json", GS_BINARY_DIR, stem, (int)getpid());
+    return buf;
+}
+
+std::string read_file(const std::string &path)
+{
+    std::ifstream f(path, std::ios::binary);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
+}
+
+/* ---- hand-built access patterns and instructions (timing tests: operands need no buffers) -- */
+
+gs_ap sbuf_ap(gs_memspace space, gs_dtype t, unsigned parts, uint32_t free_elems)
+{
+    gs_ap a;
+    memset(&a, 0, sizeof a);
+    a.space = space;
+    a.dtype = t;
+    a.tensor = 0;
+    a.ndim = 1;
+    a.part_count = parts;
+    a.shape[0] = free_elems;
+    a.stride[0] = 1;
+    return a;
+}
+
+gs_ap hbm_ap(int32_t tensor, gs_dtype t, unsigned parts, uint32_t free_elems, int64_t offset)
+{
+    gs_ap a = sbuf_ap(GS_MEM_HBM, t, parts, free_elems);
+    a.tensor = tensor;
+    a.part_stride = free_elems;
+    a.offset = offset;
+    return a;
+}
+
+gs_instr base_instr(gs_opcode op, gs_engine e, unsigned core, int line)
+{
+    gs_instr in;
+    memset(&in, 0, sizeof in);
+    in.op = op;
+    in.engine = e;
+    in.core = (uint16_t)core;
+    in.file = "test_model.cpp";
+    in.line = line;
+    return in;
+}
+
+gs_instr matmul_instr(unsigned core, uint32_t n)
+{
+    gs_instr in = base_instr(GS_OP_MATMUL, GS_ENG_TENSOR, core, 100);
+    in.n_in = 2;
+    in.n_out = 1;
+    in.in[0] = sbuf_ap(GS_MEM_SBUF, GS_BF16, 128, 128);
+    in.in[1] = sbuf_ap(GS_MEM_SBUF, GS_BF16, 128, n);
+    in.out[0] = sbuf_ap(GS_MEM_PSUM, GS_FP32, 128, n);
+    return in;
+}
+
+gs_instr vector_add_instr(unsigned core, uint32_t n)
+{
+    gs_instr in = base_instr(GS_OP_TENSOR_TENSOR, GS_ENG_VECTOR, core, 200);
+    in.n_in = 2;
+    in.n_out = 1;
+    in.alu0 = GS_ALU_ADD;
+    in.in[0] = sbuf_ap(GS_MEM_SBUF, GS_BF16, 128, n);
+    in.in[1] = sbuf_ap(GS_MEM_SBUF, GS_BF16, 128, n);
+    in.out[0] = sbuf_ap(GS_MEM_SBUF, GS_BF16, 128, n);
+    return in;
+}
+
+gs_instr dma_load_instr(unsigned core, unsigned queue, int32_t tensor, uint32_t free_elems,
+                        int64_t offset)
+{
+    gs_instr in = base_instr(GS_OP_DMA_COPY, GS_ENG_DMA, core, 300);
+    in.queue = (uint16_t)queue;
+    in.n_in = 1;
+    in.n_out = 1;
+    in.in[0] = hbm_ap(tensor, GS_BF16, 128, free_elems, offset);
+    in.out[0] = sbuf_ap(GS_MEM_SBUF, GS_BF16, 128, free_elems);
+    return in;
+}
+
+void append(gs_program *p, gs_instr in, std::vector<uint32_t> deps = {})
+{
+    in.n_deps = (uint32_t)deps.size();
+    in.deps = deps.empty() ? nullptr : deps.data();
+    ASSERT_GE(gs_program_append_raw(p, &in), 0);
+}
+
+double compute_ns(const gs_config *cfg, const gs_instr &in)
+{
+    gs_cost_state st;
+    gs_cost_state_init(&st);
+    return gs_cost_compute_ns(cfg, &in, &st);
+}
+
+gs_status run_timing(const gs_config *cfg, const gs_program *p, gs_run_stats *st, gs_error *err,
+                     const char *trace = nullptr, double sim_limit_ns = 0)
+{
+    gs_run_opts o;
+    memset(&o, 0, sizeof o);
+    o.trace_path = trace;
+    o.sim_limit_ns = sim_limit_ns;
+    o.wall_limit_s = 120;
+    return gs_model_run_isolated(cfg, p, nullptr, &o, st, err);
+}
+
+/* The parts of the critical path add up to the total. */
+void expect_critical_path_sums(const gs_run_stats &st)
+{
+    double sum = st.critical_path_hbm_ns;
+    for (int e = 0; e < GS_ENGINE_COUNT; ++e) sum += st.critical_path_ns[e];
+    EXPECT_NEAR(sum, st.total_ns, 1e-6 * (1 + st.total_ns));
+}
+
+/* ---- random programs through the kernel builder ---- */
+
+struct Rng {
+    uint64_t s;
+    explicit Rng(uint64_t seed) : s(seed * 0x9E3779B97F4A7C15ull + 1) {}
+    uint32_t next()
+    {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        return (uint32_t)(s >> 11);
+    }
+    uint32_t below(uint32_t n) { return next() % n; }
+};
+
+gs_tensor make_tensor(gs_program *p, const char *name, gs_dtype t, gs_tensor_kind kind, int64_t rows,
+                      int64_t cols)
+{
+    int64_t shape[2] = {rows, cols};
+    gs_error err;
+    gs_tensor h;
+    memset(&h, 0, sizeof h);
+    h.id = gs_program_add_tensor(p, name, t, kind, 2, shape, &err);
+    EXPECT_GE(h.id, 0) << err.message;
+    h.dtype = t;
+    h.ndim = 2;
+    h.shape[0] = rows;
+    h.shape[1] = cols;
+    return h;
+}
+
+/*
+ * A random tile program per core: load a weight tile, then per row block load x, and do a
+ * random mix of matmul (+ PSUM evacuation), activation, vector and gpsimd elementwise work,
+ * stores. Independent work lands on different engines and queues, so engines overlap.
+ */
+ProgramPtr random_program(const gs_config *cfg, uint64_t seed, unsigned cores)
+{
+    Rng rng(seed);
+    ProgramPtr p(gs_program_create(cfg));
+    if (!p) return p;
+    const uint32_t n_choices[] = {64, 128, 256, 512};
+    for (unsigned core = 0; core < cores; ++core) {
+        const unsigned blocks = 1 + rng.below(5);
+        const uint32_t n = n_choices[rng.below(4)];
+        char name[32];
+        snprintf(name, sizeof name, "x%u", core);
+        gs_tensor X = make_tensor(p.get(), name, GS_BF16, GS_TENSOR_INPUT, 128 * blocks, n);
+        snprintf(name, sizeof name, "w%u", core);
+        gs_tensor W = make_tensor(p.get(), name, GS_BF16, GS_TENSOR_INPUT, 128, 128);
+        snprintf(name, sizeof name, "y%u", core);
+        gs_tensor Y = make_tensor(p.get(), name, GS_BF16, GS_TENSOR_OUTPUT, 128 * blocks, n);
+
+        gs_kb *kb = gs_kb_create(p.get(), core);
+        const gs_caps *caps = gs_kb_caps(kb);
+        gs_pool *wp = gs_pool_create(kb, GS_MEM_SBUF, "w", 1, 128 * 2);
+        gs_pool *xp = gs_pool_create(kb, GS_MEM_SBUF, "x", 2 + rng.below(2), 512 * 2);
+        gs_pool *yp = gs_pool_create(kb, GS_MEM_SBUF, "y", 2, 512 * 2);
+        gs_pool *pp = gs_pool_create(kb, GS_MEM_PSUM, "acc", 2, 512 * 4);
+        gs_tile w = gs_tile_alloc(wp, GS_BF16, 128, 128);
+        gs_dma_copy(kb, w.ap, gs_hbm_rows(&W, 0, 128, 0, 128), -1);
+        for (unsigned b = 0; b < blocks; ++b) {
+            gs_tile x = gs_tile_alloc(xp, GS_BF16, 128, n);
+            gs_dma_copy(kb, x.ap, gs_hbm_rows(&X, 128 * b, 128, 0, n), -1);
+            gs_tile y = gs_tile_alloc(yp, GS_BF16, 128, n);
+            switch (rng.below(4)) {
+            case 0: {
+                gs_tile acc = gs_tile_alloc(pp, GS_FP32, 128, n);
+                gs_matmul(kb, acc.ap, w.ap, x.ap, 0);
+                if (rng.below(2)) gs_matmul(kb, acc.ap, w.ap, x.ap, 1);
+                gs_tensor_copy(kb, rng.below(2) ? GS_ENG_VECTOR : GS_ENG_SCALAR, y.ap, acc.ap);
+                break;
+            }
+            case 1:
+                gs_activation(kb, y.ap, x.ap, rng.below(2) ? GS_ACT_GELU : GS_ACT_EXP, gs_imm(0.5f),
+                              gs_imm(0.25f), nullptr);
+                break;
+            case 2:
+                gs_tensor_tensor(kb, y.ap, x.ap, x.ap, GS_ALU_MUL);
+                break;
+            default:
+                gs_tensor_scalar(kb, caps->has_gpsimd ? GS_ENG_GPSIMD : GS_ENG_VECTOR, y.ap, x.ap,
+                                 GS_ALU_MUL, gs_imm(2.0f), GS_ALU_ADD, gs_imm(1.0f));
+                break;
+            }
+            gs_dma_copy(kb, gs_hbm_rows(&Y, 128 * b, 128, 0, n), y.ap, -1);
+        }
+        EXPECT_EQ(gs_kb_status(kb), GS_OK) << gs_kb_error(kb)->message;
+        gs_kb_free(kb);
+    }
+    return p;
+}
+
+void fill_inputs(const gs_program *p, gs_mem *m, uint64_t seed)
+{
+    Rng rng(seed);
+    for (size_t t = 0; t < gs_program_tensor_count(p); ++t) {
+        const gs_tensor_info *ti = gs_program_tensor(p, (int32_t)t);
+        if (ti->kind != GS_TENSOR_INPUT) continue;
+        void *data = gs_mem_tensor(m, (int32_t)t);
+        for (uint64_t i = 0; i < ti->elems; ++i)
+            gs_dtype_store(ti->dtype, data, i, (float)((int)rng.below(2001) - 1000) / 500.0f);
+    }
+}
+
+bool same_stats(gs_run_stats a, gs_run_stats b)
+{
+    a.wall_s = b.wall_s = 0;
+    return memcmp(&a, &b, sizeof a) == 0;
+}
+
+} // namespace
+
+/* ---- engine overlap ---- */
+
+TEST(ModelOverlap, IndependentEnginesTakeTheMax)
+{
+    gs_config cfg;
+    gs_test_config_gen2_like(&cfg);
+    ProgramPtr p(gs_program_create(&cfg));
+    gs_instr mm = matmul_instr(0, 512), va = vector_add_instr(0, 2048);
+    append(p.get(), mm);
+    append(p.get(), va);
+    gs_run_stats st;
+    gs_error err;
+    ASSERT_EQ(run_timing(&cfg, p.get(), &st, &err), GS_OK) << err.message;
+    const double a = compute_ns(&cfg, mm), b = compute_ns(&cfg, va);
+    EXPECT_NEAR(st.total_ns, std::max(a, b), 0.002);
+    EXPECT_EQ(st.instructions, 2u);
+    EXPECT_EQ(st.engine[0][GS_ENG_TENSOR].instructions, 1u);
+    EXPECT_NEAR(st.engine[0][GS_ENG_TENSOR].busy_ns, a, 0.002);
+    EXPECT_NEAR(st.engine[0][GS_ENG_VECTOR].busy_ns, b, 0.002);
+    EXPECT_STREQ(st.bottleneck_name, a > b ? "tensor" : "vector");
+    expect_critical_path_sums(st);
+}
+
+TEST(ModelOverlap, DependentWorkTakesTheSumPlusSemaphore)
+{
+    gs_config cfg;
+    gs_test_config_gen2_like(&cfg);
+    ProgramPtr p(gs_program_create(&cfg));
+    gs_instr mm = matmul_instr(0, 512), va = vector_add_instr(0, 2048);
+    append(p.get(), mm);
+    append(p.get(), va, {0});
+    /* Same engine, in order: no semaphore. */
+    append(p.get(), vector_add_instr(0, 2048), {1});
+    gs_run_stats st;
+    gs_error err;
+    ASSERT_EQ(run_timing(&cfg, p.get(), &st, &err), GS_OK) << err.message;
+    const double a = compute_ns(&cfg, mm), b = compute_ns(&cfg, va);
+    EXPECT_NEAR(st.total_ns, a + cfg.sem_latency.v + 2 * b, 0.003);
+    EXPECT_NEAR(st.engine[0][GS_ENG_VECTOR].stall_dep_ns, a + cfg.sem_latency.v, 0.002);
+    EXPECT_EQ(st.engine[0][GS_ENG_VECTOR].stall_dma_ns, 0.0);
+    EXPECT_NEAR(st.critical_path_ns[GS_ENG_TENSOR], a, 0.002);
+    EXPECT_NEAR(st.critical_path_ns[GS_ENG_VECTOR], cfg.sem_latency.v + 2 * b, 0.003);
+    expect_critical_path_sums(st);
+}
+
+TEST(ModelOverlap, TwoCoresRunInParallel)
+{
+    gs_config cfg;
+    gs_test_config_gen2_like(&cfg);
+    ProgramPtr p(gs_program_create(&cfg));
+    gs_instr mm0 = matmul_instr(0, 512), mm1 = matmul_instr(1, 512);
+    append(p.get(), mm0);
+    append(p.get(), mm1);
+    gs_run_stats st;
+    gs_error err;
+    ASSERT_EQ(run_timing(&cfg, p.get(), &st, &err), GS_OK) << err.message;
+    EXPECT_NEAR(st.total_ns, compute_ns(&cfg, mm0), 0.002);
+    EXPECT_EQ(st.cores_used, 2u);
+    EXPECT_GT(st.flops, 0);
+    EXPECT_DOUBLE_EQ(st.peak_flops, 2 * gs_config_peak_flops(&cfg, GS_BF16));
+}
+
+/* ---- DMA ---- */
+
+namespace {
+struct DmaSetup {
+    gs_config cfg;
+    ProgramPtr p;
+    int32_t tensor = -1;
+};
+
+void dma_setup(DmaSetup &s, unsigned transfers_per_queue, unsigned queues, unsigned cores,
+               uint32_t free_elems)
+{
+    s.p.reset(gs_program_create(&s.cfg));
+    int64_t shape[2] = {(int64_t)128 * transfers_per_queue * queues * cores, free_elems};
+    gs_error err;
+    s.tensor = gs_program_add_tensor(s.p.get(), "src", GS_BF16, GS_TENSOR_INPUT, 2, shape, &err);
+    ASSERT_GE(s.tensor, 0) << err.message;
+    int64_t row = 0;
+    for (unsigned c = 0; c < cores; ++c)
+        for (unsigned q = 0; q < queues; ++q)
+            for (unsigned t = 0; t < transfers_per_queue; ++t, row += 128)
+                append(s.p.get(), dma_load_instr(c, q, s.tensor, free_elems, row * free_elems));
+}
+} // namespace
+
+TEST(ModelDma, OneTransferMatchesFixedSetupAndBandwidth)
+{
+    for (const ConfigCase &cc : kConfigs) {
+        SCOPED_TRACE(cc.name);
+        DmaSetup s;
+        cc.build(&s.cfg);
+        dma_setup(s, 1, 1, 1, 4096);
+        const gs_dma_cost d = gs_cost_dma(&s.cfg, gs_program_instr(s.p.get(), 0));
+        ASSERT_TRUE(d.hbm);
+        gs_run_stats st;
+        gs_error err;
+        ASSERT_EQ(run_timing(&s.cfg, s.p.get(), &st, &err), GS_OK) << err.message;
+        const double bw = std::min(d.queue_bw, s.cfg.hbm_bandwidth.v);
+        const double expect = d.fixed_ns + d.setup_ns + s.cfg.hbm_latency.v + d.eff_bytes / bw;
+        EXPECT_NEAR(st.total_ns, expect, 0.01 * expect);
+        EXPECT_DOUBLE_EQ(st.queue[0][0].bytes, d.bytes);
+        EXPECT_EQ(st.queue[0][0].transfers, 1u);
+        EXPECT_NEAR(st.queue[0][0].busy_ns, st.total_ns, 0.002);
+        EXPECT_DOUBLE_EQ(st.dma_bytes, d.bytes);
+        EXPECT_DOUBLE_EQ(st.hbm_bytes, gs_cost_hbm_bytes(gs_program_instr(s.p.get(), 0)));
+        EXPECT_EQ(st.engine[0][GS_ENG_DMA].stall_port_ns, 0.0);
+        EXPECT_STREQ(st.bottleneck_name, "dma");
+    }
+}
+
+TEST(ModelDma, SingleQueueLimitedByHbmWhenHbmIsSlower)
+{
+    DmaSetup s;
+    gs_test_config_gen2_like(&s.cfg);
+    gs_test_num_set(&s.cfg.hbm_bandwidth, s.cfg.dma.bandwidth_per_engine.v / 2);
+    dma_setup(s, 1, 1, 1, 8192);
+    const gs_dma_cost d = gs_cost_dma(&s.cfg, gs_program_instr(s.p.get(), 0));
+    gs_run_stats st;
+    gs_error err;
+    ASSERT_EQ(run_timing(&s.cfg, s.p.get(), &st, &err), GS_OK) << err.message;
+    const double expect = d.fixed_ns + d.setup_ns + s.cfg.hbm_latency.v + d.eff_bytes / s.cfg.hbm_bandwidth.v;
+    EXPECT_NEAR(st.total_ns, expect, 0.01 * expect);
+    EXPECT_GE(st.total_ns, st.memory_bound_ns);
+}
+
+TEST(ModelDma, QueuesShareHbmBandwidth)
+{
+    /* 2 cores x 16 queues x 4 transfers of 1 MiB through an HBM of 2 queues' bandwidth:
+     * HBM-bound, so the data time is total bytes / hbm_bw. */
+    DmaSetup s;
+    gs_test_config_gen2_like(&s.cfg);
+    gs_test_num_set(&s.cfg.hbm_bandwidth, 2 * s.cfg.dma.bandwidth_per_engine.v);
+    const unsigned queues = (unsigned)s.cfg.dma.engines.v;
+    dma_setup(s, 4, queues, 2, 4096);
+    const gs_dma_cost d = gs_cost_dma(&s.cfg, gs_program_instr(s.p.get(), 0));
+    gs_run_stats st;
+    gs_error err;
+    ASSERT_EQ(run_timing(&s.cfg, s.p.get(), &st, &err), GS_OK) << err.message;
+    const double n = 4.0 * queues * 2;
+    const double data_ns = n * d.eff_bytes / s.cfg.hbm_bandwidth.v;
+    /* Each queue pays its fixed costs per transfer, overlapped with other queues' data. */
+    EXPECT_GE(st.total_ns, data_ns);
+    EXPECT_LE(st.total_ns, data_ns + 4 * (d.fixed_ns + d.setup_ns + s.cfg.hbm_latency.v) + 1);
+    EXPECT_NEAR(st.memory_bound_ns, st.hbm_bytes / s.cfg.hbm_bandwidth.v, 1e-9);
+    EXPECT_GE(st.total_ns, st.roofline_ns);
+    EXPECT_GT(st.engine_total[GS_ENG_DMA].stall_port_ns, 0.0);
+    EXPECT_GT(st.critical_path_hbm_ns, 0.0);
+    EXPECT_EQ(st.engine_total[GS_ENG_DMA].instructions, (uint64_t)n);
+    double qbytes = 0;
+    for (unsigned c = 0; c < 2; ++c)
+        for (unsigned q = 0; q < queues; ++q) {
+            EXPECT_EQ(st.queue[c][q].transfers, 4u);
+            qbytes += st.queue[c][q].bytes;
+        }
+    EXPECT_DOUBLE_EQ(qbytes, st.dma_bytes);
+    expect_critical_path_sums(st);
+}
+
+TEST(ModelDma, QueuesAreIndependentWhenHbmIsFast)
+{
+    /* 4 queues in parallel on gen2 (HBM far faster than 4 queues): as fast as one queue. */
+    DmaSetup one, four;
+    gs_test_config_gen2_like(&one.cfg);
+    gs_test_config_gen2_like(&four.cfg);
+    dma_setup(one, 1, 1, 1, 4096);
+    dma_setup(four, 1, 4, 1, 4096);
+    gs_run_stats a, b;
+    gs_error err;
+    ASSERT_EQ(run_timing(&one.cfg, one.p.get(), &a, &err), GS_OK) << err.message;
+    ASSERT_EQ(run_timing(&four.cfg, four.p.get(), &b, &err), GS_OK) << err.message;
+    EXPECT_NEAR(a.total_ns, b.total_ns, 1e-3 * a.total_ns);
+    EXPECT_NEAR(b.dma_bytes, 4 * a.dma_bytes, 1e-9);
+}
+
+/* ---- roofline ---- */
+
+TEST(ModelRoofline, NoRandomProgramBeatsItsRoofline)
+{
+    for (const ConfigCase &cc : kConfigs) {
+        SCOPED_TRACE(cc.name);
+        gs_config cfg;
+        cc.build(&cfg);
+        for (uint64_t seed = 1; seed <= 12; ++seed) {
+            SCOPED_TRACE(seed);
+            const unsigned cores = 1 + (unsigned)(seed % (unsigned)cfg.cores.v);
+            ProgramPtr p = random_program(&cfg, seed, cores);
+            ASSERT_TRUE(p);
+            gs_run_stats st;
+            gs_error err;
+            ASSERT_EQ(run_timing(&cfg, p.get(), &st, &err), GS_OK) << err.message;
+            EXPECT_EQ(st.instructions, gs_program_count(p.get()));
+            EXPECT_GT(st.roofline_ns, 0.0);
+            EXPECT_GE(st.total_ns, st.roofline_ns);
+            EXPECT_GE(st.total_ns, st.compute_bound_ns);
+            EXPECT_GE(st.total_ns, st.memory_bound_ns);
+            EXPECT_GE(st.roofline_ratio, 1.0);
+            expect_critical_path_sums(st);
+            for (unsigned c = 0; c < cores; ++c)
+                for (int e = 0; e < GS_ENGINE_COUNT; ++e) {
+                    const gs_engine_stats &es = st.engine[c][e];
+                    if (e == GS_ENG_DMA) continue; /* a sum over parallel queues */
+                    EXPECT_LE(es.busy_ns + es.stall_dep_ns + es.stall_dma_ns + es.stall_port_ns,
+                              st.total_ns + 1e-6);
+                }
+            EXPECT_NE(std::string(st.bottleneck_name), "none");
+        }
+    }
+}
+
+/* ---- functional ---- */
+
+TEST(ModelFunctional, OutputsEqualThePureCExecutorBitForBit)
+{
+    for (const ConfigCase &cc : kConfigs) {
+        SCOPED_TRACE(cc.name);
+        gs_config cfg;
+        cc.build(&cfg);
+        for (uint64_t seed = 100; seed < 104; ++seed) {
+            ProgramPtr p = random_program(&cfg, seed, (unsigned)cfg.cores.v);
+            ASSERT_TRUE(p);
+            gs_error err;
+            MemPtr ref(gs_mem_create(p.get(), &err)), got(gs_mem_create(p.get(), &err));
+            ASSERT_TRUE(ref && got) << err.message;
+            fill_inputs(p.get(), ref.get(), seed);
+            fill_inputs(p.get(), got.get(), seed);
+            ASSERT_EQ(gs_exec_program(ref.get(), p.get(), &err), GS_OK) << err.message;
+            gs_run_opts o;
+            memset(&o, 0, sizeof o);
+            o.functional = 1;
+            gs_run_stats fst, tst;
+            ASSERT_EQ(gs_model_run_isolated(&cfg, p.get(), got.get(), &o, &fst, &err), GS_OK) << err.message;
+            size_t outputs = 0;
+            for (size_t t = 0; t < gs_program_tensor_count(p.get()); ++t) {
+                const gs_tensor_info *ti = gs_program_tensor(p.get(), (int32_t)t);
+                if (ti->kind != GS_TENSOR_OUTPUT) continue;
+                ++outputs;
+                EXPECT_EQ(memcmp(gs_mem_tensor(ref.get(), (int32_t)t), gs_mem_tensor(got.get(), (int32_t)t),
+                                 (size_t)ti->bytes),
+                          0)
+                    << "output " << ti->name;
+            }
+            EXPECT_GT(outputs, 0u);
+            /* Timing-only mode: identical timing and statistics. */
+            o.functional = 0;
+            ASSERT_EQ(gs_model_run_isolated(&cfg, p.get(), nullptr, &o, &tst, &err), GS_OK) << err.message;
+            EXPECT_TRUE(same_stats(fst, tst));
+        }
+    }
+}
+
+/* ---- deadlock and limits ---- */
+
+TEST(ModelErrors, DependencyOnALaterInstructionIsADeadlock)
+{
+    gs_config cfg;
+    gs_test_config_gen2_like(&cfg);
+    ProgramPtr p(gs_program_create(&cfg));
+    append(p.get(), matmul_instr(0, 128));
+    gs_instr first = vector_add_instr(0, 64);
+    first.line = 41;
+    append(p.get(), first, {2}); /* #1 waits for #2, later on the same engine */
+    append(p.get(), vector_add_instr(0, 64));
+    gs_run_stats st;
+    gs_error err;
+    ASSERT_EQ(run_timing(&cfg, p.get(), &st, &err), GS_ERR_DEADLOCK);
+    const std::string msg = err.message;
+    EXPECT_NE(msg.find("#1 tensor_tensor"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("#2"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("test_model.cpp:41"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("core 0 vector"), std::string::npos) << msg;
+    EXPECT_EQ(err.line, 41);
+    /* Statistics as far as the run got: the matmul finished. */
+    EXPECT_EQ(st.instructions, 1u);
+    EXPECT_GT(st.total_ns, 0.0);
+}
+
+TEST(ModelErrors, CrossEngineCycleIsADeadlock)
+{
+    gs_config cfg;
+    gs_test_config_gen2_like(&cfg);
+    ProgramPtr p(gs_program_create(&cfg));
+    append(p.get(), vector_add_instr(0, 64), {1});
+    append(p.get(), matmul_instr(0, 64), {0});
+    append(p.get(), dma_load_instr(0, 3, -1, 64, 0), {5}); /* a dependency that does not exist */
+    gs_run_stats st;
+    gs_error err;
+    ASSERT_EQ(run_timing(&cfg, p.get(), &st, &err), GS_ERR_DEADLOCK);
+    const std::string msg = err.message;
+    EXPECT_NE(msg.find("#0 tensor_tensor"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("#1 matmul"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("does not exist"), std::string::npos) << msg;
+    EXPECT_EQ(st.instructions, 0u);
+}
+
+TEST(ModelErrors, SimulatedTimeLimit)
+{
+    gs_config cfg;
+    gs_test_config_gen2_like(&cfg);
+    ProgramPtr p(gs_program_create(&cfg));
+    for (int i = 0; i < 100; ++i) append(p.get(), vector_add_instr(0, 4096));
+    gs_run_stats st;
+    gs_error err;
+    const std::string trace = tmp_path("timeout");
+    ASSERT_EQ(run_timing(&cfg, p.get(), &st, &err, trace.c_str(), 10000.0), GS_ERR_TIMEOUT);
+    EXPECT_NE(std::string(err.message).find("simulated time limit"), std::string::npos) << err.message;
+    EXPECT_GT(st.instructions, 0u);
+    EXPECT_LT(st.instructions, 100u);
+    EXPECT_LE(st.total_ns, 10000.0);
+    /* The trace is still valid JSON. */
+    cJSON *j = cJSON_Parse(read_file(trace).c_str());
+    EXPECT_NE(j, nullptr);
+    cJSON_Delete(j);
+    remove(trace.c_str());
+}
+
+TEST(ModelErrors, InvalidPlacementIsReportedBeforeRunning)
+{
+    gs_config cfg;
+    gs_test_config_gen1_like(&cfg);
+    ProgramPtr p(gs_program_create(&cfg));
+    gs_instr g = base_instr(GS_OP_MEMSET, GS_ENG_GPSIMD, 0, 77);
+    g.n_out = 1;
+    g.out[0] = sbuf_ap(GS_MEM_SBUF, GS_BF16, 128, 64);
+    append(p.get(), g);
+    gs_run_stats st;
+    gs_error err;
+    EXPECT_EQ(run_timing(&cfg, p.get(), &st, &err), GS_ERR_UNSUPPORTED);
+    EXPECT_EQ(err.line, 77);
+    ProgramPtr q(gs_program_create(&cfg));
+    append(q.get(), dma_load_instr(0, 99, -1, 64, 0));
+    EXPECT_EQ(run_timing(&cfg, q.get(), &st, &err), GS_ERR_INVALID);
+}
+
+TEST(ModelErrors, SecondRunInOneProcessIsAUsageError)
+{
+    gs_config cfg;
+    gs_test_config_gen2_like(&cfg);
+    ProgramPtr p(gs_program_create(&cfg));
+    append(p.get(), vector_add_instr(0, 64));
+    fflush(stdout);
+    pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+        gs_error err;
+        gs_run_stats st;
+        gs_model *m = gs_model_create(&cfg, &err);
+        int code = 0;
+        if (!m || gs_model_run(m, p.get(), nullptr, nullptr, &st, &err) != GS_OK) code = 1;
+        else if (gs_model_run(m, p.get(), nullptr, nullptr, &st, &err) != GS_ERR_USAGE) code = 2;
+        else if (!strstr(err.message, "gs_model_run_isolated")) code = 3;
+        _exit(code);
+    }
+    int ws = 0;
+    ASSERT_EQ(waitpid(pid, &ws, 0), pid);
+    ASSERT_TRUE(WIFEXITED(ws));
+    EXPECT_EQ(WEXITSTATUS(ws), 0);
+}
+
+/* ---- determinism and traces ---- */
+
+TEST(ModelTrace, TwoRunsGiveIdenticalStatsAndTraces)
+{
+    gs_config cfg;
+    gs_test_config_gen3_like(&cfg);
+    ProgramPtr p = random_program(&cfg, 7, 3);
+    const std::string t1 = tmp_path("det1"), t2 = tmp_path("det2");
+    gs_run_stats a, b;
+    gs_error err;
+    ASSERT_EQ(run_timing(&cfg, p.get(), &a, &err, t1.c_str()), GS_OK) << err.message;
+    ASSERT_EQ(run_timing(&cfg, p.get(), &b, &err, t2.c_str()), GS_OK) << err.message;
+    EXPECT_TRUE(same_stats(a, b));
+    const std::string s1 = read_file(t1), s2 = read_file(t2);
+    EXPECT_FALSE(s1.empty());
+    EXPECT_EQ(s1, s2);
+    remove(t1.c_str());
+    remove(t2.c_str());
+}
+
+namespace {
+/* ps from a trace timestamp printed as microseconds with six decimals. */
+int64_t us_to_ps(double us)
+{
+    return (int64_t)std::llround(us * 1e6);
+}
+} // namespace
+
+TEST(ModelTrace, ValidJsonWithEventsAtTheModelsTimes)
+{
+    gs_config cfg;
+    gs_test_config_gen2_like(&cfg);
+    ProgramPtr p = random_program(&cfg, 11, 2);
+    const std::string trace = tmp_path("trace");
+    gs_run_stats st;
+    gs_error err;
+    ASSERT_EQ(run_timing(&cfg, p.get(), &st, &err, trace.c_str()), GS_OK) << err.message;
+
+    cJSON *root = cJSON_Parse(read_file(trace).c_str());
+    ASSERT_NE(root, nullptr) << "trace is not valid JSON";
+    cJSON *events = cJSON_GetObjectItemCaseSensitive(root, "traceEvents");
+    ASSERT_TRUE(cJSON_IsArray(events));
+    size_t slices = 0, counters = 0, thread_names = 0;
+    int64_t last_end = 0;
+    std::map<int, int64_t> index_start, index_end;
+    cJSON *ev;
+    cJSON_ArrayForEach(ev, events)
+    {
+        const char *ph = cJSON_GetObjectItemCaseSensitive(ev, "ph")->valuestring;
+        if (!strcmp(ph, "X")) {
+            ++slices;
+            const double ts = cJSON_GetObjectItemCaseSensitive(ev, "ts")->valuedouble;
+            const double dur = cJSON_GetObjectItemCaseSensitive(ev, "dur")->valuedouble;
+            last_end = std::max(last_end, us_to_ps(ts) + us_to_ps(dur));
+            cJSON *args = cJSON_GetObjectItemCaseSensitive(ev, "args");
+            ASSERT_TRUE(cJSON_IsObject(args));
+            const int idx = cJSON_GetObjectItemCaseSensitive(args, "index")->valueint;
+            const gs_instr *in = gs_program_instr(p.get(), (size_t)idx);
+            EXPECT_STREQ(cJSON_GetObjectItemCaseSensitive(ev, "name")->valuestring, gs_opcode_name(in->op));
+            const std::string src = std::string(in->file) + ":" + std::to_string(in->line);
+            EXPECT_EQ(src, cJSON_GetObjectItemCaseSensitive(args, "src")->valuestring);
+            EXPECT_EQ(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(args, "deps")), (int)in->n_deps);
+            EXPECT_TRUE(cJSON_IsString(cJSON_GetObjectItemCaseSensitive(args, "operands")));
+            EXPECT_EQ(cJSON_GetObjectItemCaseSensitive(ev, "pid")->valueint, (int)in->core);
+            index_start[idx] = us_to_ps(ts);
+            index_end[idx] = us_to_ps(ts) + us_to_ps(dur);
+        } else if (!strcmp(ph, "C")) {
+            ++counters;
+        } else if (!strcmp(ph, "M") &&
+                   !strcmp(cJSON_GetObjectItemCaseSensitive(ev, "name")->valuestring, "thread_name")) {
+            ++thread_names;
+        }
+    }
+    EXPECT_EQ(slices, gs_program_count(p.get()));
+    EXPECT_EQ(index_start.size(), slices);
+    EXPECT_GT(counters, 0u);
+    EXPECT_EQ(thread_names, 2 * (4 + (size_t)cfg.dma.engines.v));
+    EXPECT_EQ(last_end, std::llround(st.total_ns * 1000.0));
+    /* Every slice starts no earlier than its dependencies end. */
+    for (const auto &kv : index_start) {
+        const gs_instr *in = gs_program_instr(p.get(), (size_t)kv.first);
+        for (uint32_t k = 0; k < in->n_deps; ++k) EXPECT_GE(kv.second, index_end[(int)in->deps[k]]);
+    }
+    cJSON_Delete(root);
+    remove(trace.c_str());
+}
+
+TEST(ModelTrace, DependentPairTimestampsAreExact)
+{
+    gs_config cfg;
+    gs_test_config_gen2_like(&cfg);
+    ProgramPtr p(gs_program_create(&cfg));
+    gs_instr mm = matmul_instr(0, 512), va = vector_add_instr(0, 1000);
+    append(p.get(), mm);
+    append(p.get(), va, {0});
+    const std::string trace = tmp_path("pair");
+    gs_run_stats st;
+    gs_error err;
+    ASSERT_EQ(run_timing(&cfg, p.get(), &st, &err, trace.c_str()), GS_OK) << err.message;
+    cJSON *root = cJSON_Parse(read_file(trace).c_str());
+    ASSERT_NE(root, nullptr);
+    const int64_t a = std::llround(compute_ns(&cfg, mm) * 1000.0);
+    const int64_t b = std::llround(compute_ns(&cfg, va) * 1000.0);
+    const int64_t sem = std::llround(cfg.sem_latency.v * 1000.0);
+    std::map<int, std::pair<int64_t, int64_t>> t;
+    cJSON *ev;
+    cJSON_ArrayForEach(ev, cJSON_GetObjectItemCaseSensitive(root, "traceEvents"))
+    {
+        if (strcmp(cJSON_GetObjectItemCaseSensitive(ev, "ph")->valuestring, "X")) continue;
+        const int idx = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(ev, "args"), "index")->valueint;
+        t[idx] = {us_to_ps(cJSON_GetObjectItemCaseSensitive(ev, "ts")->valuedouble),
+                  us_to_ps(cJSON_GetObjectItemCaseSensitive(ev, "dur")->valuedouble)};
+    }
+    ASSERT_EQ(t.size(), 2u);
+    EXPECT_EQ(t[0].first, 0);
+    EXPECT_EQ(t[0].second, a);
+    EXPECT_EQ(t[1].first, a + sem);
+    EXPECT_EQ(t[1].second, b);
+    EXPECT_EQ(std::llround(st.total_ns * 1000.0), a + sem + b);
+    cJSON_Delete(root);
+    remove(trace.c_str());
+}
