@@ -223,10 +223,13 @@ static inline uint8_t e4m3_from_bits(uint32_t u)
     uint32_t sign = (u >> 24) & 0x80u;
     uint32_t a = u & 0x7FFFFFFFu;
     if (a > 0x7F800000u) return (uint8_t)(sign | 0x7Fu);
-    if (a == 0x7F800000u) return (uint8_t)(sign | 0x7Eu); /* fn variant: inf saturates */
-    uint32_t m = gs_round_mag(a, 3, 7);
-    if (m > 0x7Eu) m = 0x7Eu; /* 0x7F is NaN: anything rounding past 448 saturates */
-    return (uint8_t)(sign | m);
+    /* >= 464 rounds past 448 (0x7F would be 480, but it is NaN), as does inf: saturate. */
+    if (a >= 0x43E80000u) return (uint8_t)(sign | 0x7Eu);
+    if (a >= 0x3C800000u) { /* normal range [2^-6, 464): rebias and round with one add */
+        uint32_t r = a + 0x7FFFFu + ((a >> 20) & 1u) - ((uint32_t)(127 - 7) << 23);
+        return (uint8_t)(sign | (r >> 20));
+    }
+    return (uint8_t)(sign | gs_round_mag(a, 3, 7));
 }
 
 static inline uint8_t e5m2_from_bits(uint32_t u)
@@ -234,10 +237,12 @@ static inline uint8_t e5m2_from_bits(uint32_t u)
     uint32_t sign = (u >> 24) & 0x80u;
     uint32_t a = u & 0x7FFFFFFFu;
     if (a > 0x7F800000u) return (uint8_t)(sign | 0x7Eu);
-    if (a >= 0x7F800000u) return (uint8_t)(sign | 0x7Cu);
-    uint32_t m = gs_round_mag(a, 2, 15);
-    if (m > 0x7Cu) m = 0x7Cu; /* rounds beyond 57344: inf */
-    return (uint8_t)(sign | m);
+    if (a >= 0x47700000u) return (uint8_t)(sign | 0x7Cu); /* >= 61440 rounds to inf */
+    if (a >= 0x38800000u) { /* normal range [2^-14, 61440) */
+        uint32_t r = a + 0xFFFFFu + ((a >> 21) & 1u) - ((uint32_t)(127 - 15) << 23);
+        return (uint8_t)(sign | (r >> 21));
+    }
+    return (uint8_t)(sign | gs_round_mag(a, 2, 15));
 }
 
 uint8_t gs_f32_to_e4m3(float f)
@@ -289,15 +294,21 @@ float gs_e5m2_to_f32(uint8_t b)
 
 /* ---- integers ---- */
 
-/* Round-half-even of a float with |f| < 2^23, independent of the FPU rounding mode. */
-static inline float round_half_even(float f)
+/* Round-half-even of a float with |f| < 2^23 to an integer, on the bit pattern (independent of
+ * the FPU rounding mode, and cheaper than truncf + fmodf). */
+static inline int32_t round_half_even(float f)
 {
-    float t = truncf(f);
-    float d = f - t; /* exact: f and t share the binade or t is 0 */
-    float s = f < 0.0f ? -1.0f : 1.0f;
-    float ad = fabsf(d);
-    if (ad > 0.5f || (ad == 0.5f && fmodf(t, 2.0f) != 0.0f)) t += s;
-    return t;
+    uint32_t u = f2u(f);
+    uint32_t a = u & 0x7FFFFFFFu;
+    int e = (int)(a >> 23);
+    int shift = 150 - e; /* value = sig * 2^-shift; >= 1 because |f| < 2^23 */
+    if (shift > 24) return 0; /* |f| < 0.5 */
+    uint32_t sig = (a & 0x7FFFFFu) | 0x800000u;
+    uint32_t q = sig >> shift;
+    uint32_t rem = sig & ((1u << shift) - 1u);
+    uint32_t half = 1u << (shift - 1);
+    if (rem > half || (rem == half && (q & 1u))) q++;
+    return (u >> 31) ? -(int32_t)q : (int32_t)q;
 }
 
 int8_t gs_f32_to_i8(float f)
@@ -314,7 +325,7 @@ int32_t gs_f32_to_i32(float f)
     if (f >= 2147483648.0f) return INT32_MAX;
     if (f <= -2147483648.0f) return INT32_MIN;
     if (fabsf(f) >= 8388608.0f) return (int32_t)f; /* already an integer */
-    return (int32_t)round_half_even(f);
+    return round_half_even(f);
 }
 
 /* ---- generic element access ---- */
