@@ -131,6 +131,10 @@ typedef struct gs_config {
 
     uint32_t dtypes;       /* bit (1u << gs_dtype) for each supported dtype */
     uint64_t ops;          /* bit (1ull << gs_opcode) for each supported opcode (gs/isa.h) */
+
+    /* Private to config.c: owns the strings the gs_num point to (src, note, file) and the
+     * source locations of non-numeric values. NULL in a hand-built config. */
+    struct gs_config_store *store;
 } gs_config;
 
 /* ---- derived numbers (pure functions of the config) ---- */
@@ -189,6 +193,11 @@ typedef struct gs_config_field {
 const gs_config_field *gs_config_fields(size_t *n);
 /* Look a numeric key up in a loaded config (NULL if unknown). */
 const gs_num *gs_config_get(const gs_config *c, const char *path);
+
+/* Hard limits of the loader (inputs beyond them are rejected with an error). */
+#define GS_CONFIG_MAX_BYTES (1024 * 1024) /* a config file larger than 1 MiB */
+#define GS_CONFIG_MAX_DEPTH 16            /* YAML nesting levels */
+#define GS_CONFIG_MAX_EXTENDS 8           /* length of an extends: chain */
 
 #ifdef __cplusplus
 }
