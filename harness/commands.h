@@ -22,6 +22,9 @@ void gs_help_show_config(void);
 int gs_cmd_list(int argc, char **argv);
 void gs_help_list(void);
 
+/* cmd_kernels.c: `list kernels [--names | --check-shapes K]` (argv[0] = "kernels") */
+int gs_list_kernels(int argc, char **argv);
+
 /* cmd_run.c */
 int gs_cmd_disasm(int argc, char **argv);
 void gs_help_disasm(void);
