@@ -8,7 +8,8 @@ uint64_t gs_ap_free_elems(const gs_ap *a)
 {
     if (!a || a->ndim == 0 || a->ndim > GS_AP_MAX_DIMS) return 0;
     uint64_t n = 1;
-    for (unsigned k = 0; k < a->ndim; k++) n *= a->shape[k];
+    for (unsigned k = 0; k < a->ndim; k++)
+        n *= a->shape[k];
     return n;
 }
 

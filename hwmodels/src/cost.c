@@ -38,21 +38,30 @@ static double factor(const gs_num *n)
 static const gs_simd_cfg *simd_cfg(const gs_config *c, gs_engine e)
 {
     switch (e) {
-    case GS_ENG_VECTOR: return &c->vector;
-    case GS_ENG_SCALAR: return &c->scalar;
-    case GS_ENG_GPSIMD: return &c->gpsimd;
-    default: return NULL;
+    case GS_ENG_VECTOR:
+        return &c->vector;
+    case GS_ENG_SCALAR:
+        return &c->scalar;
+    case GS_ENG_GPSIMD:
+        return &c->gpsimd;
+    default:
+        return NULL;
     }
 }
 
 double gs_cost_clock_hz(const gs_config *c, gs_engine e)
 {
     switch (e) {
-    case GS_ENG_TENSOR: return c->tensor.clock.v;
-    case GS_ENG_VECTOR: return c->vector.clock.v;
-    case GS_ENG_SCALAR: return c->scalar.clock.v;
-    case GS_ENG_GPSIMD: return c->gpsimd.clock.v;
-    default: return 0.0;
+    case GS_ENG_TENSOR:
+        return c->tensor.clock.v;
+    case GS_ENG_VECTOR:
+        return c->vector.clock.v;
+    case GS_ENG_SCALAR:
+        return c->scalar.clock.v;
+    case GS_ENG_GPSIMD:
+        return c->gpsimd.clock.v;
+    default:
+        return 0.0;
     }
 }
 
@@ -62,8 +71,10 @@ int gs_cost_act_uses_table(gs_act f)
     case GS_ACT_IDENTITY:
     case GS_ACT_RELU:
     case GS_ACT_SQUARE:
-    case GS_ACT_ABS: return 0;
-    default: return 1;
+    case GS_ACT_ABS:
+        return 0;
+    default:
+        return 1;
     }
 }
 
@@ -92,8 +103,10 @@ static int in_is_side(const gs_instr *in, int i)
     case GS_OP_ACTIVATION:
     case GS_OP_TENSOR_SCALAR:
         return (i == 1 && (in->flags & GS_F_SCALE_AP)) || (i == 2 && (in->flags & GS_F_BIAS_AP));
-    case GS_OP_GATHER: return i == 1;
-    default: return 0;
+    case GS_OP_GATHER:
+        return i == 1;
+    default:
+        return 0;
     }
 }
 
@@ -110,13 +123,15 @@ static int alu_is_slow(gs_alu op)
 static int uses_slow_op(const gs_instr *in)
 {
     switch (in->op) {
-    case GS_OP_TENSOR_TENSOR: return alu_is_slow(in->alu0);
+    case GS_OP_TENSOR_TENSOR:
+        return alu_is_slow(in->alu0);
     case GS_OP_TENSOR_SCALAR:
         return alu_is_slow(in->alu0) || ((in->flags & GS_F_HAS_OP1) && alu_is_slow(in->alu1));
     case GS_OP_ACTIVATION:
         /* On the scalar engine reciprocal is a table function; elsewhere it is a divide. */
         return in->act == GS_ACT_RECIPROCAL && in->engine == GS_ENG_VECTOR;
-    default: return 0;
+    default:
+        return 0;
     }
 }
 
@@ -200,11 +215,14 @@ static double simd_cycles(const gs_config *c, const gs_instr *in, gs_cost_state 
 double gs_cost_compute_cycles(const gs_config *c, const gs_instr *in, gs_cost_state *st)
 {
     switch (in->engine) {
-    case GS_ENG_TENSOR: return tensor_cycles(c, in);
+    case GS_ENG_TENSOR:
+        return tensor_cycles(c, in);
     case GS_ENG_VECTOR:
     case GS_ENG_SCALAR:
-    case GS_ENG_GPSIMD: return simd_cycles(c, in, st);
-    default: return 0.0;
+    case GS_ENG_GPSIMD:
+        return simd_cycles(c, in, st);
+    default:
+        return 0.0;
     }
 }
 
@@ -271,7 +289,8 @@ double gs_cost_tensor_flops(const gs_instr *in)
 double gs_cost_flops(const gs_instr *in)
 {
     switch (in->op) {
-    case GS_OP_MATMUL: return gs_cost_tensor_flops(in);
+    case GS_OP_MATMUL:
+        return gs_cost_tensor_flops(in);
     /* Pure data movement: no arithmetic (transpose multiplies by an identity, but that is an
      * implementation detail, not useful work). */
     case GS_OP_DMA_COPY:
@@ -280,7 +299,8 @@ double gs_cost_flops(const gs_instr *in)
     case GS_OP_TENSOR_COPY:
     case GS_OP_MEMSET:
     case GS_OP_PARTITION_BROADCAST:
-    case GS_OP_GATHER: return 0.0;
+    case GS_OP_GATHER:
+        return 0.0;
     /* Reductions do one operation per element read. */
     case GS_OP_TENSOR_REDUCE:
     case GS_OP_BN_STATS:
@@ -302,6 +322,7 @@ double gs_cost_hbm_bytes(const gs_instr *in)
         if (in->in[0].space == GS_MEM_HBM || in->out[0].space == GS_MEM_HBM)
             return (double)gs_ap_bytes(&in->out[0]);
         return 0.0;
-    default: return 0.0;
+    default:
+        return 0.0;
     }
 }

@@ -58,14 +58,30 @@ int gs_dtype_parse(const char *name, gs_dtype *out)
         const char *name;
         gs_dtype t;
     } aliases[] = {
-        {"fp32", GS_FP32},         {"float32", GS_FP32},        {"f32", GS_FP32},
-        {"float", GS_FP32},        {"bf16", GS_BF16},           {"bfloat16", GS_BF16},
-        {"fp16", GS_FP16},         {"float16", GS_FP16},        {"f16", GS_FP16},
-        {"half", GS_FP16},         {"fp8_e4m3", GS_FP8_E4M3},   {"fp8e4m3", GS_FP8_E4M3},
-        {"e4m3", GS_FP8_E4M3},     {"float8_e4m3", GS_FP8_E4M3}, {"float8_e4m3fn", GS_FP8_E4M3},
-        {"fp8_e4m3fn", GS_FP8_E4M3}, {"fp8_e5m2", GS_FP8_E5M2}, {"fp8e5m2", GS_FP8_E5M2},
-        {"e5m2", GS_FP8_E5M2},     {"float8_e5m2", GS_FP8_E5M2}, {"int8", GS_INT8},
-        {"i8", GS_INT8},           {"int32", GS_INT32},         {"i32", GS_INT32},
+        {"fp32", GS_FP32},
+        {"float32", GS_FP32},
+        {"f32", GS_FP32},
+        {"float", GS_FP32},
+        {"bf16", GS_BF16},
+        {"bfloat16", GS_BF16},
+        {"fp16", GS_FP16},
+        {"float16", GS_FP16},
+        {"f16", GS_FP16},
+        {"half", GS_FP16},
+        {"fp8_e4m3", GS_FP8_E4M3},
+        {"fp8e4m3", GS_FP8_E4M3},
+        {"e4m3", GS_FP8_E4M3},
+        {"float8_e4m3", GS_FP8_E4M3},
+        {"float8_e4m3fn", GS_FP8_E4M3},
+        {"fp8_e4m3fn", GS_FP8_E4M3},
+        {"fp8_e5m2", GS_FP8_E5M2},
+        {"fp8e5m2", GS_FP8_E5M2},
+        {"e5m2", GS_FP8_E5M2},
+        {"float8_e5m2", GS_FP8_E5M2},
+        {"int8", GS_INT8},
+        {"i8", GS_INT8},
+        {"int32", GS_INT32},
+        {"i32", GS_INT32},
     };
     if (!name) return -1;
     for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++) {
@@ -90,26 +106,40 @@ int gs_dtype_is_float(gs_dtype t)
 double gs_dtype_max(gs_dtype t)
 {
     switch (t) {
-    case GS_FP32: return FLT_MAX;
-    case GS_BF16: return ldexp(255.0, 120); /* 0x7F7F: 1.1111111b x 2^127 */
-    case GS_FP16: return 65504.0;
-    case GS_FP8_E4M3: return 448.0;
-    case GS_FP8_E5M2: return 57344.0;
-    case GS_INT8: return 127.0;
-    case GS_INT32: return 2147483647.0;
-    default: return 0.0;
+    case GS_FP32:
+        return FLT_MAX;
+    case GS_BF16:
+        return ldexp(255.0, 120); /* 0x7F7F: 1.1111111b x 2^127 */
+    case GS_FP16:
+        return 65504.0;
+    case GS_FP8_E4M3:
+        return 448.0;
+    case GS_FP8_E5M2:
+        return 57344.0;
+    case GS_INT8:
+        return 127.0;
+    case GS_INT32:
+        return 2147483647.0;
+    default:
+        return 0.0;
     }
 }
 
 double gs_dtype_eps(gs_dtype t)
 {
     switch (t) {
-    case GS_FP32: return ldexp(1.0, -24);
-    case GS_BF16: return ldexp(1.0, -8);
-    case GS_FP16: return ldexp(1.0, -11);
-    case GS_FP8_E4M3: return ldexp(1.0, -4);
-    case GS_FP8_E5M2: return ldexp(1.0, -3);
-    default: return 0.0;
+    case GS_FP32:
+        return ldexp(1.0, -24);
+    case GS_BF16:
+        return ldexp(1.0, -8);
+    case GS_FP16:
+        return ldexp(1.0, -11);
+    case GS_FP8_E4M3:
+        return ldexp(1.0, -4);
+    case GS_FP8_E5M2:
+        return ldexp(1.0, -3);
+    default:
+        return 0.0;
     }
 }
 
@@ -238,7 +268,7 @@ static inline uint8_t e5m2_from_bits(uint32_t u)
     uint32_t a = u & 0x7FFFFFFFu;
     if (a > 0x7F800000u) return (uint8_t)(sign | 0x7Eu);
     if (a >= 0x47700000u) return (uint8_t)(sign | 0x7Cu); /* >= 61440 rounds to inf */
-    if (a >= 0x38800000u) { /* normal range [2^-14, 61440) */
+    if (a >= 0x38800000u) {                               /* normal range [2^-14, 61440) */
         uint32_t r = a + 0xFFFFFu + ((a >> 21) & 1u) - ((uint32_t)(127 - 15) << 23);
         return (uint8_t)(sign | (r >> 21));
     }
@@ -301,7 +331,7 @@ static inline int32_t round_half_even(float f)
     uint32_t u = f2u(f);
     uint32_t a = u & 0x7FFFFFFFu;
     int e = (int)(a >> 23);
-    int shift = 150 - e; /* value = sig * 2^-shift; >= 1 because |f| < 2^23 */
+    int shift = 150 - e;      /* value = sig * 2^-shift; >= 1 because |f| < 2^23 */
     if (shift > 24) return 0; /* |f| < 0.5 */
     uint32_t sig = (a & 0x7FFFFFu) | 0x800000u;
     uint32_t q = sig >> shift;
@@ -348,22 +378,28 @@ float gs_dtype_load(gs_dtype t, const void *buf, size_t i)
         memcpy(&h, (const char *)buf + i * 2, 2);
         return gs_fp16_to_f32(h);
     }
-    case GS_FP8_E4M3: return gs_e4m3_to_f32(((const uint8_t *)buf)[i]);
-    case GS_FP8_E5M2: return gs_e5m2_to_f32(((const uint8_t *)buf)[i]);
-    case GS_INT8: return (float)((const int8_t *)buf)[i];
+    case GS_FP8_E4M3:
+        return gs_e4m3_to_f32(((const uint8_t *)buf)[i]);
+    case GS_FP8_E5M2:
+        return gs_e5m2_to_f32(((const uint8_t *)buf)[i]);
+    case GS_INT8:
+        return (float)((const int8_t *)buf)[i];
     case GS_INT32: {
         int32_t v;
         memcpy(&v, (const char *)buf + i * 4, 4);
         return (float)v;
     }
-    default: return 0.0f;
+    default:
+        return 0.0f;
     }
 }
 
 void gs_dtype_store(gs_dtype t, void *buf, size_t i, float v)
 {
     switch (t) {
-    case GS_FP32: memcpy((char *)buf + i * 4, &v, 4); break;
+    case GS_FP32:
+        memcpy((char *)buf + i * 4, &v, 4);
+        break;
     case GS_BF16: {
         uint16_t h = gs_f32_to_bf16(v);
         memcpy((char *)buf + i * 2, &h, 2);
@@ -374,29 +410,44 @@ void gs_dtype_store(gs_dtype t, void *buf, size_t i, float v)
         memcpy((char *)buf + i * 2, &h, 2);
         break;
     }
-    case GS_FP8_E4M3: ((uint8_t *)buf)[i] = gs_f32_to_e4m3(v); break;
-    case GS_FP8_E5M2: ((uint8_t *)buf)[i] = gs_f32_to_e5m2(v); break;
-    case GS_INT8: ((int8_t *)buf)[i] = gs_f32_to_i8(v); break;
+    case GS_FP8_E4M3:
+        ((uint8_t *)buf)[i] = gs_f32_to_e4m3(v);
+        break;
+    case GS_FP8_E5M2:
+        ((uint8_t *)buf)[i] = gs_f32_to_e5m2(v);
+        break;
+    case GS_INT8:
+        ((int8_t *)buf)[i] = gs_f32_to_i8(v);
+        break;
     case GS_INT32: {
         int32_t x = gs_f32_to_i32(v);
         memcpy((char *)buf + i * 4, &x, 4);
         break;
     }
-    default: break;
+    default:
+        break;
     }
 }
 
 float gs_dtype_round(gs_dtype t, float v)
 {
     switch (t) {
-    case GS_FP32: return v;
-    case GS_BF16: return gs_bf16_to_f32(gs_f32_to_bf16(v));
-    case GS_FP16: return gs_fp16_to_f32(gs_f32_to_fp16(v));
-    case GS_FP8_E4M3: return gs_e4m3_to_f32(gs_f32_to_e4m3(v));
-    case GS_FP8_E5M2: return gs_e5m2_to_f32(gs_f32_to_e5m2(v));
-    case GS_INT8: return (float)gs_f32_to_i8(v);
-    case GS_INT32: return (float)gs_f32_to_i32(v);
-    default: return 0.0f;
+    case GS_FP32:
+        return v;
+    case GS_BF16:
+        return gs_bf16_to_f32(gs_f32_to_bf16(v));
+    case GS_FP16:
+        return gs_fp16_to_f32(gs_f32_to_fp16(v));
+    case GS_FP8_E4M3:
+        return gs_e4m3_to_f32(gs_f32_to_e4m3(v));
+    case GS_FP8_E5M2:
+        return gs_e5m2_to_f32(gs_f32_to_e5m2(v));
+    case GS_INT8:
+        return (float)gs_f32_to_i8(v);
+    case GS_INT32:
+        return (float)gs_f32_to_i32(v);
+    default:
+        return 0.0f;
     }
 }
 
@@ -411,7 +462,8 @@ void gs_dtype_to_f32(gs_dtype t, const void *src, ptrdiff_t src_stride, float *d
         if (src_stride == 1) {
             memcpy(dst, src, n * sizeof(float));
         } else {
-            for (size_t i = 0; i < n; i++, s += step) memcpy(&dst[i], s, 4);
+            for (size_t i = 0; i < n; i++, s += step)
+                memcpy(&dst[i], s, 4);
         }
         break;
     case GS_BF16:
@@ -430,15 +482,17 @@ void gs_dtype_to_f32(gs_dtype t, const void *src, ptrdiff_t src_stride, float *d
         break;
     case GS_FP8_E4M3: {
         const float *tab = e4m3_decode_table();
-        for (size_t i = 0; i < n; i++, s += step) dst[i] = tab[*(const uint8_t *)s];
+        for (size_t i = 0; i < n; i++, s += step)
+            dst[i] = tab[*(const uint8_t *)s];
         break;
     }
     case GS_FP8_E5M2:
         for (size_t i = 0; i < n; i++, s += step)
-            dst[i] = gs_fp16_to_f32((uint16_t)((uint16_t)*(const uint8_t *)s << 8));
+            dst[i] = gs_fp16_to_f32((uint16_t)((uint16_t) * (const uint8_t *)s << 8));
         break;
     case GS_INT8:
-        for (size_t i = 0; i < n; i++, s += step) dst[i] = (float)*(const int8_t *)s;
+        for (size_t i = 0; i < n; i++, s += step)
+            dst[i] = (float)*(const int8_t *)s;
         break;
     case GS_INT32:
         for (size_t i = 0; i < n; i++, s += step) {
@@ -447,7 +501,8 @@ void gs_dtype_to_f32(gs_dtype t, const void *src, ptrdiff_t src_stride, float *d
             dst[i] = (float)v;
         }
         break;
-    default: break;
+    default:
+        break;
     }
 }
 
@@ -460,7 +515,8 @@ void gs_dtype_from_f32(gs_dtype t, const float *src, void *dst, ptrdiff_t dst_st
         if (dst_stride == 1) {
             memcpy(dst, src, n * sizeof(float));
         } else {
-            for (size_t i = 0; i < n; i++, d += step) memcpy(d, &src[i], 4);
+            for (size_t i = 0; i < n; i++, d += step)
+                memcpy(d, &src[i], 4);
         }
         break;
     case GS_BF16:
@@ -476,13 +532,16 @@ void gs_dtype_from_f32(gs_dtype t, const float *src, void *dst, ptrdiff_t dst_st
         }
         break;
     case GS_FP8_E4M3:
-        for (size_t i = 0; i < n; i++, d += step) *(uint8_t *)d = e4m3_from_bits(f2u(src[i]));
+        for (size_t i = 0; i < n; i++, d += step)
+            *(uint8_t *)d = e4m3_from_bits(f2u(src[i]));
         break;
     case GS_FP8_E5M2:
-        for (size_t i = 0; i < n; i++, d += step) *(uint8_t *)d = e5m2_from_bits(f2u(src[i]));
+        for (size_t i = 0; i < n; i++, d += step)
+            *(uint8_t *)d = e5m2_from_bits(f2u(src[i]));
         break;
     case GS_INT8:
-        for (size_t i = 0; i < n; i++, d += step) *(int8_t *)d = gs_f32_to_i8(src[i]);
+        for (size_t i = 0; i < n; i++, d += step)
+            *(int8_t *)d = gs_f32_to_i8(src[i]);
         break;
     case GS_INT32:
         for (size_t i = 0; i < n; i++, d += step) {
@@ -490,6 +549,7 @@ void gs_dtype_from_f32(gs_dtype t, const float *src, void *dst, ptrdiff_t dst_st
             memcpy(d, &v, 4);
         }
         break;
-    default: break;
+    default:
+        break;
     }
 }

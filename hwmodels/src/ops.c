@@ -62,25 +62,38 @@ int gs_act_parse(const char *name, gs_act *out)
 float gs_alu_apply(gs_alu op, float a, float b)
 {
     switch (op) {
-    case GS_ALU_BYPASS: return a;
-    case GS_ALU_ADD: return a + b;
-    case GS_ALU_SUB: return a - b;
-    case GS_ALU_MUL: return a * b;
-    case GS_ALU_DIV: return a / b; /* IEEE: x/0 = +-inf, 0/0 = NaN */
+    case GS_ALU_BYPASS:
+        return a;
+    case GS_ALU_ADD:
+        return a + b;
+    case GS_ALU_SUB:
+        return a - b;
+    case GS_ALU_MUL:
+        return a * b;
+    case GS_ALU_DIV:
+        return a / b; /* IEEE: x/0 = +-inf, 0/0 = NaN */
     case GS_ALU_MAX:
         if (a != a || b != b) return a + b; /* propagate NaN */
         return a > b ? a : b;
     case GS_ALU_MIN:
         if (a != a || b != b) return a + b;
         return a < b ? a : b;
-    case GS_ALU_POW: return powf(a, b);
-    case GS_ALU_EQ: return a == b ? 1.0f : 0.0f;
-    case GS_ALU_NE: return a != b ? 1.0f : 0.0f;
-    case GS_ALU_GT: return a > b ? 1.0f : 0.0f;
-    case GS_ALU_GE: return a >= b ? 1.0f : 0.0f;
-    case GS_ALU_LT: return a < b ? 1.0f : 0.0f;
-    case GS_ALU_LE: return a <= b ? 1.0f : 0.0f;
-    default: return NAN;
+    case GS_ALU_POW:
+        return powf(a, b);
+    case GS_ALU_EQ:
+        return a == b ? 1.0f : 0.0f;
+    case GS_ALU_NE:
+        return a != b ? 1.0f : 0.0f;
+    case GS_ALU_GT:
+        return a > b ? 1.0f : 0.0f;
+    case GS_ALU_GE:
+        return a >= b ? 1.0f : 0.0f;
+    case GS_ALU_LT:
+        return a < b ? 1.0f : 0.0f;
+    case GS_ALU_LE:
+        return a <= b ? 1.0f : 0.0f;
+    default:
+        return NAN;
     }
 }
 
@@ -93,8 +106,10 @@ float gs_alu_apply(gs_alu op, float a, float b)
 float gs_act_apply(gs_act f, float x)
 {
     switch (f) {
-    case GS_ACT_IDENTITY: return x;
-    case GS_ACT_RELU: return x > 0.0f ? x : (x != x ? x : 0.0f);
+    case GS_ACT_IDENTITY:
+        return x;
+    case GS_ACT_RELU:
+        return x > 0.0f ? x : (x != x ? x : 0.0f);
     case GS_ACT_GELU:
         /* x * Phi(x) = 0.5 x erfc(-x / sqrt 2): erfc keeps precision in the negative tail where
          * 1 + erf(x) cancels. -inf gives 0 rather than -inf * 0. */
@@ -110,15 +125,25 @@ float gs_act_apply(gs_act f, float x)
     case GS_ACT_SILU:
         if (isinf(x)) return x > 0.0f ? x : 0.0f;
         return x / (1.0f + expf(-x));
-    case GS_ACT_SIGMOID: return 1.0f / (1.0f + expf(-x));
-    case GS_ACT_TANH: return tanhf(x);
-    case GS_ACT_EXP: return expf(x);
-    case GS_ACT_LOG: return logf(x);
-    case GS_ACT_SQRT: return sqrtf(x);
-    case GS_ACT_RSQRT: return 1.0f / sqrtf(x);
-    case GS_ACT_RECIPROCAL: return 1.0f / x;
-    case GS_ACT_SQUARE: return x * x;
-    case GS_ACT_ABS: return fabsf(x);
-    default: return NAN;
+    case GS_ACT_SIGMOID:
+        return 1.0f / (1.0f + expf(-x));
+    case GS_ACT_TANH:
+        return tanhf(x);
+    case GS_ACT_EXP:
+        return expf(x);
+    case GS_ACT_LOG:
+        return logf(x);
+    case GS_ACT_SQRT:
+        return sqrtf(x);
+    case GS_ACT_RSQRT:
+        return 1.0f / sqrtf(x);
+    case GS_ACT_RECIPROCAL:
+        return 1.0f / x;
+    case GS_ACT_SQUARE:
+        return x * x;
+    case GS_ACT_ABS:
+        return fabsf(x);
+    default:
+        return NAN;
     }
 }

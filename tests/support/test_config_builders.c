@@ -21,7 +21,8 @@ static void simd_common(gs_simd_cfg *e, double clock_hz)
     gs_test_num_set(&e->min_ii, 64);
     gs_test_num_set(&e->max_free_sbuf, 65536);
     gs_test_num_set(&e->max_free_psum, 4096);
-    for (int t = 0; t < GS_DTYPE_COUNT; t++) gs_test_num_set(&e->elems_per_cycle[t], 1.0);
+    for (int t = 0; t < GS_DTYPE_COUNT; t++)
+        gs_test_num_set(&e->elems_per_cycle[t], 1.0);
 }
 
 void gs_test_config_gen2_like(gs_config *c)
@@ -80,8 +81,8 @@ void gs_test_config_gen2_like(gs_config *c)
     d->transpose = 0;
     d->hw_descriptors = 0;
 
-    c->dtypes = (1u << GS_FP32) | (1u << GS_BF16) | (1u << GS_FP16) | (1u << GS_INT8) |
-                (1u << GS_INT32);
+    c->dtypes =
+        (1u << GS_FP32) | (1u << GS_BF16) | (1u << GS_FP16) | (1u << GS_INT8) | (1u << GS_INT32);
     c->ops = ((1ull << GS_OPCODE_COUNT) - 1ull) & ~(1ull << GS_OP_DMA_TRANSPOSE);
 }
 
@@ -114,7 +115,7 @@ void gs_test_config_gen1_like(gs_config *c)
     c->family = (char *)"gen1";
     memset(&c->gpsimd, 0, sizeof c->gpsimd);
     /* memset stays: the vector engine can do it. */
-    c->ops &= ~((1ull << GS_OP_IOTA) | (1ull << GS_OP_AFFINE_SELECT) |
-                (1ull << GS_OP_PARTITION_REDUCE) | (1ull << GS_OP_PARTITION_BROADCAST) |
-                (1ull << GS_OP_GATHER));
+    c->ops &=
+        ~((1ull << GS_OP_IOTA) | (1ull << GS_OP_AFFINE_SELECT) | (1ull << GS_OP_PARTITION_REDUCE) |
+          (1ull << GS_OP_PARTITION_BROADCAST) | (1ull << GS_OP_GATHER));
 }

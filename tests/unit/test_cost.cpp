@@ -11,7 +11,8 @@
 #include "gs/cost.h"
 #include "test_config_builders.h"
 
-namespace {
+namespace
+{
 
 // A dense [P x F] tile pattern in SBUF (or PSUM / HBM).
 gs_ap tile(gs_dtype t, uint32_t P, uint32_t F, gs_memspace sp = GS_MEM_SBUF)
@@ -35,8 +36,10 @@ gs_instr instr(gs_opcode op, gs_engine eng)
     std::memset(&in, 0, sizeof in);
     in.op = op;
     in.engine = eng;
-    for (auto &a : in.in) a.tensor = -1;
-    for (auto &a : in.out) a.tensor = -1;
+    for (auto &a : in.in)
+        a.tensor = -1;
+    for (auto &a : in.out)
+        a.tensor = -1;
     return in;
 }
 
@@ -71,7 +74,8 @@ double cycles(const gs_config &c, const gs_instr &in, gs_cost_state *st = nullpt
     return gs_cost_compute_cycles(&c, &in, st);
 }
 
-class Cost : public ::testing::Test {
+class Cost : public ::testing::Test
+{
   protected:
     void SetUp() override
     {
@@ -81,7 +85,7 @@ class Cost : public ::testing::Test {
     gs_config g2, g3;
 };
 
-}  // namespace
+} // namespace
 
 // ---- access patterns ----
 
@@ -92,7 +96,7 @@ TEST(CostAp, SizesAndRuns)
     EXPECT_EQ(gs_ap_bytes(&a), 128u * 512 * 2);
     EXPECT_EQ(gs_ap_runs_per_row(&a), 1u);
 
-    gs_ap b = a;  // [4 x 64] rows of 64 with stride 128: 4 runs
+    gs_ap b = a; // [4 x 64] rows of 64 with stride 128: 4 runs
     b.ndim = 2;
     b.shape[0] = 4;
     b.stride[0] = 128;
@@ -100,12 +104,12 @@ TEST(CostAp, SizesAndRuns)
     b.stride[1] = 1;
     EXPECT_EQ(gs_ap_free_elems(&b), 256u);
     EXPECT_EQ(gs_ap_runs_per_row(&b), 4u);
-    b.stride[0] = 64;  // now the rows abut: one run
+    b.stride[0] = 64; // now the rows abut: one run
     EXPECT_EQ(gs_ap_runs_per_row(&b), 1u);
-    b.stride[1] = 2;  // strided innermost: every element is a run
+    b.stride[1] = 2; // strided innermost: every element is a run
     EXPECT_EQ(gs_ap_runs_per_row(&b), 256u);
 
-    gs_ap c = a;  // size-1 dims never break contiguity
+    gs_ap c = a; // size-1 dims never break contiguity
     c.ndim = 3;
     c.shape[0] = 2;
     c.stride[0] = 32;
@@ -114,7 +118,7 @@ TEST(CostAp, SizesAndRuns)
     c.shape[2] = 32;
     c.stride[2] = 1;
     EXPECT_EQ(gs_ap_runs_per_row(&c), 1u);
-    c.stride[2] = 0;  // broadcast innermost
+    c.stride[2] = 0; // broadcast innermost
     EXPECT_EQ(gs_ap_runs_per_row(&c), 64u);
     gs_ap d = tile(GS_FP8_E4M3, 3, 7);
     EXPECT_EQ(gs_ap_bytes(&d), 21u);
@@ -156,7 +160,7 @@ TEST_F(Cost, MatmulFp8TwiceFasterOnGen3)
     EXPECT_EQ(cycles(g3, mm), 256.0 + 8.0);
     gs_instr e5 = matmul(GS_FP8_E5M2, GS_FP8_E4M3, 128, 128, 512);
     EXPECT_EQ(cycles(g3, e5), 256.0 + 8.0);
-    gs_instr half = matmul(GS_FP8_E4M3, GS_BF16, 128, 128, 512);  // fp8 x bf16: bf16 rate
+    gs_instr half = matmul(GS_FP8_E4M3, GS_BF16, 128, 128, 512); // fp8 x bf16: bf16 rate
     EXPECT_EQ(cycles(g3, half), 512.0 + 8.0);
 }
 
@@ -183,7 +187,7 @@ TEST_F(Cost, TransposeOnTensorEngine)
     EXPECT_EQ(cycles(g2, t), 128.0 + 8.0);
     t.in[0] = tile(GS_FP32, 128, 64);
     EXPECT_EQ(cycles(g2, t), 128.0 * 4 + 8.0);
-    t.in[0] = tile(GS_BF16, 32, 128);  // M = 128 -> stationary_load 64 > N = 32
+    t.in[0] = tile(GS_BF16, 32, 128); // M = 128 -> stationary_load 64 > N = 32
     EXPECT_EQ(cycles(g2, t), 64.0 + 8.0);
     EXPECT_EQ(gs_cost_flops(&t), 0.0);
 }
@@ -202,7 +206,7 @@ TEST_F(Cost, VectorOneAndTwoInputs)
     tt.alu0 = GS_ALU_ADD;
     tt.n_in = 2;
     tt.in[1] = tile(GS_BF16, 128, 1000);
-    EXPECT_EQ(cycles(g2, tt), 2000.0);  // two_input_factor 2
+    EXPECT_EQ(cycles(g2, tt), 2000.0); // two_input_factor 2
 
     // A [P,1] per-partition operand is a broadcast, not a second streamed input.
     gs_instr tsap = ts;
@@ -219,22 +223,22 @@ TEST_F(Cost, VectorPassesOverLanes)
     gs_test_num_set(&g2.vector.lanes, 48);
     gs_instr ts = unary(GS_OP_TENSOR_SCALAR, GS_ENG_VECTOR, tile(GS_BF16, 128, 1000),
                         tile(GS_BF16, 128, 1000));
-    EXPECT_EQ(cycles(g2, ts), 3.0 * 1000.0);  // ceil(128 / 48) = 3 passes
+    EXPECT_EQ(cycles(g2, ts), 3.0 * 1000.0); // ceil(128 / 48) = 3 passes
 }
 
 TEST_F(Cost, VectorDtypeRateIsTheSlowestOperand)
 {
-    gs_instr cp = unary(GS_OP_TENSOR_COPY, GS_ENG_VECTOR, tile(GS_BF16, 128, 1024),
-                        tile(GS_BF16, 128, 1024));
-    EXPECT_EQ(cycles(g3, cp), 512.0);  // bf16 -> bf16 at 2 elems/cycle
+    gs_instr cp =
+        unary(GS_OP_TENSOR_COPY, GS_ENG_VECTOR, tile(GS_BF16, 128, 1024), tile(GS_BF16, 128, 1024));
+    EXPECT_EQ(cycles(g3, cp), 512.0); // bf16 -> bf16 at 2 elems/cycle
     cp.in[0] = tile(GS_FP32, 128, 1024);
-    EXPECT_EQ(cycles(g3, cp), 1024.0);  // fp32 -> bf16 at the fp32 rate
+    EXPECT_EQ(cycles(g3, cp), 1024.0); // fp32 -> bf16 at the fp32 rate
 }
 
 TEST_F(Cost, VectorLargestOperandSetsN)
 {
-    gs_instr cp = unary(GS_OP_TENSOR_COPY, GS_ENG_VECTOR, tile(GS_BF16, 128, 300),
-                        tile(GS_BF16, 128, 200));
+    gs_instr cp =
+        unary(GS_OP_TENSOR_COPY, GS_ENG_VECTOR, tile(GS_BF16, 128, 300), tile(GS_BF16, 128, 200));
     EXPECT_EQ(cycles(g2, cp), 300.0);
 }
 
@@ -253,17 +257,17 @@ TEST_F(Cost, SlowOps)
     tt.alu0 = GS_ALU_MAX;
     EXPECT_EQ(cycles(g2, tt), 200.0);
 
-    gs_instr ts = unary(GS_OP_TENSOR_SCALAR, GS_ENG_VECTOR, tile(GS_FP32, 128, 100),
-                        tile(GS_FP32, 128, 100));
+    gs_instr ts =
+        unary(GS_OP_TENSOR_SCALAR, GS_ENG_VECTOR, tile(GS_FP32, 128, 100), tile(GS_FP32, 128, 100));
     ts.alu0 = GS_ALU_MUL;
     ts.alu1 = GS_ALU_DIV;
-    EXPECT_EQ(cycles(g2, ts), 100.0);  // alu1 unused without GS_F_HAS_OP1
+    EXPECT_EQ(cycles(g2, ts), 100.0); // alu1 unused without GS_F_HAS_OP1
     ts.flags = GS_F_HAS_OP1;
     EXPECT_EQ(cycles(g2, ts), 800.0);
 
     // reciprocal: a divide on the vector engine, a table function on the scalar engine.
-    gs_instr rv = unary(GS_OP_ACTIVATION, GS_ENG_VECTOR, tile(GS_FP32, 128, 100),
-                        tile(GS_FP32, 128, 100));
+    gs_instr rv =
+        unary(GS_OP_ACTIVATION, GS_ENG_VECTOR, tile(GS_FP32, 128, 100), tile(GS_FP32, 128, 100));
     rv.act = GS_ACT_RECIPROCAL;
     EXPECT_EQ(cycles(g2, rv), 800.0);
     gs_instr rs = rv;
@@ -292,8 +296,8 @@ TEST_F(Cost, TableLoadOnlyOnFunctionChange)
 {
     const double body = 512.0 + g2.scalar.fixed_overhead.v;
     const double load = g2.scalar.table_load.v;
-    gs_instr a = unary(GS_OP_ACTIVATION, GS_ENG_SCALAR, tile(GS_BF16, 128, 512),
-                       tile(GS_BF16, 128, 512));
+    gs_instr a =
+        unary(GS_OP_ACTIVATION, GS_ENG_SCALAR, tile(GS_BF16, 128, 512), tile(GS_BF16, 128, 512));
     gs_cost_state st;
     gs_cost_state_init(&st);
     EXPECT_EQ(st.act_loaded, -1);
@@ -310,8 +314,8 @@ TEST_F(Cost, TableLoadOnlyOnFunctionChange)
     a.act = GS_ACT_EXP;
     EXPECT_EQ(cycles(g2, a, &st), body);
     // tensor_copy / tensor_scalar on the scalar engine leave the table alone.
-    gs_instr cp = unary(GS_OP_TENSOR_COPY, GS_ENG_SCALAR, tile(GS_BF16, 128, 512),
-                        tile(GS_BF16, 128, 512));
+    gs_instr cp =
+        unary(GS_OP_TENSOR_COPY, GS_ENG_SCALAR, tile(GS_BF16, 128, 512), tile(GS_BF16, 128, 512));
     EXPECT_EQ(cycles(g2, cp, &st), body);
     cp.op = GS_OP_TENSOR_SCALAR;
     EXPECT_EQ(cycles(g2, cp, &st), body);
@@ -323,16 +327,16 @@ TEST_F(Cost, TableLoadOnlyOnFunctionChange)
     // Without state every table function pays the load.
     EXPECT_EQ(cycles(g2, a, nullptr), body + load);
     // The load is not hidden under the min_ii floor.
-    gs_instr small = unary(GS_OP_ACTIVATION, GS_ENG_SCALAR, tile(GS_BF16, 128, 8),
-                           tile(GS_BF16, 128, 8));
+    gs_instr small =
+        unary(GS_OP_ACTIVATION, GS_ENG_SCALAR, tile(GS_BF16, 128, 8), tile(GS_BF16, 128, 8));
     small.act = GS_ACT_TANH;
     EXPECT_EQ(cycles(g2, small, &st), g2.scalar.min_ii.v + g2.scalar.fixed_overhead.v + load);
 }
 
 TEST_F(Cost, ActivationAccumulateAndApOperandsAreNotStreamed)
 {
-    gs_instr a = unary(GS_OP_ACTIVATION, GS_ENG_SCALAR, tile(GS_BF16, 128, 512),
-                       tile(GS_BF16, 128, 512));
+    gs_instr a =
+        unary(GS_OP_ACTIVATION, GS_ENG_SCALAR, tile(GS_BF16, 128, 512), tile(GS_BF16, 128, 512));
     a.act = GS_ACT_IDENTITY;
     a.flags = GS_F_SCALE_AP | GS_F_BIAS_AP | GS_F_ACC_OUT;
     a.n_in = 3;
@@ -340,14 +344,14 @@ TEST_F(Cost, ActivationAccumulateAndApOperandsAreNotStreamed)
     a.in[2] = tile(GS_FP32, 128, 1);
     a.n_out = 2;
     a.out[1] = tile(GS_FP32, 128, 1);
-    EXPECT_EQ(cycles(g2, a), 512.0 + g2.scalar.fixed_overhead.v);  // no two-input factor
+    EXPECT_EQ(cycles(g2, a), 512.0 + g2.scalar.fixed_overhead.v); // no two-input factor
 }
 
 TEST_F(Cost, GpsimdStartupAndCrossPartition)
 {
     const double fo = g2.gpsimd.fixed_overhead.v;
-    gs_instr ts = unary(GS_OP_TENSOR_SCALAR, GS_ENG_GPSIMD, tile(GS_FP32, 128, 100),
-                        tile(GS_FP32, 128, 100));
+    gs_instr ts =
+        unary(GS_OP_TENSOR_SCALAR, GS_ENG_GPSIMD, tile(GS_FP32, 128, 100), tile(GS_FP32, 128, 100));
     EXPECT_EQ(cycles(g2, ts), 100.0 + fo);
     gs_instr io = instr(GS_OP_IOTA, GS_ENG_GPSIMD);
     io.n_out = 1;
@@ -366,20 +370,20 @@ TEST_F(Cost, GpsimdStartupAndCrossPartition)
 TEST_F(Cost, ReductionsUseTheInputSize)
 {
     gs_test_num_set(&g2.vector.min_ii, 1);
-    gs_instr r = unary(GS_OP_TENSOR_REDUCE, GS_ENG_VECTOR, tile(GS_FP32, 128, 1),
-                       tile(GS_FP32, 128, 1000));
+    gs_instr r =
+        unary(GS_OP_TENSOR_REDUCE, GS_ENG_VECTOR, tile(GS_FP32, 128, 1), tile(GS_FP32, 128, 1000));
     r.alu0 = GS_ALU_MAX;
     r.iimm[0] = 1;
     EXPECT_EQ(cycles(g2, r), 1000.0);
-    gs_instr bs = unary(GS_OP_BN_STATS, GS_ENG_VECTOR, tile(GS_FP32, 128, 3),
-                        tile(GS_FP32, 128, 2));
-    EXPECT_EQ(cycles(g2, bs), 2.0);  // input free size, not the 3-wide output
+    gs_instr bs =
+        unary(GS_OP_BN_STATS, GS_ENG_VECTOR, tile(GS_FP32, 128, 3), tile(GS_FP32, 128, 2));
+    EXPECT_EQ(cycles(g2, bs), 2.0); // input free size, not the 3-wide output
     EXPECT_EQ(gs_cost_flops(&r), 128.0 * 1000);
 }
 
 TEST_F(Cost, Gather)
 {
-    gs_ap table = tile(GS_BF16, 128, 64, GS_MEM_HBM);  // view of rows of a [V, 64] tensor
+    gs_ap table = tile(GS_BF16, 128, 64, GS_MEM_HBM); // view of rows of a [V, 64] tensor
     gs_instr g = unary(GS_OP_GATHER, GS_ENG_GPSIMD, tile(GS_BF16, 128, 64), table);
     g.n_in = 2;
     g.in[1] = tile(GS_INT32, 128, 1);
@@ -387,8 +391,8 @@ TEST_F(Cost, Gather)
     gs_dma_cost d = gs_cost_gather_transfer(&g2, &g);
     EXPECT_EQ(d.bytes, 128.0 * 64 * 2);
     EXPECT_EQ(d.descriptors, 128.0);
-    EXPECT_EQ(d.eff_bytes, 128.0 * 512);  // 128-byte rows cost min_efficient_chunk each
-    EXPECT_EQ(d.setup_ns, 0.0);           // descriptors come from the gpsimd engine
+    EXPECT_EQ(d.eff_bytes, 128.0 * 512); // 128-byte rows cost min_efficient_chunk each
+    EXPECT_EQ(d.setup_ns, 0.0);          // descriptors come from the gpsimd engine
     EXPECT_EQ(d.fixed_ns, g2.dma.fixed_latency.v);
     EXPECT_EQ(d.queue_bw, g2.dma.bandwidth_per_engine.v);
     EXPECT_EQ(d.hbm, 1);
@@ -411,9 +415,9 @@ TEST_F(Cost, DmaLargeContiguous)
     EXPECT_EQ(c.fixed_ns, g2.dma.fixed_latency.v);
     EXPECT_EQ(c.queue_bw, g2.dma.bandwidth_per_engine.v);
     EXPECT_EQ(c.hbm, 1);
-    EXPECT_DOUBLE_EQ(gs_dma_cost_uncontended_ns(&c),
-                     g2.dma.fixed_latency.v + 128.0 * g2.dma.descriptor_overhead.v +
-                         c.bytes / g2.dma.bandwidth_per_engine.v);
+    EXPECT_DOUBLE_EQ(gs_dma_cost_uncontended_ns(&c), g2.dma.fixed_latency.v +
+                                                         128.0 * g2.dma.descriptor_overhead.v +
+                                                         c.bytes / g2.dma.bandwidth_per_engine.v);
     EXPECT_EQ(gs_cost_hbm_bytes(&d), c.bytes);
     EXPECT_EQ(gs_cost_flops(&d), 0.0);
 }
@@ -433,7 +437,7 @@ TEST_F(Cost, DmaSmallChunksAreInefficient)
 TEST_F(Cost, DmaDescriptorsFromTheLessContiguousSide)
 {
     gs_ap src = tile(GS_BF16, 128, 64, GS_MEM_HBM);
-    src.ndim = 2;  // [2 x 32] with a gap: 2 runs per row
+    src.ndim = 2; // [2 x 32] with a gap: 2 runs per row
     src.shape[0] = 2;
     src.stride[0] = 100;
     src.shape[1] = 32;
@@ -441,7 +445,7 @@ TEST_F(Cost, DmaDescriptorsFromTheLessContiguousSide)
     gs_instr d = dma(tile(GS_BF16, 128, 64), src);
     gs_dma_cost c = gs_cost_dma(&g2, &d);
     EXPECT_EQ(c.descriptors, 256.0);
-    EXPECT_EQ(c.eff_bytes, 256.0 * 512);  // 64-byte chunks
+    EXPECT_EQ(c.eff_bytes, 256.0 * 512); // 64-byte chunks
     EXPECT_EQ(c.setup_ns, 256.0 * g2.dma.descriptor_overhead.v);
     // The same on the destination side.
     gs_instr r = dma(src, tile(GS_BF16, 128, 64));
@@ -458,8 +462,8 @@ TEST_F(Cost, DmaHardwareDescriptors)
 {
     gs_instr d = dma(tile(GS_BF16, 128, 2048), tile(GS_BF16, 128, 2048, GS_MEM_HBM));
     gs_dma_cost c = gs_cost_dma(&g3, &d);
-    EXPECT_EQ(c.descriptors, 128.0);  // still counted (chunk efficiency) ...
-    EXPECT_EQ(c.setup_ns, 0.0);       // ... but not charged
+    EXPECT_EQ(c.descriptors, 128.0); // still counted (chunk efficiency) ...
+    EXPECT_EQ(c.setup_ns, 0.0);      // ... but not charged
     EXPECT_EQ(c.fixed_ns, g3.dma.fixed_latency.v);
     EXPECT_DOUBLE_EQ(gs_dma_cost_uncontended_ns(&c),
                      g3.dma.fixed_latency.v + c.bytes / g3.dma.bandwidth_per_engine.v);
@@ -467,12 +471,12 @@ TEST_F(Cost, DmaHardwareDescriptors)
 
 TEST_F(Cost, DmaTransposeFactor)
 {
-    gs_instr d = dma(tile(GS_BF16, 64, 128), tile(GS_BF16, 128, 64, GS_MEM_HBM),
-                     GS_OP_DMA_TRANSPOSE);
+    gs_instr d =
+        dma(tile(GS_BF16, 64, 128), tile(GS_BF16, 128, 64, GS_MEM_HBM), GS_OP_DMA_TRANSPOSE);
     gs_dma_cost c = gs_cost_dma(&g3, &d);
     EXPECT_EQ(c.queue_bw, g3.dma.bandwidth_per_engine.v / g3.dma.transpose_factor.v);
     EXPECT_EQ(c.bytes, 128.0 * 64 * 2);
-    EXPECT_EQ(c.descriptors, 64.0);  // destination partition-rows
+    EXPECT_EQ(c.descriptors, 64.0); // destination partition-rows
     gs_instr cp = d;
     cp.op = GS_OP_DMA_COPY;
     EXPECT_EQ(gs_cost_dma(&g3, &cp).queue_bw, g3.dma.bandwidth_per_engine.v);
@@ -494,21 +498,22 @@ TEST_F(Cost, Flops)
     gs_instr mm = matmul(GS_BF16, GS_BF16, 100, 50, 300);
     EXPECT_EQ(gs_cost_flops(&mm), 2.0 * 100 * 50 * 300);
     EXPECT_EQ(gs_cost_tensor_flops(&mm), 2.0 * 100 * 50 * 300);
-    gs_instr tt = unary(GS_OP_TENSOR_TENSOR, GS_ENG_VECTOR, tile(GS_FP32, 128, 70),
-                        tile(GS_FP32, 128, 70));
+    gs_instr tt =
+        unary(GS_OP_TENSOR_TENSOR, GS_ENG_VECTOR, tile(GS_FP32, 128, 70), tile(GS_FP32, 128, 70));
     tt.n_in = 2;
     tt.in[1] = tile(GS_FP32, 128, 70);
     EXPECT_EQ(gs_cost_flops(&tt), 128.0 * 70);
     EXPECT_EQ(gs_cost_tensor_flops(&tt), 0.0);
-    gs_instr cp = unary(GS_OP_TENSOR_COPY, GS_ENG_VECTOR, tile(GS_FP32, 128, 70),
-                        tile(GS_FP32, 128, 70));
+    gs_instr cp =
+        unary(GS_OP_TENSOR_COPY, GS_ENG_VECTOR, tile(GS_FP32, 128, 70), tile(GS_FP32, 128, 70));
     EXPECT_EQ(gs_cost_flops(&cp), 0.0);
     EXPECT_EQ(gs_cost_hbm_bytes(&mm), 0.0);
 }
 
 // ---- the roofline property ----
 
-namespace {
+namespace
+{
 
 // Peak matmul FLOP/s of one core for dtype t, computed here (not through config.c) so this
 // test stands alone: 2 * rows * cols * clock * rate.
@@ -547,9 +552,8 @@ void check_roofline(gs_config c, uint32_t seed)
         double ns = gs_cost_compute_ns(&c, &mm, nullptr);
         gs_dtype slow = c.tensor.rate[a].v <= c.tensor.rate[b].v ? a : b;
         double bound_ns = gs_cost_flops(&mm) / peak_flops(c, slow) * 1e9;
-        ASSERT_GE(ns, bound_ns * (1.0 - 1e-12))
-            << gs_dtype_name(a) << " x " << gs_dtype_name(b) << " K=" << k << " M=" << m
-            << " N=" << n;
+        ASSERT_GE(ns, bound_ns * (1.0 - 1e-12)) << gs_dtype_name(a) << " x " << gs_dtype_name(b)
+                                                << " K=" << k << " M=" << m << " N=" << n;
         if (i % 2 == 0) {
             gs_test_num_set(&c.tensor.min_ii, 64);
             gs_test_num_set(&c.tensor.fixed_overhead, 8);
@@ -557,10 +561,16 @@ void check_roofline(gs_config c, uint32_t seed)
     }
 }
 
-}  // namespace
+} // namespace
 
-TEST_F(Cost, MatmulNeverBeatsRooflineGen2) { check_roofline(g2, 21); }
-TEST_F(Cost, MatmulNeverBeatsRooflineGen3) { check_roofline(g3, 22); }
+TEST_F(Cost, MatmulNeverBeatsRooflineGen2)
+{
+    check_roofline(g2, 21);
+}
+TEST_F(Cost, MatmulNeverBeatsRooflineGen3)
+{
+    check_roofline(g3, 22);
+}
 
 TEST_F(Cost, MatmulFullTileReachesPeak)
 {

@@ -12,7 +12,8 @@
 
 #include "gs/dtype.h"
 
-namespace {
+namespace
+{
 
 uint32_t bits_of(float f)
 {
@@ -40,8 +41,8 @@ bool same_value(float a, float b)
 struct Fmt {
     gs_dtype t;
     int ebits, mbits, bias;
-    bool ieee;      // has inf (all-ones exponent reserved); else e4m3fn-style
-    double maxval;  // largest finite
+    bool ieee;     // has inf (all-ones exponent reserved); else e4m3fn-style
+    double maxval; // largest finite
 };
 
 const Fmt kBF16{GS_BF16, 8, 7, 127, true, 0};
@@ -89,10 +90,10 @@ long double ref_round(const Fmt &f, long double x)
         r = 0;
     } else {
         int k;
-        std::frexp(a, &k);  // a = m * 2^k, m in [0.5, 1)
+        std::frexp(a, &k); // a = m * 2^k, m in [0.5, 1)
         int E = std::max(k - 1, 1 - f.bias);
         long double q = std::ldexp(1.0L, E - f.mbits);
-        long double n = a / q;  // exact (power-of-two scaling)
+        long double n = a / q; // exact (power-of-two scaling)
         long double fl = std::floor(n);
         long double d = n - fl;
         if (d > 0.5L || (d == 0.5L && std::fmod(fl, 2.0L) != 0)) fl += 1;
@@ -105,20 +106,28 @@ long double ref_round(const Fmt &f, long double x)
 uint32_t encode(const Fmt &f, float x)
 {
     switch (f.t) {
-    case GS_BF16: return gs_f32_to_bf16(x);
-    case GS_FP16: return gs_f32_to_fp16(x);
-    case GS_FP8_E4M3: return gs_f32_to_e4m3(x);
-    default: return gs_f32_to_e5m2(x);
+    case GS_BF16:
+        return gs_f32_to_bf16(x);
+    case GS_FP16:
+        return gs_f32_to_fp16(x);
+    case GS_FP8_E4M3:
+        return gs_f32_to_e4m3(x);
+    default:
+        return gs_f32_to_e5m2(x);
     }
 }
 
 float decode(const Fmt &f, uint32_t b)
 {
     switch (f.t) {
-    case GS_BF16: return gs_bf16_to_f32((uint16_t)b);
-    case GS_FP16: return gs_fp16_to_f32((uint16_t)b);
-    case GS_FP8_E4M3: return gs_e4m3_to_f32((uint8_t)b);
-    default: return gs_e5m2_to_f32((uint8_t)b);
+    case GS_BF16:
+        return gs_bf16_to_f32((uint16_t)b);
+    case GS_FP16:
+        return gs_fp16_to_f32((uint16_t)b);
+    case GS_FP8_E4M3:
+        return gs_e4m3_to_f32((uint8_t)b);
+    default:
+        return gs_e5m2_to_f32((uint8_t)b);
     }
 }
 
@@ -137,8 +146,8 @@ void exhaustive_round_trip(const Fmt &f)
         bool ok = std::isnan(ref) ? std::isnan(v)
                                   : ((long double)v == ref && std::signbit(v) == std::signbit(ref));
         if (!ok) {
-            ADD_FAILURE() << gs_dtype_name(f.t) << " decode of 0x" << std::hex << b << " gave "
-                          << v << " want " << (double)ref;
+            ADD_FAILURE() << gs_dtype_name(f.t) << " decode of 0x" << std::hex << b << " gave " << v
+                          << " want " << (double)ref;
             failures++;
         }
         uint32_t back = encode(f, v);
@@ -180,9 +189,9 @@ void check_random_against_reference(const Fmt &f, uint32_t seed)
         }
         long double want = ref_round(f, (long double)x);
         float got = decode(f, encode(f, x));
-        bool ok = std::isnan(want) ? std::isnan(got)
-                                   : ((long double)got == want &&
-                                      std::signbit(got) == std::signbit(want));
+        bool ok = std::isnan(want)
+                      ? std::isnan(got)
+                      : ((long double)got == want && std::signbit(got) == std::signbit(want));
         if (!ok) {
             ADD_FAILURE() << gs_dtype_name(f.t) << " x=" << std::hexfloat << x << " got " << got
                           << " want " << (double)want;
@@ -191,7 +200,7 @@ void check_random_against_reference(const Fmt &f, uint32_t seed)
     }
 }
 
-}  // namespace
+} // namespace
 
 TEST(Dtype, NamesSizesAndParse)
 {
@@ -245,15 +254,39 @@ TEST(Dtype, MaxAndEps)
             << gs_dtype_name(t);
 }
 
-TEST(Dtype, ExhaustiveBf16) { exhaustive_round_trip(kBF16); }
-TEST(Dtype, ExhaustiveFp16) { exhaustive_round_trip(kFP16); }
-TEST(Dtype, ExhaustiveE4m3) { exhaustive_round_trip(kE4M3); }
-TEST(Dtype, ExhaustiveE5m2) { exhaustive_round_trip(kE5M2); }
+TEST(Dtype, ExhaustiveBf16)
+{
+    exhaustive_round_trip(kBF16);
+}
+TEST(Dtype, ExhaustiveFp16)
+{
+    exhaustive_round_trip(kFP16);
+}
+TEST(Dtype, ExhaustiveE4m3)
+{
+    exhaustive_round_trip(kE4M3);
+}
+TEST(Dtype, ExhaustiveE5m2)
+{
+    exhaustive_round_trip(kE5M2);
+}
 
-TEST(Dtype, RandomAgainstReferenceBf16) { check_random_against_reference(kBF16, 1); }
-TEST(Dtype, RandomAgainstReferenceFp16) { check_random_against_reference(kFP16, 2); }
-TEST(Dtype, RandomAgainstReferenceE4m3) { check_random_against_reference(kE4M3, 3); }
-TEST(Dtype, RandomAgainstReferenceE5m2) { check_random_against_reference(kE5M2, 4); }
+TEST(Dtype, RandomAgainstReferenceBf16)
+{
+    check_random_against_reference(kBF16, 1);
+}
+TEST(Dtype, RandomAgainstReferenceFp16)
+{
+    check_random_against_reference(kFP16, 2);
+}
+TEST(Dtype, RandomAgainstReferenceE4m3)
+{
+    check_random_against_reference(kE4M3, 3);
+}
+TEST(Dtype, RandomAgainstReferenceE5m2)
+{
+    check_random_against_reference(kE5M2, 4);
+}
 
 TEST(Dtype, KnownVectorsBf16)
 {
@@ -265,11 +298,11 @@ TEST(Dtype, KnownVectorsBf16)
     EXPECT_EQ(gs_f32_to_bf16(inf), 0x7F80);
     EXPECT_EQ(gs_f32_to_bf16(-inf), 0xFF80);
     EXPECT_EQ(gs_f32_to_bf16((float)gs_dtype_max(GS_BF16)), 0x7F7F);
-    EXPECT_EQ(gs_f32_to_bf16(FLT_MAX), 0x7F80);  // rounds past the max: inf
-    EXPECT_EQ(gs_f32_to_bf16(std::ldexp(1.0f, -133)), 0x0001);  // min subnormal
+    EXPECT_EQ(gs_f32_to_bf16(FLT_MAX), 0x7F80);                // rounds past the max: inf
+    EXPECT_EQ(gs_f32_to_bf16(std::ldexp(1.0f, -133)), 0x0001); // min subnormal
     EXPECT_EQ(gs_bf16_to_f32(0x0001), std::ldexp(1.0f, -133));
-    EXPECT_EQ(gs_f32_to_bf16(1.0f + std::ldexp(1.0f, -8)), 0x3F80);      // tie -> even (down)
-    EXPECT_EQ(gs_f32_to_bf16(1.0f + 3 * std::ldexp(1.0f, -8)), 0x3F82);  // tie -> even (up)
+    EXPECT_EQ(gs_f32_to_bf16(1.0f + std::ldexp(1.0f, -8)), 0x3F80);     // tie -> even (down)
+    EXPECT_EQ(gs_f32_to_bf16(1.0f + 3 * std::ldexp(1.0f, -8)), 0x3F82); // tie -> even (up)
     EXPECT_EQ(gs_f32_to_bf16(1.0f + std::ldexp(1.0f, -8) + std::ldexp(1.0f, -20)), 0x3F81);
     uint16_t n = gs_f32_to_bf16(std::numeric_limits<float>::quiet_NaN());
     EXPECT_TRUE(std::isnan(gs_bf16_to_f32(n)));
@@ -286,17 +319,17 @@ TEST(Dtype, KnownVectorsFp16)
     EXPECT_EQ(gs_f32_to_fp16(-0.0f), 0x8000);
     EXPECT_EQ(gs_f32_to_fp16(65504.0f), 0x7BFF);
     EXPECT_EQ(gs_f32_to_fp16(65519.0f), 0x7BFF);
-    EXPECT_EQ(gs_f32_to_fp16(65520.0f), 0x7C00);  // halfway to 2^16, ties to even = inf
+    EXPECT_EQ(gs_f32_to_fp16(65520.0f), 0x7C00); // halfway to 2^16, ties to even = inf
     EXPECT_EQ(gs_f32_to_fp16(1e6f), 0x7C00);
     EXPECT_EQ(gs_f32_to_fp16(-1e6f), 0xFC00);
     EXPECT_EQ(gs_f32_to_fp16(inf), 0x7C00);
-    EXPECT_EQ(gs_f32_to_fp16(std::ldexp(1.0f, -24)), 0x0001);  // min subnormal
-    EXPECT_EQ(gs_f32_to_fp16(std::ldexp(1.0f, -25)), 0x0000);  // tie -> even (0)
+    EXPECT_EQ(gs_f32_to_fp16(std::ldexp(1.0f, -24)), 0x0001); // min subnormal
+    EXPECT_EQ(gs_f32_to_fp16(std::ldexp(1.0f, -25)), 0x0000); // tie -> even (0)
     EXPECT_EQ(gs_f32_to_fp16(std::ldexp(1.0f, -25) * 1.0000001f), 0x0001);
-    EXPECT_EQ(gs_f32_to_fp16(3 * std::ldexp(1.0f, -25)), 0x0002);  // tie -> even (2)
+    EXPECT_EQ(gs_f32_to_fp16(3 * std::ldexp(1.0f, -25)), 0x0002); // tie -> even (2)
     EXPECT_EQ(gs_f32_to_fp16(-std::ldexp(1.0f, -30)), 0x8000);
-    EXPECT_EQ(gs_f32_to_fp16(std::ldexp(1.0f, -14)), 0x0400);  // min normal
-    EXPECT_EQ(gs_f32_to_fp16(std::ldexp(1023.5f, -24)), 0x0400);  // largest subnormal rounds up
+    EXPECT_EQ(gs_f32_to_fp16(std::ldexp(1.0f, -14)), 0x0400);    // min normal
+    EXPECT_EQ(gs_f32_to_fp16(std::ldexp(1023.5f, -24)), 0x0400); // largest subnormal rounds up
     EXPECT_EQ(gs_f32_to_fp16(1.0f + std::ldexp(1.0f, -11)), 0x3C00);
     EXPECT_EQ(gs_f32_to_fp16(1.0f + 3 * std::ldexp(1.0f, -11)), 0x3C02);
     EXPECT_EQ(gs_fp16_to_f32(0x0001), std::ldexp(1.0f, -24));
@@ -304,7 +337,7 @@ TEST(Dtype, KnownVectorsFp16)
     EXPECT_EQ(gs_fp16_to_f32(0x7C00), inf);
     EXPECT_TRUE(std::isnan(gs_fp16_to_f32(gs_f32_to_fp16(NAN))));
     EXPECT_TRUE(std::isnan(gs_fp16_to_f32(gs_f32_to_fp16(float_of(0xFF800001u)))));
-    EXPECT_EQ(gs_f32_to_fp16(float_of(1)), 0x0000);  // fp32 subnormal
+    EXPECT_EQ(gs_f32_to_fp16(float_of(1)), 0x0000); // fp32 subnormal
 }
 
 TEST(Dtype, KnownVectorsE4m3)
@@ -314,20 +347,20 @@ TEST(Dtype, KnownVectorsE4m3)
     EXPECT_EQ(gs_f32_to_e4m3(-1.0f), 0xB8);
     EXPECT_EQ(gs_f32_to_e4m3(-0.0f), 0x80);
     EXPECT_EQ(gs_f32_to_e4m3(448.0f), 0x7E);
-    EXPECT_EQ(gs_f32_to_e4m3(464.0f), 0x7E);  // would round to 480 (the NaN code): saturate
+    EXPECT_EQ(gs_f32_to_e4m3(464.0f), 0x7E); // would round to 480 (the NaN code): saturate
     EXPECT_EQ(gs_f32_to_e4m3(1e6f), 0x7E);
     EXPECT_EQ(gs_f32_to_e4m3(-1e6f), 0xFE);
-    EXPECT_EQ(gs_f32_to_e4m3(inf), 0x7E);  // fn variant: no inf, saturate
+    EXPECT_EQ(gs_f32_to_e4m3(inf), 0x7E); // fn variant: no inf, saturate
     EXPECT_EQ(gs_f32_to_e4m3(-inf), 0xFE);
     EXPECT_EQ(gs_f32_to_e4m3(NAN), 0x7F);
     EXPECT_TRUE(std::isnan(gs_e4m3_to_f32(0x7F)));
     EXPECT_TRUE(std::isnan(gs_e4m3_to_f32(0xFF)));
     EXPECT_EQ(gs_e4m3_to_f32(0x7E), 448.0f);
-    EXPECT_EQ(gs_e4m3_to_f32(0x78), 256.0f);  // exponent all ones is finite in e4m3fn
-    EXPECT_EQ(gs_f32_to_e4m3(std::ldexp(1.0f, -9)), 0x01);  // min subnormal
+    EXPECT_EQ(gs_e4m3_to_f32(0x78), 256.0f);               // exponent all ones is finite in e4m3fn
+    EXPECT_EQ(gs_f32_to_e4m3(std::ldexp(1.0f, -9)), 0x01); // min subnormal
     EXPECT_EQ(gs_e4m3_to_f32(0x01), std::ldexp(1.0f, -9));
     EXPECT_EQ(gs_f32_to_e4m3(std::ldexp(1.0f, -10)), 0x00);     // tie -> even (0)
-    EXPECT_EQ(gs_f32_to_e4m3(3 * std::ldexp(1.0f, -10)), 0x02);  // tie -> even (2)
+    EXPECT_EQ(gs_f32_to_e4m3(3 * std::ldexp(1.0f, -10)), 0x02); // tie -> even (2)
     EXPECT_EQ(gs_f32_to_e4m3(1.0625f), 0x38);                   // 1 + 1/16: tie -> 1.0
     EXPECT_EQ(gs_f32_to_e4m3(1.1875f), 0x3A);                   // 1 + 3/16: tie -> 1.25
 }
@@ -339,16 +372,16 @@ TEST(Dtype, KnownVectorsE5m2)
     EXPECT_EQ(gs_f32_to_e5m2(-0.0f), 0x80);
     EXPECT_EQ(gs_f32_to_e5m2(57344.0f), 0x7B);
     EXPECT_EQ(gs_f32_to_e5m2(61439.0f), 0x7B);
-    EXPECT_EQ(gs_f32_to_e5m2(61440.0f), 0x7C);  // halfway, ties to even: inf
+    EXPECT_EQ(gs_f32_to_e5m2(61440.0f), 0x7C); // halfway, ties to even: inf
     EXPECT_EQ(gs_f32_to_e5m2(1e6f), 0x7C);
     EXPECT_EQ(gs_f32_to_e5m2(-inf), 0xFC);
     EXPECT_EQ(gs_e5m2_to_f32(0x7C), inf);
     EXPECT_TRUE(std::isnan(gs_e5m2_to_f32(gs_f32_to_e5m2(NAN))));
-    EXPECT_EQ(gs_f32_to_e5m2(std::ldexp(1.0f, -16)), 0x01);  // min subnormal
+    EXPECT_EQ(gs_f32_to_e5m2(std::ldexp(1.0f, -16)), 0x01); // min subnormal
     EXPECT_EQ(gs_e5m2_to_f32(0x01), std::ldexp(1.0f, -16));
     EXPECT_EQ(gs_f32_to_e5m2(std::ldexp(1.0f, -17)), 0x00);
-    EXPECT_EQ(gs_f32_to_e5m2(1.125f), 0x3C);  // tie -> even
-    EXPECT_EQ(gs_f32_to_e5m2(1.375f), 0x3E);  // tie -> even (1.5)
+    EXPECT_EQ(gs_f32_to_e5m2(1.125f), 0x3C); // tie -> even
+    EXPECT_EQ(gs_f32_to_e5m2(1.375f), 0x3E); // tie -> even (1.5)
 }
 
 TEST(Dtype, Integers)
@@ -372,7 +405,7 @@ TEST(Dtype, Integers)
     EXPECT_EQ(gs_f32_to_i32(-1.5f), -2);
     EXPECT_EQ(gs_f32_to_i32(8388607.5f), 8388608);
     EXPECT_EQ(gs_f32_to_i32(8388609.0f), 8388609);
-    EXPECT_EQ(gs_f32_to_i32(2147483520.0f), 2147483520);  // largest fp32 below 2^31
+    EXPECT_EQ(gs_f32_to_i32(2147483520.0f), 2147483520); // largest fp32 below 2^31
     EXPECT_EQ(gs_f32_to_i32(2147483648.0f), INT32_MAX);
     EXPECT_EQ(gs_f32_to_i32(-2147483648.0f), INT32_MIN);
     EXPECT_EQ(gs_f32_to_i32(1e20f), INT32_MAX);
@@ -393,7 +426,7 @@ TEST(Dtype, Integers)
     };
     for (int i = 0; i < 100000; i++) {
         float f = (i % 2) ? small(rng) : float_of(any_bits(rng));
-        if (i % 3 == 0) f = std::round(f * 2.0f) / 2.0f;  // many exact halves
+        if (i % 3 == 0) f = std::round(f * 2.0f) / 2.0f; // many exact halves
         ASSERT_EQ((long double)gs_f32_to_i8(f), ref(f, -128, 127)) << f;
         ASSERT_EQ((long double)gs_f32_to_i32(f), ref(f, INT32_MIN, INT32_MAX)) << f;
     }
@@ -405,7 +438,8 @@ TEST(Dtype, GenericLoadStore)
         gs_dtype dt = (gs_dtype)t;
         unsigned char buf[64] = {0};
         const float vals[] = {1.0f, -2.5f, 0.333f, 100.0f};
-        for (size_t i = 0; i < 4; i++) gs_dtype_store(dt, buf, i, vals[i]);
+        for (size_t i = 0; i < 4; i++)
+            gs_dtype_store(dt, buf, i, vals[i]);
         for (size_t i = 0; i < 4; i++)
             EXPECT_TRUE(same_value(gs_dtype_load(dt, buf, i), gs_dtype_round(dt, vals[i])))
                 << gs_dtype_name(dt) << " element " << i;
@@ -421,7 +455,7 @@ TEST(Dtype, BulkMatchesScalar)
     std::vector<float> src(n);
     for (size_t i = 0; i < n; i++) {
         src[i] = (i % 3 == 0) ? float_of(any_bits(rng)) : moderate(rng);
-        if (i % 97 == 0) src[i] = std::ldexp(moderate(rng), -140);  // fp32 subnormals
+        if (i % 97 == 0) src[i] = std::ldexp(moderate(rng), -140); // fp32 subnormals
     }
     src[1] = NAN;
     src[2] = -std::numeric_limits<float>::infinity();
@@ -457,5 +491,6 @@ TEST(Dtype, BulkNegativeStride)
     EXPECT_EQ(gs_bf16_to_f32(buf[0]), 4.0f);
     float back[4];
     gs_dtype_to_f32(GS_BF16, &buf[3], -1, back, 4);
-    for (int i = 0; i < 4; i++) EXPECT_EQ(back[i], src[i]);
+    for (int i = 0; i < 4; i++)
+        EXPECT_EQ(back[i], src[i]);
 }

@@ -8,7 +8,8 @@
 
 #include "gs/isa.h"
 
-namespace {
+namespace
+{
 
 const float kInf = std::numeric_limits<float>::infinity();
 const float kNaN = std::numeric_limits<float>::quiet_NaN();
@@ -30,30 +31,44 @@ const float kNaN = std::numeric_limits<float>::quiet_NaN();
 double ref_act(gs_act f, double x)
 {
     switch (f) {
-    case GS_ACT_IDENTITY: return x;
-    case GS_ACT_RELU: return x > 0 ? x : 0;
-    case GS_ACT_GELU: return 0.5 * x * std::erfc(-x / std::sqrt(2.0));
+    case GS_ACT_IDENTITY:
+        return x;
+    case GS_ACT_RELU:
+        return x > 0 ? x : 0;
+    case GS_ACT_GELU:
+        return 0.5 * x * std::erfc(-x / std::sqrt(2.0));
     case GS_ACT_GELU_TANH: {
         double k = std::sqrt(2.0 / M_PI);
         // 0.5 x (1 + tanh u), written as x / (1 + exp(-2u)) so the double reference does not
         // lose its own precision to cancellation in the negative tail.
         return x / (1.0 + std::exp(-2.0 * k * (x + 0.044715 * x * x * x)));
     }
-    case GS_ACT_SILU: return x / (1.0 + std::exp(-x));
-    case GS_ACT_SIGMOID: return 1.0 / (1.0 + std::exp(-x));
-    case GS_ACT_TANH: return std::tanh(x);
-    case GS_ACT_EXP: return std::exp(x);
-    case GS_ACT_LOG: return std::log(x);
-    case GS_ACT_SQRT: return std::sqrt(x);
-    case GS_ACT_RSQRT: return 1.0 / std::sqrt(x);
-    case GS_ACT_RECIPROCAL: return 1.0 / x;
-    case GS_ACT_SQUARE: return x * x;
-    case GS_ACT_ABS: return std::fabs(x);
-    default: return NAN;
+    case GS_ACT_SILU:
+        return x / (1.0 + std::exp(-x));
+    case GS_ACT_SIGMOID:
+        return 1.0 / (1.0 + std::exp(-x));
+    case GS_ACT_TANH:
+        return std::tanh(x);
+    case GS_ACT_EXP:
+        return std::exp(x);
+    case GS_ACT_LOG:
+        return std::log(x);
+    case GS_ACT_SQRT:
+        return std::sqrt(x);
+    case GS_ACT_RSQRT:
+        return 1.0 / std::sqrt(x);
+    case GS_ACT_RECIPROCAL:
+        return 1.0 / x;
+    case GS_ACT_SQUARE:
+        return x * x;
+    case GS_ACT_ABS:
+        return std::fabs(x);
+    default:
+        return NAN;
     }
 }
 
-}  // namespace
+} // namespace
 
 TEST(Ops, NamesParseRoundTrip)
 {
@@ -94,8 +109,8 @@ TEST(Ops, AluArithmeticIsCorrectlyRoundedFp32)
         EXPECT_EQ(gs_alu_apply(GS_ALU_MIN, a, b), std::min(a, b));
         EXPECT_EQ(gs_alu_apply(GS_ALU_BYPASS, a, b), a);
         float pa = std::fabs(a) / 100.0f, pb = b / 300.0f;
-        EXPECT_TRUE(near_rel(gs_alu_apply(GS_ALU_POW, pa, pb), std::pow((double)pa, pb), 4e-7,
-                             1e-37))
+        EXPECT_TRUE(
+            near_rel(gs_alu_apply(GS_ALU_POW, pa, pb), std::pow((double)pa, pb), 4e-7, 1e-37))
             << pa << "^" << pb;
     }
 }
