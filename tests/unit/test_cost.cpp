@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "gs/cost.h"
@@ -534,6 +535,7 @@ void check_roofline(gs_config c, uint32_t seed)
     std::uniform_int_distribution<uint32_t> M(1, (uint32_t)c.tensor.cols.v);
     std::uniform_int_distribution<uint32_t> N(1, (uint32_t)c.tensor.moving_free_max.v);
     std::uniform_int_distribution<uint32_t> over(1, 3);
+    const gs_num min_ii = c.tensor.min_ii, fixed = c.tensor.fixed_overhead;
     for (int i = 0; i < 20000; i++) {
         // The tightest case: no floor or overhead to hide behind.
         if (i % 2 == 0) {
@@ -555,8 +557,8 @@ void check_roofline(gs_config c, uint32_t seed)
         ASSERT_GE(ns, bound_ns * (1.0 - 1e-12)) << gs_dtype_name(a) << " x " << gs_dtype_name(b)
                                                 << " K=" << k << " M=" << m << " N=" << n;
         if (i % 2 == 0) {
-            gs_test_num_set(&c.tensor.min_ii, 64);
-            gs_test_num_set(&c.tensor.fixed_overhead, 8);
+            c.tensor.min_ii = min_ii;
+            c.tensor.fixed_overhead = fixed;
         }
     }
 }
@@ -570,6 +572,27 @@ TEST_F(Cost, MatmulNeverBeatsRooflineGen2)
 TEST_F(Cost, MatmulNeverBeatsRooflineGen3)
 {
     check_roofline(g3, 22);
+}
+
+// The same property on the shipped generation configs, against gs_config_peak_flops.
+TEST(CostShippedConfigs, MatmulNeverBeatsRoofline)
+{
+    for (const char *gen : {"gen1", "gen2", "gen3"}) {
+        std::string path = std::string(GS_SOURCE_DIR) + "/configs/" + gen + ".yaml";
+        gs_diags diags;
+        gs_diags_init(&diags);
+        gs_config *c = gs_config_load(path.c_str(), &diags);
+        ASSERT_NE(c, nullptr) << path << ": " << (diags.count ? diags.items[0].message : "");
+        gs_diags_free(&diags);
+        for (int t = 0; t < GS_DTYPE_COUNT; t++) {
+            double peak = gs_config_peak_flops(c, (gs_dtype)t);
+            if (peak > 0) {
+                EXPECT_DOUBLE_EQ(peak, peak_flops(*c, (gs_dtype)t)) << gen;
+            }
+        }
+        check_roofline(*c, 23);
+        gs_config_free(c);
+    }
 }
 
 TEST_F(Cost, MatmulFullTileReachesPeak)
