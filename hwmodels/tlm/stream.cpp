@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "hbm_target.h"
 
@@ -21,6 +22,21 @@ constexpr std::size_t kStackBytes = 1u << 20;
 bool is_local(gs_memspace s)
 {
     return s == GS_MEM_SBUF || s == GS_MEM_PSUM;
+}
+
+/* The operand part of a gs_instr_format line: without the index/core/engine/opcode columns
+ * (the slice's track and name already say them) and the trailing " @file:line" (in "src"). */
+const char *operands_only(char *text, const char *opname)
+{
+    const char *p = strstr(text, opname);
+    p = p ? p + strlen(opname) : text;
+    while (*p == ' ') ++p;
+    char *at = strstr(text, " @");
+    if (at && at >= p) {
+        *at = '\0';
+        while (at > p && at[-1] == ' ') *--at = '\0';
+    }
+    return p;
 }
 } // namespace
 
@@ -125,7 +141,8 @@ void Stream::complete(uint32_t i, const gs_instr *in)
         char text[1024];
         gs_instr_format(r.prog, i, text, sizeof text);
         r.trace.complete((int)core_, trace_tid(), gs_opcode_name(in->op), r.start_ps[i], dur, i,
-                         text, in->deps, in->n_deps, in->file, in->line, r.port_ps[i]);
+                         operands_only(text, gs_opcode_name(in->op)), in->deps, in->n_deps,
+                         in->file, in->line, r.port_ps[i]);
     }
     r.on_complete();
 }

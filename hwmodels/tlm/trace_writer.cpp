@@ -8,10 +8,38 @@
 namespace gs_tlm {
 
 namespace {
+/* Decimal digits of v (hot path: no printf). */
+void put_u64(gs_sb *sb, uint64_t v)
+{
+    char buf[24];
+    char *e = buf + sizeof buf, *q = e;
+    do {
+        *--q = (char)('0' + v % 10u);
+        v /= 10u;
+    } while (v);
+    gs_sb_putn(sb, q, (size_t)(e - q));
+}
+void put_i64(gs_sb *sb, int64_t v)
+{
+    if (v < 0) {
+        gs_sb_putc(sb, '-');
+        put_u64(sb, (uint64_t)0 - (uint64_t)v);
+    } else {
+        put_u64(sb, (uint64_t)v);
+    }
+}
 /* Microseconds with six decimals from integer picoseconds: exact, no floating point. */
 void put_us(gs_sb *sb, uint64_t ps)
 {
-    gs_sb_printf(sb, "%" PRIu64 ".%06" PRIu64, ps / 1000000u, ps % 1000000u);
+    put_u64(sb, ps / 1000000u);
+    char frac[7];
+    uint64_t f = ps % 1000000u;
+    for (int k = 5; k >= 0; --k) {
+        frac[1 + k] = (char)('0' + f % 10u);
+        f /= 10u;
+    }
+    frac[0] = '.';
+    gs_sb_putn(sb, frac, sizeof frac);
 }
 constexpr size_t kFileBuffer = 1u << 20; /* stdio buffer: fewer write syscalls */
 } // namespace
@@ -96,19 +124,42 @@ void TraceWriter::complete(int pid, int tid, const char *name, uint64_t ts_ps, u
 {
     if (!f_) return;
     begin_event();
-    gs_sb_printf(&sb_, "{\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"name\":", pid, tid);
+    gs_sb_puts(&sb_, "{\"ph\":\"X\",\"pid\":");
+    put_i64(&sb_, pid);
+    gs_sb_puts(&sb_, ",\"tid\":");
+    put_i64(&sb_, tid);
+    gs_sb_puts(&sb_, ",\"name\":");
     gs_sb_json_str(&sb_, name);
     gs_sb_puts(&sb_, ",\"ts\":");
     put_us(&sb_, ts_ps);
     gs_sb_puts(&sb_, ",\"dur\":");
     put_us(&sb_, dur_ps);
-    gs_sb_printf(&sb_, ",\"args\":{\"index\":%zu,\"operands\":", index);
+    gs_sb_puts(&sb_, ",\"args\":{\"index\":");
+    put_u64(&sb_, index);
+    gs_sb_puts(&sb_, ",\"operands\":");
     gs_sb_json_str(&sb_, operands ? operands : "");
     gs_sb_puts(&sb_, ",\"deps\":[");
-    for (uint32_t k = 0; k < n_deps; ++k) gs_sb_printf(&sb_, "%s%" PRIu32, k ? "," : "", deps[k]);
+    for (uint32_t k = 0; k < n_deps; ++k) {
+        if (k) gs_sb_putc(&sb_, ',');
+        put_u64(&sb_, deps[k]);
+    }
     gs_sb_puts(&sb_, "],\"src\":");
-    char src[GS_ERROR_FILE_MAX + 16];
-    snprintf(src, sizeof src, "%s:%d", file ? file : "?", line);
+    const std::size_t flen = file ? strlen(file) : 1;
+    char src[GS_ERROR_FILE_MAX + 24];
+    if (flen < GS_ERROR_FILE_MAX) {
+        memcpy(src, file ? file : "?", flen);
+        src[flen] = ':';
+        char *e = src + sizeof src - 1, *q = e;
+        *e = '\0';
+        uint64_t v = line < 0 ? 0 : (uint64_t)line;
+        do {
+            *--q = (char)('0' + v % 10u);
+            v /= 10u;
+        } while (v);
+        memmove(src + flen + 1, q, (size_t)(e - q) + 1);
+    } else {
+        snprintf(src, sizeof src, "%.*s:%d", GS_ERROR_FILE_MAX, file, line);
+    }
     gs_sb_json_str(&sb_, src);
     if (port_wait_ps) {
         gs_sb_puts(&sb_, ",\"hbm_wait_us\":");
