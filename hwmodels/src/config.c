@@ -1203,6 +1203,10 @@ static void set_loc(gs_loc *l, const node *nd)
 
 static void walk_number(loader *L, node *nd, const char *path, size_t fi)
 {
+    gs_num *num = num_at(L->c, fi);
+    /* Mark as written even when bad, so it is not also reported missing; "" is never a valid
+     * source, and a config with errors is discarded. */
+    num->src = "";
     if (nd->poisoned) {
         L->bad[fi] = 1;
         return;
@@ -1213,12 +1217,10 @@ static void walk_number(loader *L, node *nd, const char *path, size_t fi)
         L->bad[fi] = 1;
         return;
     }
-    gs_num *num = num_at(L->c, fi);
-    /* mark as written even when bad, so it is not also reported missing */
-    num->src = "";
     size_t vlen;
     const char *src, *note;
     int tag_ok = parse_tag(L, nd, path, 1, &vlen, &src, &note) == 0;
+    while (vlen > 0 && (nd->text[vlen - 1] == ' ' || nd->text[vlen - 1] == '\t')) vlen--;
     char val[256];
     snprintf(val, sizeof val, "%.*s", (int)GS_MIN(vlen, sizeof val - 1), nd->text);
     char msg[256];
@@ -1482,11 +1484,14 @@ static void walk_map(loader *L, node *m, const char *path)
                 struct gs_config_store *st = store_get(L->c);
                 if (st) set_loc(&st->family_loc, v);
                 if (f == GS_ARRAY_LEN(families)) {
-                    char dym[128];
-                    ERR_NODE(L, v, full, "unknown family '%s'%s; expected one of gen1, gen2, gen3 "
-                                         "(the model folders)",
-                             s, did_you_mean(dym, sizeof dym, s, families,
-                                             GS_ARRAY_LEN(families)));
+                    gs_sb fl;
+                    gs_sb_init(&fl);
+                    for (size_t k = 0; k < GS_ARRAY_LEN(families); k++)
+                        gs_sb_printf(&fl, "%s%s", k ? ", " : "", families[k]);
+                    ERR_NODE(L, v, full, "unknown family '%s'; expected one of %s (the model "
+                                         "folders)",
+                             s, gs_sb_cstr(&fl));
+                    gs_sb_free(&fl);
                     break;
                 }
                 gs_free(L->c->family);
@@ -1651,15 +1656,15 @@ static void validate_struct(const gs_config *c, const unsigned char *bad, gs_dia
     const gs_num *P = &c->partitions;
     char a[64];
 
-    if (usable(&V, &c->sbuf_bytes) && usable(&V, P) && fmod(c->sbuf_bytes.v, P->v) != 0) {
-        fmt_val(c, &c->sbuf_bytes, a, sizeof a);
-        verr(&V, &c->sbuf_bytes, "core.sbuf", "%s is not divisible by core.partitions (%.17g)", a,
-             P->v);
-    }
-    if (usable(&V, &c->psum_bytes) && usable(&V, P) && fmod(c->psum_bytes.v, P->v) != 0) {
-        fmt_val(c, &c->psum_bytes, a, sizeof a);
-        verr(&V, &c->psum_bytes, "core.psum.size", "%s is not divisible by core.partitions (%.17g)",
-             a, P->v);
+    /* Sizes in these messages are exact bytes: "1000 B", not the rounded "1KB". */
+    if (usable(&V, &c->sbuf_bytes) && usable(&V, P) && fmod(c->sbuf_bytes.v, P->v) != 0)
+        verr(&V, &c->sbuf_bytes, "core.sbuf", "%.17g B is not divisible by core.partitions (%.17g)",
+             c->sbuf_bytes.v, P->v);
+    int psum_ok = usable(&V, &c->psum_bytes) && usable(&V, P);
+    if (psum_ok && fmod(c->psum_bytes.v, P->v) != 0) {
+        psum_ok = 0;
+        verr(&V, &c->psum_bytes, "core.psum.size",
+             "%.17g B is not divisible by core.partitions (%.17g)", c->psum_bytes.v, P->v);
     } else if (usable(&V, &c->psum_bytes) && usable(&V, &c->psum_banks) &&
                fmod(c->psum_bytes.v, c->psum_banks.v) != 0) {
         fmt_val(c, &c->psum_bytes, a, sizeof a);
@@ -1703,7 +1708,7 @@ static void validate_struct(const gs_config *c, const unsigned char *bad, gs_dia
             continue;
         }
         check_not_above(&V, &s->lanes, P, "");
-        if (usable(&V, &s->max_free_psum) && usable(&V, &c->psum_bytes) && usable(&V, P) &&
+        if (psum_ok && usable(&V, &s->max_free_psum) &&
             s->max_free_psum.v * 4 > c->psum_bytes.v / P->v)
             verr(&V, &s->max_free_psum, path_of(c, &s->max_free_psum),
                  "%.17g fp32 elements (%.17g B) exceed PSUM per partition (%.17g B)",
