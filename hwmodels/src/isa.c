@@ -347,12 +347,12 @@ void gs_instr_format(const gs_program *p, size_t i, char *buf, size_t size)
     char ap[192];
     for (int k = 0; k < in->n_out; k++) {
         gs_ap_format(&in->out[k], ap, sizeof ap);
-        PUT(" %s%s", k ? ", " : "", ap);
+        PUT("%s %s", k ? "," : "", ap);
     }
     PUT(" <-");
     for (int k = 0; k < in->n_in; k++) {
         gs_ap_format(&in->in[k], ap, sizeof ap);
-        PUT(" %s%s", k ? ", " : "", ap);
+        PUT("%s %s", k ? "," : "", ap);
     }
     switch (in->op) {
     case GS_OP_MATMUL:

@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <algorithm>
 #include <cstring>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,11 @@ struct Case {
     int variant;
     gs_shape shape;
 };
+
+void PrintTo(const Case &c, std::ostream *os)
+{
+    *os << c.config << " " << c.kernel->name << "/" << c.kernel->variants[c.variant];
+}
 
 std::vector<Case> all_cases()
 {
