@@ -3,7 +3,8 @@
 
 #include <string>
 
-namespace gs_tlm {
+namespace gs_tlm
+{
 
 Core::Core(sc_core::sc_module_name name, Run &run, unsigned index, HbmTarget &hbm)
     : sc_core::sc_module(name), sbuf("sbuf", (uint64_t)run.cfg->sbuf_bytes.v),
@@ -26,8 +27,7 @@ Core::Core(sc_core::sc_module_name name, Run &run, unsigned index, HbmTarget &hb
     }
 }
 
-Chip::Chip(sc_core::sc_module_name name, Run &run)
-    : sc_core::sc_module(name), hbm("hbm", run.cfg)
+Chip::Chip(sc_core::sc_module_name name, Run &run) : sc_core::sc_module(name), hbm("hbm", run.cfg)
 {
     run.hbm = &hbm;
     for (unsigned c = 0; c < run.cores; ++c) {

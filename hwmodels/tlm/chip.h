@@ -18,10 +18,12 @@
 #include "run_state.h"
 #include "stream.h"
 
-namespace gs_tlm {
+namespace gs_tlm
+{
 
-class Core : public sc_core::sc_module {
-public:
+class Core : public sc_core::sc_module
+{
+  public:
     Core(sc_core::sc_module_name name, Run &run, unsigned index, HbmTarget &hbm);
 
     LocalMem sbuf;
@@ -30,8 +32,9 @@ public:
     std::vector<std::unique_ptr<DmaQueue>> queues;
 };
 
-class Chip : public sc_core::sc_module {
-public:
+class Chip : public sc_core::sc_module
+{
+  public:
     Chip(sc_core::sc_module_name name, Run &run);
 
     HbmTarget hbm;

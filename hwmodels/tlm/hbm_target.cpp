@@ -4,7 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
-namespace gs_tlm {
+namespace gs_tlm
+{
 
 HbmTarget::HbmTarget(sc_core::sc_module_name name, const gs_config *cfg)
     : sc_core::sc_module(name), socket("socket"), bytes_per_ns_(cfg->hbm_bandwidth.v)

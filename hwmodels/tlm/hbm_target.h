@@ -25,10 +25,12 @@
 
 #include "gs/config.h"
 
-namespace gs_tlm {
+namespace gs_tlm
+{
 
-class HbmTarget : public sc_core::sc_module {
-public:
+class HbmTarget : public sc_core::sc_module
+{
+  public:
     tlm_utils::multi_passthrough_target_socket<HbmTarget> socket;
 
     HbmTarget(sc_core::sc_module_name name, const gs_config *cfg);
@@ -40,7 +42,7 @@ public:
     uint64_t busy_ps() const { return busy_ps_; }
     uint64_t bytes() const { return bytes_; }
 
-private:
+  private:
     void b_transport(int id, tlm::tlm_generic_payload &trans, sc_core::sc_time &delay);
     double bytes_per_ns_;
     uint64_t next_free_ps_ = 0;

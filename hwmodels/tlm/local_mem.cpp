@@ -1,7 +1,8 @@
 /* local_mem.cpp - SBUF/PSUM target (see local_mem.h). */
 #include "local_mem.h"
 
-namespace gs_tlm {
+namespace gs_tlm
+{
 
 LocalMem::LocalMem(sc_core::sc_module_name name, uint64_t size_bytes)
     : sc_core::sc_module(name), socket("socket"), size_(size_bytes)

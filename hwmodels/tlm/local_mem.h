@@ -16,17 +16,19 @@
 #include <tlm>
 #include <tlm_utils/multi_passthrough_target_socket.h>
 
-namespace gs_tlm {
+namespace gs_tlm
+{
 
-class LocalMem : public sc_core::sc_module {
-public:
+class LocalMem : public sc_core::sc_module
+{
+  public:
     tlm_utils::multi_passthrough_target_socket<LocalMem> socket;
 
     LocalMem(sc_core::sc_module_name name, uint64_t size_bytes);
     uint64_t size() const { return size_; }
     uint64_t transactions() const { return transactions_; }
 
-private:
+  private:
     void b_transport(int id, tlm::tlm_generic_payload &trans, sc_core::sc_time &delay);
     uint64_t size_;
     uint64_t transactions_ = 0;

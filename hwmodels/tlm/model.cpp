@@ -36,7 +36,8 @@ struct gs_model {
     const gs_config *cfg; /* borrowed: must outlive the model */
 };
 
-namespace {
+namespace
+{
 
 using namespace gs_tlm;
 
@@ -66,7 +67,8 @@ std::string stream_name(const Run &r, unsigned id)
     gs_engine e = r.stream_engine(id);
     char buf[64];
     if (e == GS_ENG_DMA)
-        snprintf(buf, sizeof buf, "core %u dma q%u", core, id % r.streams_per_core - (unsigned)GS_ENG_DMA);
+        snprintf(buf, sizeof buf, "core %u dma q%u", core,
+                 id % r.streams_per_core - (unsigned)GS_ENG_DMA);
     else
         snprintf(buf, sizeof buf, "core %u %s", core, gs_engine_name(e));
     return buf;
@@ -94,11 +96,13 @@ gs_status validate(const gs_config *cfg, const gs_program *p, gs_error *err)
                                 op, in->core, cores);
         if ((unsigned)in->engine >= (unsigned)GS_ENGINE_COUNT)
             return gs_error_set(err, GS_ERR_INVALID, in->file, in->line, 0,
-                                "instruction %zu (%s) has an invalid engine %d", i, op, (int)in->engine);
+                                "instruction %zu (%s) has an invalid engine %d", i, op,
+                                (int)in->engine);
         if (!gs_config_has_engine(cfg, in->engine))
             return gs_error_set(err, GS_ERR_UNSUPPORTED, in->file, in->line, 0,
                                 "instruction %zu (%s) needs the %s engine, which %s does not have",
-                                i, op, gs_engine_name(in->engine), cfg->name ? cfg->name : "this config");
+                                i, op, gs_engine_name(in->engine),
+                                cfg->name ? cfg->name : "this config");
         const bool dma_op = in->op == GS_OP_DMA_COPY || in->op == GS_OP_DMA_TRANSPOSE;
         if (dma_op != (in->engine == GS_ENG_DMA))
             return gs_error_set(err, GS_ERR_INVALID, in->file, in->line, 0,
@@ -117,7 +121,8 @@ void deadlock_error(const Run &r, gs_error *err)
 {
     gs_sb sb;
     gs_sb_init(&sb);
-    gs_sb_printf(&sb, "deadlock: %zu of %zu instructions can never complete;", r.n - (size_t)r.completed, r.n);
+    gs_sb_printf(&sb, "deadlock: %zu of %zu instructions can never complete;",
+                 r.n - (size_t)r.completed, r.n);
     const char *file = nullptr;
     int line = 0, listed = 0, more = 0;
     for (Stream *s : r.streams) {
@@ -219,7 +224,8 @@ void collect_stats(const Run &r, gs_run_stats *st)
         const double tf = gs_cost_tensor_flops(in);
         if (!(tf > 0)) continue;
         double peak = 0;
-        for (int k = 0; k < in->n_in && k < 2; ++k) peak = std::max(peak, gs_config_peak_flops(cfg, in->in[k].dtype));
+        for (int k = 0; k < in->n_in && k < 2; ++k)
+            peak = std::max(peak, gs_config_peak_flops(cfg, in->in[k].dtype));
         if (!(peak > 0)) continue;
         peak_core = std::max(peak_core, peak);
         core_bound[in->core] += std::min(tf / peak * 1e9, ps_to_ns(r.end_ps[i] - r.start_ps[i]));
@@ -230,7 +236,8 @@ void collect_stats(const Run &r, gs_run_stats *st)
         st->achieved_flops = st->flops / (st->total_ns * 1e-9);
         st->achieved_hbm_bytes_per_s = st->hbm_bytes / (st->total_ns * 1e-9);
     }
-    for (double b : core_bound) st->compute_bound_ns = std::max(st->compute_bound_ns, b);
+    for (double b : core_bound)
+        st->compute_bound_ns = std::max(st->compute_bound_ns, b);
     st->memory_bound_ns = cfg->hbm_bandwidth.v > 0 ? st->hbm_bytes / cfg->hbm_bandwidth.v : 0;
     st->roofline_ns = std::max(st->compute_bound_ns, st->memory_bound_ns);
     st->roofline_ratio = st->roofline_ns > 0 ? st->total_ns / st->roofline_ns : 0;
@@ -256,7 +263,8 @@ void collect_stats(const Run &r, gs_run_stats *st)
         if (cp[e] > best) {
             best = cp[e];
             st->bottleneck = (gs_engine)e;
-            snprintf(st->bottleneck_name, sizeof st->bottleneck_name, "%s", gs_engine_name((gs_engine)e));
+            snprintf(st->bottleneck_name, sizeof st->bottleneck_name, "%s",
+                     gs_engine_name((gs_engine)e));
         }
     }
     st->critical_path_hbm_ns = ps_to_ns(cp_hbm);
@@ -299,7 +307,8 @@ gs_model *gs_model_create(const gs_config *cfg, gs_error *err)
         return nullptr;
     }
     if (!(cfg->cores.v >= 1 && cfg->cores.v <= GS_MAX_CORES) ||
-        !(cfg->dma.engines.v >= 1 && cfg->dma.engines.v <= GS_MAX_QUEUES) || !(cfg->hbm_bandwidth.v > 0)) {
+        !(cfg->dma.engines.v >= 1 && cfg->dma.engines.v <= GS_MAX_QUEUES) ||
+        !(cfg->hbm_bandwidth.v > 0)) {
         gs_error_set(err, GS_ERR_INVALID, cfg->path, 0, 0,
                      "config %s: the model needs 1..%d cores, 1..%d DMA queues per core and a "
                      "positive HBM bandwidth",
@@ -327,7 +336,8 @@ gs_status gs_model_run(gs_model *m, const gs_program *p, gs_mem *mem, const gs_r
     if (!stats) stats = &local_stats;
     memset(stats, 0, sizeof *stats);
     gs_error_clear(err);
-    if (!m || !p) return gs_error_set(err, GS_ERR_USAGE, nullptr, 0, 0, "gs_model_run: no model or program");
+    if (!m || !p)
+        return gs_error_set(err, GS_ERR_USAGE, nullptr, 0, 0, "gs_model_run: no model or program");
     gs_run_opts opts;
     memset(&opts, 0, sizeof opts);
     if (opts_in)
@@ -335,7 +345,8 @@ gs_status gs_model_run(gs_model *m, const gs_program *p, gs_mem *mem, const gs_r
     else
         opts.functional = mem != nullptr;
     if (opts.functional && !mem)
-        return gs_error_set(err, GS_ERR_USAGE, nullptr, 0, 0, "gs_model_run: functional mode needs memory");
+        return gs_error_set(err, GS_ERR_USAGE, nullptr, 0, 0,
+                            "gs_model_run: functional mode needs memory");
     if (g_ran)
         return gs_error_set(err, GS_ERR_USAGE, nullptr, 0, 0,
                             "gs_model_run: SystemC can elaborate only one model per process; use "
@@ -348,7 +359,8 @@ gs_status gs_model_run(gs_model *m, const gs_program *p, gs_mem *mem, const gs_r
     setenv("SYSC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
     sc_core::sc_report_handler::set_handler(report_handler);
     if (sc_core::sc_get_time_resolution() != sc_core::sc_time(1, sc_core::SC_PS))
-        return gs_error_set(err, GS_ERR_INTERNAL, nullptr, 0, 0, "SystemC time resolution is not 1 ps");
+        return gs_error_set(err, GS_ERR_INTERNAL, nullptr, 0, 0,
+                            "SystemC time resolution is not 1 ps");
 
     g_run = new Run(m->cfg, p, mem, opts);
     Run &r = *g_run;
@@ -382,13 +394,15 @@ gs_status gs_model_run(gs_model *m, const gs_program *p, gs_mem *mem, const gs_r
         if (err) *err = r.err;
     } else if ((size_t)r.completed < r.n) {
         if (r.wall_hit) {
-            st = gs_error_set(err, GS_ERR_TIMEOUT, nullptr, 0, 0,
-                              "wall-clock limit of %g s reached with %zu of %zu instructions unfinished",
-                              opts.wall_limit_s, r.n - (size_t)r.completed, r.n);
+            st = gs_error_set(
+                err, GS_ERR_TIMEOUT, nullptr, 0, 0,
+                "wall-clock limit of %g s reached with %zu of %zu instructions unfinished",
+                opts.wall_limit_s, r.n - (size_t)r.completed, r.n);
         } else if (sc_core::sc_pending_activity()) {
-            st = gs_error_set(err, GS_ERR_TIMEOUT, nullptr, 0, 0,
-                              "simulated time limit of %g ns reached with %zu of %zu instructions unfinished",
-                              opts.sim_limit_ns, r.n - (size_t)r.completed, r.n);
+            st = gs_error_set(
+                err, GS_ERR_TIMEOUT, nullptr, 0, 0,
+                "simulated time limit of %g ns reached with %zu of %zu instructions unfinished",
+                opts.sim_limit_ns, r.n - (size_t)r.completed, r.n);
         } else {
             deadlock_error(r, err);
             st = GS_ERR_DEADLOCK;
@@ -406,7 +420,8 @@ gs_status gs_model_run(gs_model *m, const gs_program *p, gs_mem *mem, const gs_r
 
 /* ---- isolated runs: fork, run in the child, results back through shared memory ---- */
 
-namespace {
+namespace
+{
 struct IsoResult {
     gs_status status;
     int finished;
@@ -448,20 +463,24 @@ constexpr double kChildGraceSeconds = 10.0;
 } // namespace
 
 extern "C" gs_status gs_model_run_isolated(const gs_config *cfg, const gs_program *p, gs_mem *mem,
-                                           const gs_run_opts *opts, gs_run_stats *stats, gs_error *err)
+                                           const gs_run_opts *opts, gs_run_stats *stats,
+                                           gs_error *err)
 {
     gs_error_clear(err);
     if (stats) memset(stats, 0, sizeof *stats);
-    if (!cfg || !p) return gs_error_set(err, GS_ERR_USAGE, nullptr, 0, 0, "gs_model_run_isolated: no config or program");
+    if (!cfg || !p)
+        return gs_error_set(err, GS_ERR_USAGE, nullptr, 0, 0,
+                            "gs_model_run_isolated: no config or program");
     const bool functional = opts ? opts->functional != 0 : mem != nullptr;
     if (functional && !mem)
-        return gs_error_set(err, GS_ERR_USAGE, nullptr, 0, 0, "gs_model_run_isolated: functional mode needs memory");
+        return gs_error_set(err, GS_ERR_USAGE, nullptr, 0, 0,
+                            "gs_model_run_isolated: functional mode needs memory");
     const size_t out_bytes = functional ? output_bytes(p) : 0;
     const size_t size = sizeof(IsoResult) + out_bytes;
     void *shm = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (shm == MAP_FAILED)
-        return gs_error_set(err, GS_ERR_NOMEM, nullptr, 0, 0, "cannot map %zu bytes for the model run: %s",
-                            size, strerror(errno));
+        return gs_error_set(err, GS_ERR_NOMEM, nullptr, 0, 0,
+                            "cannot map %zu bytes for the model run: %s", size, strerror(errno));
     IsoResult *res = (IsoResult *)shm;
     res->status = GS_ERR_INTERNAL;
     res->finished = 0;
@@ -470,7 +489,8 @@ extern "C" gs_status gs_model_run_isolated(const gs_config *cfg, const gs_progra
     pid_t pid = fork();
     if (pid < 0) {
         munmap(shm, size);
-        return gs_error_set(err, GS_ERR_INTERNAL, nullptr, 0, 0, "fork failed: %s", strerror(errno));
+        return gs_error_set(err, GS_ERR_INTERNAL, nullptr, 0, 0, "fork failed: %s",
+                            strerror(errno));
     }
     if (pid == 0) {
         gs_error_clear(&res->err);
@@ -493,7 +513,8 @@ extern "C" gs_status gs_model_run_isolated(const gs_config *cfg, const gs_progra
             pid_t w = waitpid(pid, &wstatus, WNOHANG);
             if (w == pid || (w < 0 && errno != EINTR)) break;
             clock_gettime(CLOCK_MONOTONIC, &now);
-            if ((double)(now.tv_sec - t0.tv_sec) + 1e-9 * (double)(now.tv_nsec - t0.tv_nsec) > deadline) {
+            if ((double)(now.tv_sec - t0.tv_sec) + 1e-9 * (double)(now.tv_nsec - t0.tv_nsec) >
+                deadline) {
                 kill(pid, SIGKILL);
                 while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
                 }

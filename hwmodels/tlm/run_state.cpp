@@ -3,9 +3,11 @@
 
 #include <systemc>
 
-namespace gs_tlm {
+namespace gs_tlm
+{
 
-namespace {
+namespace
+{
 /* Completions between two host-clock reads for the wall-clock limit. */
 constexpr uint64_t kWallCheckEvery = 4096;
 } // namespace
@@ -35,7 +37,8 @@ double Run::wall_elapsed_s() const
 {
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
-    return (double)(now.tv_sec - wall_start.tv_sec) + 1e-9 * (double)(now.tv_nsec - wall_start.tv_nsec);
+    return (double)(now.tv_sec - wall_start.tv_sec) +
+           1e-9 * (double)(now.tv_nsec - wall_start.tv_nsec);
 }
 
 void Run::fail(gs_status st, const gs_error &e)

@@ -21,7 +21,8 @@
 #include "gs/model.h"
 #include "trace_writer.h"
 
-namespace gs_tlm {
+namespace gs_tlm
+{
 
 class Stream;
 class HbmTarget;
@@ -49,11 +50,11 @@ struct Run {
     bool functional;
     size_t n; /* instructions */
 
-    unsigned cores;           /* cores on the chip (config) */
-    unsigned queues;          /* DMA queues per core (config) */
+    unsigned cores;  /* cores on the chip (config) */
+    unsigned queues; /* DMA queues per core (config) */
     unsigned streams_per_core;
-    uint64_t sem_ps;          /* cross-engine semaphore signal-to-wake */
-    uint64_t hbm_latency_ps;  /* once per transfer touching HBM */
+    uint64_t sem_ps;         /* cross-engine semaphore signal-to-wake */
+    uint64_t hbm_latency_ps; /* once per transfer touching HBM */
 
     /* per instruction */
     std::vector<uint8_t> done;
@@ -77,7 +78,8 @@ struct Run {
 
     unsigned stream_id(unsigned core, gs_engine e, unsigned queue) const
     {
-        return core * streams_per_core + (e == GS_ENG_DMA ? (unsigned)GS_ENG_DMA + queue : (unsigned)e);
+        return core * streams_per_core +
+               (e == GS_ENG_DMA ? (unsigned)GS_ENG_DMA + queue : (unsigned)e);
     }
     gs_engine stream_engine(unsigned id) const
     {

@@ -7,9 +7,11 @@
 
 #include "hbm_target.h"
 
-namespace gs_tlm {
+namespace gs_tlm
+{
 
-namespace {
+namespace
+{
 /*
  * Modelling granularity of HBM arbitration: a transfer reaches the HBM target in chunks of at
  * most this many (charged) bytes, so concurrent transfers interleave fairly. Not a latency: a
@@ -30,11 +32,13 @@ const char *operands_only(char *text, const char *opname)
 {
     const char *p = strstr(text, opname);
     p = p ? p + strlen(opname) : text;
-    while (*p == ' ') ++p;
+    while (*p == ' ')
+        ++p;
     char *at = strstr(text, " @");
     if (at && at >= p) {
         *at = '\0';
-        while (at > p && at[-1] == ' ') *--at = '\0';
+        while (at > p && at[-1] == ' ')
+            *--at = '\0';
     }
     return p;
 }
@@ -166,7 +170,8 @@ uint64_t Stream::move_bytes(const gs_instr *in, const gs_dma_cost &d)
 
     const gs_ap &ap = src_hbm ? in->in[0] : in->out[0];
     const gs_tensor_info *ti = ap.tensor >= 0 ? gs_program_tensor(r.prog, ap.tensor) : nullptr;
-    uint64_t addr = (ti ? ti->hbm_addr : 0) + (uint64_t)std::max<int64_t>(ap.offset, 0) * gs_dtype_size(ap.dtype);
+    uint64_t addr = (ti ? ti->hbm_addr : 0) +
+                    (uint64_t)std::max<int64_t>(ap.offset, 0) * gs_dtype_size(ap.dtype);
     trans_.set_command(src_hbm ? tlm::TLM_READ_COMMAND : tlm::TLM_WRITE_COMMAND);
     trans_.set_data_ptr(nullptr);
     trans_.set_byte_enable_ptr(nullptr);
@@ -191,13 +196,15 @@ uint64_t Stream::move_bytes(const gs_instr *in, const gs_dma_cost &d)
         const uint64_t done = std::max(q, h);
         const uint64_t uncontended = std::max(q, r.hbm->service_ps(charged));
         port += done - std::min(done, uncontended);
-        if (r.hbm_counter && done) r.hbm_counter->add(t0, t0 + done, c * counted * 1000.0 / (double)done);
+        if (r.hbm_counter && done)
+            r.hbm_counter->add(t0, t0 + done, c * counted * 1000.0 / (double)done);
         wait_ps(done);
     }
     return port;
 }
 
-ComputeEngine::ComputeEngine(sc_core::sc_module_name name, Run &run, unsigned core, gs_engine engine)
+ComputeEngine::ComputeEngine(sc_core::sc_module_name name, Run &run, unsigned core,
+                             gs_engine engine)
     : Stream(name, run, core, engine, 0)
 {
     gs_cost_state_init(&cost_state_);
@@ -226,7 +233,8 @@ void DmaQueue::local_access(uint32_t i, const gs_instr *in, const gs_ap &ap, tlm
     const uint64_t part_bytes = ap.space == GS_MEM_SBUF ? gs_config_sbuf_partition_bytes(run_.cfg)
                                                         : gs_config_psum_partition_bytes(run_.cfg);
     local_trans_.set_command(cmd);
-    local_trans_.set_address((uint64_t)ap.part_start * part_bytes + (uint64_t)std::max<int64_t>(ap.offset, 0));
+    local_trans_.set_address((uint64_t)ap.part_start * part_bytes +
+                             (uint64_t)std::max<int64_t>(ap.offset, 0));
     local_trans_.set_data_ptr(nullptr);
     local_trans_.set_data_length((unsigned)std::min<uint64_t>(gs_ap_bytes(&ap), UINT32_MAX));
     local_trans_.set_streaming_width(local_trans_.get_data_length());
@@ -248,8 +256,10 @@ uint64_t DmaQueue::execute(uint32_t i, const gs_instr *in, uint64_t lead_ps)
 {
     const gs_dma_cost d = gs_cost_dma(run_.cfg, in);
     wait_ps(lead_ps + ns_to_ps(d.fixed_ns + d.setup_ns) + (d.hbm ? run_.hbm_latency_ps : 0));
-    if (in->n_in > 0 && is_local(in->in[0].space)) local_access(i, in, in->in[0], tlm::TLM_READ_COMMAND);
-    if (in->n_out > 0 && is_local(in->out[0].space)) local_access(i, in, in->out[0], tlm::TLM_WRITE_COMMAND);
+    if (in->n_in > 0 && is_local(in->in[0].space))
+        local_access(i, in, in->in[0], tlm::TLM_READ_COMMAND);
+    if (in->n_out > 0 && is_local(in->out[0].space))
+        local_access(i, in, in->out[0], tlm::TLM_WRITE_COMMAND);
     if (run_.status != GS_OK) return 0;
     const uint64_t port = move_bytes(in, d);
     count_transfer(d.bytes);

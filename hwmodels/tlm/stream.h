@@ -34,7 +34,8 @@
 #include "gs/cost.h"
 #include "run_state.h"
 
-namespace gs_tlm {
+namespace gs_tlm
+{
 
 /* Accumulated per-stream statistics, in picoseconds. */
 struct StreamStats {
@@ -43,12 +44,13 @@ struct StreamStats {
     uint64_t stall_dma_ps = 0; /* ... by a DMA dependency */
     uint64_t port_ps = 0;      /* waiting for HBM bandwidth inside transfers */
     uint64_t instructions = 0;
-    double bytes = 0;          /* DMA bytes moved */
+    double bytes = 0; /* DMA bytes moved */
     uint64_t transfers = 0;
 };
 
-class Stream : public sc_core::sc_module {
-public:
+class Stream : public sc_core::sc_module
+{
+  public:
     /* Port to device memory (DMA queues; gather on gpsimd). Bound for every stream. */
     tlm_utils::simple_initiator_socket<Stream> hbm_port;
 
@@ -70,7 +72,7 @@ public:
     /* `s` waits for instruction `instr` of this stream. */
     void add_waiter(uint32_t instr, Stream *s) { waiters_.emplace_back(instr, s); }
 
-protected:
+  protected:
     /* Run instruction i starting `lead_ps` from now; on return sc_time_stamp() is its end.
      * Returns the part of its duration spent waiting for HBM bandwidth. */
     virtual uint64_t execute(uint32_t i, const gs_instr *in, uint64_t lead_ps) = 0;
@@ -87,7 +89,7 @@ protected:
     Run &run_;
     tlm::tlm_generic_payload trans_;
 
-private:
+  private:
     void thread();
     void complete(uint32_t i, const gs_instr *in);
 
@@ -107,29 +109,31 @@ private:
 
 /* A compute engine: cost from gs_cost_compute_ns (with its own gs_cost_state, e.g. the scalar
  * engine's loaded activation table); gather adds its transfer through HBM. */
-class ComputeEngine : public Stream {
-public:
+class ComputeEngine : public Stream
+{
+  public:
     ComputeEngine(sc_core::sc_module_name name, Run &run, unsigned core, gs_engine engine);
 
-protected:
+  protected:
     uint64_t execute(uint32_t i, const gs_instr *in, uint64_t lead_ps) override;
 
-private:
+  private:
     gs_cost_state cost_state_;
 };
 
 /* A DMA queue: one transfer at a time, cost from gs_cost_dma. */
-class DmaQueue : public Stream {
-public:
+class DmaQueue : public Stream
+{
+  public:
     tlm_utils::simple_initiator_socket<DmaQueue> sbuf_port;
     tlm_utils::simple_initiator_socket<DmaQueue> psum_port;
 
     DmaQueue(sc_core::sc_module_name name, Run &run, unsigned core, unsigned queue);
 
-protected:
+  protected:
     uint64_t execute(uint32_t i, const gs_instr *in, uint64_t lead_ps) override;
 
-private:
+  private:
     void local_access(uint32_t i, const gs_instr *in, const gs_ap &ap, tlm::tlm_command cmd);
     tlm::tlm_generic_payload local_trans_;
 };

@@ -5,9 +5,11 @@
 #include <cinttypes>
 #include <cstring>
 
-namespace gs_tlm {
+namespace gs_tlm
+{
 
-namespace {
+namespace
+{
 /* Decimal digits of v (hot path: no printf). */
 void put_u64(gs_sb *sb, uint64_t v)
 {
@@ -89,8 +91,9 @@ void TraceWriter::process_name(int pid, const char *name)
 {
     if (!f_) return;
     begin_event();
-    gs_sb_printf(&sb_, "{\"ph\":\"M\",\"pid\":%d,\"tid\":0,\"name\":\"process_name\",\"args\":{\"name\":",
-                 pid);
+    gs_sb_printf(
+        &sb_,
+        "{\"ph\":\"M\",\"pid\":%d,\"tid\":0,\"name\":\"process_name\",\"args\":{\"name\":", pid);
     gs_sb_json_str(&sb_, name);
     gs_sb_puts(&sb_, "}}");
     end_event();
@@ -100,7 +103,8 @@ void TraceWriter::thread_name(int pid, int tid, const char *name)
 {
     if (!f_) return;
     begin_event();
-    gs_sb_printf(&sb_, "{\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"name\":\"thread_name\",\"args\":{\"name\":",
+    gs_sb_printf(&sb_,
+                 "{\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"name\":\"thread_name\",\"args\":{\"name\":",
                  pid, tid);
     gs_sb_json_str(&sb_, name);
     gs_sb_puts(&sb_, "}}");

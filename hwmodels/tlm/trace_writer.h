@@ -22,10 +22,12 @@
 #include "gs/common.h"
 #include "gs/strbuf.h"
 
-namespace gs_tlm {
+namespace gs_tlm
+{
 
-class TraceWriter {
-public:
+class TraceWriter
+{
+  public:
     TraceWriter();
     ~TraceWriter();
     TraceWriter(const TraceWriter &) = delete;
@@ -42,9 +44,9 @@ public:
     void thread_sort_index(int pid, int tid, int index);
 
     /* One instruction as a complete ("X") slice. */
-    void complete(int pid, int tid, const char *name, uint64_t ts_ps, uint64_t dur_ps,
-                  size_t index, const char *operands, const uint32_t *deps, uint32_t n_deps,
-                  const char *file, int line, uint64_t port_wait_ps);
+    void complete(int pid, int tid, const char *name, uint64_t ts_ps, uint64_t dur_ps, size_t index,
+                  const char *operands, const uint32_t *deps, uint32_t n_deps, const char *file,
+                  int line, uint64_t port_wait_ps);
 
     /* A counter ("C") sample: series `series` of counter `name` takes `value` at ts_ps. */
     void counter(int pid, const char *name, const char *series, uint64_t ts_ps, double value);
@@ -52,7 +54,7 @@ public:
     /* Terminate the JSON and close. GS_ERR_IO if anything failed to write. Idempotent. */
     gs_status close(gs_error *err);
 
-private:
+  private:
     void begin_event();
     void end_event();
     FILE *f_;
@@ -67,13 +69,14 @@ private:
  * Samples are emitted to the trace as a counter, coalescing changes at the same timestamp.
  * Chunks must be added in non-decreasing t0 (simulated time order).
  */
-class RateCounter {
-public:
+class RateCounter
+{
+  public:
     RateCounter(TraceWriter *tw, int pid, const char *name, const char *series);
     void add(uint64_t t0_ps, uint64_t t1_ps, double rate);
     void finish();
 
-private:
+  private:
     void set(uint64_t ts, double value);
     void flush_until(uint64_t ts);
     TraceWriter *tw_;

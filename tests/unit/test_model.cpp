@@ -29,7 +29,8 @@
 #include "gs/model.h"
 #include "test_config_builders.h"
 
-namespace {
+namespace
+{
 
 struct ConfigCase {
     const char *name;
@@ -166,7 +167,8 @@ gs_status run_timing(const gs_config *cfg, const gs_program *p, gs_run_stats *st
 void expect_critical_path_sums(const gs_run_stats &st)
 {
     double sum = st.critical_path_hbm_ns;
-    for (int e = 0; e < GS_ENGINE_COUNT; ++e) sum += st.critical_path_ns[e];
+    for (int e = 0; e < GS_ENGINE_COUNT; ++e)
+        sum += st.critical_path_ns[e];
     EXPECT_NEAR(sum, st.total_ns, 1e-6 * (1 + st.total_ns));
 }
 
@@ -185,8 +187,8 @@ struct Rng {
     uint32_t below(uint32_t n) { return next() % n; }
 };
 
-gs_tensor make_tensor(gs_program *p, const char *name, gs_dtype t, gs_tensor_kind kind, int64_t rows,
-                      int64_t cols)
+gs_tensor make_tensor(gs_program *p, const char *name, gs_dtype t, gs_tensor_kind kind,
+                      int64_t rows, int64_t cols)
 {
     int64_t shape[2] = {rows, cols};
     gs_error err;
@@ -229,18 +231,22 @@ ProgramPtr random_program(const gs_config *cfg, uint64_t seed, unsigned cores)
         gs_pool *xp = gs_pool_create(kb, GS_MEM_SBUF, "x", 2 + rng.below(2), 512 * 2);
         gs_pool *yp = gs_pool_create(kb, GS_MEM_SBUF, "y", 2, 512 * 2);
         gs_pool *pp = gs_pool_create(kb, GS_MEM_PSUM, "acc", 2, 512 * 4);
-        gs_tile w = gs_tile_alloc(wp, GS_BF16, 128, 128);
-        gs_dma_copy(kb, w.ap, gs_hbm_rows(&W, 0, 128, 0, 128), -1);
+        /* Contraction K and stationary width M as the PE array allows (gen1: 64 columns). */
+        const unsigned K = std::min(128u, caps->pe_rows), M = std::min(128u, caps->pe_cols);
+        gs_tile w = gs_tile_alloc(wp, GS_BF16, K, M);
+        gs_dma_copy(kb, w.ap, gs_hbm_rows(&W, 0, K, 0, M), -1);
         for (unsigned b = 0; b < blocks; ++b) {
             gs_tile x = gs_tile_alloc(xp, GS_BF16, 128, n);
             gs_dma_copy(kb, x.ap, gs_hbm_rows(&X, 128 * b, 128, 0, n), -1);
             gs_tile y = gs_tile_alloc(yp, GS_BF16, 128, n);
             switch (rng.below(4)) {
             case 0: {
-                gs_tile acc = gs_tile_alloc(pp, GS_FP32, 128, n);
-                gs_matmul(kb, acc.ap, w.ap, x.ap, 0);
-                if (rng.below(2)) gs_matmul(kb, acc.ap, w.ap, x.ap, 1);
-                gs_tensor_copy(kb, rng.below(2) ? GS_ENG_VECTOR : GS_ENG_SCALAR, y.ap, acc.ap);
+                gs_tile acc = gs_tile_alloc(pp, GS_FP32, M, n);
+                const gs_ap moving = gs_tile_view(&x, 0, K, 0, n);
+                gs_matmul(kb, acc.ap, w.ap, moving, 0);
+                if (rng.below(2)) gs_matmul(kb, acc.ap, w.ap, moving, 1);
+                gs_tensor_copy(kb, rng.below(2) ? GS_ENG_VECTOR : GS_ENG_SCALAR,
+                               gs_tile_view(&y, 0, M, 0, n), acc.ap);
                 break;
             }
             case 1:
@@ -347,7 +353,8 @@ TEST(ModelOverlap, TwoCoresRunInParallel)
 
 /* ---- DMA ---- */
 
-namespace {
+namespace
+{
 struct DmaSetup {
     gs_config cfg;
     ProgramPtr p;
@@ -405,7 +412,8 @@ TEST(ModelDma, SingleQueueLimitedByHbmWhenHbmIsSlower)
     gs_run_stats st;
     gs_error err;
     ASSERT_EQ(run_timing(&s.cfg, s.p.get(), &st, &err), GS_OK) << err.message;
-    const double expect = d.fixed_ns + d.setup_ns + s.cfg.hbm_latency.v + d.eff_bytes / s.cfg.hbm_bandwidth.v;
+    const double expect =
+        d.fixed_ns + d.setup_ns + s.cfg.hbm_latency.v + d.eff_bytes / s.cfg.hbm_bandwidth.v;
     EXPECT_NEAR(st.total_ns, expect, 0.01 * expect);
     EXPECT_GE(st.total_ns, st.memory_bound_ns);
 }
@@ -461,36 +469,75 @@ TEST(ModelDma, QueuesAreIndependentWhenHbmIsFast)
 
 /* ---- roofline ---- */
 
+namespace
+{
+struct ConfigDeleter {
+    void operator()(gs_config *c) const { gs_config_free(c); }
+};
+using ConfigPtr = std::unique_ptr<gs_config, ConfigDeleter>;
+
+/* The shipped generation configs (configs/genN.yaml). */
+std::vector<std::pair<std::string, ConfigPtr>> shipped_configs()
+{
+    std::vector<std::pair<std::string, ConfigPtr>> out;
+    for (const char *g : {"gen1", "gen2", "gen3"}) {
+        const std::string path = std::string(GS_SOURCE_DIR) + "/configs/" + g + ".yaml";
+        gs_diags d;
+        gs_diags_init(&d);
+        gs_config *c = gs_config_load(path.c_str(), &d);
+        EXPECT_NE(c, nullptr) << path << ": " << (d.count ? d.items[0].message : "");
+        gs_diags_free(&d);
+        if (c) out.emplace_back(g, ConfigPtr(c));
+    }
+    return out;
+}
+
+void check_random_programs(const gs_config &cfg, uint64_t first_seed, int count)
+{
+    for (uint64_t seed = first_seed; seed < first_seed + (uint64_t)count; ++seed) {
+        SCOPED_TRACE(seed);
+        const unsigned cores = 1 + (unsigned)(seed % (unsigned)cfg.cores.v);
+        ProgramPtr p = random_program(&cfg, seed, cores);
+        ASSERT_TRUE(p);
+        gs_run_stats st;
+        gs_error err;
+        ASSERT_EQ(run_timing(&cfg, p.get(), &st, &err), GS_OK) << err.message;
+        EXPECT_EQ(st.instructions, gs_program_count(p.get()));
+        EXPECT_GT(st.roofline_ns, 0.0);
+        EXPECT_GE(st.total_ns, st.roofline_ns);
+        EXPECT_GE(st.total_ns, st.compute_bound_ns);
+        EXPECT_GE(st.total_ns, st.memory_bound_ns);
+        EXPECT_GE(st.roofline_ratio, 1.0);
+        expect_critical_path_sums(st);
+        for (unsigned c = 0; c < cores; ++c)
+            for (int e = 0; e < GS_ENGINE_COUNT; ++e) {
+                const gs_engine_stats &es = st.engine[c][e];
+                if (e == GS_ENG_DMA) continue; /* a sum over parallel queues */
+                EXPECT_LE(es.busy_ns + es.stall_dep_ns + es.stall_dma_ns + es.stall_port_ns,
+                          st.total_ns + 1e-6);
+            }
+        EXPECT_NE(std::string(st.bottleneck_name), "none");
+    }
+}
+} // namespace
+
 TEST(ModelRoofline, NoRandomProgramBeatsItsRoofline)
 {
     for (const ConfigCase &cc : kConfigs) {
         SCOPED_TRACE(cc.name);
         gs_config cfg;
         cc.build(&cfg);
-        for (uint64_t seed = 1; seed <= 12; ++seed) {
-            SCOPED_TRACE(seed);
-            const unsigned cores = 1 + (unsigned)(seed % (unsigned)cfg.cores.v);
-            ProgramPtr p = random_program(&cfg, seed, cores);
-            ASSERT_TRUE(p);
-            gs_run_stats st;
-            gs_error err;
-            ASSERT_EQ(run_timing(&cfg, p.get(), &st, &err), GS_OK) << err.message;
-            EXPECT_EQ(st.instructions, gs_program_count(p.get()));
-            EXPECT_GT(st.roofline_ns, 0.0);
-            EXPECT_GE(st.total_ns, st.roofline_ns);
-            EXPECT_GE(st.total_ns, st.compute_bound_ns);
-            EXPECT_GE(st.total_ns, st.memory_bound_ns);
-            EXPECT_GE(st.roofline_ratio, 1.0);
-            expect_critical_path_sums(st);
-            for (unsigned c = 0; c < cores; ++c)
-                for (int e = 0; e < GS_ENGINE_COUNT; ++e) {
-                    const gs_engine_stats &es = st.engine[c][e];
-                    if (e == GS_ENG_DMA) continue; /* a sum over parallel queues */
-                    EXPECT_LE(es.busy_ns + es.stall_dep_ns + es.stall_dma_ns + es.stall_port_ns,
-                              st.total_ns + 1e-6);
-                }
-            EXPECT_NE(std::string(st.bottleneck_name), "none");
-        }
+        check_random_programs(cfg, 1, 12);
+    }
+}
+
+TEST(ModelRoofline, ShippedConfigsNeverBeatTheRoofline)
+{
+    auto configs = shipped_configs();
+    ASSERT_EQ(configs.size(), 3u);
+    for (auto &c : configs) {
+        SCOPED_TRACE(c.first);
+        check_random_programs(*c.second, 50, 10);
     }
 }
 
@@ -515,21 +562,23 @@ TEST(ModelFunctional, OutputsEqualThePureCExecutorBitForBit)
             memset(&o, 0, sizeof o);
             o.functional = 1;
             gs_run_stats fst, tst;
-            ASSERT_EQ(gs_model_run_isolated(&cfg, p.get(), got.get(), &o, &fst, &err), GS_OK) << err.message;
+            ASSERT_EQ(gs_model_run_isolated(&cfg, p.get(), got.get(), &o, &fst, &err), GS_OK)
+                << err.message;
             size_t outputs = 0;
             for (size_t t = 0; t < gs_program_tensor_count(p.get()); ++t) {
                 const gs_tensor_info *ti = gs_program_tensor(p.get(), (int32_t)t);
                 if (ti->kind != GS_TENSOR_OUTPUT) continue;
                 ++outputs;
-                EXPECT_EQ(memcmp(gs_mem_tensor(ref.get(), (int32_t)t), gs_mem_tensor(got.get(), (int32_t)t),
-                                 (size_t)ti->bytes),
+                EXPECT_EQ(memcmp(gs_mem_tensor(ref.get(), (int32_t)t),
+                                 gs_mem_tensor(got.get(), (int32_t)t), (size_t)ti->bytes),
                           0)
                     << "output " << ti->name;
             }
             EXPECT_GT(outputs, 0u);
             /* Timing-only mode: identical timing and statistics. */
             o.functional = 0;
-            ASSERT_EQ(gs_model_run_isolated(&cfg, p.get(), nullptr, &o, &tst, &err), GS_OK) << err.message;
+            ASSERT_EQ(gs_model_run_isolated(&cfg, p.get(), nullptr, &o, &tst, &err), GS_OK)
+                << err.message;
             EXPECT_TRUE(same_stats(fst, tst));
         }
     }
@@ -584,12 +633,14 @@ TEST(ModelErrors, SimulatedTimeLimit)
     gs_config cfg;
     gs_test_config_gen2_like(&cfg);
     ProgramPtr p(gs_program_create(&cfg));
-    for (int i = 0; i < 100; ++i) append(p.get(), vector_add_instr(0, 4096));
+    for (int i = 0; i < 100; ++i)
+        append(p.get(), vector_add_instr(0, 4096));
     gs_run_stats st;
     gs_error err;
     const std::string trace = tmp_path("timeout");
     ASSERT_EQ(run_timing(&cfg, p.get(), &st, &err, trace.c_str(), 10000.0), GS_ERR_TIMEOUT);
-    EXPECT_NE(std::string(err.message).find("simulated time limit"), std::string::npos) << err.message;
+    EXPECT_NE(std::string(err.message).find("simulated time limit"), std::string::npos)
+        << err.message;
     EXPECT_GT(st.instructions, 0u);
     EXPECT_LT(st.instructions, 100u);
     EXPECT_LE(st.total_ns, 10000.0);
@@ -632,9 +683,12 @@ TEST(ModelErrors, SecondRunInOneProcessIsAUsageError)
         gs_run_stats st;
         gs_model *m = gs_model_create(&cfg, &err);
         int code = 0;
-        if (!m || gs_model_run(m, p.get(), nullptr, nullptr, &st, &err) != GS_OK) code = 1;
-        else if (gs_model_run(m, p.get(), nullptr, nullptr, &st, &err) != GS_ERR_USAGE) code = 2;
-        else if (!strstr(err.message, "gs_model_run_isolated")) code = 3;
+        if (!m || gs_model_run(m, p.get(), nullptr, nullptr, &st, &err) != GS_OK)
+            code = 1;
+        else if (gs_model_run(m, p.get(), nullptr, nullptr, &st, &err) != GS_ERR_USAGE)
+            code = 2;
+        else if (!strstr(err.message, "gs_model_run_isolated"))
+            code = 3;
         _exit(code);
     }
     int ws = 0;
@@ -663,7 +717,8 @@ TEST(ModelTrace, TwoRunsGiveIdenticalStatsAndTraces)
     remove(t2.c_str());
 }
 
-namespace {
+namespace
+{
 /* ps from a trace timestamp printed as microseconds with six decimals. */
 int64_t us_to_ps(double us)
 {
@@ -701,10 +756,12 @@ TEST(ModelTrace, ValidJsonWithEventsAtTheModelsTimes)
             ASSERT_TRUE(cJSON_IsObject(args));
             const int idx = cJSON_GetObjectItemCaseSensitive(args, "index")->valueint;
             const gs_instr *in = gs_program_instr(p.get(), (size_t)idx);
-            EXPECT_STREQ(cJSON_GetObjectItemCaseSensitive(ev, "name")->valuestring, gs_opcode_name(in->op));
+            EXPECT_STREQ(cJSON_GetObjectItemCaseSensitive(ev, "name")->valuestring,
+                         gs_opcode_name(in->op));
             const std::string src = std::string(in->file) + ":" + std::to_string(in->line);
             EXPECT_EQ(src, cJSON_GetObjectItemCaseSensitive(args, "src")->valuestring);
-            EXPECT_EQ(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(args, "deps")), (int)in->n_deps);
+            EXPECT_EQ(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(args, "deps")),
+                      (int)in->n_deps);
             EXPECT_TRUE(cJSON_IsString(cJSON_GetObjectItemCaseSensitive(args, "operands")));
             EXPECT_EQ(cJSON_GetObjectItemCaseSensitive(ev, "pid")->valueint, (int)in->core);
             index_start[idx] = us_to_ps(ts);
@@ -712,7 +769,8 @@ TEST(ModelTrace, ValidJsonWithEventsAtTheModelsTimes)
         } else if (!strcmp(ph, "C")) {
             ++counters;
         } else if (!strcmp(ph, "M") &&
-                   !strcmp(cJSON_GetObjectItemCaseSensitive(ev, "name")->valuestring, "thread_name")) {
+                   !strcmp(cJSON_GetObjectItemCaseSensitive(ev, "name")->valuestring,
+                           "thread_name")) {
             ++thread_names;
         }
     }
@@ -724,7 +782,8 @@ TEST(ModelTrace, ValidJsonWithEventsAtTheModelsTimes)
     /* Every slice starts no earlier than its dependencies end. */
     for (const auto &kv : index_start) {
         const gs_instr *in = gs_program_instr(p.get(), (size_t)kv.first);
-        for (uint32_t k = 0; k < in->n_deps; ++k) EXPECT_GE(kv.second, index_end[(int)in->deps[k]]);
+        for (uint32_t k = 0; k < in->n_deps; ++k)
+            EXPECT_GE(kv.second, index_end[(int)in->deps[k]]);
     }
     cJSON_Delete(root);
     remove(trace.c_str());
@@ -752,7 +811,9 @@ TEST(ModelTrace, DependentPairTimestampsAreExact)
     cJSON_ArrayForEach(ev, cJSON_GetObjectItemCaseSensitive(root, "traceEvents"))
     {
         if (strcmp(cJSON_GetObjectItemCaseSensitive(ev, "ph")->valuestring, "X")) continue;
-        const int idx = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(ev, "args"), "index")->valueint;
+        const int idx =
+            cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(ev, "args"), "index")
+                ->valueint;
         t[idx] = {us_to_ps(cJSON_GetObjectItemCaseSensitive(ev, "ts")->valuedouble),
                   us_to_ps(cJSON_GetObjectItemCaseSensitive(ev, "dur")->valuedouble)};
     }
@@ -764,4 +825,76 @@ TEST(ModelTrace, DependentPairTimestampsAreExact)
     EXPECT_EQ(std::llround(st.total_ns * 1000.0), a + sem + b);
     cJSON_Delete(root);
     remove(trace.c_str());
+}
+
+TEST(ModelRoofline, MatmulStreamsAreCloseToButNeverBelowTheComputeBound)
+{
+    for (const ConfigCase &cc : kConfigs) {
+        SCOPED_TRACE(cc.name);
+        gs_config cfg;
+        cc.build(&cfg);
+        for (gs_dtype t : {GS_BF16, GS_FP32, GS_FP8_E4M3}) {
+            if (!(gs_config_peak_flops(&cfg, t) > 0)) continue;
+            SCOPED_TRACE(gs_dtype_name(t));
+            ProgramPtr p(gs_program_create(&cfg));
+            for (int i = 0; i < 200; ++i) {
+                gs_instr mm = matmul_instr((unsigned)(i % 2), 512);
+                mm.in[0].dtype = mm.in[1].dtype = t;
+                append(p.get(), mm);
+            }
+            gs_run_stats st;
+            gs_error err;
+            ASSERT_EQ(run_timing(&cfg, p.get(), &st, &err), GS_OK) << err.message;
+            EXPECT_GT(st.compute_bound_ns, 0.0);
+            EXPECT_GE(st.total_ns, st.compute_bound_ns);
+            EXPECT_LT(st.roofline_ratio, 1.25);
+            EXPECT_DOUBLE_EQ(st.peak_flops, 2 * gs_config_peak_flops(&cfg, t));
+            EXPECT_STREQ(st.bottleneck_name, "tensor");
+        }
+    }
+}
+
+TEST(ModelFunctional, GatherGoesThroughHbmAndMatchesTheExecutor)
+{
+    gs_config cfg;
+    gs_test_config_gen2_like(&cfg);
+    ProgramPtr p(gs_program_create(&cfg));
+    gs_tensor table = make_tensor(p.get(), "table", GS_BF16, GS_TENSOR_INPUT, 256, 64);
+    gs_tensor out = make_tensor(p.get(), "out", GS_BF16, GS_TENSOR_OUTPUT, 128, 64);
+    gs_kb *kb = gs_kb_create(p.get(), 0);
+    gs_pool *ip = gs_pool_create(kb, GS_MEM_SBUF, "idx", 1, 4);
+    gs_pool *rp = gs_pool_create(kb, GS_MEM_SBUF, "rows", 1, 64 * 2);
+    gs_tile idx = gs_tile_alloc(ip, GS_INT32, 128, 1);
+    gs_tile rows = gs_tile_alloc(rp, GS_BF16, 128, 64);
+    gs_iota(kb, idx.ap, 1, 2, 0); /* row 1 + 2p */
+    gs_gather(kb, rows.ap, gs_hbm_rows(&table, 0, 256, 0, 64), idx.ap);
+    gs_dma_copy(kb, gs_hbm_rows(&out, 0, 128, 0, 64), rows.ap, -1);
+    ASSERT_EQ(gs_kb_status(kb), GS_OK) << gs_kb_error(kb)->message;
+    gs_kb_free(kb);
+
+    gs_error err;
+    MemPtr ref(gs_mem_create(p.get(), &err)), got(gs_mem_create(p.get(), &err));
+    fill_inputs(p.get(), ref.get(), 5);
+    fill_inputs(p.get(), got.get(), 5);
+    ASSERT_EQ(gs_exec_program(ref.get(), p.get(), &err), GS_OK) << err.message;
+    gs_run_opts o;
+    memset(&o, 0, sizeof o);
+    o.functional = 1;
+    gs_run_stats st;
+    ASSERT_EQ(gs_model_run_isolated(&cfg, p.get(), got.get(), &o, &st, &err), GS_OK) << err.message;
+    EXPECT_EQ(
+        memcmp(gs_mem_tensor(ref.get(), out.id), gs_mem_tensor(got.get(), out.id), 128 * 64 * 2),
+        0);
+    EXPECT_EQ(st.engine[0][GS_ENG_GPSIMD].instructions, 2u);
+    const gs_instr *g = gs_program_instr(p.get(), 1);
+    ASSERT_EQ(g->op, GS_OP_GATHER);
+    const gs_dma_cost d = gs_cost_gather_transfer(&cfg, g);
+    gs_cost_state cs;
+    gs_cost_state_init(&cs);
+    const double gather_ns = gs_cost_compute_ns(&cfg, g, &cs) + d.fixed_ns + d.setup_ns +
+                             cfg.hbm_latency.v +
+                             d.eff_bytes / std::min(d.queue_bw, cfg.hbm_bandwidth.v);
+    EXPECT_GE(st.engine[0][GS_ENG_GPSIMD].busy_ns, gather_ns * 0.99);
+    EXPECT_DOUBLE_EQ(st.hbm_bytes,
+                     gs_cost_hbm_bytes(g) + gs_cost_hbm_bytes(gs_program_instr(p.get(), 2)));
 }
