@@ -898,3 +898,20 @@ TEST(ModelFunctional, GatherGoesThroughHbmAndMatchesTheExecutor)
     EXPECT_DOUBLE_EQ(st.hbm_bytes,
                      gs_cost_hbm_bytes(g) + gs_cost_hbm_bytes(gs_program_instr(p.get(), 2)));
 }
+
+TEST(ModelErrors, WallClockLimit)
+{
+    gs_config cfg;
+    gs_test_config_gen2_like(&cfg);
+    ProgramPtr p(gs_program_create(&cfg));
+    for (int i = 0; i < 200000; ++i)
+        append(p.get(), vector_add_instr((unsigned)(i % 2), 64));
+    gs_run_opts o;
+    memset(&o, 0, sizeof o);
+    o.wall_limit_s = 1e-4;
+    gs_run_stats st;
+    gs_error err;
+    ASSERT_EQ(gs_model_run_isolated(&cfg, p.get(), nullptr, &o, &st, &err), GS_ERR_TIMEOUT);
+    EXPECT_NE(std::string(err.message).find("wall-clock limit"), std::string::npos) << err.message;
+    EXPECT_LT(st.instructions, 200000u);
+}
