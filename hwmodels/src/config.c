@@ -817,7 +817,10 @@ static node *parse_yaml(loader *L, const char *text, size_t len, const char *fil
         node_free(root);
         return NULL;
     }
-    if (!root || (root->kind == N_SCALAR && !root->poisoned && (!root->text || !root->text[0]))) {
+    /* A document that is only a YAML null ("", "~", "null") is an empty config. */
+    if (!root || (root->kind == N_SCALAR && !root->poisoned &&
+                  (!root->text || !root->text[0] || !strcmp(root->text, "~") ||
+                   !strcmp(root->text, "null")))) {
         errat(L, file, 1, 1, NULL, "empty config (no YAML content)");
         node_free(root);
         return NULL;
@@ -1804,6 +1807,9 @@ static gs_config *load_common(const char *text, size_t len, const char *display,
         else if (ends_with(base, ".yml")) n -= 4;
         L.c->name = gs_strndup(base, n);
     }
+    /* A failed copy of a present name/family would otherwise pass silently. */
+    if (!L.c->name || (!L.c->family && diag_total(L.d) == L.start))
+        gs_diags_add(L.d, GS_ERR_NOMEM, display, 0, 0, "out of memory");
     validate_struct(L.c, L.bad, L.d);
     node_free(root);
     return finish(&L, diags ? NULL : &local);
