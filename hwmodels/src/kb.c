@@ -325,12 +325,13 @@ void gs_pool_release(gs_kb *kb, gs_pool *pool)
 {
     if (!kb || !pool) return;
     if (pool->stack_index >= kb->n_pools || kb->pools[pool->stack_index] != pool) return;
-    for (size_t i = kb->n_pools; i-- > pool->stack_index;) {
+    size_t first = pool->stack_index; /* `pool` itself is freed in the loop */
+    for (size_t i = kb->n_pools; i-- > first;) {
         gs_pool *q = kb->pools[i];
         if (q->base < kb->top[q->space]) kb->top[q->space] = q->base;
         gs_free(q);
     }
-    kb->n_pools = pool->stack_index;
+    kb->n_pools = first;
 }
 
 gs_tile gs_tile_alloc_at(gs_pool *pool, const char *file, int line, gs_dtype dtype,
