@@ -432,7 +432,7 @@ static int node_push(node *parent, node *key, node *val)
 
 static int map_find(const node *m, const char *key)
 {
-    if (!m || m->kind != N_MAP) return -1;
+    if (!m || m->kind != N_MAP || !key) return -1;
     for (size_t i = 0; i < m->n; i++)
         if (m->keys[i]->text && !strcmp(m->keys[i]->text, key)) return (int)i;
     return -1;
@@ -632,8 +632,9 @@ static int attach(loader *L, frame *f, node *nd)
 {
     node *p = f->nd;
     if (p->kind == N_SEQ) {
-        if (node_push(p, NULL, nd) < 0) goto oom;
-        return 0;
+        if (node_push(p, NULL, nd) == 0) return 0;
+        node_free(nd);
+        goto oom;
     }
     if (!f->pending_key) {
         if (nd->kind != N_SCALAR) {
@@ -725,8 +726,18 @@ static node *parse_yaml(loader *L, const char *text, size_t len, const char *fil
                   "YAML aliases (*%s) are not allowed in config files (they can expand "
                   "exponentially); use 'extends:' to share values",
                   ev.data.alias.anchor ? (const char *)ev.data.alias.anchor : "");
+            /* A placeholder keeps the structure (an alias may be a key); it stays quiet. */
             made = new_node(L, N_SCALAR, file, m);
-            if (made) made->poisoned = 1;
+            if (made) {
+                made->poisoned = 1;
+                made->text = gs_strdup("");
+                if (!made->text) {
+                    node_free(made);
+                    made = NULL;
+                    gs_diags_add(L->d, GS_ERR_NOMEM, file, 0, 0, "out of memory");
+                    fatal = 1;
+                }
+            }
             break;
         case YAML_SCALAR_EVENT:
             anchor = ev.data.scalar.anchor;

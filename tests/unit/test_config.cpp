@@ -816,25 +816,29 @@ void plain_free(void *p, void *) { free(p); }
 
 TEST(ConfigAlloc, SurvivesEveryAllocationFailure)
 {
-    std::string y = read_all(kConfigs + "/gen2.yaml");
     gs_allocator a = {fail_malloc, fail_realloc, plain_free, nullptr};
-    bool succeeded = false;
-    long budget = 0;
-    for (; budget < 20000 && !succeeded; budget += 3) {
-        gs_diags d;
-        gs_diags_init(&d);
-        gs_set_allocator(&a);
-        g_alloc_budget = budget;
-        gs_config *c = gs_config_load_string(y.data(), y.size(), "gen2.yaml", kConfigs.c_str(), &d);
-        if (c) {
-            succeeded = true;
-            gs_config_set(c, "core.sbuf=x2", &d);
+    // gen1 (absent engine), gen2, and a what-if (extends, file reading)
+    for (const char *g : {"gen1.yaml", "gen2.yaml", "whatif/gen3-2x-sbuf.yaml"}) {
+        std::string path = kConfigs + "/" + g;
+        bool succeeded = false;
+        long budget = 0;
+        for (; budget < 50000 && !succeeded; budget++) {
+            gs_diags d;
+            gs_diags_init(&d);
+            gs_set_allocator(&a);
+            g_alloc_budget = budget;
+            gs_config *c = gs_config_load(path.c_str(), &d);
+            if (c) {
+                succeeded = true;
+                gs_config_set(c, "core.sbuf=x2", &d);
+                gs_config_set(c, "core.dma.bandwidth_per_engine=1.5x", &d);
+            }
+            gs_config_free(c);
+            g_alloc_budget = -1;
+            gs_diags_free(&d);
+            gs_set_allocator(nullptr);
         }
-        gs_config_free(c);
-        g_alloc_budget = -1;
-        gs_diags_free(&d);
-        gs_set_allocator(nullptr);
+        EXPECT_TRUE(succeeded) << g;
+        EXPECT_GT(budget, 300) << g << ": a load needs hundreds of allocations";
     }
-    EXPECT_TRUE(succeeded);
-    EXPECT_GT(budget, 300) << "the load needs hundreds of allocations; most budgets must fail";
 }
