@@ -27,8 +27,10 @@ int gs_cli_parse(int argc, char **argv, int allow_set, gs_cli_args *out)
             only_pos = 1;
         } else if (allow_set && !strcmp(a, "--set")) {
             if (i + 1 >= argc) {
-                fprintf(stderr, "gensweep %s: --set needs KEY=VALUE (e.g. --set "
-                                "core.dma.bandwidth_per_engine=34GB/s)\n", cmd);
+                fprintf(stderr,
+                        "gensweep %s: --set needs KEY=VALUE (e.g. --set "
+                        "core.dma.bandwidth_per_engine=34GB/s)\n",
+                        cmd);
                 gs_cli_args_free(out);
                 return -1;
             }

@@ -29,8 +29,7 @@
 /* The ops list is stored as bits in gs_opcode order; these pin the order config files rely on
  * (a reordering of GS_OPCODE_TABLE must be a deliberate, visible change). */
 _Static_assert(GS_OPCODE_COUNT == 17, "ops: update the config loader and SCHEMA.md");
-_Static_assert(GS_OP_DMA_COPY == 0 && GS_OP_MATMUL == 2 && GS_OP_MEMSET == 11 &&
-                   GS_OP_GATHER == 16,
+_Static_assert(GS_OP_DMA_COPY == 0 && GS_OP_MATMUL == 2 && GS_OP_MEMSET == 11 && GS_OP_GATHER == 16,
                "gs_opcode order changed: config ops bits depend on it");
 _Static_assert(GS_OPCODE_COUNT <= 64, "ops is a uint64_t bit set");
 _Static_assert(GS_DTYPE_COUNT <= 32, "dtypes is a uint32_t bit set");
@@ -97,11 +96,11 @@ enum {
 };
 
 typedef struct field_impl {
-    size_t off;    /* offsetof(gs_config, the gs_num) */
+    size_t off; /* offsetof(gs_config, the gs_num) */
     unsigned flags;
-    int engine;    /* -1, or the engine that must be present for the key to apply */
-    int dtype;     /* -1, or the dtype of a per-dtype entry (rate, elems_per_cycle) */
-    double def;    /* value of an optional key that is not written */
+    int engine; /* -1, or the engine that must be present for the key to apply */
+    int dtype;  /* -1, or the dtype of a per-dtype entry (rate, elems_per_cycle) */
+    double def; /* value of an optional key that is not written */
 } field_impl;
 
 #define NOENG (-1)
@@ -113,95 +112,95 @@ typedef struct field_impl {
 #define RATE_ROW(e, n, b, f)                                                                       \
     GS_F("engines.tensor.rate." n, GS_UNIT_REAL, 0, RATE_DESC, tensor.rate[e], 0, NOENG, e, 0)
 #define VEC_EPC_ROW(e, n, b, f)                                                                    \
-    GS_F("engines.vector.elems_per_cycle." n, GS_UNIT_REAL, 0, EPC_DESC,                          \
+    GS_F("engines.vector.elems_per_cycle." n, GS_UNIT_REAL, 0, EPC_DESC,                           \
          vector.elems_per_cycle[e], 0, GS_ENG_VECTOR, e, 0)
 #define SCA_EPC_ROW(e, n, b, f)                                                                    \
-    GS_F("engines.scalar.elems_per_cycle." n, GS_UNIT_REAL, 0, EPC_DESC,                          \
+    GS_F("engines.scalar.elems_per_cycle." n, GS_UNIT_REAL, 0, EPC_DESC,                           \
          scalar.elems_per_cycle[e], 0, GS_ENG_SCALAR, e, 0)
 #define GPS_EPC_ROW(e, n, b, f)                                                                    \
-    GS_F("engines.gpsimd.elems_per_cycle." n, GS_UNIT_REAL, 0, EPC_DESC,                          \
+    GS_F("engines.gpsimd.elems_per_cycle." n, GS_UNIT_REAL, 0, EPC_DESC,                           \
          gpsimd.elems_per_cycle[e], 0, GS_ENG_GPSIMD, e, 0)
 
 /* The keys every SIMD engine (vector, scalar, gpsimd) has, before its elems_per_cycle map. */
 #define SIMD_HEAD(N, M, E)                                                                         \
-    GS_F("engines." N ".lanes", GS_UNIT_COUNT, 1, "partitions processed in parallel", M.lanes,   \
-         0, E, NODT, 0)                                                                            \
-    GS_F("engines." N ".cores", GS_UNIT_COUNT, 0, "SIMD cores making up the engine (default 1)",  \
+    GS_F("engines." N ".lanes", GS_UNIT_COUNT, 1, "partitions processed in parallel", M.lanes, 0,  \
+         E, NODT, 0)                                                                               \
+    GS_F("engines." N ".cores", GS_UNIT_COUNT, 0, "SIMD cores making up the engine (default 1)",   \
          M.cores, 0, E, NODT, 1)                                                                   \
-    GS_F("engines." N ".clock", GS_UNIT_FREQ, 1, "engine clock", M.clock, 0, E, NODT, 0)          \
+    GS_F("engines." N ".clock", GS_UNIT_FREQ, 1, "engine clock", M.clock, 0, E, NODT, 0)           \
     GS_F("engines." N ".min_ii", GS_UNIT_CYCLES, 1, "minimum initiation interval per instruction", \
          M.min_ii, 0, E, NODT, 0)                                                                  \
-    GS_F("engines." N ".fixed_overhead", GS_UNIT_CYCLES, 0,                                       \
+    GS_F("engines." N ".fixed_overhead", GS_UNIT_CYCLES, 0,                                        \
          "startup cycles per instruction (default 0)", M.fixed_overhead, FF_ZERO_OK, E, NODT, 0)
 /* ... and after it. */
 #define SIMD_TAIL(N, M, E)                                                                         \
-    GS_F("engines." N ".two_input_factor", GS_UNIT_REAL, 0,                                       \
-         "cost multiplier for ops reading two tensors (default 1)", M.two_input_factor, 0, E,     \
+    GS_F("engines." N ".two_input_factor", GS_UNIT_REAL, 0,                                        \
+         "cost multiplier for ops reading two tensors (default 1)", M.two_input_factor, 0, E,      \
          NODT, 1)                                                                                  \
-    GS_F("engines." N ".slow_op_factor", GS_UNIT_REAL, 0,                                         \
-         "cost multiplier for divide/reciprocal/pow class ops (default 1)", M.slow_op_factor, 0,  \
+    GS_F("engines." N ".slow_op_factor", GS_UNIT_REAL, 0,                                          \
+         "cost multiplier for divide/reciprocal/pow class ops (default 1)", M.slow_op_factor, 0,   \
          E, NODT, 1)                                                                               \
-    GS_F("engines." N ".psum_read_factor", GS_UNIT_REAL, 0,                                       \
-         "cost multiplier when an input is in PSUM (default 1)", M.psum_read_factor, 0, E, NODT,  \
+    GS_F("engines." N ".psum_read_factor", GS_UNIT_REAL, 0,                                        \
+         "cost multiplier when an input is in PSUM (default 1)", M.psum_read_factor, 0, E, NODT,   \
          1)
 #define SIMD_LIMITS(N, M, E)                                                                       \
-    GS_F("engines." N ".max_free_sbuf", GS_UNIT_COUNT, 1,                                         \
-         "max free-dim elements per instruction reading SBUF", M.max_free_sbuf, 0, E, NODT, 0)    \
-    GS_F("engines." N ".max_free_psum", GS_UNIT_COUNT, 1,                                         \
+    GS_F("engines." N ".max_free_sbuf", GS_UNIT_COUNT, 1,                                          \
+         "max free-dim elements per instruction reading SBUF", M.max_free_sbuf, 0, E, NODT, 0)     \
+    GS_F("engines." N ".max_free_psum", GS_UNIT_COUNT, 1,                                          \
          "max free-dim elements per instruction reading PSUM", M.max_free_psum, 0, E, NODT, 0)
 
 /* GS_F(path, unit, required, description, member, flags, engine, dtype, default) */
 #define FIELDS                                                                                     \
-    GS_F("chip.cores", GS_UNIT_COUNT, 1, "NeuronCore-class cores per chip", cores, 0, NOENG,     \
-         NODT, 0)                                                                                  \
-    GS_F("chip.hbm.capacity", GS_UNIT_BYTES, 1, "device memory capacity of the chip",            \
-         hbm_capacity, 0, NOENG, NODT, 0)                                                          \
-    GS_F("chip.hbm.bandwidth", GS_UNIT_BANDWIDTH, 1,                                              \
-         "device memory bandwidth of the whole chip (shared by all cores and queues)",            \
-         hbm_bandwidth, 0, NOENG, NODT, 0)                                                         \
-    GS_F("chip.hbm.latency", GS_UNIT_TIME, 1, "device memory access latency", hbm_latency, 0,    \
-         NOENG, NODT, 0)                                                                           \
-    GS_F("core.partitions", GS_UNIT_COUNT, 1, "SBUF/PSUM partitions (the lane dimension)",       \
-         partitions, 0, NOENG, NODT, 0)                                                            \
-    GS_F("core.sbuf", GS_UNIT_BYTES, 1, "SBUF size of one core, all partitions", sbuf_bytes, 0,  \
-         NOENG, NODT, 0)                                                                           \
-    GS_F("core.psum.size", GS_UNIT_BYTES, 1, "PSUM size of one core, all partitions",           \
-         psum_bytes, 0, NOENG, NODT, 0)                                                            \
-    GS_F("core.psum.banks", GS_UNIT_COUNT, 1, "PSUM banks (a matmul output fits one bank)",      \
-         psum_banks, 0, NOENG, NODT, 0)                                                            \
-    GS_F("core.semaphore_latency", GS_UNIT_TIME, 1,                                               \
-         "cross-engine semaphore signal-to-wake cost", sem_latency, FF_ZERO_OK, NOENG, NODT, 0)  \
-    GS_F("core.dma.engines", GS_UNIT_COUNT, 1, "DMA engines (= queues) per core", dma.engines,   \
-         0, NOENG, NODT, 0)                                                                        \
-    GS_F("core.dma.bandwidth_per_engine", GS_UNIT_BANDWIDTH, 1, "bandwidth of one DMA engine",   \
-         dma.bandwidth_per_engine, 0, NOENG, NODT, 0)                                              \
-    GS_F("core.dma.fixed_latency", GS_UNIT_TIME, 1,                                               \
-         "issue (semaphore) to first byte of a transfer", dma.fixed_latency, 0, NOENG, NODT, 0)   \
-    GS_F("core.dma.descriptor_overhead", GS_UNIT_TIME, 1,                                         \
-         "software cost per descriptor (contiguous chunk); unused with hw_descriptors",           \
-         dma.descriptor_overhead, FF_ZERO_OK, NOENG, NODT, 0)                                      \
-    GS_F("core.dma.min_efficient_chunk", GS_UNIT_BYTES, 1,                                        \
-         "a smaller chunk costs as much as one of this size", dma.min_efficient_chunk, 0, NOENG,  \
-         NODT, 0)                                                                                  \
-    GS_F("core.dma.transpose_factor", GS_UNIT_REAL, 0,                                            \
-         "dma_transpose bandwidth divisor vs a plain copy (required when transpose is true)",     \
-         dma.transpose_factor, 0, NOENG, NODT, 0)                                                  \
-    GS_F("engines.tensor.rows", GS_UNIT_COUNT, 1, "PE rows = max contraction K per matmul",      \
-         tensor.rows, 0, NOENG, NODT, 0)                                                           \
-    GS_F("engines.tensor.cols", GS_UNIT_COUNT, 1, "PE columns = max stationary free size M",     \
-         tensor.cols, 0, NOENG, NODT, 0)                                                           \
-    GS_F("engines.tensor.clock", GS_UNIT_FREQ, 1, "tensor engine clock", tensor.clock, 0, NOENG, \
-         NODT, 0)                                                                                  \
-    GS_F("engines.tensor.moving_free_max", GS_UNIT_COUNT, 1,                                      \
-         "max moving free size N per matmul (elements)", tensor.moving_free_max, 0, NOENG, NODT,  \
+    GS_F("chip.cores", GS_UNIT_COUNT, 1, "NeuronCore-class cores per chip", cores, 0, NOENG, NODT, \
          0)                                                                                        \
-    GS_F("engines.tensor.min_ii", GS_UNIT_CYCLES, 1, "minimum initiation interval per matmul",   \
-         tensor.min_ii, 0, NOENG, NODT, 0)                                                         \
-    GS_F("engines.tensor.stationary_load", GS_UNIT_CYCLES, 1,                                     \
-         "cap on weight-load cycles: max(min(this, M), N)", tensor.stationary_load, 0, NOENG,     \
+    GS_F("chip.hbm.capacity", GS_UNIT_BYTES, 1, "device memory capacity of the chip",              \
+         hbm_capacity, 0, NOENG, NODT, 0)                                                          \
+    GS_F("chip.hbm.bandwidth", GS_UNIT_BANDWIDTH, 1,                                               \
+         "device memory bandwidth of the whole chip (shared by all cores and queues)",             \
+         hbm_bandwidth, 0, NOENG, NODT, 0)                                                         \
+    GS_F("chip.hbm.latency", GS_UNIT_TIME, 1, "device memory access latency", hbm_latency, 0,      \
+         NOENG, NODT, 0)                                                                           \
+    GS_F("core.partitions", GS_UNIT_COUNT, 1, "SBUF/PSUM partitions (the lane dimension)",         \
+         partitions, 0, NOENG, NODT, 0)                                                            \
+    GS_F("core.sbuf", GS_UNIT_BYTES, 1, "SBUF size of one core, all partitions", sbuf_bytes, 0,    \
+         NOENG, NODT, 0)                                                                           \
+    GS_F("core.psum.size", GS_UNIT_BYTES, 1, "PSUM size of one core, all partitions", psum_bytes,  \
+         0, NOENG, NODT, 0)                                                                        \
+    GS_F("core.psum.banks", GS_UNIT_COUNT, 1, "PSUM banks (a matmul output fits one bank)",        \
+         psum_banks, 0, NOENG, NODT, 0)                                                            \
+    GS_F("core.semaphore_latency", GS_UNIT_TIME, 1, "cross-engine semaphore signal-to-wake cost",  \
+         sem_latency, FF_ZERO_OK, NOENG, NODT, 0)                                                  \
+    GS_F("core.dma.engines", GS_UNIT_COUNT, 1, "DMA engines (= queues) per core", dma.engines, 0,  \
+         NOENG, NODT, 0)                                                                           \
+    GS_F("core.dma.bandwidth_per_engine", GS_UNIT_BANDWIDTH, 1, "bandwidth of one DMA engine",     \
+         dma.bandwidth_per_engine, 0, NOENG, NODT, 0)                                              \
+    GS_F("core.dma.fixed_latency", GS_UNIT_TIME, 1,                                                \
+         "issue (semaphore) to first byte of a transfer", dma.fixed_latency, 0, NOENG, NODT, 0)    \
+    GS_F("core.dma.descriptor_overhead", GS_UNIT_TIME, 1,                                          \
+         "software cost per descriptor (contiguous chunk); unused with hw_descriptors",            \
+         dma.descriptor_overhead, FF_ZERO_OK, NOENG, NODT, 0)                                      \
+    GS_F("core.dma.min_efficient_chunk", GS_UNIT_BYTES, 1,                                         \
+         "a smaller chunk costs as much as one of this size", dma.min_efficient_chunk, 0, NOENG,   \
          NODT, 0)                                                                                  \
-    GS_F("engines.tensor.fixed_overhead", GS_UNIT_CYCLES, 0,                                      \
-         "cycles per instruction on top of the formula (default 0)", tensor.fixed_overhead,       \
+    GS_F("core.dma.transpose_factor", GS_UNIT_REAL, 0,                                             \
+         "dma_transpose bandwidth divisor vs a plain copy (required when transpose is true)",      \
+         dma.transpose_factor, 0, NOENG, NODT, 0)                                                  \
+    GS_F("engines.tensor.rows", GS_UNIT_COUNT, 1, "PE rows = max contraction K per matmul",        \
+         tensor.rows, 0, NOENG, NODT, 0)                                                           \
+    GS_F("engines.tensor.cols", GS_UNIT_COUNT, 1, "PE columns = max stationary free size M",       \
+         tensor.cols, 0, NOENG, NODT, 0)                                                           \
+    GS_F("engines.tensor.clock", GS_UNIT_FREQ, 1, "tensor engine clock", tensor.clock, 0, NOENG,   \
+         NODT, 0)                                                                                  \
+    GS_F("engines.tensor.moving_free_max", GS_UNIT_COUNT, 1,                                       \
+         "max moving free size N per matmul (elements)", tensor.moving_free_max, 0, NOENG, NODT,   \
+         0)                                                                                        \
+    GS_F("engines.tensor.min_ii", GS_UNIT_CYCLES, 1, "minimum initiation interval per matmul",     \
+         tensor.min_ii, 0, NOENG, NODT, 0)                                                         \
+    GS_F("engines.tensor.stationary_load", GS_UNIT_CYCLES, 1,                                      \
+         "cap on weight-load cycles: max(min(this, M), N)", tensor.stationary_load, 0, NOENG,      \
+         NODT, 0)                                                                                  \
+    GS_F("engines.tensor.fixed_overhead", GS_UNIT_CYCLES, 0,                                       \
+         "cycles per instruction on top of the formula (default 0)", tensor.fixed_overhead,        \
          FF_ZERO_OK, NOENG, NODT, 0)                                                               \
     GS_DTYPE_TABLE(RATE_ROW)                                                                       \
     SIMD_HEAD("vector", vector, GS_ENG_VECTOR)                                                     \
@@ -211,18 +210,18 @@ typedef struct field_impl {
     SIMD_HEAD("scalar", scalar, GS_ENG_SCALAR)                                                     \
     GS_DTYPE_TABLE(SCA_EPC_ROW)                                                                    \
     SIMD_TAIL("scalar", scalar, GS_ENG_SCALAR)                                                     \
-    GS_F("engines.scalar.table_load", GS_UNIT_CYCLES, 0,                                          \
-         "cycles to load a new activation function table (default 0)", scalar.table_load,         \
+    GS_F("engines.scalar.table_load", GS_UNIT_CYCLES, 0,                                           \
+         "cycles to load a new activation function table (default 0)", scalar.table_load,          \
          FF_ZERO_OK, GS_ENG_SCALAR, NODT, 0)                                                       \
     SIMD_LIMITS("scalar", scalar, GS_ENG_SCALAR)                                                   \
     SIMD_HEAD("gpsimd", gpsimd, GS_ENG_GPSIMD)                                                     \
     GS_DTYPE_TABLE(GPS_EPC_ROW)                                                                    \
     SIMD_TAIL("gpsimd", gpsimd, GS_ENG_GPSIMD)                                                     \
-    GS_F("engines.gpsimd.cross_partition_factor", GS_UNIT_REAL, 0,                                \
-         "cost multiplier for partition_reduce/partition_broadcast (default 1)",                  \
+    GS_F("engines.gpsimd.cross_partition_factor", GS_UNIT_REAL, 0,                                 \
+         "cost multiplier for partition_reduce/partition_broadcast (default 1)",                   \
          gpsimd.cross_partition_factor, 0, GS_ENG_GPSIMD, NODT, 1)                                 \
-    GS_F("engines.gpsimd.gather_row_cycles", GS_UNIT_CYCLES, 1,                                   \
-         "cycles per gathered row (descriptor generation)", gpsimd.gather_row_cycles, 0,          \
+    GS_F("engines.gpsimd.gather_row_cycles", GS_UNIT_CYCLES, 1,                                    \
+         "cycles per gathered row (descriptor generation)", gpsimd.gather_row_cycles, 0,           \
          GS_ENG_GPSIMD, NODT, 0)                                                                   \
     SIMD_LIMITS("gpsimd", gpsimd, GS_ENG_GPSIMD)
 
@@ -392,10 +391,10 @@ struct node {
     int poisoned;     /* already reported (alias, anchor): later checks stay quiet */
     const char *file; /* interned in the config store */
     int line, col;
-    char *text;       /* scalar value */
+    char *text; /* scalar value */
     size_t n, cap;
-    node **keys;      /* map: key scalars, parallel to vals */
-    node **vals;      /* map values, sequence items */
+    node **keys; /* map: key scalars, parallel to vals */
+    node **vals; /* map values, sequence items */
 };
 
 static void node_free(node *nd)
@@ -471,13 +470,13 @@ typedef struct chain_ent {
 typedef struct loader {
     gs_diags *d;
     gs_config *c;
-    size_t start;      /* d->count + d->dropped when loading began */
-    size_t nodes;      /* nodes parsed so far (all files) */
+    size_t start; /* d->count + d->dropped when loading began */
+    size_t nodes; /* nodes parsed so far (all files) */
     chain_ent chain[GS_CONFIG_MAX_EXTENDS + 2];
     size_t chain_len;
     unsigned char bad[256]; /* field index -> value was rejected (skip consistency checks) */
-    node *root;        /* merged tree, for locating missing keys */
-    char sections[16][64]; /* missing sections already reported */
+    node *root;             /* merged tree, for locating missing keys */
+    char sections[16][64];  /* missing sections already reported */
     size_t n_sections;
 } loader;
 _Static_assert(GS_ARRAY_LEN(fields) <= 256, "loader.bad is too small");
@@ -487,10 +486,10 @@ static size_t diag_total(const gs_diags *d)
     return d->count + d->dropped;
 }
 
-static void errat(loader *L, const char *file, int line, int col, const char *path,
-                  const char *fmt, ...) GS_PRINTF(6, 7);
-static void errat(loader *L, const char *file, int line, int col, const char *path,
-                  const char *fmt, ...)
+static void errat(loader *L, const char *file, int line, int col, const char *path, const char *fmt,
+                  ...) GS_PRINTF(6, 7);
+static void errat(loader *L, const char *file, int line, int col, const char *path, const char *fmt,
+                  ...)
 {
     char msg[GS_ERROR_MSG_MAX];
     va_list ap;
@@ -701,8 +700,8 @@ static node *parse_yaml(loader *L, const char *text, size_t len, const char *fil
             yaml_mark_t m = parser.problem_mark;
             const char *what = parser.problem ? parser.problem : "malformed YAML";
             if (parser.context)
-                errat(L, file, (int)m.line + 1, (int)m.column + 1, NULL,
-                      "YAML syntax error: %s %s", what, parser.context);
+                errat(L, file, (int)m.line + 1, (int)m.column + 1, NULL, "YAML syntax error: %s %s",
+                      what, parser.context);
             else
                 errat(L, file, (int)m.line + 1, (int)m.column + 1, NULL, "YAML syntax error: %s",
                       what);
@@ -713,7 +712,9 @@ static node *parse_yaml(loader *L, const char *text, size_t len, const char *fil
         const unsigned char *anchor = NULL, *tag = NULL;
         node *made = NULL;
         switch (ev.type) {
-        case YAML_STREAM_END_EVENT: done = 1; break;
+        case YAML_STREAM_END_EVENT:
+            done = 1;
+            break;
         case YAML_DOCUMENT_START_EVENT:
             if (++docs > 1) {
                 errat(L, file, (int)m.line + 1, (int)m.column + 1, NULL,
@@ -788,7 +789,8 @@ static node *parse_yaml(loader *L, const char *text, size_t len, const char *fil
             made = stack[--depth].nd;
             if (stack[depth].pending_key) node_free(stack[depth].pending_key);
             break;
-        default: break;
+        default:
+            break;
         }
         if (ev.type == YAML_SCALAR_EVENT && !made && !fatal) {
             gs_diags_add(L->d, GS_ERR_NOMEM, file, 0, 0, "out of memory");
@@ -910,7 +912,8 @@ static void join_path(char *out, size_t size, const char *dir, const char *rel)
     size_t lens[128], n = 0;
     int absolute = tmp[0] == '/';
     for (char *p = tmp; *p && n < 128;) {
-        while (*p == '/') p++;
+        while (*p == '/')
+            p++;
         if (!*p) break;
         char *e = strchr(p, '/');
         size_t l = e ? (size_t)(e - p) : strlen(p);
@@ -930,7 +933,8 @@ static void join_path(char *out, size_t size, const char *dir, const char *rel)
     if (absolute && o + 1 < size) out[o++] = '/';
     for (size_t i = 0; i < n; i++) {
         if (i && o + 1 < size) out[o++] = '/';
-        for (size_t k = 0; k < lens[i] && o + 1 < size; k++) out[o++] = segs[i][k];
+        for (size_t k = 0; k < lens[i] && o + 1 < size; k++)
+            out[o++] = segs[i][k];
     }
     if (o == 0 && o + 1 < size) out[o++] = '.';
     out[o] = '\0';
@@ -1026,7 +1030,8 @@ static node *load_parent(loader *L, node *ext, const char *dir, int depth)
         if (L->chain[i].dev != dev || L->chain[i].ino != ino) continue;
         gs_sb sb;
         gs_sb_init(&sb);
-        for (size_t k = i; k < L->chain_len; k++) gs_sb_printf(&sb, "%s -> ", L->chain[k].display);
+        for (size_t k = i; k < L->chain_len; k++)
+            gs_sb_printf(&sb, "%s -> ", L->chain[k].display);
         gs_sb_puts(&sb, full);
         ERR_NODE(L, ext, "extends", "extends cycle: %s", gs_sb_cstr(&sb));
         gs_sb_free(&sb);
@@ -1108,15 +1113,15 @@ static int parse_tag(loader *L, const node *nd, const char *path, int tag_requir
 {
     const char *s = nd->text;
     size_t n = strlen(s);
-    while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t')) n--;
+    while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+        n--;
     *src = NULL;
     *note = NULL;
     const char *lb = memchr(s, '[', n);
     if (!lb || n == 0 || s[n - 1] != ']') {
         *vlen = n;
         if (lb) {
-            ERR_NODE(L, nd, path, "malformed provenance tag in '%s': expected 'VALUE [SOURCE]'",
-                     s);
+            ERR_NODE(L, nd, path, "malformed provenance tag in '%s': expected 'VALUE [SOURCE]'", s);
             return -1;
         }
         if (!tag_required) return 0;
@@ -1128,10 +1133,12 @@ static int parse_tag(loader *L, const node *nd, const char *path, int tag_requir
     }
     *vlen = (size_t)(lb - s);
     const char *t = lb + 1, *tend = s + n - 1;
-    while (t < tend && (*t == ' ' || *t == '\t')) t++;
+    while (t < tend && (*t == ' ' || *t == '\t'))
+        t++;
     const char *colon = memchr(t, ':', (size_t)(tend - t));
     const char *kend = colon ? colon : tend;
-    while (kend > t && (kend[-1] == ' ' || kend[-1] == '\t')) kend--;
+    while (kend > t && (kend[-1] == ' ' || kend[-1] == '\t'))
+        kend--;
     char key[64];
     size_t klen = (size_t)(kend - t);
     int ok = klen > 0 && klen < sizeof key;
@@ -1148,8 +1155,10 @@ static int parse_tag(loader *L, const node *nd, const char *path, int tag_requir
     key[klen] = '\0';
     if (colon) {
         const char *ns = colon + 1, *ne = tend;
-        while (ns < ne && (*ns == ' ' || *ns == '\t')) ns++;
-        while (ne > ns && (ne[-1] == ' ' || ne[-1] == '\t')) ne--;
+        while (ns < ne && (*ns == ' ' || *ns == '\t'))
+            ns++;
+        while (ne > ns && (ne[-1] == ' ' || ne[-1] == '\t'))
+            ne--;
         if (ne > ns) *note = store_intern(L->c, ns, (size_t)(ne - ns));
     }
     if (!strcmp(key, "assumed")) {
@@ -1160,10 +1169,12 @@ static int parse_tag(loader *L, const node *nd, const char *path, int tag_requir
         const char *cands[64];
         size_t nc = 0;
         cands[nc++] = "assumed";
-        for (size_t i = 0; i < L->c->n_sources && nc < 64; i++) cands[nc++] = L->c->source_keys[i];
+        for (size_t i = 0; i < L->c->n_sources && nc < 64; i++)
+            cands[nc++] = L->c->source_keys[i];
         char dym[128];
-        ERR_NODE(L, nd, path, "unknown source '%s' in provenance tag%s; define it under sources: "
-                              "or write [assumed: why]",
+        ERR_NODE(L, nd, path,
+                 "unknown source '%s' in provenance tag%s; define it under sources: "
+                 "or write [assumed: why]",
                  key, did_you_mean(dym, sizeof dym, key, cands, nc));
         return -1;
     }
@@ -1234,7 +1245,8 @@ static void walk_number(loader *L, node *nd, const char *path, size_t fi)
     size_t vlen;
     const char *src, *note;
     int tag_ok = parse_tag(L, nd, path, 1, &vlen, &src, &note) == 0;
-    while (vlen > 0 && (nd->text[vlen - 1] == ' ' || nd->text[vlen - 1] == '\t')) vlen--;
+    while (vlen > 0 && (nd->text[vlen - 1] == ' ' || nd->text[vlen - 1] == '\t'))
+        vlen--;
     char val[256];
     snprintf(val, sizeof val, "%.*s", (int)GS_MIN(vlen, sizeof val - 1), nd->text);
     char msg[256];
@@ -1275,7 +1287,8 @@ static int walk_bool(loader *L, node *nd, const char *path)
     size_t vlen;
     const char *src, *note;
     if (parse_tag(L, nd, path, 0, &vlen, &src, &note) < 0) return -1;
-    while (vlen > 0 && (nd->text[vlen - 1] == ' ' || nd->text[vlen - 1] == '\t')) vlen--;
+    while (vlen > 0 && (nd->text[vlen - 1] == ' ' || nd->text[vlen - 1] == '\t'))
+        vlen--;
     if (vlen == 4 && !strncmp(nd->text, "true", 4)) return 1;
     if (vlen == 5 && !strncmp(nd->text, "false", 5)) return 0;
     ERR_NODE(L, nd, path, "expected true or false, got '%.*s'", (int)GS_MIN(vlen, (size_t)80),
@@ -1314,7 +1327,8 @@ static void walk_list(loader *L, node *nd, const char *path, int is_ops)
             continue;
         }
         size_t k = 0;
-        while (k < count && strcmp(names[k], it->text)) k++;
+        while (k < count && strcmp(names[k], it->text))
+            k++;
         if (k == count) {
             char dym[128];
             ERR_NODE(L, it, path, "unknown %s '%s'%s", is_ops ? "op" : "dtype", it->text,
@@ -1356,7 +1370,8 @@ static void walk_sources(loader *L, node *nd)
         char path[160];
         snprintf(path, sizeof path, "sources.%.100s", k->text);
         if (!valid_ident(k->text) || strlen(k->text) >= 48) {
-            ERR_NODE(L, k, path, "a source key must be a short name of letters, digits, '_', '-', '.'");
+            ERR_NODE(L, k, path,
+                     "a source key must be a short name of letters, digits, '_', '-', '.'");
             continue;
         }
         if (!strcmp(k->text, "assumed") || !strcmp(k->text, "--set")) {
@@ -1410,8 +1425,7 @@ static void unknown_key(loader *L, node *key, const char *parent, const char *fu
             const char *p = i < N_FIELDS ? fields[i].path : specials[i - N_FIELDS].path;
             const char *dot = strrchr(p, '.');
             if (dot && !strcmp(dot + 1, key->text)) {
-                snprintf(dym, sizeof dym, " ('%s' is a key of %.*s)", key->text,
-                         (int)(dot - p), p);
+                snprintf(dym, sizeof dym, " ('%s' is a key of %.*s)", key->text, (int)(dot - p), p);
                 break;
             }
         }
@@ -1478,23 +1492,30 @@ static void walk_map(loader *L, node *m, const char *path)
             }
             break;
         }
-        case SK_DTYPES: walk_list(L, v, full, 0); break;
-        case SK_OPS: walk_list(L, v, full, 1); break;
-        case SK_SOURCES: break; /* read before the walk */
+        case SK_DTYPES:
+            walk_list(L, v, full, 0);
+            break;
+        case SK_OPS:
+            walk_list(L, v, full, 1);
+            break;
+        case SK_SOURCES:
+            break; /* read before the walk */
         case SK_STRING: {
             const char *s = walk_string(L, v, full);
             if (!s) break;
             if (!strcmp(full, "name")) {
                 if (!valid_ident(s) || strlen(s) > 64) {
-                    ERR_NODE(L, v, full, "a name must be letters, digits, '_', '-', '.' (at most "
-                                         "64 characters)");
+                    ERR_NODE(L, v, full,
+                             "a name must be letters, digits, '_', '-', '.' (at most "
+                             "64 characters)");
                     break;
                 }
                 gs_free(L->c->name);
                 L->c->name = gs_strdup(s);
             } else if (!strcmp(full, "family")) {
                 size_t f = 0;
-                while (f < GS_ARRAY_LEN(families) && strcmp(families[f], s)) f++;
+                while (f < GS_ARRAY_LEN(families) && strcmp(families[f], s))
+                    f++;
                 struct gs_config_store *st = store_get(L->c);
                 if (st) set_loc(&st->family_loc, v);
                 if (f == GS_ARRAY_LEN(families)) {
@@ -1502,8 +1523,9 @@ static void walk_map(loader *L, node *m, const char *path)
                     gs_sb_init(&fl);
                     for (size_t k = 0; k < GS_ARRAY_LEN(families); k++)
                         gs_sb_printf(&fl, "%s%s", k ? ", " : "", families[k]);
-                    ERR_NODE(L, v, full, "unknown family '%s'; expected one of %s (the model "
-                                         "folders)",
+                    ERR_NODE(L, v, full,
+                             "unknown family '%s'; expected one of %s (the model "
+                             "folders)",
                              s, gs_sb_cstr(&fl));
                     gs_sb_free(&fl);
                     break;
@@ -1528,7 +1550,8 @@ static const node *locate(const node *root, const char *path, size_t *found, siz
     char buf[192];
     snprintf(buf, sizeof buf, "%s", path);
     size_t comps = 1;
-    for (const char *p = buf; *p; p++) comps += *p == '.';
+    for (const char *p = buf; *p; p++)
+        comps += *p == '.';
     *total = comps;
     *found = 0;
     char *save = NULL;
@@ -1556,16 +1579,19 @@ static void report_missing(loader *L, const char *path, const char *what)
     for (size_t k = 0; k <= found; k++) {
         p = strchr(p, '.');
         if (!p) break;
-        if (k == found) *p = '\0';
-        else p++;
+        if (k == found)
+            *p = '\0';
+        else
+            p++;
     }
     for (size_t i = 0; i < L->n_sections; i++)
         if (!strcmp(L->sections[i], sect)) return;
     if (L->n_sections < GS_ARRAY_LEN(L->sections))
         snprintf(L->sections[L->n_sections++], sizeof L->sections[0], "%.63s", sect);
     if (!strncmp(sect, "engines.", 8) && engine_of_path(sect) >= 0)
-        ERR_NODE(L, at, sect, "missing required section (write 'present: false' under it if the "
-                              "generation has no such engine)");
+        ERR_NODE(L, at, sect,
+                 "missing required section (write 'present: false' under it if the "
+                 "generation has no such engine)");
     else
         ERR_NODE(L, at, sect, "missing required section");
 }
@@ -1575,8 +1601,7 @@ static void check_required(loader *L)
     gs_config *c = L->c;
     for (size_t i = 0; i < N_FIELDS; i++) {
         if (!fields[i].required) continue;
-        if (impls[i].engine >= 0 && !gs_config_has_engine(c, (gs_engine)impls[i].engine))
-            continue;
+        if (impls[i].engine >= 0 && !gs_config_has_engine(c, (gs_engine)impls[i].engine)) continue;
         if (!cnum_at(c, i)->src) report_missing(L, fields[i].path, fields[i].description);
     }
     static const char *const dmaps[] = {"engines.tensor.rate", "engines.vector.elems_per_cycle",
@@ -1703,14 +1728,15 @@ static void validate_struct(const gs_config *c, const unsigned char *bad, gs_dia
         verr(&V, &c->cores, "chip.cores", "%.17g cores is more than the supported %d", c->cores.v,
              GS_MAX_CORES);
     if (usable(&V, &c->dma.engines) && c->dma.engines.v > GS_MAX_QUEUES)
-        verr(&V, &c->dma.engines, "core.dma.engines", "%.17g DMA engines is more than the "
-                                                      "supported %d",
+        verr(&V, &c->dma.engines, "core.dma.engines",
+             "%.17g DMA engines is more than the "
+             "supported %d",
              c->dma.engines.v, GS_MAX_QUEUES);
 
     static const int simd_engines[] = {GS_ENG_VECTOR, GS_ENG_SCALAR, GS_ENG_GPSIMD};
     for (size_t k = 0; k < GS_ARRAY_LEN(simd_engines); k++) {
         int e = simd_engines[k];
-        const gs_simd_cfg *s = e == GS_ENG_VECTOR ? &c->vector
+        const gs_simd_cfg *s = e == GS_ENG_VECTOR   ? &c->vector
                                : e == GS_ENG_SCALAR ? &c->scalar
                                                     : &c->gpsimd;
         if (!s->present) {
@@ -1757,7 +1783,8 @@ static void validate_struct(const gs_config *c, const unsigned char *bad, gs_dia
 
 static void apply_defaults(gs_config *c)
 {
-    for (size_t i = 0; i < N_FIELDS; i++) num_at(c, i)->v = impls[i].def;
+    for (size_t i = 0; i < N_FIELDS; i++)
+        num_at(c, i)->v = impls[i].def;
     c->vector.present = c->scalar.present = c->gpsimd.present = 1;
 }
 
@@ -1801,7 +1828,8 @@ static gs_config *load_common(const char *text, size_t len, const char *display,
     }
     node *root = file ? load_tree(&L, text, len, file, dir ? dir : ".", 0) : NULL;
     if (!root) {
-        if (diag_total(L.d) == L.start) gs_diags_add(L.d, GS_ERR_NOMEM, display, 0, 0, "out of memory");
+        if (diag_total(L.d) == L.start)
+            gs_diags_add(L.d, GS_ERR_NOMEM, display, 0, 0, "out of memory");
         return finish(&L, diags ? NULL : &local);
     }
     L.root = root;
@@ -1814,8 +1842,10 @@ static gs_config *load_common(const char *text, size_t len, const char *display,
         const char *base = strrchr(display, '/');
         base = base ? base + 1 : display;
         size_t n = strlen(base);
-        if (ends_with(base, ".yaml")) n -= 5;
-        else if (ends_with(base, ".yml")) n -= 4;
+        if (ends_with(base, ".yaml"))
+            n -= 5;
+        else if (ends_with(base, ".yml"))
+            n -= 4;
         L.c->name = gs_strndup(base, n);
     }
     /* A failed copy of a present name/family would otherwise pass silently. */
@@ -1888,9 +1918,11 @@ static const char *const set_bools[] = {"core.dma.transpose", "core.dma.hw_descr
 static void trim(char *s)
 {
     size_t n = strlen(s);
-    while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t')) s[--n] = '\0';
+    while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+        s[--n] = '\0';
     size_t k = 0;
-    while (s[k] == ' ' || s[k] == '\t') k++;
+    while (s[k] == ' ' || s[k] == '\t')
+        k++;
     if (k) memmove(s, s + k, n - k + 1);
 }
 
@@ -1917,12 +1949,15 @@ gs_status gs_config_set(gs_config *c, const char *assignment, gs_diags *diags)
     trim(val);
     int fi = field_index(key);
     size_t bi = 0;
-    while (bi < GS_ARRAY_LEN(set_bools) && strcmp(set_bools[bi], key)) bi++;
+    while (bi < GS_ARRAY_LEN(set_bools) && strcmp(set_bools[bi], key))
+        bi++;
     if (fi < 0 && bi == GS_ARRAY_LEN(set_bools)) {
         const char *cands[N_FIELDS + GS_ARRAY_LEN(set_bools)];
         size_t n = 0;
-        for (size_t i = 0; i < N_FIELDS; i++) cands[n++] = fields[i].path;
-        for (size_t i = 0; i < GS_ARRAY_LEN(set_bools); i++) cands[n++] = set_bools[i];
+        for (size_t i = 0; i < N_FIELDS; i++)
+            cands[n++] = fields[i].path;
+        for (size_t i = 0; i < GS_ARRAY_LEN(set_bools); i++)
+            cands[n++] = set_bools[i];
         char dym[192];
         gs_diags_add(d, GS_ERR_INVALID, "--set", 0, 0, "%s: unknown key%s", key,
                      did_you_mean(dym, sizeof dym, key, cands, n));
@@ -2066,11 +2101,16 @@ int gs_config_has_engine(const gs_config *c, gs_engine e)
     if (!c) return 0;
     switch (e) {
     case GS_ENG_TENSOR:
-    case GS_ENG_DMA: return 1;
-    case GS_ENG_VECTOR: return c->vector.present;
-    case GS_ENG_SCALAR: return c->scalar.present;
-    case GS_ENG_GPSIMD: return c->gpsimd.present;
-    default: return 0;
+    case GS_ENG_DMA:
+        return 1;
+    case GS_ENG_VECTOR:
+        return c->vector.present;
+    case GS_ENG_SCALAR:
+        return c->scalar.present;
+    case GS_ENG_GPSIMD:
+        return c->gpsimd.present;
+    default:
+        return 0;
     }
 }
 
@@ -2094,7 +2134,8 @@ static void put_quoted(FILE *out, const char *s)
 
 static void indent(FILE *out, size_t level)
 {
-    for (size_t i = 0; i < level; i++) fputs("  ", out);
+    for (size_t i = 0; i < level; i++)
+        fputs("  ", out);
 }
 
 static void put_num_line(FILE *out, size_t level, const char *key, const gs_num *n, gs_unit u)
@@ -2189,7 +2230,8 @@ void gs_config_dump_yaml(const gs_config *c, FILE *out)
         char comps[8][48];
         size_t k = split_path(fields[i].path, comps, 8);
         size_t common = 0;
-        while (common < prev_n && common + 1 < k && !strcmp(prev[common], comps[common])) common++;
+        while (common < prev_n && common + 1 < k && !strcmp(prev[common], comps[common]))
+            common++;
         char section[192] = "";
         for (size_t j = 0; j + 1 < k; j++) {
             if (j) strcat(section, ".");
@@ -2199,7 +2241,8 @@ void gs_config_dump_yaml(const gs_config *c, FILE *out)
             fprintf(out, "%s:\n", comps[j]);
             on_open(out, c, section, j + 1);
         }
-        for (size_t j = 0; j + 1 < k; j++) memcpy(prev[j], comps[j], 48);
+        for (size_t j = 0; j + 1 < k; j++)
+            memcpy(prev[j], comps[j], 48);
         prev_n = k - 1;
         put_num_line(out, k - 1, comps[k - 1], n, fields[i].unit);
     }

@@ -49,13 +49,20 @@ static int kind_has_units(gs_unit k)
 const char *gs_unit_kind_name(gs_unit kind)
 {
     switch (kind) {
-    case GS_UNIT_COUNT: return "count";
-    case GS_UNIT_REAL: return "number";
-    case GS_UNIT_BYTES: return "size";
-    case GS_UNIT_BANDWIDTH: return "bandwidth";
-    case GS_UNIT_FREQ: return "frequency";
-    case GS_UNIT_TIME: return "time";
-    case GS_UNIT_CYCLES: return "cycle count";
+    case GS_UNIT_COUNT:
+        return "count";
+    case GS_UNIT_REAL:
+        return "number";
+    case GS_UNIT_BYTES:
+        return "size";
+    case GS_UNIT_BANDWIDTH:
+        return "bandwidth";
+    case GS_UNIT_FREQ:
+        return "frequency";
+    case GS_UNIT_TIME:
+        return "time";
+    case GS_UNIT_CYCLES:
+        return "cycle count";
     }
     return "?";
 }
@@ -63,22 +70,32 @@ const char *gs_unit_kind_name(gs_unit kind)
 const char *gs_unit_base_name(gs_unit kind)
 {
     switch (kind) {
-    case GS_UNIT_BYTES: return "B";
-    case GS_UNIT_BANDWIDTH: return "B/ns";
-    case GS_UNIT_FREQ: return "Hz";
-    case GS_UNIT_TIME: return "ns";
-    default: return "";
+    case GS_UNIT_BYTES:
+        return "B";
+    case GS_UNIT_BANDWIDTH:
+        return "B/ns";
+    case GS_UNIT_FREQ:
+        return "Hz";
+    case GS_UNIT_TIME:
+        return "ns";
+    default:
+        return "";
     }
 }
 
 const char *gs_unit_list(gs_unit kind)
 {
     switch (kind) {
-    case GS_UNIT_BYTES: return "B, KiB, MiB, GiB, TiB, KB, MB, GB, TB";
-    case GS_UNIT_BANDWIDTH: return "GB/s, B/ns, GiB/s, TB/s, MB/s, MiB/s";
-    case GS_UNIT_FREQ: return "GHz, MHz, kHz, Hz";
-    case GS_UNIT_TIME: return "ns, us, ms, s";
-    default: return "";
+    case GS_UNIT_BYTES:
+        return "B, KiB, MiB, GiB, TiB, KB, MB, GB, TB";
+    case GS_UNIT_BANDWIDTH:
+        return "GB/s, B/ns, GiB/s, TB/s, MB/s, MiB/s";
+    case GS_UNIT_FREQ:
+        return "GHz, MHz, kHz, Hz";
+    case GS_UNIT_TIME:
+        return "ns, us, ms, s";
+    default:
+        return "";
     }
 }
 
@@ -106,17 +123,20 @@ static size_t number_len(const char *s)
 {
     size_t i = 0, digits = 0;
     if (s[i] == '+' || s[i] == '-') i++;
-    while (is_digit(s[i])) i++, digits++;
+    while (is_digit(s[i]))
+        i++, digits++;
     if (s[i] == '.') {
         i++;
-        while (is_digit(s[i])) i++, digits++;
+        while (is_digit(s[i]))
+            i++, digits++;
     }
     if (digits == 0) return 0;
     if (s[i] == 'e' || s[i] == 'E') {
         size_t j = i + 1;
         if (s[j] == '+' || s[j] == '-') j++;
         if (is_digit(s[j])) {
-            while (is_digit(s[j])) j++;
+            while (is_digit(s[j]))
+                j++;
             i = j;
         }
     }
@@ -127,9 +147,11 @@ gs_status gs_units_parse(const char *text, gs_unit kind, double *out, char *msg,
 {
     if (msg && msg_size) msg[0] = '\0';
     if (!text) text = "";
-    while (is_blank(*text)) text++;
+    while (is_blank(*text))
+        text++;
     size_t end = strlen(text);
-    while (end > 0 && is_blank(text[end - 1])) end--;
+    while (end > 0 && is_blank(text[end - 1]))
+        end--;
     if (end == 0) {
         set_msg(msg, msg_size, "missing value");
         return GS_ERR_PARSE;
@@ -151,7 +173,8 @@ gs_status gs_units_parse(const char *text, gs_unit kind, double *out, char *msg,
     if (errno == ERANGE) v = 0.0; /* underflow to a denormal/zero: the range check decides */
 
     size_t u = nlen;
-    while (u < end && is_blank(text[u])) u++;
+    while (u < end && is_blank(text[u]))
+        u++;
     size_t ulen = end - u;
     if (ulen == 0) {
         if (kind_has_units(kind)) {

@@ -17,8 +17,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     gs_diags d;
     gs_diags_init(&d);
-    gs_config *c = gs_config_load_string((const char *)data, size, "fuzz.yaml",
-                                         GS_SOURCE_DIR "/configs", &d);
+    gs_config *c =
+        gs_config_load_string((const char *)data, size, "fuzz.yaml", GS_SOURCE_DIR "/configs", &d);
     if (c) {
         FILE *sink = fopen("/dev/null", "w");
         if (sink) {
@@ -33,7 +33,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         gs_config_free(c);
     }
     char buf[GS_ERROR_MSG_MAX + GS_ERROR_FILE_MAX + 32];
-    for (size_t i = 0; i < d.count; i++) gs_error_format(&d.items[i], buf, sizeof buf);
+    for (size_t i = 0; i < d.count; i++)
+        gs_error_format(&d.items[i], buf, sizeof buf);
     gs_diags_free(&d);
 
     /* the unit parser on a NUL-terminated prefix of the input */

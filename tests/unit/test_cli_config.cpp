@@ -12,7 +12,8 @@
 #include <sstream>
 #include <string>
 
-namespace {
+namespace
+{
 
 const std::string kSrc = GS_SOURCE_DIR;
 
@@ -55,7 +56,7 @@ bool has(const std::string &s, const std::string &needle)
 TEST(CliConfig, ValidateGoodConfigs)
 {
     CliRun r = gensweep("validate configs/gen1.yaml configs/gen2.yaml configs/gen3.yaml "
-                     "configs/whatif/gen3-2x-sbuf.yaml");
+                        "configs/whatif/gen3-2x-sbuf.yaml");
     EXPECT_EQ(r.rc, 0) << r.err;
     EXPECT_TRUE(has(r.out, "configs/gen2.yaml: ok")) << r.out;
     EXPECT_EQ(r.err, "");
@@ -100,7 +101,7 @@ TEST(CliConfig, ValidateHelp)
 TEST(CliConfig, ValidateWithOverrides)
 {
     CliRun r = gensweep("validate --set core.dma.bandwidth_per_engine=34GB/s --set=core.sbuf=x2 "
-                     "configs/gen2.yaml configs/gen3.yaml");
+                        "configs/gen2.yaml configs/gen3.yaml");
     EXPECT_EQ(r.rc, 0) << r.err;
     r = gensweep("validate --set core.sbuf=1000B configs/gen2.yaml");
     EXPECT_EQ(r.rc, 1);

@@ -17,7 +17,8 @@
 #include "gs/config.h"
 #include "gs/isa.h"
 
-namespace {
+namespace
+{
 
 const std::string kSrc = GS_SOURCE_DIR;
 const std::string kConfigs = kSrc + "/configs";
@@ -129,9 +130,17 @@ TEST(ConfigSchema, EveryKeyIsDocumented)
     for (size_t i = 0; i < n; i++)
         EXPECT_NE(doc.find(std::string("`") + f[i].path + "`"), std::string::npos)
             << f[i].path << " is not documented in configs/SCHEMA.md";
-    const char *others[] = {"name", "family", "description", "extends", "sources", "dtypes", "ops",
-                            "core.dma.transpose", "core.dma.hw_descriptors",
-                            "engines.gpsimd.present", "engines.vector.present",
+    const char *others[] = {"name",
+                            "family",
+                            "description",
+                            "extends",
+                            "sources",
+                            "dtypes",
+                            "ops",
+                            "core.dma.transpose",
+                            "core.dma.hw_descriptors",
+                            "engines.gpsimd.present",
+                            "engines.vector.present",
                             "engines.scalar.present"};
     for (const char *k : others)
         EXPECT_NE(doc.find(std::string("`") + k + "`"), std::string::npos) << k;
@@ -183,7 +192,9 @@ struct GenCase {
     bool gpsimd;
 };
 
-class RealConfig : public ::testing::TestWithParam<GenCase> {};
+class RealConfig : public ::testing::TestWithParam<GenCase>
+{
+};
 
 TEST_P(RealConfig, LoadsWithFactsPeaks)
 {
@@ -220,7 +231,8 @@ TEST_P(RealConfig, EveryNumberHasProvenance)
         if (!v->src) continue;
         written++;
         bool known = !strcmp(v->src, "assumed");
-        for (size_t k = 0; k < l.c->n_sources; k++) known |= !strcmp(v->src, l.c->source_keys[k]);
+        for (size_t k = 0; k < l.c->n_sources; k++)
+            known |= !strcmp(v->src, l.c->source_keys[k]);
         EXPECT_TRUE(known) << f[i].path << " [" << v->src << "]";
         EXPECT_NE(v->file, nullptr) << f[i].path;
         EXPECT_GT(v->line, 0) << f[i].path;
@@ -236,8 +248,8 @@ INSTANTIATE_TEST_SUITE_P(Gens, RealConfig,
                          ::testing::Values(GenCase{"gen1.yaml", 16.4, 16.4, 0, 4, false},
                                            GenCase{"gen2.yaml", 91.75, 22.9, 91.75, 2, true},
                                            GenCase{"gen3.yaml", 78.6, 19.7, 157.3, 8, true},
-                                           GenCase{"whatif/gen3-2x-sbuf.yaml", 78.6, 19.7, 157.3,
-                                                   8, true}),
+                                           GenCase{"whatif/gen3-2x-sbuf.yaml", 78.6, 19.7, 157.3, 8,
+                                                   true}),
                          [](const ::testing::TestParamInfo<GenCase> &i) {
                              std::string s = i.param.file;
                              for (char &ch : s)
@@ -296,7 +308,8 @@ TEST(RealConfigs, GenerationSpecifics)
 TEST(ConfigExtends, DeepOverrideChangesOneValue)
 {
     Loaded l;
-    load_str(l, "extends: gen2\ncore:\n  dma:\n    bandwidth_per_engine: \"34GB/s [assumed: 2x]\"\n",
+    load_str(l,
+             "extends: gen2\ncore:\n  dma:\n    bandwidth_per_engine: \"34GB/s [assumed: 2x]\"\n",
              "fast-dma.yaml");
     ASSERT_NE(l.c, nullptr) << l.errors();
     EXPECT_EQ(l.c->dma.bandwidth_per_engine.v, 34);
@@ -339,7 +352,8 @@ TEST(ConfigExtends, ChildListsReplaceParentLists)
                 "      fp8_e4m3: 2 [G3]\n");
     // rate maps merge key by key, so the inherited fp8 rate now names a dtype not in dtypes
     ASSERT_EQ(l.c, nullptr);
-    EXPECT_TRUE(l.has("engines.tensor.rate.fp8_e4m3: dtype fp8_e4m3 is not in dtypes")) << l.errors();
+    EXPECT_TRUE(l.has("engines.tensor.rate.fp8_e4m3: dtype fp8_e4m3 is not in dtypes"))
+        << l.errors();
 }
 
 TEST(ConfigExtends, CycleIsReportedWithTheChain)
@@ -394,15 +408,16 @@ TEST(ConfigExtends, ParentErrorsPointAtTheParent)
 TEST(ConfigValidate, ReportsAllErrorsInAFile)
 {
     Loaded l;
-    load_str(l, "extends: gen2\n"
-                "core:\n"
-                "  sbuf: 1000B [G2]\n"       // not divisible
-                "  partitionz: 128 [G2]\n"   // unknown key
-                "chip:\n"
-                "  cores: 2 [nowhere]\n"     // unknown source
-                "engines:\n"
-                "  tensor:\n"
-                "    clock: 2.8GB [G2]\n",   // wrong unit
+    load_str(l,
+             "extends: gen2\n"
+             "core:\n"
+             "  sbuf: 1000B [G2]\n"     // not divisible
+             "  partitionz: 128 [G2]\n" // unknown key
+             "chip:\n"
+             "  cores: 2 [nowhere]\n" // unknown source
+             "engines:\n"
+             "  tensor:\n"
+             "    clock: 2.8GB [G2]\n", // wrong unit
              "many.yaml");
     ASSERT_EQ(l.c, nullptr);
     EXPECT_TRUE(l.has("many.yaml:3:9: core.sbuf: 1000 B is not divisible")) << l.errors();
@@ -513,7 +528,8 @@ TEST(ConfigValidate, AliasBombIsRejectedQuickly)
     std::vector<std::string> names = {"b", "c", "d", "e", "f", "g", "h", "i"};
     for (const std::string &n : names) {
         y += n + ": &" + n + " [";
-        for (int k = 0; k < 9; k++) y += std::string(k ? "," : "") + "*" + prev;
+        for (int k = 0; k < 9; k++)
+            y += std::string(k ? "," : "") + "*" + prev;
         y += "]\n";
         prev = n.c_str();
         (void)prev;
@@ -548,8 +564,8 @@ TEST(ConfigValidate, ProvenanceTags)
     EXPECT_STREQ(ok.c->sbuf_bytes.note, "128 x 192 KiB");
     EXPECT_STREQ(ok.c->partitions.src, "assumed");
     EXPECT_EQ(ok.c->partitions.note, nullptr);
-    for (const char *bad : {"24MiB []", "24MiB [G2", "24MiB [: x]", "24MiB [G2] extra",
-                            "[G2] 24MiB"}) {
+    for (const char *bad :
+         {"24MiB []", "24MiB [G2", "24MiB [: x]", "24MiB [G2] extra", "[G2] 24MiB"}) {
         Loaded l;
         load_str(l, std::string("extends: gen2\ncore:\n  sbuf: \"") + bad + "\"\n");
         EXPECT_EQ(l.c, nullptr) << bad;
@@ -557,7 +573,8 @@ TEST(ConfigValidate, ProvenanceTags)
     }
     // a local source key works, and sources are inherited and extendable
     Loaded loc;
-    load_str(loc, "extends: gen2\nsources:\n  MINE: my lab notebook\ncore:\n  sbuf: 24MiB [MINE]\n");
+    load_str(loc,
+             "extends: gen2\nsources:\n  MINE: my lab notebook\ncore:\n  sbuf: 24MiB [MINE]\n");
     ASSERT_NE(loc.c, nullptr) << loc.errors();
     EXPECT_STREQ(loc.c->sbuf_bytes.src, "MINE");
     EXPECT_EQ(loc.c->n_sources, 7u);
@@ -580,7 +597,8 @@ TEST(ConfigValidate, InconsistentValues)
          "engines.tensor.rows: 128 is larger than core.partitions (96)"},
         {"engines:\n  gpsimd:\n    present: false\n",
          "'gather' runs on the GpSimd engine, but engines.gpsimd is not present"},
-        {"engines:\n  scalar:\n    present: false\n", "engines.scalar.present: only engines.gpsimd"},
+        {"engines:\n  scalar:\n    present: false\n",
+         "engines.scalar.present: only engines.gpsimd"},
     };
     for (const Case &k : cases) {
         Loaded l;
@@ -694,7 +712,8 @@ TEST(ConfigSet, WorksOnAHandBuiltConfig)
 // ---------------------------------------------------------------------------------------------
 // show-config
 
-namespace {
+namespace
+{
 std::string dump(const gs_config *c)
 {
     char *buf = nullptr;
@@ -788,7 +807,8 @@ TEST(ConfigCorpus, EveryBadConfigFailsWithItsExpectedError)
         for (const std::string &e : expects) {
             std::string want = e[0] == ':' ? path + e : e;
             EXPECT_NE(errs.find(want), std::string::npos)
-                << n << ": expected\n  " << want << "\ngot\n" << errs;
+                << n << ": expected\n  " << want << "\ngot\n"
+                << errs;
         }
     }
 }
@@ -797,7 +817,8 @@ TEST(ConfigCorpus, EveryBadConfigFailsWithItsExpectedError)
 // allocation failure: every failing allocation gives NULL + an error or a valid config, and
 // never a crash or leak (the asan preset checks leaks).
 
-namespace {
+namespace
+{
 long g_alloc_budget = -1;
 void *fail_malloc(size_t n, void *)
 {
@@ -811,7 +832,10 @@ void *fail_realloc(void *p, size_t n, void *)
     if (g_alloc_budget > 0) g_alloc_budget--;
     return realloc(p, n ? n : 1);
 }
-void plain_free(void *p, void *) { free(p); }
+void plain_free(void *p, void *)
+{
+    free(p);
+}
 } // namespace
 
 TEST(ConfigAlloc, SurvivesEveryAllocationFailure)

@@ -5,7 +5,8 @@
 
 #include "gs/units.h"
 
-namespace {
+namespace
+{
 
 double parse_ok(const char *text, gs_unit u)
 {
