@@ -223,6 +223,8 @@ typedef struct list_topic {
 static const list_topic list_topics[] = {
     {"gens", "[DIR]", "generation configs in DIR (default: configs) with derived peak numbers",
      list_gens},
+    {"kernels", "[--names | --check-shapes K]",
+     "the kernel suite: variants, dims, dtypes, params, check and perf shapes", gs_list_kernels},
 };
 
 void gs_help_list(void)
