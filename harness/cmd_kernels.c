@@ -8,7 +8,8 @@
 
 static void print_shape(const gs_shape *s)
 {
-    for (int i = 0; i < s->n; i++) printf("%s%" PRId64, i ? "x" : "", s->d[i]);
+    for (int i = 0; i < s->n; i++)
+        printf("%s%" PRId64, i ? "x" : "", s->d[i]);
 }
 
 static void print_shapes(const gs_shape *list)
@@ -23,7 +24,8 @@ static void print_shapes(const gs_shape *list)
 int gs_list_kernels(int argc, char **argv)
 {
     if (argc == 2 && !strcmp(argv[1], "--names")) {
-        for (size_t k = 0; k < gs_suite_count(); k++) printf("%s\n", gs_suite_kernel(k)->name);
+        for (size_t k = 0; k < gs_suite_count(); k++)
+            printf("%s\n", gs_suite_kernel(k)->name);
         return GS_EXIT_OK;
     }
     if (argc == 3 && !strcmp(argv[1], "--check-shapes")) {
@@ -45,9 +47,11 @@ int gs_list_kernels(int argc, char **argv)
     for (size_t k = 0; k < gs_suite_count(); k++) {
         const gs_kernel_def *d = gs_suite_kernel(k);
         printf("%s: %s\n  dims:     ", d->name, d->summary);
-        for (int i = 0; i < d->n_dims; i++) printf("%s%s", i ? "x" : "", d->dim_names[i]);
+        for (int i = 0; i < d->n_dims; i++)
+            printf("%s%s", i ? "x" : "", d->dim_names[i]);
         printf("%s\n  variants:", d->spmd ? " (SPMD: every core)" : "");
-        for (int v = 0; v < d->n_variants; v++) printf(" %s", d->variants[v]);
+        for (int v = 0; v < d->n_variants; v++)
+            printf(" %s", d->variants[v]);
         printf("\n  dtypes:  ");
         for (int t = 0; t < GS_DTYPE_COUNT; t++)
             if (d->dtypes & (1u << t)) printf(" %s", gs_dtype_name((gs_dtype)t));

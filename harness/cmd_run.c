@@ -116,12 +116,10 @@ static int parse_job_opts(int argc, char **argv, job_opts *o, int allow_run_opts
         } else if (allow_run_opts && !strcmp(a, "--json")) {
             o->json = 1;
         } else if (allow_run_opts && !strcmp(a, "--sim-limit-ns")) {
-            if (!need_value(argc, argv, &i) ||
-                !parse_double(argv[0], a, argv[i], &o->sim_limit_ns))
+            if (!need_value(argc, argv, &i) || !parse_double(argv[0], a, argv[i], &o->sim_limit_ns))
                 return 0;
         } else if (allow_run_opts && !strcmp(a, "--wall-limit")) {
-            if (!need_value(argc, argv, &i) ||
-                !parse_double(argv[0], a, argv[i], &o->wall_limit_s))
+            if (!need_value(argc, argv, &i) || !parse_double(argv[0], a, argv[i], &o->wall_limit_s))
                 return 0;
         } else {
             fprintf(stderr, "gensweep %s: unknown option '%s' (see gensweep %s --help)\n", argv[0],
@@ -130,7 +128,8 @@ static int parse_job_opts(int argc, char **argv, job_opts *o, int allow_run_opts
         }
     }
     if (!o->config || !o->kernel) {
-        fprintf(stderr, "gensweep %s: --config and --kernel are required (see gensweep %s --help)\n",
+        fprintf(stderr,
+                "gensweep %s: --config and --kernel are required (see gensweep %s --help)\n",
                 argv[0], argv[0]);
         return 0;
     }
@@ -171,7 +170,8 @@ static int make_spec(const char *cmd, const job_opts *o, gs_config **cfg_out, gs
     const gs_kernel_def *k = gs_suite_find(o->kernel);
     if (!k) {
         fprintf(stderr, "gensweep %s: unknown kernel '%s'; known:", cmd, o->kernel);
-        for (size_t i = 0; i < gs_suite_count(); i++) fprintf(stderr, " %s", gs_suite_kernel(i)->name);
+        for (size_t i = 0; i < gs_suite_count(); i++)
+            fprintf(stderr, " %s", gs_suite_kernel(i)->name);
         fprintf(stderr, "\n");
         return GS_EXIT_USAGE;
     }
@@ -181,7 +181,8 @@ static int make_spec(const char *cmd, const job_opts *o, gs_config **cfg_out, gs
         if (spec->variant < 0) {
             fprintf(stderr, "gensweep %s: kernel %s has no variant '%s'; variants:", cmd, k->name,
                     o->variant);
-            for (int i = 0; i < k->n_variants; i++) fprintf(stderr, " %s", k->variants[i]);
+            for (int i = 0; i < k->n_variants; i++)
+                fprintf(stderr, " %s", k->variants[i]);
             fprintf(stderr, "\n");
             return GS_EXIT_USAGE;
         }
@@ -200,11 +201,13 @@ static int make_spec(const char *cmd, const job_opts *o, gs_config **cfg_out, gs
         }
     } else {
         spec->n_dims = k->check_shapes[0].n;
-        for (int i = 0; i < spec->n_dims; i++) spec->dims[i] = k->check_shapes[0].d[i];
+        for (int i = 0; i < spec->n_dims; i++)
+            spec->dims[i] = k->check_shapes[0].d[i];
     }
     if (spec->n_dims != k->n_dims) {
         fprintf(stderr, "gensweep %s: kernel %s takes %d dims (", cmd, k->name, k->n_dims);
-        for (int i = 0; i < k->n_dims; i++) fprintf(stderr, "%s%s", i ? "x" : "", k->dim_names[i]);
+        for (int i = 0; i < k->n_dims; i++)
+            fprintf(stderr, "%s%s", i ? "x" : "", k->dim_names[i]);
         fprintf(stderr, "), --shape gave %d\n", spec->n_dims);
         return GS_EXIT_USAGE;
     }
@@ -218,10 +221,12 @@ static int make_spec(const char *cmd, const job_opts *o, gs_config **cfg_out, gs
         char *end = NULL;
         long long v = eq ? strtoll(eq + 1, &end, 10) : 0;
         if (idx < 0 || !end || end == eq + 1 || *end || v < 0) {
-            fprintf(stderr, "gensweep %s: --param '%s': expected NAME=non-negative integer with "
-                            "NAME one of:",
+            fprintf(stderr,
+                    "gensweep %s: --param '%s': expected NAME=non-negative integer with "
+                    "NAME one of:",
                     cmd, o->params[i]);
-            for (int q = 0; q < k->n_params; q++) fprintf(stderr, " %s", k->param_names[q]);
+            for (int q = 0; q < k->n_params; q++)
+                fprintf(stderr, " %s", k->param_names[q]);
             fprintf(stderr, "\n");
             return GS_EXIT_USAGE;
         }
@@ -299,12 +304,13 @@ static void print_stats_text(const gs_job_spec *spec, const gs_run_stats *s)
     for (int e = 0; e < GS_ENGINE_COUNT; e++) {
         if (!gs_config_has_engine(c, (gs_engine)e)) continue;
         const gs_engine_stats *es = &s->engine_total[e];
-        double util = s->total_ns > 0 ? es->busy_ns / (s->total_ns * (double)s->cores_used *
-                                                       (e == GS_ENG_DMA ? (double)s->queues_per_core : 1.0))
-                                      : 0.0;
-        printf("            %-8s %10.3f %7.1f%% %10.3f %10.3f %10.3f\n", gs_engine_name((gs_engine)e),
-               es->busy_ns / 1e3, 100.0 * util, es->stall_dep_ns / 1e3, es->stall_dma_ns / 1e3,
-               es->stall_port_ns / 1e3);
+        double util = s->total_ns > 0
+                          ? es->busy_ns / (s->total_ns * (double)s->cores_used *
+                                           (e == GS_ENG_DMA ? (double)s->queues_per_core : 1.0))
+                          : 0.0;
+        printf("            %-8s %10.3f %7.1f%% %10.3f %10.3f %10.3f\n",
+               gs_engine_name((gs_engine)e), es->busy_ns / 1e3, 100.0 * util,
+               es->stall_dep_ns / 1e3, es->stall_dma_ns / 1e3, es->stall_port_ns / 1e3);
     }
     printf("flops       %.4g (%.2f TFLOP/s achieved of %.2f peak)\n", s->flops,
            s->achieved_flops / 1e12, s->peak_flops / 1e12);
@@ -368,12 +374,13 @@ int gs_cmd_run(int argc, char **argv)
                "\"status\":\"%s\",\"time_ns\":%.6f,\"roofline_ns\":%.6f,\"bottleneck\":\"%s\","
                "\"max_abs_err\":%.6g}\n",
                cfg->name, spec.kernel->name, spec.kernel->variants[spec.variant],
-               gs_dtype_name(spec.dtype), gs_job_status_name(js), stats.total_ns,
-               stats.roofline_ns, stats.bottleneck_name, chk.max_abs_err);
+               gs_dtype_name(spec.dtype), gs_job_status_name(js), stats.total_ns, stats.roofline_ns,
+               stats.bottleneck_name, chk.max_abs_err);
     } else {
         printf("generation  %s (%s)\nkernel      %s/%s %s shape", cfg->name, cfg->family,
                spec.kernel->name, spec.kernel->variants[spec.variant], gs_dtype_name(spec.dtype));
-        for (int i = 0; i < spec.n_dims; i++) printf("%s%" PRId64, i ? "x" : " ", spec.dims[i]);
+        for (int i = 0; i < spec.n_dims; i++)
+            printf("%s%" PRId64, i ? "x" : " ", spec.dims[i]);
         printf("\n");
         if (ran_model && (st == GS_OK || st == GS_ERR_MISMATCH)) print_stats_text(&spec, &stats);
         if (chk.checked)

@@ -31,13 +31,20 @@ int gs_job_status_is_failure(gs_job_status s)
 gs_job_status gs_job_status_from(gs_status st)
 {
     switch (st) {
-    case GS_OK: return GS_JOB_PASS;
-    case GS_ERR_UNSUPPORTED: return GS_JOB_UNSUPPORTED;
-    case GS_ERR_DOES_NOT_FIT: return GS_JOB_DOES_NOT_FIT;
-    case GS_ERR_DEADLOCK: return GS_JOB_DEADLOCK;
-    case GS_ERR_TIMEOUT: return GS_JOB_TIMEOUT;
-    case GS_ERR_MISMATCH: return GS_JOB_FAIL;
-    default: return GS_JOB_ERROR;
+    case GS_OK:
+        return GS_JOB_PASS;
+    case GS_ERR_UNSUPPORTED:
+        return GS_JOB_UNSUPPORTED;
+    case GS_ERR_DOES_NOT_FIT:
+        return GS_JOB_DOES_NOT_FIT;
+    case GS_ERR_DEADLOCK:
+        return GS_JOB_DEADLOCK;
+    case GS_ERR_TIMEOUT:
+        return GS_JOB_TIMEOUT;
+    case GS_ERR_MISMATCH:
+        return GS_JOB_FAIL;
+    default:
+        return GS_JOB_ERROR;
     }
 }
 
@@ -99,21 +106,25 @@ gs_status gs_job_build(const gs_job_spec *spec, gs_job **out, gs_error *err)
     }
     *out = j;
     gs_kernel_args *a = &j->args;
-    for (int i = 0; i < spec->n_dims; i++) a->dims[i] = spec->dims[i];
-    for (int i = 0; i < GS_KERNEL_MAX_PARAMS; i++) a->param[i] = spec->params[i];
+    for (int i = 0; i < spec->n_dims; i++)
+        a->dims[i] = spec->dims[i];
+    for (int i = 0; i < GS_KERNEL_MAX_PARAMS; i++)
+        a->param[i] = spec->params[i];
     a->dtype = spec->dtype;
     a->variant = spec->variant;
     j->n_decl = k->tensors(a, j->decl, MAX_TENSORS, err);
     if (j->n_decl < 0) return err ? err->code : GS_ERR_INVALID;
     for (int i = 0; i < j->n_decl; i++) {
         const gs_tensor_decl *d = &j->decl[i];
-        int32_t id = gs_program_add_tensor(j->p, d->name, d->dtype, d->kind, d->ndim, d->shape, err);
+        int32_t id =
+            gs_program_add_tensor(j->p, d->name, d->dtype, d->kind, d->ndim, d->shape, err);
         if (id < 0) return err ? err->code : GS_ERR_INVALID;
         gs_tensor *t = &a->t[a->n_tensors++];
         t->id = id;
         t->dtype = d->dtype;
         t->ndim = d->ndim;
-        for (int q = 0; q < d->ndim; q++) t->shape[q] = d->shape[q];
+        for (int q = 0; q < d->ndim; q++)
+            t->shape[q] = d->shape[q];
     }
     unsigned cores = k->spmd ? (unsigned)spec->cfg->cores.v : 1;
     for (unsigned c = 0; c < cores; c++) {
@@ -178,7 +189,8 @@ static double *decode(const gs_tensor_info *ti, const void *data)
 {
     double *d = gs_malloc(ti->elems * sizeof *d);
     if (!d) return NULL;
-    for (uint64_t e = 0; e < ti->elems; e++) d[e] = gs_dtype_load(ti->dtype, data, e);
+    for (uint64_t e = 0; e < ti->elems; e++)
+        d[e] = gs_dtype_load(ti->dtype, data, e);
     return d;
 }
 
@@ -218,7 +230,8 @@ gs_status gs_job_check_outputs(gs_job *j, gs_job_check *res, gs_error *err)
          * output's RMS magnitude (so values near zero do not need impossible relative
          * accuracy). Integer outputs must match exactly. */
         double rms = 0.0;
-        for (uint64_t e = 0; e < ti->elems; e++) rms += ref[e] * ref[e];
+        for (uint64_t e = 0; e < ti->elems; e++)
+            rms += ref[e] * ref[e];
         rms = sqrt(rms / (double)ti->elems);
         double eps = gs_dtype_eps(ti->dtype);
         double rtol = 2.0 * eps;
@@ -260,7 +273,8 @@ gs_status gs_job_check_outputs(gs_job *j, gs_job_check *res, gs_error *err)
                           res->mismatches, res->bad_nonfinite, res->worst, res->max_abs_err,
                           res->tol_abs, res->tol_rel);
 done:
-    for (int i = 0; i < MAX_TENSORS; i++) gs_free(owned[i]);
+    for (int i = 0; i < MAX_TENSORS; i++)
+        gs_free(owned[i]);
     return st;
 }
 

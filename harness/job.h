@@ -49,13 +49,13 @@ typedef struct gs_job_spec {
 } gs_job_spec;
 
 typedef struct gs_job_check {
-    int checked;          /* 1 when outputs were compared */
+    int checked; /* 1 when outputs were compared */
     double max_abs_err;
     double max_rel_err;
-    double tol_abs;       /* absolute part of the tolerance used (worst output) */
-    double tol_rel;       /* relative part */
-    char worst[96];       /* tensor[index] of the worst element */
-    uint64_t mismatches;  /* elements outside tolerance */
+    double tol_abs;         /* absolute part of the tolerance used (worst output) */
+    double tol_rel;         /* relative part */
+    char worst[96];         /* tensor[index] of the worst element */
+    uint64_t mismatches;    /* elements outside tolerance */
     uint64_t bad_nonfinite; /* NaN/Inf where the reference is finite */
 } gs_job_check;
 

@@ -217,7 +217,8 @@ size_t gs_edit_distance(const char *a, const char *b, size_t cap)
     size_t la = strlen(a), lb = strlen(b);
     if (la > 64 || lb > 64) return cap;
     size_t row[65];
-    for (size_t j = 0; j <= lb; j++) row[j] = j;
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = j;
     for (size_t i = 1; i <= la; i++) {
         size_t prev = row[0];
         row[0] = i;

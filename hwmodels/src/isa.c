@@ -165,10 +165,11 @@ int32_t gs_program_add_tensor(gs_program *p, const char *name, gs_dtype t, gs_te
     if (!name || !name[0] || strlen(name) >= sizeof p->tensors[0].name)
         return gs_error_set(err, GS_ERR_INVALID, NULL, 0, 0, "tensor name empty or too long"), -1;
     if (gs_program_find_tensor(p, name) >= 0)
-        return gs_error_set(err, GS_ERR_INVALID, NULL, 0, 0, "duplicate tensor name '%s'", name), -1;
+        return gs_error_set(err, GS_ERR_INVALID, NULL, 0, 0, "duplicate tensor name '%s'", name),
+               -1;
     if (ndim < 1 || ndim > GS_AP_MAX_DIMS)
-        return gs_error_set(err, GS_ERR_INVALID, NULL, 0, 0,
-                            "tensor '%s': rank %d outside 1..%d", name, ndim, GS_AP_MAX_DIMS),
+        return gs_error_set(err, GS_ERR_INVALID, NULL, 0, 0, "tensor '%s': rank %d outside 1..%d",
+                            name, ndim, GS_AP_MAX_DIMS),
                -1;
     if ((int)t < 0 || t >= GS_DTYPE_COUNT)
         return gs_error_set(err, GS_ERR_INVALID, NULL, 0, 0, "tensor '%s': bad dtype", name), -1;
@@ -179,7 +180,8 @@ int32_t gs_program_add_tensor(gs_program *p, const char *name, gs_dtype t, gs_te
                                 "tensor '%s': dimension %d is %" PRId64 " (must be 1..2^40)", name,
                                 i, shape[i]),
                    -1;
-        if (elems > UINT64_MAX / (uint64_t)shape[i] || elems * (uint64_t)shape[i] > ((uint64_t)1 << 50))
+        if (elems > UINT64_MAX / (uint64_t)shape[i] ||
+            elems * (uint64_t)shape[i] > ((uint64_t)1 << 50))
             return gs_error_set(err, GS_ERR_INVALID, NULL, 0, 0, "tensor '%s': too many elements",
                                 name),
                    -1;
@@ -202,7 +204,8 @@ int32_t gs_program_add_tensor(gs_program *p, const char *name, gs_dtype t, gs_te
     ti->dtype = t;
     ti->kind = kind;
     ti->ndim = ndim;
-    for (int i = 0; i < ndim; i++) ti->shape[i] = shape[i];
+    for (int i = 0; i < ndim; i++)
+        ti->shape[i] = shape[i];
     ti->elems = elems;
     ti->bytes = bytes;
     ti->hbm_addr = addr;
@@ -296,8 +299,7 @@ static uint32_t *store_deps(gs_program *p, const uint32_t *deps, uint32_t n)
     return dst;
 }
 
-int64_t gs_program_append(gs_program *p, const gs_instr *in, const uint32_t *deps,
-                          uint32_t n_deps)
+int64_t gs_program_append(gs_program *p, const gs_instr *in, const uint32_t *deps, uint32_t n_deps)
 {
     if (p->n_instrs >= UINT32_MAX - 1) return -1;
     if (!grow((void **)&p->instrs, &p->cap_instrs, p->n_instrs, sizeof *p->instrs)) return -1;
@@ -394,7 +396,8 @@ void gs_instr_format(const gs_program *p, size_t i, char *buf, size_t size)
     if (in->n_deps) {
         PUT(" deps=");
         uint32_t show = GS_MIN(in->n_deps, 8u);
-        for (uint32_t d = 0; d < show; d++) PUT("%s%u", d ? "," : "", in->deps[d]);
+        for (uint32_t d = 0; d < show; d++)
+            PUT("%s%u", d ? "," : "", in->deps[d]);
         if (in->n_deps > show) PUT(",...(+%u)", in->n_deps - show);
     }
     PUT("  @%s:%d", short_file(in->file), in->line);
@@ -408,8 +411,11 @@ void gs_program_disasm(const gs_program *p, FILE *out)
     for (size_t t = 0; t < p->n_tensors; t++) {
         const gs_tensor_info *ti = &p->tensors[t];
         fprintf(out, "# t%zu %-12s %-6s %s [", t, ti->name, gs_dtype_name(ti->dtype),
-                ti->kind == GS_TENSOR_INPUT ? "in " : ti->kind == GS_TENSOR_OUTPUT ? "out" : "tmp");
-        for (int d = 0; d < ti->ndim; d++) fprintf(out, "%s%" PRId64, d ? "x" : "", ti->shape[d]);
+                ti->kind == GS_TENSOR_INPUT    ? "in "
+                : ti->kind == GS_TENSOR_OUTPUT ? "out"
+                                               : "tmp");
+        for (int d = 0; d < ti->ndim; d++)
+            fprintf(out, "%s%" PRId64, d ? "x" : "", ti->shape[d]);
         fprintf(out, "] @0x%" PRIx64 "\n", ti->hbm_addr);
     }
     for (size_t b = 0; b < p->n_buffers; b++) {

@@ -159,12 +159,28 @@ void gs_sb_json_str(gs_sb *sb, const char *s)
     while (*p) {
         unsigned char c = *p;
         switch (c) {
-        case '"': gs_sb_puts(sb, "\\\""); p++; continue;
-        case '\\': gs_sb_puts(sb, "\\\\"); p++; continue;
-        case '\n': gs_sb_puts(sb, "\\n"); p++; continue;
-        case '\r': gs_sb_puts(sb, "\\r"); p++; continue;
-        case '\t': gs_sb_puts(sb, "\\t"); p++; continue;
-        default: break;
+        case '"':
+            gs_sb_puts(sb, "\\\"");
+            p++;
+            continue;
+        case '\\':
+            gs_sb_puts(sb, "\\\\");
+            p++;
+            continue;
+        case '\n':
+            gs_sb_puts(sb, "\\n");
+            p++;
+            continue;
+        case '\r':
+            gs_sb_puts(sb, "\\r");
+            p++;
+            continue;
+        case '\t':
+            gs_sb_puts(sb, "\\t");
+            p++;
+            continue;
+        default:
+            break;
         }
         if (c < 0x20 || c == 0x7F) {
             gs_sb_printf(sb, "\\u%04x", c);
@@ -206,12 +222,24 @@ void gs_sb_html(gs_sb *sb, const char *s)
 {
     for (const char *p = s ? s : ""; *p; p++) {
         switch (*p) {
-        case '&': gs_sb_puts(sb, "&amp;"); break;
-        case '<': gs_sb_puts(sb, "&lt;"); break;
-        case '>': gs_sb_puts(sb, "&gt;"); break;
-        case '"': gs_sb_puts(sb, "&quot;"); break;
-        case '\'': gs_sb_puts(sb, "&#39;"); break;
-        default: gs_sb_putc(sb, *p); break;
+        case '&':
+            gs_sb_puts(sb, "&amp;");
+            break;
+        case '<':
+            gs_sb_puts(sb, "&lt;");
+            break;
+        case '>':
+            gs_sb_puts(sb, "&gt;");
+            break;
+        case '"':
+            gs_sb_puts(sb, "&quot;");
+            break;
+        case '\'':
+            gs_sb_puts(sb, "&#39;");
+            break;
+        default:
+            gs_sb_putc(sb, *p);
+            break;
         }
     }
 }
@@ -243,14 +271,16 @@ void gs_sb_csv(gs_sb *sb, const char *s)
 
 gs_status gs_sb_write_file(gs_sb *sb, const char *path, gs_error *err)
 {
-    if (sb->oom) return gs_error_set(err, GS_ERR_NOMEM, path, 0, 0, "out of memory building output");
+    if (sb->oom)
+        return gs_error_set(err, GS_ERR_NOMEM, path, 0, 0, "out of memory building output");
     size_t plen = strlen(path);
     char *tmp = gs_malloc(plen + 32);
     if (!tmp) return gs_error_set(err, GS_ERR_NOMEM, path, 0, 0, "out of memory");
     snprintf(tmp, plen + 32, "%s.tmp.%ld", path, (long)getpid());
     FILE *f = fopen(tmp, "wb");
     if (!f) {
-        gs_status st = gs_error_set(err, GS_ERR_IO, path, 0, 0, "cannot write: %s", strerror(errno));
+        gs_status st =
+            gs_error_set(err, GS_ERR_IO, path, 0, 0, "cannot write: %s", strerror(errno));
         gs_free(tmp);
         return st;
     }
@@ -258,7 +288,8 @@ gs_status gs_sb_write_file(gs_sb *sb, const char *path, gs_error *err)
     int bad = (w != sb->len) | (fflush(f) != 0);
     bad |= (fclose(f) != 0);
     if (bad || rename(tmp, path) != 0) {
-        gs_status st = gs_error_set(err, GS_ERR_IO, path, 0, 0, "cannot write: %s", strerror(errno));
+        gs_status st =
+            gs_error_set(err, GS_ERR_IO, path, 0, 0, "cannot write: %s", strerror(errno));
         remove(tmp);
         gs_free(tmp);
         return st;

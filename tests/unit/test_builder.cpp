@@ -12,7 +12,8 @@
 #include "gs/kernel.h"
 #include "test_config_builders.h"
 
-namespace {
+namespace
+{
 
 struct Fixture {
     gs_config cfg;
@@ -76,13 +77,14 @@ TEST(Builder, RawWarWawDependencies)
     gs_tensor C = f.tensor("C", GS_BF16, 128, 512, GS_TENSOR_OUTPUT);
     gs_pool *pool = gs_pool_create(f.kb, GS_MEM_SBUF, "x", 1, 1024);
     gs_tile t = gs_tile_alloc(pool, GS_BF16, 128, 512);
-    ASSERT_EQ(gs_dma_copy(f.kb, t.ap, gs_hbm_rows(&A, 0, 128, 0, 512), 0), GS_OK);   // 0
-    ASSERT_EQ(gs_activation(f.kb, t.ap, t.ap, GS_ACT_EXP, gs_imm(1), gs_imm(0), nullptr), GS_OK); // 1
-    ASSERT_EQ(gs_dma_copy(f.kb, gs_hbm_rows(&C, 0, 128, 0, 512), t.ap, 1), GS_OK);   // 2
+    ASSERT_EQ(gs_dma_copy(f.kb, t.ap, gs_hbm_rows(&A, 0, 128, 0, 512), 0), GS_OK); // 0
+    ASSERT_EQ(gs_activation(f.kb, t.ap, t.ap, GS_ACT_EXP, gs_imm(1), gs_imm(0), nullptr),
+              GS_OK);                                                              // 1
+    ASSERT_EQ(gs_dma_copy(f.kb, gs_hbm_rows(&C, 0, 128, 0, 512), t.ap, 1), GS_OK); // 2
     // same buffer again (bufs=1): the new load must wait for the store's read (WAR) and
     // the activation's write (WAW)
     gs_tile t2 = gs_tile_alloc(pool, GS_BF16, 128, 512);
-    ASSERT_EQ(gs_dma_copy(f.kb, t2.ap, gs_hbm_rows(&A, 0, 128, 0, 512), 2), GS_OK);  // 3
+    ASSERT_EQ(gs_dma_copy(f.kb, t2.ap, gs_hbm_rows(&A, 0, 128, 0, 512), 2), GS_OK); // 3
     EXPECT_EQ(f.deps_of(0), std::vector<uint32_t>{});
     EXPECT_EQ(f.deps_of(1), std::vector<uint32_t>{0});
     EXPECT_EQ(f.deps_of(2), std::vector<uint32_t>{1});
@@ -96,9 +98,9 @@ TEST(Builder, DoubleBufferingRemovesFalseDependencies)
     gs_tensor A = f.tensor("A", GS_BF16, 128, 1024);
     gs_pool *pool = gs_pool_create(f.kb, GS_MEM_SBUF, "x", 2, 1024);
     gs_tile t0 = gs_tile_alloc(pool, GS_BF16, 128, 512);
-    gs_dma_copy(f.kb, t0.ap, gs_hbm_rows(&A, 0, 128, 0, 512), -1);     // 0
+    gs_dma_copy(f.kb, t0.ap, gs_hbm_rows(&A, 0, 128, 0, 512), -1); // 0
     gs_tile t1 = gs_tile_alloc(pool, GS_BF16, 128, 512);
-    gs_dma_copy(f.kb, t1.ap, gs_hbm_rows(&A, 0, 128, 512, 512), -1);   // 1
+    gs_dma_copy(f.kb, t1.ap, gs_hbm_rows(&A, 0, 128, 512, 512), -1); // 1
     ASSERT_TRUE(gs_kb_ok(f.kb)) << f.error();
     EXPECT_NE(t0.ap.tensor, t1.ap.tensor);
     EXPECT_TRUE(f.deps_of(1).empty());
@@ -118,12 +120,12 @@ TEST(Builder, PartialOverlapIsExact)
     gs_tile o = gs_tile_alloc(gs_pool_create(f.kb, GS_MEM_SBUF, "o", 1, 64), GS_FP32, 128, 2);
     gs_tensor_copy(f.kb, GS_ENG_VECTOR, o.ap, gs_tile_view(&t, 0, 128, 255, 2)); // 2
     // different partitions: [0,32) vs [32,64) of the same columns
-    gs_memset(f.kb, GS_ENG_GPSIMD, gs_tile_view(&t, 32, 32, 0, 256), 3.0f);      // 3
+    gs_memset(f.kb, GS_ENG_GPSIMD, gs_tile_view(&t, 32, 32, 0, 256), 3.0f); // 3
     // strided even/odd columns interleaved: exact check says disjoint
     gs_ap even = gs_tile_view2(&t, 0, 32, 0, 64, 1, 2);
     gs_ap odd = gs_tile_view2(&t, 0, 32, 1, 64, 1, 2);
-    gs_memset(f.kb, GS_ENG_VECTOR, even, 4.0f);                                  // 4
-    gs_memset(f.kb, GS_ENG_GPSIMD, odd, 5.0f);                                   // 5
+    gs_memset(f.kb, GS_ENG_VECTOR, even, 4.0f); // 4
+    gs_memset(f.kb, GS_ENG_GPSIMD, odd, 5.0f);  // 5
     ASSERT_TRUE(gs_kb_ok(f.kb)) << f.error();
     EXPECT_TRUE(f.deps_of(1).empty());
     EXPECT_EQ(f.deps_of(2), (std::vector<uint32_t>{0, 1}));
@@ -281,7 +283,8 @@ TEST(Executor, RoundTripThroughSbufWithActivationAndAccumulate)
     gs_mem *m = gs_mem_create(f.p, &err);
     ASSERT_NE(m, nullptr);
     float *ad = (float *)gs_mem_tensor(m, A.id);
-    for (int i = 0; i < 32; i++) ad[i] = 0.1f * (float)i - 1.0f;
+    for (int i = 0; i < 32; i++)
+        ad[i] = 0.1f * (float)i - 1.0f;
     ASSERT_EQ(gs_exec_program(m, f.p, &err), GS_OK) << err.message;
     for (int r = 0; r < 4; r++) {
         double sum = 0;
@@ -323,13 +326,16 @@ TEST(Executor, MatmulAccumulatesInPsum)
     gs_error err;
     gs_mem *m = gs_mem_create(f.p, &err);
     float *atd = (float *)gs_mem_tensor(m, AT.id), *bd = (float *)gs_mem_tensor(m, B.id);
-    for (int i = 0; i < K * M; i++) atd[i] = (float)(i + 1);
-    for (int i = 0; i < K * N; i++) bd[i] = (float)(i % 5) - 2.0f;
+    for (int i = 0; i < K * M; i++)
+        atd[i] = (float)(i + 1);
+    for (int i = 0; i < K * N; i++)
+        bd[i] = (float)(i % 5) - 2.0f;
     ASSERT_EQ(gs_exec_program(m, f.p, &err), GS_OK) << err.message;
     for (int i = 0; i < M; i++)
         for (int j = 0; j < N; j++) {
             float want = 0;
-            for (int k = 0; k < K; k++) want += atd[k * M + i] * bd[k * N + j];
+            for (int k = 0; k < K; k++)
+                want += atd[k * M + i] * bd[k * N + j];
             EXPECT_EQ(get(m, f.p, C.id, (size_t)(i * N + j)), 2 * want);
         }
     gs_mem_free(m);
@@ -351,7 +357,8 @@ TEST(Executor, GatherChecksIndicesAtRunTime)
     gs_error err;
     gs_mem *m = gs_mem_create(f.p, &err);
     float *td = (float *)gs_mem_tensor(m, T.id);
-    for (int i = 0; i < 40; i++) td[i] = (float)i;
+    for (int i = 0; i < 40; i++)
+        td[i] = (float)i;
     int32_t *id = (int32_t *)gs_mem_tensor(m, I.id);
     id[0] = 9;
     id[1] = 0;
@@ -389,12 +396,14 @@ TEST(Executor, DmaTransposeAndBnStats)
     ASSERT_TRUE(gs_kb_ok(f.kb)) << f.error();
     gs_error err;
     gs_mem *m = gs_mem_create(f.p, &err);
-    for (int i = 0; i < 24; i++) gs_dtype_store(GS_BF16, gs_mem_tensor(m, A.id), (size_t)i, (float)(i * i % 7));
+    for (int i = 0; i < 24; i++)
+        gs_dtype_store(GS_BF16, gs_mem_tensor(m, A.id), (size_t)i, (float)(i * i % 7));
     ASSERT_EQ(gs_exec_program(m, f.p, &err), GS_OK) << err.message;
     for (int r = 0; r < 4; r++) {
         double mean = 0, var = 0;
         for (int c = 0; c < 6; c++) {
-            EXPECT_EQ(get(m, f.p, T.id, (size_t)(c * 4 + r)), get(m, f.p, A.id, (size_t)(r * 6 + c)));
+            EXPECT_EQ(get(m, f.p, T.id, (size_t)(c * 4 + r)),
+                      get(m, f.p, A.id, (size_t)(r * 6 + c)));
             mean += get(m, f.p, A.id, (size_t)(r * 6 + c)) / 6.0;
         }
         for (int c = 0; c < 6; c++) {

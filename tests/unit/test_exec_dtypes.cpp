@@ -15,7 +15,8 @@
 #include "gs/kernel.h"
 #include "test_config_builders.h"
 
-namespace {
+namespace
+{
 
 const gs_dtype kAll[] = {GS_FP32, GS_BF16, GS_FP16, GS_FP8_E4M3, GS_FP8_E5M2, GS_INT8, GS_INT32};
 constexpr unsigned P = 64;
@@ -26,8 +27,8 @@ void fill_random(gs_dtype t, void *buf, size_t n, std::mt19937_64 &rng)
 {
     size_t es = gs_dtype_size(t);
     uint8_t *b = static_cast<uint8_t *>(buf);
-    const float specials[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 1e-40f, -3e-39f, 1e30f,
-                              -65504.0f, 448.0f, 1.0f, -1.0f};
+    const float specials[] = {0.0f,    -0.0f, INFINITY,  -INFINITY, NAN,  1e-40f,
+                              -3e-39f, 1e30f, -65504.0f, 448.0f,    1.0f, -1.0f};
     for (size_t i = 0; i < n; i++) {
         uint64_t r = rng();
         if (t == GS_FP32 || t == GS_INT32) {
@@ -35,7 +36,8 @@ void fill_random(gs_dtype t, void *buf, size_t n, std::mt19937_64 &rng)
             if (r % 8 == 0)
                 v = specials[(r >> 8) % (sizeof specials / sizeof specials[0])];
             else
-                v = std::ldexp((float)((r >> 8) % 2000001) / 1000000.0f - 1.0f, (int)((r >> 40) % 21) - 10);
+                v = std::ldexp((float)((r >> 8) % 2000001) / 1000000.0f - 1.0f,
+                               (int)((r >> 40) % 21) - 10);
             gs_dtype_store(t, b, i, v);
         } else {
             std::memcpy(b + i * es, &r, es); // every bit pattern of the small types
@@ -46,7 +48,8 @@ void fill_random(gs_dtype t, void *buf, size_t n, std::mt19937_64 &rng)
 bool same_value(gs_dtype t, float got, float want)
 {
     if (std::isnan(want)) return std::isnan(got);
-    if (gs_dtype_is_float(t) && want == 0.0f) return got == 0.0f && std::signbit(got) == std::signbit(want);
+    if (gs_dtype_is_float(t) && want == 0.0f)
+        return got == 0.0f && std::signbit(got) == std::signbit(want);
     return got == want;
 }
 
@@ -60,7 +63,8 @@ struct Prog {
     {
         gs_test_config_gen3_like(&cfg);
         cfg.dtypes = 0;
-        for (gs_dtype t : kAll) cfg.dtypes |= 1u << t;
+        for (gs_dtype t : kAll)
+            cfg.dtypes |= 1u << t;
         p = gs_program_create(&cfg);
         kb = gs_kb_create(p, 0);
         for (int i = 0; i < 2; i++) {
@@ -68,11 +72,17 @@ struct Prog {
             char name[8];
             snprintf(name, sizeof name, "in%d", i);
             gs_error err;
-            in[i] = {gs_program_add_tensor(p, name, tin_dt, GS_TENSOR_INPUT, 2, shape, &err), tin_dt, 2, {P, F, 0, 0}};
+            in[i] = {gs_program_add_tensor(p, name, tin_dt, GS_TENSOR_INPUT, 2, shape, &err),
+                     tin_dt,
+                     2,
+                     {P, F, 0, 0}};
         }
         int64_t oshape[2] = {P, out_free};
         gs_error err;
-        out = {gs_program_add_tensor(p, "out", tout_dt, GS_TENSOR_OUTPUT, 2, oshape, &err), tout_dt, 2, {P, out_free, 0, 0}};
+        out = {gs_program_add_tensor(p, "out", tout_dt, GS_TENSOR_OUTPUT, 2, oshape, &err),
+               tout_dt,
+               2,
+               {P, out_free, 0, 0}};
         gs_pool *pool = gs_pool_create(kb, GS_MEM_SBUF, "t", 3, F * 4);
         for (int i = 0; i < 2; i++) {
             tin[i] = gs_tile_alloc(pool, tin_dt, P, F);
@@ -95,7 +105,8 @@ struct Prog {
         }
         gs_error err;
         gs_mem *m = gs_mem_create(p, &err);
-        for (int i = 0; i < 2; i++) fill_random(in[i].dtype, gs_mem_tensor(m, in[i].id), (size_t)P * F, rng);
+        for (int i = 0; i < 2; i++)
+            fill_random(in[i].dtype, gs_mem_tensor(m, in[i].id), (size_t)P * F, rng);
         if (gs_exec_program(m, p, &err) != GS_OK) {
             *why = err.message;
             gs_mem_free(m);
@@ -119,15 +130,19 @@ template <class Fn> int compare(gs_mem *m, Prog &pr, Fn fn, std::string *first)
         float got = ld(m, pr.out, i);
         if (!same_value(pr.out.dtype, got, want)) {
             if (!bad++)
-                *first = "element " + std::to_string(i) + ": a=" + std::to_string(ld(m, pr.in[0], i)) +
-                         " b=" + std::to_string(ld(m, pr.in[1], i)) + " got " + std::to_string(got) +
-                         " want " + std::to_string(want);
+                *first = "element " + std::to_string(i) +
+                         ": a=" + std::to_string(ld(m, pr.in[0], i)) +
+                         " b=" + std::to_string(ld(m, pr.in[1], i)) + " got " +
+                         std::to_string(got) + " want " + std::to_string(want);
         }
     }
     return bad;
 }
 
-std::string combo(gs_dtype a, gs_dtype b) { return std::string(gs_dtype_name(a)) + "->" + gs_dtype_name(b); }
+std::string combo(gs_dtype a, gs_dtype b)
+{
+    return std::string(gs_dtype_name(a)) + "->" + gs_dtype_name(b);
+}
 
 TEST(ExecDtypes, TensorCopyEveryPair)
 {
@@ -139,7 +154,10 @@ TEST(ExecDtypes, TensorCopyEveryPair)
             std::string why, first;
             gs_mem *m = pr.run(rng, &why);
             ASSERT_NE(m, nullptr) << combo(a, b) << ": " << why;
-            EXPECT_EQ(compare(m, pr, [](float x, float) { return x; }, &first), 0) << combo(a, b) << " " << first;
+            EXPECT_EQ(compare(
+                          m, pr, [](float x, float) { return x; }, &first),
+                      0)
+                << combo(a, b) << " " << first;
             gs_mem_free(m);
         }
 }
@@ -155,7 +173,11 @@ TEST(ExecDtypes, TensorTensorEveryOpAndPair)
                 std::string why, first;
                 gs_mem *m = pr.run(rng, &why);
                 ASSERT_NE(m, nullptr) << why;
-                EXPECT_EQ(compare(m, pr, [op](float x, float y) { return gs_alu_apply((gs_alu)op, x, y); }, &first), 0)
+                EXPECT_EQ(compare(
+                              m, pr,
+                              [op](float x, float y) { return gs_alu_apply((gs_alu)op, x, y); },
+                              &first),
+                          0)
                     << gs_alu_name((gs_alu)op) << " " << combo(a, b) << " " << first;
                 gs_mem_free(m);
             }
@@ -167,11 +189,14 @@ TEST(ExecDtypes, TensorScalarTwoOpsOnEachEngine)
     for (gs_engine e : {GS_ENG_VECTOR, GS_ENG_SCALAR, GS_ENG_GPSIMD})
         for (gs_dtype a : kAll) {
             Prog pr(a, GS_FP32);
-            gs_tensor_scalar(pr.kb, e, pr.tout.ap, pr.tin[0].ap, GS_ALU_MUL, gs_imm(0.5f), GS_ALU_SUB, gs_imm(3.0f));
+            gs_tensor_scalar(pr.kb, e, pr.tout.ap, pr.tin[0].ap, GS_ALU_MUL, gs_imm(0.5f),
+                             GS_ALU_SUB, gs_imm(3.0f));
             std::string why, first;
             gs_mem *m = pr.run(rng, &why);
             ASSERT_NE(m, nullptr) << why;
-            EXPECT_EQ(compare(m, pr, [](float x, float) { return x * 0.5f - 3.0f; }, &first), 0)
+            EXPECT_EQ(compare(
+                          m, pr, [](float x, float) { return x * 0.5f - 3.0f; }, &first),
+                      0)
                 << gs_engine_name(e) << " " << gs_dtype_name(a) << " " << first;
             gs_mem_free(m);
         }
@@ -184,11 +209,17 @@ TEST(ExecDtypes, ActivationEveryFunction)
         for (gs_dtype a : {GS_FP32, GS_BF16, GS_FP16, GS_FP8_E5M2})
             for (gs_dtype b : {GS_FP32, GS_BF16, GS_FP8_E4M3}) {
                 Prog pr(a, b);
-                gs_activation(pr.kb, pr.tout.ap, pr.tin[0].ap, (gs_act)f, gs_imm(1.5f), gs_imm(-0.25f), nullptr);
+                gs_activation(pr.kb, pr.tout.ap, pr.tin[0].ap, (gs_act)f, gs_imm(1.5f),
+                              gs_imm(-0.25f), nullptr);
                 std::string why, first;
                 gs_mem *m = pr.run(rng, &why);
                 ASSERT_NE(m, nullptr) << why;
-                EXPECT_EQ(compare(m, pr, [f](float x, float) { return gs_act_apply((gs_act)f, x * 1.5f + -0.25f); }, &first), 0)
+                EXPECT_EQ(
+                    compare(
+                        m, pr,
+                        [f](float x, float) { return gs_act_apply((gs_act)f, x * 1.5f + -0.25f); },
+                        &first),
+                    0)
                     << gs_act_name((gs_act)f) << " " << combo(a, b) << " " << first;
                 gs_mem_free(m);
             }
@@ -212,8 +243,8 @@ TEST(ExecDtypes, ReduceAddMaxMin)
                 }
                 float want = (float)acc;
                 EXPECT_TRUE(same_value(GS_FP32, ld(m, pr.out, p), want))
-                    << gs_alu_name(op) << " " << gs_dtype_name(a) << " row " << p << " got " << ld(m, pr.out, p)
-                    << " want " << want;
+                    << gs_alu_name(op) << " " << gs_dtype_name(a) << " row " << p << " got "
+                    << ld(m, pr.out, p) << " want " << want;
             }
             gs_mem_free(m);
         }
@@ -228,7 +259,10 @@ TEST(ExecDtypes, MemsetSaturatesPerDtype)
         std::string why, first;
         gs_mem *m = pr.run(rng, &why);
         ASSERT_NE(m, nullptr) << why;
-        EXPECT_EQ(compare(m, pr, [](float, float) { return 1e6f; }, &first), 0) << gs_dtype_name(b) << " " << first;
+        EXPECT_EQ(compare(
+                      m, pr, [](float, float) { return 1e6f; }, &first),
+                  0)
+            << gs_dtype_name(b) << " " << first;
         // e4m3 saturates to 448, int8 to 127, bf16 rounds, fp16 and e5m2 overflow to inf
         if (b == GS_FP8_E4M3) {
             EXPECT_EQ(ld(m, pr.out, 0), 448.0f);

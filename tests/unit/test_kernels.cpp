@@ -13,7 +13,8 @@
 #include "gs/config.h"
 #include "job.h"
 
-namespace {
+namespace
+{
 
 std::vector<std::string> config_files()
 {
@@ -61,7 +62,8 @@ std::string case_name(const testing::TestParamInfo<Case> &info)
     std::string base = c.config.substr(c.config.rfind('/') + 1);
     base = base.substr(0, base.size() - 5);
     std::string n = base + "_" + c.kernel->name + "_" + c.kernel->variants[c.variant];
-    for (int i = 0; i < c.shape.n; i++) n += (i ? "x" : "_") + std::to_string(c.shape.d[i]);
+    for (int i = 0; i < c.shape.n; i++)
+        n += (i ? "x" : "_") + std::to_string(c.shape.d[i]);
     for (auto &ch : n)
         if (!isalnum((unsigned char)ch)) ch = '_';
     return n;
@@ -75,14 +77,17 @@ struct ConfigHolder {
         gs_diags_init(&d);
         cfg = gs_config_load(path.c_str(), &d);
         std::string msgs;
-        for (size_t i = 0; i < d.count; i++) msgs += std::string(d.items[i].message) + "\n";
+        for (size_t i = 0; i < d.count; i++)
+            msgs += std::string(d.items[i].message) + "\n";
         EXPECT_NE(cfg, nullptr) << path << ":\n" << msgs;
         gs_diags_free(&d);
     }
     ~ConfigHolder() { gs_config_free(cfg); }
 };
 
-class KernelCheck : public testing::TestWithParam<Case> {};
+class KernelCheck : public testing::TestWithParam<Case>
+{
+};
 
 TEST_P(KernelCheck, MatchesReferenceOrReportsCleanReason)
 {
@@ -95,7 +100,8 @@ TEST_P(KernelCheck, MatchesReferenceOrReportsCleanReason)
     spec.variant = c.variant;
     spec.dtype = GS_BF16;
     spec.n_dims = c.shape.n;
-    for (int i = 0; i < c.shape.n; i++) spec.dims[i] = c.shape.d[i];
+    for (int i = 0; i < c.shape.n; i++)
+        spec.dims[i] = c.shape.d[i];
     spec.seed = 7;
     gs_job *job = nullptr;
     gs_error err;
@@ -103,7 +109,8 @@ TEST_P(KernelCheck, MatchesReferenceOrReportsCleanReason)
     gs_status st = gs_job_build(&spec, &job, &err);
     if (st == GS_ERR_UNSUPPORTED || st == GS_ERR_DOES_NOT_FIT) {
         // a clean reason, naming the kernel line
-        EXPECT_TRUE(std::strstr(err.message, "unsupported") || std::strstr(err.message, "does not fit"))
+        EXPECT_TRUE(std::strstr(err.message, "unsupported") ||
+                    std::strstr(err.message, "does not fit"))
             << err.message;
         gs_job_free(job);
         return;

@@ -28,19 +28,19 @@ extern "C" {
 
 /* The status table: one X-macro row per code (name, short string). */
 #define GS_STATUS_TABLE(X)                                                                         \
-    X(GS_OK, "ok")                          /* success */                                          \
-    X(GS_ERR_NOMEM, "out of memory")        /* an allocation failed */                             \
-    X(GS_ERR_IO, "i/o error")               /* a file could not be read or written */              \
-    X(GS_ERR_PARSE, "parse error")          /* malformed input text (YAML, JSON, CLI value) */     \
-    X(GS_ERR_INVALID, "invalid")            /* well-formed input with a wrong value */             \
-    X(GS_ERR_USAGE, "usage error")          /* bad command-line use */                             \
-    X(GS_ERR_UNSUPPORTED, "unsupported")    /* the target lacks a capability */                    \
-    X(GS_ERR_DOES_NOT_FIT, "does not fit")  /* SBUF/PSUM/HBM capacity exceeded */                  \
-    X(GS_ERR_BOUNDS, "out of bounds")       /* an access outside a tile or tensor */               \
-    X(GS_ERR_DEADLOCK, "deadlock")          /* a program can never finish */                       \
-    X(GS_ERR_TIMEOUT, "timeout")            /* simulated or wall-clock limit reached */            \
-    X(GS_ERR_MISMATCH, "mismatch")          /* outputs differ from the reference */                \
-    X(GS_ERR_INTERNAL, "internal error")    /* a bug in gensweep itself */
+    X(GS_OK, "ok")                         /* success */                                           \
+    X(GS_ERR_NOMEM, "out of memory")       /* an allocation failed */                              \
+    X(GS_ERR_IO, "i/o error")              /* a file could not be read or written */               \
+    X(GS_ERR_PARSE, "parse error")         /* malformed input text (YAML, JSON, CLI value) */      \
+    X(GS_ERR_INVALID, "invalid")           /* well-formed input with a wrong value */              \
+    X(GS_ERR_USAGE, "usage error")         /* bad command-line use */                              \
+    X(GS_ERR_UNSUPPORTED, "unsupported")   /* the target lacks a capability */                     \
+    X(GS_ERR_DOES_NOT_FIT, "does not fit") /* SBUF/PSUM/HBM capacity exceeded */                   \
+    X(GS_ERR_BOUNDS, "out of bounds")      /* an access outside a tile or tensor */                \
+    X(GS_ERR_DEADLOCK, "deadlock")         /* a program can never finish */                        \
+    X(GS_ERR_TIMEOUT, "timeout")           /* simulated or wall-clock limit reached */             \
+    X(GS_ERR_MISMATCH, "mismatch")         /* outputs differ from the reference */                 \
+    X(GS_ERR_INTERNAL, "internal error")   /* a bug in gensweep itself */
 
 typedef enum gs_status {
 #define GS_STATUS_ENUM(name, str) name,
@@ -118,7 +118,7 @@ void gs_set_allocator(const gs_allocator *a);
 void *gs_malloc(size_t size);
 void *gs_calloc(size_t n, size_t size); /* checks n*size overflow */
 void *gs_realloc(void *ptr, size_t size);
-void gs_free(void *ptr); /* NULL is a no-op */
+void gs_free(void *ptr);        /* NULL is a no-op */
 char *gs_strdup(const char *s); /* NULL in, NULL out */
 char *gs_strndup(const char *s, size_t n);
 

@@ -24,7 +24,7 @@ typedef struct gs_sb {
 } gs_sb;
 
 void gs_sb_init(gs_sb *sb);
-void gs_sb_free(gs_sb *sb); /* NULL is a no-op */
+void gs_sb_free(gs_sb *sb);  /* NULL is a no-op */
 void gs_sb_reset(gs_sb *sb); /* length 0, keeps memory */
 int gs_sb_ok(const gs_sb *sb);
 /* The text so far; "" for an empty builder. Owned by sb. */
