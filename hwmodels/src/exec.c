@@ -186,7 +186,7 @@ static void scatter_bytes(gs_mem *m, const gs_ap *a, uint32_t p, const uint8_t *
 static float operand(gs_mem *m, const gs_instr *in, int k, uint32_t flag, float imm, uint32_t p)
 {
     if (!(in->flags & flag)) return imm;
-    float v;
+    float v = 0.0f;
     load_row(m, &in->in[k], p, &v);
     return v;
 }
@@ -436,7 +436,7 @@ static gs_status exec_gather(gs_mem *m, const gs_instr *in, gs_error *err)
     uint8_t *row = (uint8_t *)scratch(m, 0, (D * es + 3) / 4);
     if (!row) return gs_error_set(err, GS_ERR_NOMEM, in->file, in->line, 0, "out of memory");
     for (uint32_t p = 0; p < out->part_count; p++) {
-        int32_t i;
+        int32_t i = -1;
         gather_bytes(m, idx, p, (uint8_t *)&i);
         if (i < 0 || (uint32_t)i >= table->part_count)
             return fail(in, err, GS_ERR_BOUNDS,

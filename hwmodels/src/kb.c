@@ -276,7 +276,7 @@ gs_pool *gs_pool_create_at(gs_kb *kb, const char *file, int line, gs_memspace sp
     }
     if (kb->n_pools == kb->cap_pools) {
         size_t nc = kb->cap_pools ? kb->cap_pools * 2 : 8;
-        gs_pool **np = gs_realloc(kb->pools, nc * sizeof *np);
+        gs_pool **np = gs_realloc(kb->pools, nc * sizeof(gs_pool *));
         if (!np) {
             kb_fail(kb, file, line, GS_ERR_NOMEM, "out of memory");
             return NULL;
@@ -560,10 +560,9 @@ static long ap_runs(const gs_ap *a, run *out, long limit)
     for (long r = 0; r < count; r++) {
         int64_t off = 0;
         for (int k = 0; k < inner_dims; k++) off += (int64_t)idx[k] * stride[k];
-        int64_t start = base * (a->space == GS_MEM_HBM ? 1 : 1);
         if (a->space == GS_MEM_HBM) {
-            out[r].lo = start + off;
-            out[r].hi = start + off + inner_len;
+            out[r].lo = base + off;
+            out[r].hi = base + off + inner_len;
         } else {
             out[r].lo = base + off * unit;
             out[r].hi = base + (off + inner_len) * unit;
