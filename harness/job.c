@@ -126,7 +126,7 @@ gs_status gs_job_build(const gs_job_spec *spec, gs_job **out, gs_error *err)
         for (int q = 0; q < d->ndim; q++)
             t->shape[q] = d->shape[q];
     }
-    unsigned cores = k->spmd ? (unsigned)spec->cfg->cores.v : 1;
+    unsigned cores = (k->spmd_variants >> spec->variant) & 1u ? (unsigned)spec->cfg->cores.v : 1;
     for (unsigned c = 0; c < cores; c++) {
         gs_kb *kb = gs_kb_create(j->p, c);
         if (!kb) return gs_error_set(err, GS_ERR_NOMEM, NULL, 0, 0, "out of memory");

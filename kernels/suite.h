@@ -45,7 +45,8 @@ typedef struct gs_kernel_def {
     gs_shape check_shapes[GS_SUITE_MAX_SHAPES]; /* functional + timing, CI-sized */
     gs_shape perf_shapes[GS_SUITE_MAX_SHAPES];  /* timing-only, realistic */
     uint32_t dtypes;                            /* compute dtypes the kernel accepts */
-    int spmd;                                   /* build runs once per core of the chip */
+    uint32_t spmd_variants; /* bit v set: variant v is SPMD (build runs once per core of the chip,
+                               caps->core_id says which; each core owns a disjoint output part) */
     /* Declare the problem's tensors for args (dims, dtype); returns the count, or -1 with a
      * message in err for bad dims. */
     int (*tensors)(const gs_kernel_args *args, gs_tensor_decl *out, int max, gs_error *err);
@@ -65,6 +66,13 @@ int gs_suite_variant(const gs_kernel_def *k, const char *name);
 /* The kernels (one source each). */
 extern const gs_kernel_def gs_kernel_elementwise_add;
 extern const gs_kernel_def gs_kernel_matmul;
+extern const gs_kernel_def gs_kernel_fused_elementwise;
+extern const gs_kernel_def gs_kernel_softmax;
+extern const gs_kernel_def gs_kernel_layernorm;
+extern const gs_kernel_def gs_kernel_rmsnorm;
+extern const gs_kernel_def gs_kernel_attention;
+extern const gs_kernel_def gs_kernel_reduce;
+extern const gs_kernel_def gs_kernel_embedding;
 
 #ifdef __cplusplus
 }
