@@ -6,6 +6,13 @@
 static const gs_kernel_def *const kernels[] = {
     &gs_kernel_elementwise_add,
     &gs_kernel_matmul,
+    &gs_kernel_fused_elementwise,
+    &gs_kernel_softmax,
+    &gs_kernel_layernorm,
+    &gs_kernel_rmsnorm,
+    &gs_kernel_attention,
+    &gs_kernel_reduce,
+    &gs_kernel_embedding,
 };
 
 size_t gs_suite_count(void)

@@ -1,0 +1,125 @@
+/*
+ * reduce.c - row reductions: Y[r] = sum_c X[r][c] (variant "sum") or max_c X[r][c] ("max"),
+ * X [R x C], Y [R x 1].
+ *
+ * Rows map to partitions in blocks of `partitions`. Each row block is swept in column chunks of
+ * `chunk` elements (param 0; default: the largest the double-buffered input pool and the
+ * engine's free-size limit allow, capped at 8192). Every chunk is reduced on the vector engine
+ * into one column of an fp32 partials tile, and the partials are reduced once more at the end,
+ * so a row of any length is one pass over HBM and the reduction stays in fp32 throughout. With
+ * bufs (param 1, default 2) > 1 the load of the next chunk overlaps the reduction of this one.
+ * Ragged row blocks and column tails use smaller tiles.
+ */
+#include "suite.h"
+
+enum { RED_SUM, RED_MAX };
+
+/* Cap on the default chunk: past a few thousand elements the per-instruction overhead is
+ * already amortised, and smaller chunks give the DMA/compute overlap more steps. */
+#define RED_DEFAULT_CHUNK_CAP 8192
+
+static gs_status build(gs_kb *kb, const gs_kernel_args *a)
+{
+    const gs_caps *c = gs_kb_caps(kb);
+    const gs_tensor *X = &a->t[0], *Y = &a->t[1];
+    int64_t R = a->dims[0], W = a->dims[1];
+    gs_alu op = a->variant == RED_MAX ? GS_ALU_MAX : GS_ALU_ADD;
+    unsigned bufs = a->param[1] > 0 ? (unsigned)a->param[1] : 2;
+    size_t es = gs_dtype_size(a->dtype);
+    int64_t chunk = a->param[0];
+    if (chunk <= 0) {
+        /* most of SBUF goes to the input pool; the partials and output tiles are tiny */
+        int64_t fit = (int64_t)(c->sbuf_partition_bytes / 2 / (bufs * es));
+        chunk = GS_MIN(GS_MIN(fit, (int64_t)RED_DEFAULT_CHUNK_CAP), (int64_t)c->max_free_sbuf);
+    }
+    if (chunk > W) chunk = W;
+    if (chunk <= 0) return gs_kb_fail(kb, GS_ERR_INVALID, "reduce: chunk must be positive");
+    int64_t nchunks = (W + chunk - 1) / chunk;
+    if (nchunks > (int64_t)c->max_free_sbuf)
+        return gs_kb_fail(kb, GS_ERR_INVALID,
+                          "reduce: %lld chunks per row exceed the engine's free-size limit %u; "
+                          "use a larger chunk",
+                          (long long)nchunks, c->max_free_sbuf);
+    gs_pool *px = gs_pool_create(kb, GS_MEM_SBUF, "x", bufs, (uint64_t)chunk * es);
+    gs_pool *pp = gs_pool_create(kb, GS_MEM_SBUF, "partials", 2, (uint64_t)nchunks * 4);
+    gs_pool *pr = gs_pool_create(kb, GS_MEM_SBUF, "row", 2, 4);
+    gs_pool *po = gs_pool_create(kb, GS_MEM_SBUF, "out", 2, es);
+    for (int64_t r0 = 0; r0 < R && gs_kb_ok(kb); r0 += c->partitions) {
+        unsigned np = (unsigned)GS_MIN((int64_t)c->partitions, R - r0);
+        gs_tile part = gs_tile_alloc(pp, GS_FP32, np, (uint32_t)nchunks);
+        for (int64_t k = 0; k < nchunks && gs_kb_ok(kb); k++) {
+            int64_t c0 = k * chunk;
+            uint32_t nf = (uint32_t)GS_MIN(chunk, W - c0);
+            gs_tile tx = gs_tile_alloc(px, a->dtype, np, nf);
+            gs_dma_copy(kb, tx.ap, gs_hbm_rows(X, r0, np, c0, nf), -1);
+            gs_tensor_reduce(kb, gs_tile_view(&part, 0, np, (uint32_t)k, 1), tx.ap, op, 1);
+        }
+        gs_tile row = gs_tile_alloc(pr, GS_FP32, np, 1);
+        gs_tensor_reduce(kb, row.ap, part.ap, op, 1);
+        gs_tile out = gs_tile_alloc(po, a->dtype, np, 1);
+        gs_tensor_copy(kb, GS_ENG_VECTOR, out.ap, row.ap);
+        gs_dma_copy(kb, gs_hbm_rows(Y, r0, np, 0, 1), out.ap, -1);
+    }
+    return gs_kb_status(kb);
+}
+
+static int tensors(const gs_kernel_args *a, gs_tensor_decl *t, int max, gs_error *err)
+{
+    if (max < 2) return -1;
+    if (a->dims[0] <= 0 || a->dims[1] <= 0)
+        return gs_error_set(err, GS_ERR_INVALID, NULL, 0, 0, "reduce: R and C must be positive"),
+               -1;
+    snprintf(t[0].name, sizeof t[0].name, "X");
+    t[0].kind = GS_TENSOR_INPUT;
+    t[0].shape[0] = a->dims[0];
+    t[0].shape[1] = a->dims[1];
+    snprintf(t[1].name, sizeof t[1].name, "Y");
+    t[1].kind = GS_TENSOR_OUTPUT;
+    t[1].shape[0] = a->dims[0];
+    t[1].shape[1] = 1;
+    for (int i = 0; i < 2; i++) {
+        t[i].dtype = a->dtype;
+        t[i].ndim = 2;
+        t[i].lo = -1.0;
+        t[i].hi = 1.0;
+    }
+    return 2;
+}
+
+static void reference(const gs_kernel_args *a, const double *const *in, double *const *out)
+{
+    int64_t R = a->dims[0], W = a->dims[1];
+    for (int64_t r = 0; r < R; r++) {
+        const double *x = in[0] + r * W;
+        double acc = x[0];
+        for (int64_t i = 1; i < W; i++)
+            acc = a->variant == RED_MAX ? (x[i] > acc ? x[i] : acc) : acc + x[i];
+        out[0][r] = acc;
+    }
+}
+
+static double reduction_len(const gs_kernel_args *a)
+{
+    /* a max is exact; a sum carries fp32 accumulation error over the row */
+    return a->variant == RED_MAX ? 1.0 : (double)a->dims[1];
+}
+
+const gs_kernel_def gs_kernel_reduce = {
+    .name = "reduce",
+    .summary = "Y[r] = sum or max of row r of X [R x C]",
+    .n_dims = 2,
+    .dim_names = {"R", "C"},
+    .n_variants = 2,
+    .variants = {"sum", "max"},
+    .n_params = 2,
+    .param_names = {"chunk", "bufs"},
+    .param_help = {"free elements per input tile (0: largest that fits, <= 8192)",
+                   "input buffers (2 = double buffering)"},
+    .check_shapes = {{2, {128, 1024}}, {2, {200, 777}}, {2, {3, 1}}},
+    .perf_shapes = {{2, {8192, 8192}}, {2, {4096, 1024}}},
+    .dtypes = (1u << GS_BF16) | (1u << GS_FP32) | (1u << GS_FP16),
+    .tensors = tensors,
+    .build = build,
+    .reference = reference,
+    .reduction_len = reduction_len,
+};
