@@ -73,13 +73,6 @@ extern const gs_kernel_def gs_kernel_rmsnorm;
 extern const gs_kernel_def gs_kernel_attention;
 extern const gs_kernel_def gs_kernel_reduce;
 extern const gs_kernel_def gs_kernel_embedding;
-extern const gs_kernel_def gs_kernel_fused_elementwise;
-extern const gs_kernel_def gs_kernel_softmax;
-extern const gs_kernel_def gs_kernel_layernorm;
-extern const gs_kernel_def gs_kernel_rmsnorm;
-extern const gs_kernel_def gs_kernel_attention;
-extern const gs_kernel_def gs_kernel_reduce;
-extern const gs_kernel_def gs_kernel_embedding;
 
 #ifdef __cplusplus
 }
