@@ -8,8 +8,10 @@
  * tiles. The rungs:
  *  - naive: for every output tile and K-tile, load the AT and B tiles, matmul-accumulate into a
  *    PSUM bank, evacuate (vector engine, converting to the output dtype) and store.
- *  - hoisted: the AT column panel [K x TM] of an M tile is loop-invariant over N: it is loaded
- *    once per M tile; B tiles are still loaded per (M tile, N tile, K tile).
+ *  - hoisted: loads hoisted out of the inner loops: the AT column panel [K x TM] of an M tile
+ *    is loop-invariant over N and loaded once per M tile; the B panel [K x TN] of an output
+ *    tile is loaded before its K loop (all K-tiles in flight at once over the queues) rather
+ *    than one K-tile at a time inside it. B is still loaded once per (M tile, N tile).
  *  - blocked: an AT block [K x MB] and a B block [K x NB] stay resident in SBUF; every AT
  *    element is loaded N/NB times and every B element M/MB times, with wide (MB or NB
  *    elements) rows per DMA descriptor. Single-buffered: the next block's loads wait for the
@@ -123,10 +125,16 @@ static void sched_hoisted(mm_state *s)
 {
     const gs_mm_problem *p = s->p;
     gs_kb *kb = s->kb;
-    /* the whole AT panel of one M tile: K-tile kt at free offset kt * TM */
-    gs_pool *pa = gs_pool_create(kb, GS_MEM_SBUF, "at_panel", 1,
-                                 (uint64_t)(s->KT * s->TM) * s->ies);
-    gs_pool *pb = gs_pool_create(kb, GS_MEM_SBUF, "b", s->bufs, (uint64_t)s->TN * s->ies);
+    /* Panels: K-tile kt at free offset kt * width. The AT panel of an M tile is loaded once per
+     * M tile; the B panel of an N tile once per output tile, all its K-tiles issued together
+     * (so they spread over the queues) before the K loop instead of one at a time inside it.
+     * The B panel is double-buffered when SBUF holds two. */
+    uint64_t at_bytes = (uint64_t)(s->KT * s->TM) * s->ies;
+    uint64_t b_bytes = (uint64_t)(s->KT * s->TN) * s->ies;
+    uint64_t out_bytes = (uint64_t)s->bufs * (uint64_t)s->TN * s->oes;
+    unsigned bbufs = at_bytes + 2 * b_bytes + out_bytes <= s->c->sbuf_partition_bytes ? 2u : 1u;
+    gs_pool *pa = gs_pool_create(kb, GS_MEM_SBUF, "at_panel", 1, at_bytes);
+    gs_pool *pb = gs_pool_create(kb, GS_MEM_SBUF, "b_panel", bbufs, b_bytes);
     gs_pool *po = gs_pool_create(kb, GS_MEM_SBUF, "c", s->bufs, (uint64_t)s->TN * s->oes);
     gs_pool *pp = psum_pool(s, s->bufs);
     for (int64_t m0 = p->m_lo; m0 < p->m_hi && gs_kb_ok(kb); m0 += s->TM) {
@@ -141,14 +149,18 @@ static void sched_hoisted(mm_state *s)
         }
         for (int64_t n0 = 0; n0 < p->N && gs_kb_ok(kb); n0 += s->TN) {
             uint32_t tn = (uint32_t)GS_MIN(s->TN, p->N - n0);
-            gs_tile acc = gs_tile_alloc(pp, GS_FP32, tm, tn);
-            for (int64_t kt = 0; kt < s->KT && gs_kb_ok(kb); kt++) {
+            gs_tile bp = gs_tile_alloc(pb, s->in_dt, (unsigned)s->PK, (uint32_t)(s->KT * s->TN));
+            for (int64_t kt = 0; kt < s->KT; kt++) {
                 int64_t k0 = kt * s->TK;
                 unsigned tk = (unsigned)GS_MIN(s->TK, p->K - k0);
-                gs_tile tb = gs_tile_alloc(pb, s->in_dt, tk, tn);
-                gs_dma_copy(kb, tb.ap, gs_hbm_rows(p->b, p->b_row0 + k0, tk, n0, tn), -1);
+                gs_dma_copy(kb, gs_tile_view(&bp, 0, tk, (uint32_t)(kt * s->TN), tn),
+                            gs_hbm_rows(p->b, p->b_row0 + k0, tk, n0, tn), -1);
+            }
+            gs_tile acc = gs_tile_alloc(pp, GS_FP32, tm, tn);
+            for (int64_t kt = 0; kt < s->KT && gs_kb_ok(kb); kt++) {
+                unsigned tk = (unsigned)GS_MIN(s->TK, p->K - kt * s->TK);
                 gs_matmul(kb, acc.ap, gs_tile_view(&panel, 0, tk, (uint32_t)(kt * s->TM), tm),
-                          tb.ap, kt > 0);
+                          gs_tile_view(&bp, 0, tk, (uint32_t)(kt * s->TN), tn), kt > 0);
             }
             gs_tile out = gs_tile_alloc(po, s->out_dt, tm, tn);
             evacuate(s, out.ap, acc.ap, GS_ENG_VECTOR, tm);
