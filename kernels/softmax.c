@@ -15,8 +15,8 @@
  *   then scales and stores. Needs C x (dtype + fp32) bytes per partition: a row longer than SBUF
  *   holds is "does not fit" (use three_pass).
  * Exps are kept in fp32 (in SBUF) or in the output dtype (three_pass, in Y itself, as a real
- * three-kernel pipeline would); sums and maxima are fp32. bufs (param 1, default 2) sets
- * buffers per streaming pool.
+ * three-kernel pipeline would); sums and maxima are fp32. bufs (param 1, default max(2, DMA
+ * queues / 4)) sets buffers per streaming pool.
  */
 #include <math.h>
 
@@ -31,7 +31,8 @@ static gs_status build(gs_kb *kb, const gs_kernel_args *a)
     const gs_caps *c = gs_kb_caps(kb);
     const gs_tensor *X = &a->t[0], *Y = &a->t[1];
     int64_t R = a->dims[0], W = a->dims[1];
-    unsigned bufs = a->param[1] > 0 ? (unsigned)a->param[1] : 2;
+    /* several chunks in flight so more than a couple of DMA queues work at once */
+    unsigned bufs = a->param[1] > 0 ? (unsigned)a->param[1] : GS_MAX(2u, c->dma_queues / 4);
     size_t es = gs_dtype_size(a->dtype);
     int64_t chunk = a->param[0] > 0 ? a->param[0] : SM_DEFAULT_CHUNK_CAP;
     chunk = GS_MIN(GS_MIN(chunk, W), (int64_t)c->max_free_sbuf);
@@ -172,7 +173,7 @@ const gs_kernel_def gs_kernel_softmax = {
     .n_params = 2,
     .param_names = {"chunk", "bufs"},
     .param_help = {"free elements per instruction (0: min(C, 2048))",
-                   "buffers per streaming pool (2 = double buffering)"},
+                   "buffers per streaming pool (0: max(2, DMA queues / 4))"},
     .check_shapes = {{2, {128, 512}}, {2, {200, 3000}}, {2, {5, 1}}},
     .perf_shapes = {{2, {8192, 8192}}, {2, {4096, 2048}}},
     .dtypes = (1u << GS_BF16) | (1u << GS_FP32) | (1u << GS_FP16),
