@@ -5,6 +5,9 @@
  * `chunk` elements (param 0; default: as large as the double-buffered pools allow, capped at
  * 4096). With bufs (param 1, default 2) > 1 the loads of the next chunk overlap the add and
  * store of this one. Tails in both dimensions use smaller tiles.
+ *
+ * Variant "spmd": the same schedule on every core of the chip, each core owning a disjoint
+ * range of whole row blocks (caps->core_id of caps->cores); all cores share HBM bandwidth.
  */
 #include "suite.h"
 
@@ -23,11 +26,19 @@ static gs_status build(gs_kb *kb, const gs_kernel_args *a)
     }
     if (chunk > W) chunk = W;
     if (chunk <= 0) return gs_kb_fail(kb, GS_ERR_INVALID, "chunk must be positive");
+    int64_t r_lo = 0, r_hi = R;
+    if (a->variant == 1) {
+        int64_t blocks = (R + c->partitions - 1) / c->partitions;
+        int64_t per = (blocks + c->cores - 1) / GS_MAX(c->cores, 1u);
+        r_lo = GS_MIN(R, (int64_t)c->core_id * per * c->partitions);
+        r_hi = GS_MIN(R, r_lo + per * c->partitions);
+        if (r_lo >= r_hi) return gs_kb_status(kb); /* more cores than row blocks */
+    }
     gs_pool *pa = gs_pool_create(kb, GS_MEM_SBUF, "a", bufs, (uint64_t)chunk * es);
     gs_pool *pb = gs_pool_create(kb, GS_MEM_SBUF, "b", bufs, (uint64_t)chunk * es);
     gs_pool *po = gs_pool_create(kb, GS_MEM_SBUF, "out", bufs, (uint64_t)chunk * es);
-    for (int64_t r0 = 0; r0 < R && gs_kb_ok(kb); r0 += c->partitions) {
-        unsigned np = (unsigned)GS_MIN((int64_t)c->partitions, R - r0);
+    for (int64_t r0 = r_lo; r0 < r_hi && gs_kb_ok(kb); r0 += c->partitions) {
+        unsigned np = (unsigned)GS_MIN((int64_t)c->partitions, r_hi - r0);
         for (int64_t c0 = 0; c0 < W && gs_kb_ok(kb); c0 += chunk) {
             uint32_t nf = (uint32_t)GS_MIN(chunk, W - c0);
             gs_tile ta = gs_tile_alloc(pa, a->dtype, np, nf);
@@ -81,8 +92,9 @@ const gs_kernel_def gs_kernel_elementwise_add = {
     .summary = "C = A + B (bandwidth-bound baseline)",
     .n_dims = 2,
     .dim_names = {"R", "C"},
-    .n_variants = 1,
-    .variants = {"default"},
+    .n_variants = 2,
+    .variants = {"default", "spmd"},
+    .spmd_variants = 1u << 1,
     .n_params = 2,
     .param_names = {"chunk", "bufs"},
     .param_help = {"free elements per tile (0: largest that fits, <= 4096)",
