@@ -45,8 +45,17 @@ typedef struct mm_state {
     int split_queues;           /* pipelined: loads and stores on disjoint queues */
     unsigned q_store_n, q_next_load, q_next_store;
     gs_pool *pbias;
+    gs_pool *first; /* the first pool this build created: released (with all later) at the end */
     gs_tile bias;
 } mm_state;
+
+static gs_pool *mk_pool(mm_state *s, gs_memspace space, const char *name, unsigned bufs,
+                        uint64_t bytes)
+{
+    gs_pool *pl = gs_pool_create(s->kb, space, name, bufs, bytes);
+    if (!s->first) s->first = pl;
+    return pl;
+}
 
 static int q_load(mm_state *s)
 {
@@ -89,16 +98,16 @@ static void store(mm_state *s, int64_t m0, unsigned tm, int64_t n0, uint32_t tn,
 static gs_pool *psum_pool(mm_state *s, unsigned bufs)
 {
     /* one bank per buffer: a matmul output must not cross a PSUM bank */
-    return gs_pool_create(s->kb, GS_MEM_PSUM, "acc", bufs, s->c->psum_bank_bytes);
+    return mk_pool(s, GS_MEM_PSUM, "acc", bufs, s->c->psum_bank_bytes);
 }
 
 static void sched_naive(mm_state *s)
 {
     const gs_mm_problem *p = s->p;
     gs_kb *kb = s->kb;
-    gs_pool *pa = gs_pool_create(kb, GS_MEM_SBUF, "at", s->bufs, (uint64_t)s->TM * s->ies);
-    gs_pool *pb = gs_pool_create(kb, GS_MEM_SBUF, "b", s->bufs, (uint64_t)s->TN * s->ies);
-    gs_pool *po = gs_pool_create(kb, GS_MEM_SBUF, "c", s->bufs, (uint64_t)s->TN * s->oes);
+    gs_pool *pa = mk_pool(s, GS_MEM_SBUF, "at", s->bufs, (uint64_t)s->TM * s->ies);
+    gs_pool *pb = mk_pool(s, GS_MEM_SBUF, "b", s->bufs, (uint64_t)s->TN * s->ies);
+    gs_pool *po = mk_pool(s, GS_MEM_SBUF, "c", s->bufs, (uint64_t)s->TN * s->oes);
     gs_pool *pp = psum_pool(s, s->bufs);
     for (int64_t m0 = p->m_lo; m0 < p->m_hi && gs_kb_ok(kb); m0 += s->TM) {
         unsigned tm = (unsigned)GS_MIN(s->TM, p->m_hi - m0);
@@ -133,9 +142,9 @@ static void sched_hoisted(mm_state *s)
     uint64_t b_bytes = (uint64_t)(s->KT * s->TN) * s->ies;
     uint64_t out_bytes = (uint64_t)s->bufs * (uint64_t)s->TN * s->oes;
     unsigned bbufs = at_bytes + 2 * b_bytes + out_bytes <= s->c->sbuf_partition_bytes ? 2u : 1u;
-    gs_pool *pa = gs_pool_create(kb, GS_MEM_SBUF, "at_panel", 1, at_bytes);
-    gs_pool *pb = gs_pool_create(kb, GS_MEM_SBUF, "b_panel", bbufs, b_bytes);
-    gs_pool *po = gs_pool_create(kb, GS_MEM_SBUF, "c", s->bufs, (uint64_t)s->TN * s->oes);
+    gs_pool *pa = mk_pool(s, GS_MEM_SBUF, "at_panel", 1, at_bytes);
+    gs_pool *pb = mk_pool(s, GS_MEM_SBUF, "b_panel", bbufs, b_bytes);
+    gs_pool *po = mk_pool(s, GS_MEM_SBUF, "c", s->bufs, (uint64_t)s->TN * s->oes);
     gs_pool *pp = psum_pool(s, s->bufs);
     for (int64_t m0 = p->m_lo; m0 < p->m_hi && gs_kb_ok(kb); m0 += s->TM) {
         unsigned tm = (unsigned)GS_MIN(s->TM, p->m_hi - m0);
@@ -212,9 +221,9 @@ static void sched_blocked(mm_state *s, int pipelined)
     MB = GS_MIN(GS_MAX(MB, s->TM), round_up(p->m_hi - p->m_lo, s->TM));
     G = GS_MIN(G, NB / s->TN);
 
-    gs_pool *pbb = gs_pool_create(kb, GS_MEM_SBUF, "b_block", 1, (uint64_t)(s->KT * NB) * s->ies);
-    gs_pool *pab = gs_pool_create(kb, GS_MEM_SBUF, "at_block", nat, (uint64_t)(s->KT * MB) * s->ies);
-    gs_pool *po = gs_pool_create(kb, GS_MEM_SBUF, "c", s->bufs, (uint64_t)(G * s->TN) * s->oes);
+    gs_pool *pbb = mk_pool(s, GS_MEM_SBUF, "b_block", 1, (uint64_t)(s->KT * NB) * s->ies);
+    gs_pool *pab = mk_pool(s, GS_MEM_SBUF, "at_block", nat, (uint64_t)(s->KT * MB) * s->ies);
+    gs_pool *po = mk_pool(s, GS_MEM_SBUF, "c", s->bufs, (uint64_t)(G * s->TN) * s->oes);
     gs_pool *pp = psum_pool(s, pipelined ? (unsigned)(2 * G) : s->bufs);
     unsigned eng_turn = 0;
     for (int64_t nb0 = 0; nb0 < p->N && gs_kb_ok(kb); nb0 += NB) {
@@ -303,7 +312,7 @@ gs_status gs_mm_build(gs_kb *kb, const gs_mm_problem *p, gs_mm_schedule sched, c
         s.split_queues = s.c->dma_queues >= 2;
         s.q_store_n = GS_MAX(1u, s.c->dma_queues / 4);
     }
-    if (p->bias) s.pbias = gs_pool_create(kb, GS_MEM_SBUF, "bias", 2, gs_dtype_size(p->bias->dtype));
+    if (p->bias) s.pbias = mk_pool(&s, GS_MEM_SBUF, "bias", 2, gs_dtype_size(p->bias->dtype));
     switch (sched) {
     case GS_MM_NAIVE: sched_naive(&s); break;
     case GS_MM_HOISTED: sched_hoisted(&s); break;
@@ -311,6 +320,9 @@ gs_status gs_mm_build(gs_kb *kb, const gs_mm_problem *p, gs_mm_schedule sched, c
     case GS_MM_PIPELINED: sched_blocked(&s, 1); break;
     default: return gs_kb_fail(kb, GS_ERR_INVALID, "matmul: no schedule %d", (int)sched);
     }
+    /* SBUF/PSUM go back to the caller (a batched kernel calls this once per batch); later
+     * reuse of the space is ordered after these instructions by the builder's dependencies */
+    gs_pool_release(kb, s.first);
     return gs_kb_status(kb);
 }
 

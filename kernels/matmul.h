@@ -38,7 +38,8 @@ typedef struct gs_mm_problem {
 } gs_mm_problem;
 
 /* Issue one problem with schedule s and tunables param[GS_MM_N_PARAMS]. Errors (unsupported
- * dtype, does not fit, bad tunables) are recorded in kb and returned. */
+ * dtype, does not fit, bad tunables) are recorded in kb and returned. The SBUF/PSUM pools it
+ * creates are released before it returns, so it may be called once per batch. */
 gs_status gs_mm_build(gs_kb *kb, const gs_mm_problem *p, gs_mm_schedule s, const int64_t *param);
 
 /* Rows [lo, hi) of M that core `core` of `cores` owns when M is sharded in whole tiles of tm

@@ -13,6 +13,11 @@ static const gs_kernel_def *const kernels[] = {
     &gs_kernel_attention,
     &gs_kernel_reduce,
     &gs_kernel_embedding,
+    &gs_kernel_transpose,
+    &gs_kernel_bmm,
+    &gs_kernel_mlp,
+    &gs_kernel_avgpool2d,
+    &gs_kernel_matmul_fp8,
 };
 
 size_t gs_suite_count(void)

@@ -73,6 +73,11 @@ extern const gs_kernel_def gs_kernel_rmsnorm;
 extern const gs_kernel_def gs_kernel_attention;
 extern const gs_kernel_def gs_kernel_reduce;
 extern const gs_kernel_def gs_kernel_embedding;
+extern const gs_kernel_def gs_kernel_transpose;
+extern const gs_kernel_def gs_kernel_bmm;
+extern const gs_kernel_def gs_kernel_mlp;
+extern const gs_kernel_def gs_kernel_avgpool2d;
+extern const gs_kernel_def gs_kernel_matmul_fp8;
 
 #ifdef __cplusplus
 }

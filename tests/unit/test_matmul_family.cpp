@@ -1,0 +1,158 @@
+// The matmul family through the SystemC model and the executor:
+//  - the optimisation ladder: on gen2 at a large shape (timing-only), every rung is faster than
+//    the one before it and none beats its roofline; the times are printed;
+//  - capability gating: fp8 matmul unsupported on gen1 and correct on gen3; the DMA transpose
+//    unsupported on gen1/gen2 and correct on gen3.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "gs/config.h"
+#include "gs/model.h"
+#include "job.h"
+
+namespace {
+
+struct Config {
+    gs_config *cfg = nullptr;
+    explicit Config(const char *gen)
+    {
+        std::string path = std::string(GS_SOURCE_DIR) + "/configs/" + gen + ".yaml";
+        gs_diags d;
+        gs_diags_init(&d);
+        cfg = gs_config_load(path.c_str(), &d);
+        EXPECT_NE(cfg, nullptr) << path;
+        gs_diags_free(&d);
+    }
+    ~Config() { gs_config_free(cfg); }
+    Config(const Config &) = delete;
+    Config &operator=(const Config &) = delete;
+};
+
+gs_job_spec make_spec(const gs_config *cfg, const char *kernel, const char *variant,
+                      std::initializer_list<int64_t> dims, gs_dtype dt = GS_BF16)
+{
+    gs_job_spec spec{};
+    spec.cfg = cfg;
+    spec.kernel = gs_suite_find(kernel);
+    EXPECT_NE(spec.kernel, nullptr) << kernel;
+    if (!spec.kernel) return spec;
+    spec.variant = gs_suite_variant(spec.kernel, variant);
+    EXPECT_GE(spec.variant, 0) << kernel << "/" << variant;
+    spec.dtype = dt;
+    for (int64_t v : dims) spec.dims[spec.n_dims++] = v;
+    spec.seed = 11;
+    return spec;
+}
+
+// Build and run timing-only on the model; returns the stats.
+gs_run_stats time_variant(const gs_config *cfg, const char *kernel, const char *variant,
+                          std::initializer_list<int64_t> dims)
+{
+    gs_run_stats stats;
+    std::memset(&stats, 0, sizeof stats);
+    gs_job_spec spec = make_spec(cfg, kernel, variant, dims);
+    if (!spec.kernel || spec.variant < 0) return stats;
+    gs_job *job = nullptr;
+    gs_error err;
+    gs_error_clear(&err);
+    gs_status st = gs_job_build(&spec, &job, &err);
+    EXPECT_EQ(st, GS_OK) << variant << ": " << err.message;
+    if (st == GS_OK) {
+        gs_run_opts ro{};
+        ro.functional = 0;
+        ro.wall_limit_s = 60;
+        st = gs_model_run_isolated(cfg, gs_job_program(job), nullptr, &ro, &stats, &err);
+        EXPECT_EQ(st, GS_OK) << variant << ": " << err.message;
+    }
+    gs_job_free(job);
+    return stats;
+}
+
+TEST(MatmulLadder, EachRungFasterOnGen2AndNoneBeatsRoofline)
+{
+    Config c("gen2");
+    ASSERT_NE(c.cfg, nullptr);
+    const char *rungs[] = {"naive", "hoisted", "blocked", "pipelined"};
+    double prev = 0.0;
+    for (const char *v : rungs) {
+        gs_run_stats s = time_variant(c.cfg, "matmul", v, {4096, 4096, 4096});
+        std::printf("gen2 matmul/%-9s 4096x4096x4096 bf16: %10.1f us, roofline %8.1f us, "
+                    "ratio %5.2f, bottleneck %s\n",
+                    v, s.total_ns / 1e3, s.roofline_ns / 1e3, s.roofline_ratio, s.bottleneck_name);
+        EXPECT_GT(s.total_ns, 0.0) << v;
+        EXPECT_GE(s.total_ns, s.roofline_ns) << v << " beats its roofline";
+        if (prev > 0.0) {
+            EXPECT_LT(s.total_ns, prev) << v << " is not faster than the rung before";
+        }
+        prev = s.total_ns;
+    }
+}
+
+TEST(MatmulSpmd, ShardsAcrossCoresAndBeatsOneCore)
+{
+    Config c("gen2");
+    ASSERT_NE(c.cfg, nullptr);
+    gs_run_stats one = time_variant(c.cfg, "matmul", "pipelined", {2048, 2048, 2048});
+    gs_run_stats all = time_variant(c.cfg, "matmul", "spmd", {2048, 2048, 2048});
+    std::printf("gen2 matmul 2048^3: pipelined %.1f us on 1 core, spmd %.1f us on %u cores\n",
+                one.total_ns / 1e3, all.total_ns / 1e3, all.cores_used);
+    EXPECT_EQ(all.cores_used, (unsigned)c.cfg->cores.v);
+    EXPECT_LT(all.total_ns, one.total_ns);
+    EXPECT_GE(all.total_ns, all.roofline_ns);
+}
+
+// Build + run through the C executor + check; returns the build status.
+gs_status run_checked(const gs_config *cfg, const char *kernel, const char *variant,
+                      std::initializer_list<int64_t> dims, gs_error *err, gs_dtype dt = GS_BF16)
+{
+    gs_job_spec spec = make_spec(cfg, kernel, variant, dims, dt);
+    if (!spec.kernel || spec.variant < 0) return GS_ERR_USAGE;
+    gs_job *job = nullptr;
+    gs_error_clear(err);
+    gs_status st = gs_job_build(&spec, &job, err);
+    if (st == GS_OK) {
+        st = gs_job_init_memory(job, err);
+        if (st == GS_OK) st = gs_exec_program(gs_job_memory(job), gs_job_program(job), err);
+        gs_job_check chk;
+        if (st == GS_OK) st = gs_job_check_outputs(job, &chk, err);
+    }
+    gs_job_free(job);
+    return st;
+}
+
+TEST(MatmulFp8, UnsupportedOnGen1PassesOnGen3)
+{
+    Config g1("gen1"), g3("gen3");
+    ASSERT_NE(g1.cfg, nullptr);
+    ASSERT_NE(g3.cfg, nullptr);
+    gs_error err;
+    EXPECT_EQ(run_checked(g1.cfg, "matmul_fp8", "default", {200, 300, 700}, &err),
+              GS_ERR_UNSUPPORTED);
+    EXPECT_NE(std::strstr(err.message, "unsupported: fp8 matmul"), nullptr) << err.message;
+    EXPECT_EQ(run_checked(g3.cfg, "matmul_fp8", "default", {200, 300, 700}, &err), GS_OK)
+        << err.message;
+    EXPECT_EQ(run_checked(g3.cfg, "matmul_fp8", "default", {130, 257, 520}, &err, GS_FP32), GS_OK)
+        << err.message;
+}
+
+TEST(TransposeDma, UnsupportedOnGen1AndGen2PassesOnGen3)
+{
+    gs_error err;
+    for (const char *gen : {"gen1", "gen2"}) {
+        Config c(gen);
+        ASSERT_NE(c.cfg, nullptr);
+        EXPECT_EQ(run_checked(c.cfg, "transpose", "dma", {200, 300}, &err), GS_ERR_UNSUPPORTED)
+            << gen;
+        EXPECT_NE(std::strstr(err.message, "unsupported"), nullptr) << err.message;
+        EXPECT_EQ(run_checked(c.cfg, "transpose", "tensor_engine", {200, 300}, &err), GS_OK)
+            << gen << ": " << err.message;
+    }
+    Config g3("gen3");
+    ASSERT_NE(g3.cfg, nullptr);
+    EXPECT_EQ(run_checked(g3.cfg, "transpose", "dma", {200, 300}, &err), GS_OK) << err.message;
+}
+
+} // namespace
