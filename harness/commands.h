@@ -25,6 +25,10 @@ void gs_help_list(void);
 /* cmd_kernels.c: `list kernels [--names | --check-shapes K]` (argv[0] = "kernels") */
 int gs_list_kernels(int argc, char **argv);
 
+/* cmd_report.c */
+int gs_cmd_report(int argc, char **argv);
+void gs_help_report(void);
+
 /* cmd_run.c */
 int gs_cmd_disasm(int argc, char **argv);
 void gs_help_disasm(void);

@@ -15,6 +15,8 @@ static const gs_command commands[] = {
      gs_cmd_run, gs_help_run},
     {"disasm", "print a kernel's program for a generation, one instruction a line", gs_cmd_disasm,
      gs_help_disasm},
+    {"report", "write the self-contained HTML report from a results file", gs_cmd_report,
+     gs_help_report},
 };
 
 static void usage(FILE *out)

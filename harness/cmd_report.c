@@ -1,0 +1,97 @@
+/*
+ * cmd_report.c - `gensweep report RESULTS.json [-o report.html] [--baseline BASE.json]
+ * [--base-gen NAME]`: the HTML report from results files alone (reports/report.h).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "report.h"
+
+void gs_help_report(void)
+{
+    printf("usage: gensweep report RESULTS.json [-o report.html] [--baseline BASE.json]\n"
+           "                       [--base-gen NAME] [--threshold PCT]\n\n"
+           "Write the self-contained HTML performance report for a results file (no model runs):\n"
+           "summary, generations side by side, portability matrix, speedups, rooflines, engine\n"
+           "time, timelines, correctness, baseline comparison, variants, what-if and tuning.\n"
+           "  -o FILE           output path (default: report.html next to RESULTS.json)\n"
+           "  --baseline FILE   compare with an earlier results file (regressions/improvements)\n"
+           "  --base-gen NAME   generation the speedups are relative to (default: the first)\n"
+           "  --threshold PCT   time change that counts as a regression (default 2)\n"
+           "exit status: 0 written, 2 usage error or unreadable/invalid results file\n");
+}
+
+int gs_cmd_report(int argc, char **argv)
+{
+    const char *in = NULL, *out = NULL, *base = NULL;
+    gs_report_opts opts = {NULL, 0};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int has_value = i + 1 < argc;
+        if (!strcmp(a, "-o") || !strcmp(a, "--out") || !strcmp(a, "--baseline") ||
+            !strcmp(a, "--base-gen") || !strcmp(a, "--threshold")) {
+            if (!has_value) {
+                fprintf(stderr, "gensweep report: option %s needs a value\n", a);
+                return GS_EXIT_USAGE;
+            }
+            const char *v = argv[++i];
+            if (!strcmp(a, "--baseline")) {
+                base = v;
+            } else if (!strcmp(a, "--base-gen")) {
+                opts.base_gen = v;
+            } else if (!strcmp(a, "--threshold")) {
+                char *end;
+                errno = 0;
+                double t = strtod(v, &end);
+                if (end != v && *end == '%') end++;
+                if (end == v || *end || errno || !(t > 0)) {
+                    fprintf(stderr, "gensweep report: --threshold: '%s' is not a positive "
+                                    "percentage\n", v);
+                    return GS_EXIT_USAGE;
+                }
+                opts.regress_pct = t;
+            } else {
+                out = v;
+            }
+        } else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "gensweep report: unknown option '%s' (see gensweep report --help)\n",
+                    a);
+            return GS_EXIT_USAGE;
+        } else if (!in) {
+            in = a;
+        } else {
+            fprintf(stderr, "gensweep report: one results file only ('%s' is extra)\n", a);
+            return GS_EXIT_USAGE;
+        }
+    }
+    if (!in) {
+        fprintf(stderr, "gensweep report: missing RESULTS.json (see gensweep report --help)\n");
+        return GS_EXIT_USAGE;
+    }
+    char def[4096];
+    if (!out) {
+        /* report.html beside the results file, where the sweep leaves its other outputs */
+        const char *slash = strrchr(in, '/');
+        int dir = slash ? (int)(slash - in) : 0;
+        int n = slash ? snprintf(def, sizeof def, "%.*s/report.html", dir, in)
+                      : snprintf(def, sizeof def, "report.html");
+        if (n < 0 || (size_t)n >= sizeof def) {
+            fprintf(stderr, "gensweep report: path too long: %s\n", in);
+            return GS_EXIT_USAGE;
+        }
+        out = def;
+    }
+    gs_error err;
+    gs_error_clear(&err);
+    if (gs_report_write_opts(in, base, out, &opts, &err) != GS_OK) {
+        char msg[GS_ERROR_MSG_MAX + GS_ERROR_FILE_MAX + 64];
+        gs_error_format(&err, msg, sizeof msg);
+        fprintf(stderr, "gensweep report: %s\n", msg);
+        return GS_EXIT_USAGE;
+    }
+    printf("report: %s\n", out);
+    return GS_EXIT_OK;
+}

@@ -1,0 +1,393 @@
+/*
+ * cmd_sweep.c - `gensweep sweep`, `merge`, `compare` and `baseline update`.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "compare.h"
+#include "gs/units.h"
+#include "results.h"
+#include "sweep.h"
+
+#define MAX_LIST GS_SWEEP_MAX_LIST
+
+static int need(int argc, char **argv, int *i)
+{
+    if (*i + 1 >= argc) {
+        fprintf(stderr, "gensweep %s: option %s needs a value\n", argv[0], argv[*i]);
+        return 0;
+    }
+    (*i)++;
+    return 1;
+}
+
+static int parse_int(const char *cmd, const char *opt, const char *s, int lo, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end || errno || v < lo || v > 100000) {
+        fprintf(stderr, "gensweep %s: %s: '%s' is not an integer >= %d\n", cmd, opt, s, lo);
+        return 0;
+    }
+    *out = (int)v;
+    return 1;
+}
+
+/* "4GiB", "512MiB", "0" (no limit) */
+static int parse_bytes(const char *cmd, const char *opt, const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    double mul = 1;
+    if (end != s) {
+        if (!strcmp(end, "") || !strcmp(end, "B")) mul = 1;
+        else if (!strcmp(end, "KiB") || !strcmp(end, "K")) mul = 1024.0;
+        else if (!strcmp(end, "MiB") || !strcmp(end, "M")) mul = 1024.0 * 1024;
+        else if (!strcmp(end, "GiB") || !strcmp(end, "G")) mul = 1024.0 * 1024 * 1024;
+        else end = (char *)s;
+    }
+    if (end == s || errno || !(v >= 0) || !isfinite(v)) {
+        fprintf(stderr, "gensweep %s: %s: '%s' is not a size (e.g. 4GiB, 512MiB, 0 = none)\n",
+                cmd, opt, s);
+        return 0;
+    }
+    *out = v * mul;
+    return 1;
+}
+
+/* Options shared by sweep, baseline update and whatif. Returns 1 if argv[*i] was one of them
+ * (consuming its value), 0 if not, -1 on a bad value. */
+int gs_sweep_parse_common(int argc, char **argv, int *i, gs_sweep_opts *o, const char **lists,
+                          size_t *n_cfg, const char **sets, size_t *n_sets)
+{
+    const char *a = argv[*i];
+    const char *cmd = argv[0];
+    if (!strcmp(a, "--configs") || !strcmp(a, "--config") || !strcmp(a, "-c")) {
+        if (!need(argc, argv, i)) return -1;
+        /* --configs takes one or more values, up to the next option */
+        do {
+            if (*n_cfg >= MAX_LIST) {
+                fprintf(stderr, "gensweep %s: too many configs\n", cmd);
+                return -1;
+            }
+            lists[(*n_cfg)++] = argv[*i];
+        } while (*i + 1 < argc && argv[*i + 1][0] != '-' && ++*i);
+    } else if (!strcmp(a, "--kernels") || !strcmp(a, "--kernel") || !strcmp(a, "-k")) {
+        if (!need(argc, argv, i)) return -1;
+        o->kernels = argv[*i];
+    } else if (!strcmp(a, "--suite")) {
+        if (!need(argc, argv, i)) return -1;
+        if (!strcmp(argv[*i], "check")) o->suite = GS_SWEEP_CHECK;
+        else if (!strcmp(argv[*i], "perf")) o->suite = GS_SWEEP_PERF;
+        else if (!strcmp(argv[*i], "all")) o->suite = GS_SWEEP_ALL;
+        else {
+            fprintf(stderr, "gensweep %s: --suite must be check, perf or all\n", cmd);
+            return -1;
+        }
+    } else if (!strcmp(a, "-j") || !strcmp(a, "--jobs")) {
+        if (!need(argc, argv, i) || !parse_int(cmd, a, argv[*i], 1, &o->jobs)) return -1;
+    } else if (!strncmp(a, "-j", 2) && a[2]) {
+        if (!parse_int(cmd, "-j", a + 2, 1, &o->jobs)) return -1;
+    } else if (!strcmp(a, "--set")) {
+        if (!need(argc, argv, i)) return -1;
+        if (*n_sets >= MAX_LIST) {
+            fprintf(stderr, "gensweep %s: too many --set options\n", cmd);
+            return -1;
+        }
+        sets[(*n_sets)++] = argv[*i];
+    } else if (!strcmp(a, "--timeout")) {
+        if (!need(argc, argv, i)) return -1;
+        char *end;
+        double v = strtod(argv[*i], &end);
+        if (end == argv[*i] || *end || !(v > 0) || !isfinite(v)) {
+            fprintf(stderr, "gensweep %s: --timeout: '%s' is not a positive number of seconds\n",
+                    cmd, argv[*i]);
+            return -1;
+        }
+        o->timeout_s = v;
+    } else if (!strcmp(a, "--mem-limit")) {
+        if (!need(argc, argv, i) || !parse_bytes(cmd, a, argv[*i], &o->mem_limit)) return -1;
+    } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
+        o->quiet = 1;
+    } else if (!strcmp(a, "--no-tuning")) {
+        o->no_tuning = 1;
+    } else if (!strcmp(a, "--out") || !strcmp(a, "-o")) {
+        if (!need(argc, argv, i)) return -1;
+        o->out_dir = argv[*i];
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+void gs_help_sweep(void)
+{
+    printf(
+        "usage: gensweep sweep [--configs DIR|FILE...] [--kernels LIST] [--suite check|perf|all]\n"
+        "                      [-j N] [--shard I/N] [--out DIR] [--baseline FILE|DIR]...\n"
+        "                      [--threshold 2%%] [--set KEY=VALUE]... [--timeout SECONDS]\n"
+        "                      [--mem-limit SIZE] [--quiet] [--trace-dir DIR] [--no-tuning]\n"
+        "                      [--no-report] [--timelines | --no-timelines]\n\n"
+        "Run every selected kernel on every generation, each job in its own process, and write\n"
+        "results.json (harness/RESULTS.md), results.csv, junit.xml and report.html to DIR.\n"
+        "  --configs      config files or directories of *.yaml (default: configs)\n"
+        "  --kernels      comma-separated kernel names (default: all; see list kernels)\n"
+        "  --suite        check: check shapes, functional + timing (default);\n"
+        "                 perf: perf shapes, timing only; all: both\n"
+        "  -j N           jobs at once (default: number of CPUs)\n"
+        "  --shard I/N    run the I-th of N deterministic slices of the jobs (see merge)\n"
+        "  --out DIR      output directory (default: " GS_SWEEP_DEFAULT_OUT ")\n"
+        "  --baseline F   compare with a results.json, a baseline file or a directory of them;\n"
+        "                 regressions (time +threshold, worse status, larger error) exit 1\n"
+        "  --set K=V      override a config value for every generation (x1.5 / 1.5x relative)\n"
+        "  --timeout S    kill a job after S seconds (default %.0f)\n"
+        "  --mem-limit N  address-space limit per job, e.g. 2GiB; 0 = none (default 4GiB)\n"
+        "  --trace-dir D  also write each job's Perfetto trace into D\n"
+        "  --no-tuning    ignore configs/tuning/<gen>.json (tuned default params)\n"
+        "  --timelines    aggregated timelines for every job (default: check jobs only)\n"
+        "exit status: 0 all passed (or cleanly unsupported / does-not-fit); 1 a job failed,\n"
+        "crashed, timed out or deadlocked, a regression, or interrupted; 2 usage error\n",
+        GS_SWEEP_DEFAULT_TIMEOUT);
+}
+
+int gs_cmd_sweep(int argc, char **argv)
+{
+    gs_sweep_opts o;
+    gs_sweep_opts_default(&o);
+    const char *cfgs[MAX_LIST], *sets[MAX_LIST], *bases[MAX_LIST];
+    size_t n_cfg = 0, n_sets = 0, n_bases = 0;
+    for (int i = 1; i < argc; i++) {
+        int r = gs_sweep_parse_common(argc, argv, &i, &o, cfgs, &n_cfg, sets, &n_sets);
+        if (r < 0) return GS_EXIT_USAGE;
+        if (r > 0) continue;
+        const char *a = argv[i];
+        if (!strcmp(a, "--shard")) {
+            if (!need(argc, argv, &i)) return GS_EXIT_USAGE;
+            int si, sn, used = 0;
+            if (sscanf(argv[i], "%d/%d%n", &si, &sn, &used) != 2 || argv[i][used] || sn < 1 ||
+                si < 1 || si > sn) {
+                fprintf(stderr, "gensweep sweep: --shard: '%s' is not I/N with 1 <= I <= N\n",
+                        argv[i]);
+                return GS_EXIT_USAGE;
+            }
+            o.shard_index = si;
+            o.shard_count = sn;
+        } else if (!strcmp(a, "--baseline")) {
+            if (!need(argc, argv, &i)) return GS_EXIT_USAGE;
+            if (n_bases < MAX_LIST) bases[n_bases++] = argv[i];
+        } else if (!strcmp(a, "--threshold")) {
+            if (!need(argc, argv, &i)) return GS_EXIT_USAGE;
+            if (gs_compare_parse_threshold(argv[i], &o.threshold) != 0) {
+                fprintf(stderr, "gensweep sweep: --threshold: '%s' is not e.g. 2%% or 0.02\n",
+                        argv[i]);
+                return GS_EXIT_USAGE;
+            }
+        } else if (!strcmp(a, "--trace-dir")) {
+            if (!need(argc, argv, &i)) return GS_EXIT_USAGE;
+            o.trace_dir = argv[i];
+        } else if (!strcmp(a, "--no-report")) {
+            o.no_report = 1;
+        } else if (!strcmp(a, "--timelines")) {
+            o.timelines = 1;
+        } else if (!strcmp(a, "--no-timelines")) {
+            o.timelines = 0;
+        } else {
+            fprintf(stderr, "gensweep sweep: unknown option '%s' (see gensweep sweep --help)\n", a);
+            return GS_EXIT_USAGE;
+        }
+    }
+    o.configs = cfgs;
+    o.n_configs = n_cfg;
+    o.sets = sets;
+    o.n_sets = n_sets;
+    o.baselines = bases;
+    o.n_baselines = n_bases;
+    return gs_sweep_main(&o);
+}
+
+void gs_help_merge(void)
+{
+    printf("usage: gensweep merge --out DIR SHARD_DIR|results.json...\n\n"
+           "Merge the outputs of `sweep --shard I/N` runs into one results set in DIR\n"
+           "(results.json, results.csv, junit.xml): equal to the unsharded sweep's apart from\n"
+           "\"wall\". Refuses different schema versions, different sweeps and duplicate jobs.\n");
+}
+
+int gs_cmd_merge(int argc, char **argv)
+{
+    const char *out = NULL;
+    const char *in[256];
+    char paths[256][4096];
+    size_t n = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--out") || !strcmp(argv[i], "-o")) {
+            if (!need(argc, argv, &i)) return GS_EXIT_USAGE;
+            out = argv[i];
+        } else if (argv[i][0] == '-') {
+            fprintf(stderr, "gensweep merge: unknown option '%s'\n", argv[i]);
+            return GS_EXIT_USAGE;
+        } else if (n < 256) {
+            size_t len = strlen(argv[i]);
+            if (len > 5 && !strcmp(argv[i] + len - 5, ".json"))
+                snprintf(paths[n], sizeof paths[n], "%s", argv[i]);
+            else
+                snprintf(paths[n], sizeof paths[n], "%s/results.json", argv[i]);
+            in[n] = paths[n];
+            n++;
+        }
+    }
+    if (!out || !n) {
+        fprintf(stderr, "gensweep merge: need --out DIR and at least one shard directory\n");
+        return GS_EXIT_USAGE;
+    }
+    gs_error err;
+    gs_error_clear(&err);
+    cJSON *doc = gs_results_merge(in, n, &err);
+    if (!doc || gs_results_write_dir(doc, out, &err) != GS_OK) {
+        char buf[2048];
+        gs_error_format(&err, buf, sizeof buf);
+        fprintf(stderr, "gensweep merge: %s\n", buf);
+        cJSON_Delete(doc);
+        return doc ? GS_EXIT_FAIL : GS_EXIT_USAGE;
+    }
+    int complete = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(doc, "complete"));
+    printf("merged %zu result sets (%d jobs%s) -> %s/results.json\n", n,
+           cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(doc, "jobs")),
+           complete ? "" : ", incomplete: shards missing or interrupted", out);
+    cJSON_Delete(doc);
+    return complete ? GS_EXIT_OK : GS_EXIT_FAIL;
+}
+
+void gs_help_compare(void)
+{
+    printf("usage: gensweep compare BASE NEW [--threshold 2%%] [--quiet]\n\n"
+           "Compare two results.json files (BASE may also be a baseline file or a directory of\n"
+           "them, e.g. tests/baselines). A job regressed when its simulated time grew by more\n"
+           "than the threshold, its status got worse, or its max abs error grew; improvements\n"
+           "and new jobs are listed too. Exit 1 when anything regressed.\n");
+}
+
+int gs_cmd_compare(int argc, char **argv)
+{
+    const char *pos[2];
+    int n = 0, quiet = 0;
+    double thr = 0.02;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--threshold")) {
+            if (!need(argc, argv, &i)) return GS_EXIT_USAGE;
+            if (gs_compare_parse_threshold(argv[i], &thr) != 0) {
+                fprintf(stderr, "gensweep compare: --threshold: '%s' is not e.g. 2%% or 0.02\n",
+                        argv[i]);
+                return GS_EXIT_USAGE;
+            }
+        } else if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q")) {
+            quiet = 1;
+        } else if (argv[i][0] == '-') {
+            fprintf(stderr, "gensweep compare: unknown option '%s'\n", argv[i]);
+            return GS_EXIT_USAGE;
+        } else if (n < 2) {
+            pos[n++] = argv[i];
+        } else {
+            fprintf(stderr, "gensweep compare: expected exactly two files\n");
+            return GS_EXIT_USAGE;
+        }
+    }
+    if (n != 2) {
+        fprintf(stderr, "usage: gensweep compare BASE NEW [--threshold 2%%]\n");
+        return GS_EXIT_USAGE;
+    }
+    gs_error err;
+    gs_error_clear(&err);
+    cJSON *a = gs_compare_load(pos[0], &err);
+    cJSON *b = a ? gs_compare_load(pos[1], &err) : NULL;
+    if (!a || !b) {
+        char buf[2048];
+        gs_error_format(&err, buf, sizeof buf);
+        fprintf(stderr, "gensweep compare: %s\n", buf);
+        cJSON_Delete(a);
+        return GS_EXIT_USAGE;
+    }
+    gs_compare_summary s;
+    gs_compare_docs(a, b, thr, quiet ? NULL : stdout, &s);
+    printf("%d compared, %d regressions, %d improvements, %d changed, %d new, %d missing "
+           "(threshold %.3g%%)\n",
+           s.compared, s.regressions, s.improvements, s.changed, s.added, s.missing, thr * 100);
+    cJSON_Delete(a);
+    cJSON_Delete(b);
+    return s.regressions ? GS_EXIT_FAIL : GS_EXIT_OK;
+}
+
+void gs_help_baseline(void)
+{
+    printf("usage: gensweep baseline update [--out DIR] [--from results.json] [--configs ...]\n"
+           "                                [--kernels LIST] [-j N]\n\n"
+           "Rewrite the committed check-suite baselines DIR/check-<generation>.json (default DIR\n"
+           "tests/baselines): id, status, simulated time and max abs error of every job. Runs\n"
+           "the check sweep (into build/sweep-baseline) unless --from gives its results. Do it\n"
+           "deliberately, when a model or kernel change is meant to move the results.\n");
+}
+
+int gs_cmd_baseline(int argc, char **argv)
+{
+    if (argc < 2 || strcmp(argv[1], "update") != 0) {
+        fprintf(stderr, "usage: gensweep baseline update [--out DIR] [--from results.json]\n");
+        return GS_EXIT_USAGE;
+    }
+    gs_sweep_opts o;
+    gs_sweep_opts_default(&o);
+    o.out_dir = "build/sweep-baseline";
+    o.no_report = 1;
+    const char *cfgs[MAX_LIST], *sets[MAX_LIST];
+    size_t n_cfg = 0, n_sets = 0;
+    const char *dir = "tests/baselines", *from = NULL;
+    for (int i = 2; i < argc; i++) {
+        if (!strcmp(argv[i], "--out")) {
+            if (!need(argc, argv, &i)) return GS_EXIT_USAGE;
+            dir = argv[i];
+            continue;
+        }
+        if (!strcmp(argv[i], "--from")) {
+            if (!need(argc, argv, &i)) return GS_EXIT_USAGE;
+            from = argv[i];
+            continue;
+        }
+        int r = gs_sweep_parse_common(argc, argv, &i, &o, cfgs, &n_cfg, sets, &n_sets);
+        if (r < 0) return GS_EXIT_USAGE;
+        if (r == 0 || n_sets) {
+            fprintf(stderr, "gensweep baseline: unsupported option '%s'\n", argv[i]);
+            return GS_EXIT_USAGE;
+        }
+    }
+    o.configs = cfgs;
+    o.n_configs = n_cfg;
+    char path[4096];
+    if (!from) {
+        o.suite = GS_SWEEP_CHECK;
+        int rc = gs_sweep_main(&o);
+        if (rc == GS_EXIT_USAGE) return rc;
+        if (rc != GS_EXIT_OK)
+            fprintf(stderr, "gensweep baseline: note: some jobs failed; their status is recorded "
+                            "in the baseline as it is\n");
+        snprintf(path, sizeof path, "%s/results.json", o.out_dir);
+        from = path;
+    }
+    gs_error err;
+    gs_error_clear(&err);
+    cJSON *doc = gs_results_load(from, &err);
+    if (!doc || gs_baseline_write(doc, dir, stdout, &err) != GS_OK) {
+        char buf[2048];
+        gs_error_format(&err, buf, sizeof buf);
+        fprintf(stderr, "gensweep baseline: %s\n", buf);
+        cJSON_Delete(doc);
+        return GS_EXIT_USAGE;
+    }
+    cJSON_Delete(doc);
+    return GS_EXIT_OK;
+}

@@ -1,0 +1,511 @@
+/* record.c - job and config records of results.json, and trace -> timeline aggregation (see
+ * record.h and harness/RESULTS.md). */
+#include "record.h"
+
+#include <cjson/cJSON.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef GS_SOURCE_DIR
+#define GS_SOURCE_DIR ""
+#endif
+
+const char *gs_record_rel_path(const char *path)
+{
+    if (!path) return "";
+    size_t n = strlen(GS_SOURCE_DIR);
+    if (n && !strncmp(path, GS_SOURCE_DIR, n) && path[n] == '/') return path + n + 1;
+    return path;
+}
+
+void gs_record_format_error(const gs_error *err, char *buf, size_t size)
+{
+    gs_error_format(err, buf, size);
+    /* Messages quote kernel lines too (deadlock reports): drop the source-tree prefix
+     * wherever it appears so the text is the same in every clone. */
+    size_t n = strlen(GS_SOURCE_DIR);
+    if (!n) return;
+    char *p;
+    while ((p = strstr(buf, GS_SOURCE_DIR)) != NULL && p[n] == '/')
+        memmove(p, p + n + 1, strlen(p + n + 1) + 1);
+}
+
+const char *gs_record_unit_name(gs_unit u)
+{
+    switch (u) {
+    case GS_UNIT_COUNT: return "count";
+    case GS_UNIT_REAL: return "";
+    case GS_UNIT_BYTES: return "B";
+    case GS_UNIT_BANDWIDTH: return "B/ns";
+    case GS_UNIT_FREQ: return "Hz";
+    case GS_UNIT_TIME: return "ns";
+    case GS_UNIT_CYCLES: return "cycles";
+    }
+    return "";
+}
+
+void gs_record_job_id(gs_sb *sb, const gs_job_spec *s)
+{
+    const gs_kernel_def *k = s->kernel;
+    gs_sb_printf(sb, "%s/%s/%s/%s/", s->cfg->name, k->name, k->variants[s->variant],
+                 gs_dtype_name(s->dtype));
+    for (int i = 0; i < s->n_dims; i++) gs_sb_printf(sb, "%s%" PRId64, i ? "x" : "", s->dims[i]);
+    for (int i = 0; i < k->n_params; i++)
+        if (s->params[i]) gs_sb_printf(sb, "/%s=%" PRId64, k->param_names[i], s->params[i]);
+}
+
+static void key(gs_sb *sb, int *first, const char *k)
+{
+    if (!*first) gs_sb_putc(sb, ',');
+    *first = 0;
+    gs_sb_json_str(sb, k);
+    gs_sb_putc(sb, ':');
+}
+
+static void knum(gs_sb *sb, int *first, const char *k, double v)
+{
+    key(sb, first, k);
+    gs_sb_json_num(sb, v);
+}
+
+static void kstr(gs_sb *sb, int *first, const char *k, const char *v)
+{
+    key(sb, first, k);
+    if (v)
+        gs_sb_json_str(sb, v);
+    else
+        gs_sb_puts(sb, "null");
+}
+
+static void knull(gs_sb *sb, int *first, const char *k)
+{
+    key(sb, first, k);
+    gs_sb_puts(sb, "null");
+}
+
+/* A ratio that is null (not 0) when the denominator is 0. */
+static void kratio(gs_sb *sb, int *first, const char *k, double num, double den)
+{
+    if (den > 0)
+        knum(sb, first, k, num / den);
+    else
+        knull(sb, first, k);
+}
+
+void gs_record_write_job(gs_sb *sb, const gs_record_job_info *r)
+{
+    const gs_job_spec *s = r->spec;
+    const gs_kernel_def *k = s->kernel;
+    int f = 1;
+    gs_sb_putc(sb, '{');
+    key(sb, &f, "id");
+    gs_sb id;
+    gs_sb_init(&id);
+    gs_record_job_id(&id, s);
+    gs_sb_json_str(sb, gs_sb_cstr(&id));
+    gs_sb_free(&id);
+    kstr(sb, &f, "generation", s->cfg->name);
+    kstr(sb, &f, "kernel", k->name);
+    kstr(sb, &f, "variant", k->variants[s->variant]);
+    kstr(sb, &f, "dtype", gs_dtype_name(s->dtype));
+    key(sb, &f, "shape");
+    gs_sb_putc(sb, '[');
+    for (int i = 0; i < s->n_dims; i++) gs_sb_printf(sb, "%s%" PRId64, i ? "," : "", s->dims[i]);
+    gs_sb_puts(sb, "]");
+    key(sb, &f, "dims");
+    gs_sb_putc(sb, '[');
+    for (int i = 0; i < k->n_dims; i++) {
+        if (i) gs_sb_putc(sb, ',');
+        gs_sb_json_str(sb, k->dim_names[i]);
+    }
+    gs_sb_putc(sb, ']');
+    key(sb, &f, "params");
+    gs_sb_putc(sb, '{');
+    for (int i = 0; i < k->n_params; i++) {
+        if (i) gs_sb_putc(sb, ',');
+        gs_sb_json_str(sb, k->param_names[i]);
+        gs_sb_printf(sb, ":%" PRId64, s->params[i]);
+    }
+    gs_sb_putc(sb, '}');
+    kstr(sb, &f, "mode", r->functional ? "functional" : "timing");
+    kstr(sb, &f, "status", gs_job_status_name(r->status));
+    kstr(sb, &f, "reason", r->reason ? r->reason : "");
+    kstr(sb, &f, "stderr_tail", r->stderr_tail ? r->stderr_tail : "");
+
+    const gs_run_stats *st = r->stats;
+    const gs_config *c = s->cfg;
+    if (st) {
+        knum(sb, &f, "time_ns", st->total_ns);
+        knum(sb, &f, "instructions", (double)st->instructions);
+        knum(sb, &f, "cores_used", st->cores_used);
+        knum(sb, &f, "flops", st->flops);
+        /* the model counts FLOPs of every engine in one number; no tensor-only split yet */
+        knull(sb, &f, "tensor_flops");
+        knum(sb, &f, "hbm_bytes", st->hbm_bytes);
+        knum(sb, &f, "dma_bytes", st->dma_bytes);
+        kratio(sb, &f, "arith_intensity", st->flops, st->hbm_bytes);
+        knum(sb, &f, "achieved_tflops", st->achieved_flops / 1e12);
+        knum(sb, &f, "peak_tflops", st->peak_flops / 1e12);
+        knum(sb, &f, "achieved_hbm_gbps", st->achieved_hbm_bytes_per_s / 1e9);
+        knum(sb, &f, "peak_hbm_gbps", st->peak_hbm_bytes_per_s / 1e9);
+        knum(sb, &f, "compute_bound_ns", st->compute_bound_ns);
+        knum(sb, &f, "memory_bound_ns", st->memory_bound_ns);
+        if (st->roofline_ns > 0) {
+            knum(sb, &f, "roofline_ns", st->roofline_ns);
+            knum(sb, &f, "roofline_ratio", st->roofline_ratio);
+        } else {
+            knull(sb, &f, "roofline_ns");
+            knull(sb, &f, "roofline_ratio");
+        }
+        kstr(sb, &f, "bottleneck", st->bottleneck_name);
+        key(sb, &f, "critical_path_ns");
+        gs_sb_putc(sb, '{');
+        int g = 1;
+        for (int e = 0; e < GS_ENGINE_COUNT; e++)
+            knum(sb, &g, gs_engine_name((gs_engine)e), st->critical_path_ns[e]);
+        knum(sb, &g, "hbm", st->critical_path_hbm_ns);
+        gs_sb_putc(sb, '}');
+        key(sb, &f, "engines");
+        gs_sb_putc(sb, '{');
+        g = 1;
+        for (int e = 0; e < GS_ENGINE_COUNT; e++) {
+            if (!gs_config_has_engine(c, (gs_engine)e)) continue;
+            const gs_engine_stats *es = &st->engine_total[e];
+            key(sb, &g, gs_engine_name((gs_engine)e));
+            int h = 1;
+            gs_sb_putc(sb, '{');
+            knum(sb, &h, "busy_ns", es->busy_ns);
+            knum(sb, &h, "stall_dep_ns", es->stall_dep_ns);
+            knum(sb, &h, "stall_dma_ns", es->stall_dma_ns);
+            knum(sb, &h, "stall_port_ns", es->stall_port_ns);
+            knum(sb, &h, "instructions", (double)es->instructions);
+            gs_sb_putc(sb, '}');
+        }
+        gs_sb_putc(sb, '}');
+    } else {
+        static const char *const null_keys[] = {
+            "time_ns",         "instructions",     "cores_used",      "flops",
+            "tensor_flops",    "hbm_bytes",        "dma_bytes",       "arith_intensity",
+            "achieved_tflops", "peak_tflops",      "achieved_hbm_gbps", "peak_hbm_gbps",
+            "compute_bound_ns", "memory_bound_ns", "roofline_ns",     "roofline_ratio",
+            "bottleneck",      "critical_path_ns", "engines"};
+        for (size_t i = 0; i < GS_ARRAY_LEN(null_keys); i++) {
+            /* a built program still knows its instruction count */
+            if (!strcmp(null_keys[i], "instructions") && r->program)
+                knum(sb, &f, "instructions", (double)gs_program_count(r->program));
+            else
+                knull(sb, &f, null_keys[i]);
+        }
+    }
+    if (r->program) {
+        knum(sb, &f, "sbuf_high_water", (double)gs_program_sbuf_high_water(r->program));
+        knum(sb, &f, "psum_high_water", (double)gs_program_psum_high_water(r->program));
+    } else {
+        knull(sb, &f, "sbuf_high_water");
+        knull(sb, &f, "psum_high_water");
+    }
+    key(sb, &f, "error");
+    if (r->check && r->check->checked) {
+        const gs_job_check *ck = r->check;
+        int h = 1;
+        gs_sb_putc(sb, '{');
+        key(sb, &h, "checked");
+        gs_sb_puts(sb, "true");
+        knum(sb, &h, "max_abs", ck->max_abs_err);
+        knum(sb, &h, "max_rel", ck->max_rel_err);
+        knum(sb, &h, "tol_abs", ck->tol_abs);
+        knum(sb, &h, "tol_rel", ck->tol_rel);
+        kstr(sb, &h, "worst", ck->worst);
+        knum(sb, &h, "mismatches", (double)ck->mismatches);
+        gs_sb_putc(sb, '}');
+    } else {
+        gs_sb_puts(sb, "null");
+    }
+    if (r->timeline_json) {
+        key(sb, &f, "timeline");
+        gs_sb_puts(sb, r->timeline_json);
+    }
+    kstr(sb, &f, "trace", r->trace_path);
+    if (r->wall_s >= 0) knum(sb, &f, "wall_s", r->wall_s);
+    gs_sb_putc(sb, '}');
+}
+
+void gs_record_write_config(gs_sb *sb, const gs_config *c)
+{
+    int f = 1;
+    gs_sb_putc(sb, '{');
+    kstr(sb, &f, "name", c->name);
+    kstr(sb, &f, "family", c->family);
+    kstr(sb, &f, "path", gs_record_rel_path(c->path));
+    kstr(sb, &f, "description", c->description);
+    key(sb, &f, "sources");
+    gs_sb_putc(sb, '{');
+    int g = 1;
+    for (size_t i = 0; i < c->n_sources; i++) kstr(sb, &g, c->source_keys[i], c->source_refs[i]);
+    gs_sb_putc(sb, '}');
+    key(sb, &f, "params");
+    gs_sb_putc(sb, '{');
+    size_t nf = 0;
+    const gs_config_field *fields = gs_config_fields(&nf);
+    g = 1;
+    for (size_t i = 0; i < nf; i++) {
+        const gs_num *n = gs_config_get(c, fields[i].path);
+        key(sb, &g, fields[i].path);
+        int h = 1;
+        gs_sb_putc(sb, '{');
+        if (n && n->src)
+            knum(sb, &h, "value", n->v);
+        else
+            knull(sb, &h, "value");
+        kstr(sb, &h, "unit", gs_record_unit_name(fields[i].unit));
+        kstr(sb, &h, "src", n ? n->src : NULL);
+        kstr(sb, &h, "note", n ? n->note : NULL);
+        gs_sb_putc(sb, '}');
+    }
+    gs_sb_putc(sb, '}');
+    key(sb, &f, "dtypes");
+    gs_sb_putc(sb, '[');
+    g = 1;
+    for (int t = 0; t < GS_DTYPE_COUNT; t++)
+        if (c->dtypes & (1u << t)) {
+            if (!g) gs_sb_putc(sb, ',');
+            g = 0;
+            gs_sb_json_str(sb, gs_dtype_name((gs_dtype)t));
+        }
+    gs_sb_putc(sb, ']');
+    key(sb, &f, "ops");
+    gs_sb_putc(sb, '[');
+    g = 1;
+    for (int o = 0; o < GS_OPCODE_COUNT; o++)
+        if (c->ops & (1ull << o)) {
+            if (!g) gs_sb_putc(sb, ',');
+            g = 0;
+            gs_sb_json_str(sb, gs_opcode_name((gs_opcode)o));
+        }
+    gs_sb_putc(sb, ']');
+    key(sb, &f, "peaks");
+    gs_sb_putc(sb, '{');
+    g = 1;
+    knum(sb, &g, "bf16_tflops", gs_config_peak_flops(c, GS_BF16) / 1e12);
+    knum(sb, &g, "fp32_tflops", gs_config_peak_flops(c, GS_FP32) / 1e12);
+    knum(sb, &g, "fp8_tflops", gs_config_peak_flops(c, GS_FP8_E4M3) / 1e12);
+    knum(sb, &g, "hbm_gbps", gs_config_hbm_bytes_per_s(c) / 1e9);
+    knum(sb, &g, "sbuf_mib", c->sbuf_bytes.v / (1024.0 * 1024.0));
+    knum(sb, &g, "cores", c->cores.v);
+    gs_sb_putc(sb, '}');
+    gs_sb_putc(sb, '}');
+}
+
+/* ---- timeline aggregation ---- */
+
+typedef struct tl_slice {
+    double t0, t1;
+    const char *op;  /* points into the parsed trace */
+    const char *src;
+    double count;
+} tl_slice;
+
+typedef struct tl_track {
+    int pid, tid;
+    char name[96];
+    tl_slice *s;
+    size_t n, cap;
+} tl_track;
+
+static int slice_cmp(const void *a, const void *b)
+{
+    const tl_slice *x = a, *y = b;
+    if (x->t0 != y->t0) return x->t0 < y->t0 ? -1 : 1;
+    return x->t1 < y->t1 ? -1 : x->t1 > y->t1;
+}
+
+static int track_cmp(const void *a, const void *b)
+{
+    const tl_track *x = a, *y = b;
+    if (x->pid != y->pid) return x->pid - y->pid;
+    return x->tid - y->tid;
+}
+
+/* Merge neighbours whose gap is <= gap (same opcode unless any_op); returns the new count. */
+static size_t merge_pass(tl_slice *s, size_t n, double gap, int any_op)
+{
+    if (!n) return 0;
+    size_t w = 0;
+    for (size_t i = 1; i < n; i++) {
+        tl_slice *d = &s[w];
+        int same = !strcmp(d->op, s[i].op);
+        if (s[i].t0 - d->t1 <= gap && (same || any_op)) {
+            if (!same) d->op = "mixed";
+            d->t1 = GS_MAX(d->t1, s[i].t1);
+            d->count += s[i].count;
+        } else {
+            s[++w] = s[i];
+        }
+    }
+    return w + 1;
+}
+
+gs_status gs_record_timeline(const char *trace_path, double total_ns, int max_slices, gs_sb *sb,
+                             gs_error *err)
+{
+    FILE *fp = fopen(trace_path, "rb");
+    if (!fp) return gs_error_set(err, GS_ERR_IO, trace_path, 0, 0, "cannot read the trace");
+    gs_sb text;
+    gs_sb_init(&text);
+    char buf[65536];
+    size_t got;
+    while ((got = fread(buf, 1, sizeof buf, fp)) > 0) gs_sb_putn(&text, buf, got);
+    fclose(fp);
+    if (!gs_sb_ok(&text)) {
+        gs_sb_free(&text);
+        return gs_error_set(err, GS_ERR_NOMEM, trace_path, 0, 0, "out of memory");
+    }
+    cJSON *root = cJSON_Parse(gs_sb_cstr(&text));
+    gs_sb_free(&text);
+    const cJSON *ev = root ? cJSON_GetObjectItemCaseSensitive(root, "traceEvents") : NULL;
+    if (!cJSON_IsArray(ev)) {
+        cJSON_Delete(root);
+        return gs_error_set(err, GS_ERR_PARSE, trace_path, 0, 0,
+                            "not a trace-event JSON file (no traceEvents array)");
+    }
+    tl_track *tracks = NULL;
+    size_t nt = 0, capt = 0;
+    char pnames[GS_MAX_CORES + 4][32];
+    memset(pnames, 0, sizeof pnames);
+    gs_status st = GS_OK;
+    const cJSON *e;
+    /* First pass: process names ("core 0") for track names. */
+    cJSON_ArrayForEach(e, ev)
+    {
+        const cJSON *ph = cJSON_GetObjectItemCaseSensitive(e, "ph");
+        const cJSON *nm = cJSON_GetObjectItemCaseSensitive(e, "name");
+        const cJSON *pid = cJSON_GetObjectItemCaseSensitive(e, "pid");
+        if (!cJSON_IsString(ph) || strcmp(ph->valuestring, "M") || !cJSON_IsString(nm) ||
+            !cJSON_IsNumber(pid) || strcmp(nm->valuestring, "process_name"))
+            continue;
+        const cJSON *args = cJSON_GetObjectItemCaseSensitive(e, "args");
+        const cJSON *an = cJSON_GetObjectItemCaseSensitive(args, "name");
+        int p = pid->valueint;
+        if (p >= 0 && p < (int)GS_ARRAY_LEN(pnames) && cJSON_IsString(an)) {
+            unsigned core;
+            if (sscanf(an->valuestring, "core %u", &core) == 1)
+                snprintf(pnames[p], sizeof pnames[p], "c%u", core);
+            else
+                snprintf(pnames[p], sizeof pnames[p], "%.31s", an->valuestring);
+        }
+    }
+    cJSON_ArrayForEach(e, ev)
+    {
+        const cJSON *ph = cJSON_GetObjectItemCaseSensitive(e, "ph");
+        const cJSON *nm = cJSON_GetObjectItemCaseSensitive(e, "name");
+        const cJSON *pid = cJSON_GetObjectItemCaseSensitive(e, "pid");
+        const cJSON *tid = cJSON_GetObjectItemCaseSensitive(e, "tid");
+        if (!cJSON_IsString(ph) || !cJSON_IsString(nm) || !cJSON_IsNumber(pid) ||
+            !cJSON_IsNumber(tid))
+            continue;
+        int is_x = !strcmp(ph->valuestring, "X");
+        int is_tname = !strcmp(ph->valuestring, "M") && !strcmp(nm->valuestring, "thread_name");
+        if (!is_x && !is_tname) continue;
+        tl_track *t = NULL;
+        for (size_t i = 0; i < nt; i++)
+            if (tracks[i].pid == pid->valueint && tracks[i].tid == tid->valueint) t = &tracks[i];
+        if (!t) {
+            if (nt == capt) {
+                size_t nc = capt ? capt * 2 : 32;
+                tl_track *g = gs_realloc(tracks, nc * sizeof *g);
+                if (!g) {
+                    st = gs_error_set(err, GS_ERR_NOMEM, NULL, 0, 0, "out of memory");
+                    goto done;
+                }
+                tracks = g;
+                capt = nc;
+            }
+            t = &tracks[nt++];
+            memset(t, 0, sizeof *t);
+            t->pid = pid->valueint;
+            t->tid = tid->valueint;
+            snprintf(t->name, sizeof t->name, "p%d t%d", t->pid, t->tid);
+        }
+        if (is_tname) {
+            const cJSON *an = cJSON_GetObjectItemCaseSensitive(
+                cJSON_GetObjectItemCaseSensitive(e, "args"), "name");
+            int p = t->pid;
+            if (cJSON_IsString(an))
+                snprintf(t->name, sizeof t->name, "%s %.60s",
+                         p >= 0 && p < (int)GS_ARRAY_LEN(pnames) && pnames[p][0] ? pnames[p] : "?",
+                         an->valuestring);
+            continue;
+        }
+        const cJSON *ts = cJSON_GetObjectItemCaseSensitive(e, "ts");
+        const cJSON *dur = cJSON_GetObjectItemCaseSensitive(e, "dur");
+        if (!cJSON_IsNumber(ts) || !cJSON_IsNumber(dur)) continue;
+        const cJSON *src =
+            cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(e, "args"), "src");
+        if (t->n == t->cap) {
+            size_t nc = t->cap ? t->cap * 2 : 64;
+            tl_slice *g = gs_realloc(t->s, nc * sizeof *g);
+            if (!g) {
+                st = gs_error_set(err, GS_ERR_NOMEM, NULL, 0, 0, "out of memory");
+                goto done;
+            }
+            t->s = g;
+            t->cap = nc;
+        }
+        /* trace timestamps are microseconds */
+        tl_slice *s = &t->s[t->n++];
+        s->t0 = ts->valuedouble * 1e3;
+        s->t1 = (ts->valuedouble + dur->valuedouble) * 1e3;
+        s->op = nm->valuestring;
+        s->src = cJSON_IsString(src) ? gs_record_rel_path(src->valuestring) : "";
+        s->count = 1;
+    }
+    if (nt) qsort(tracks, nt, sizeof *tracks, track_cmp);
+    gs_sb_puts(sb, "{\"total_ns\":");
+    gs_sb_json_num(sb, total_ns);
+    gs_sb_puts(sb, ",\"tracks\":[");
+    int first = 1;
+    if (max_slices < 1) max_slices = 1;
+    for (size_t i = 0; i < nt; i++) {
+        tl_track *t = &tracks[i];
+        if (!t->n) continue; /* idle engines and queues: nothing to draw */
+        qsort(t->s, t->n, sizeof *t->s, slice_cmp);
+        /* Back-to-back slices of one opcode first, then wider gaps until the track is small
+         * enough; the gap grows geometrically so this takes O(log) passes. */
+        double span = GS_MAX(total_ns, t->s[t->n - 1].t1);
+        double gap = 0.0;
+        t->n = merge_pass(t->s, t->n, gap, 0);
+        for (gap = span / (8.0 * max_slices); t->n > (size_t)max_slices && gap <= span;
+             gap *= 2)
+            t->n = merge_pass(t->s, t->n, gap, 0);
+        for (gap = span / (8.0 * max_slices); t->n > (size_t)max_slices; gap *= 2)
+            t->n = merge_pass(t->s, t->n, gap, 1);
+        if (!first) gs_sb_putc(sb, ',');
+        first = 0;
+        gs_sb_puts(sb, "{\"name\":");
+        gs_sb_json_str(sb, t->name);
+        gs_sb_puts(sb, ",\"slices\":[");
+        for (size_t k = 0; k < t->n; k++) {
+            const tl_slice *s = &t->s[k];
+            gs_sb_puts(sb, k ? ",[" : "[");
+            gs_sb_json_num(sb, s->t0);
+            gs_sb_putc(sb, ',');
+            gs_sb_json_num(sb, s->t1);
+            gs_sb_putc(sb, ',');
+            gs_sb_json_str(sb, s->op);
+            gs_sb_putc(sb, ',');
+            gs_sb_json_str(sb, s->src);
+            gs_sb_putc(sb, ',');
+            gs_sb_json_num(sb, s->count);
+            gs_sb_putc(sb, ']');
+        }
+        gs_sb_puts(sb, "]}");
+    }
+    gs_sb_puts(sb, "]}");
+done:
+    for (size_t i = 0; i < nt; i++) gs_free(tracks[i].s);
+    gs_free(tracks);
+    cJSON_Delete(root);
+    return st;
+}

@@ -1,0 +1,74 @@
+/*
+ * record.h - the JSON records of results.json (schema: harness/RESULTS.md): one job record
+ * (written by `gensweep run --record FILE` in the job process), one config record (written by
+ * the sweep for every config it ran), the job id, and the aggregated timeline built from a
+ * Perfetto trace. Everything is built through gs/strbuf.h.
+ *
+ * Source paths (kernel file:line in reasons and timelines) are written relative to the source
+ * tree, so records do not depend on where the repository was cloned.
+ */
+#ifndef GS_RECORD_H
+#define GS_RECORD_H
+
+#include "gs/config.h"
+#include "gs/model.h"
+#include "gs/strbuf.h"
+#include "job.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Slices per timeline track the aggregation aims at (adjacent slices are merged until a track
+ * has at most this many). */
+#define GS_TIMELINE_MAX_SLICES 300
+
+/* Everything one job record says. Pointers may be NULL where noted. */
+typedef struct gs_record_job_info {
+    const gs_job_spec *spec;       /* required */
+    int functional;                /* 1: functional + timing; 0: timing only */
+    gs_job_status status;
+    const char *reason;            /* NULL: "" */
+    const char *stderr_tail;       /* NULL: "" */
+    const gs_run_stats *stats;     /* NULL: the model did not run to the end (metrics null) */
+    const gs_program *program;     /* NULL: not built (instructions, high water null) */
+    const gs_job_check *check;     /* NULL or !checked: "error": null */
+    const char *timeline_json;     /* a rendered timeline object, or NULL ("timeline" omitted) */
+    const char *trace_path;        /* NULL: "trace": null */
+    double wall_s;                 /* simulation wall seconds; < 0: no "wall_s" key */
+} gs_record_job_info;
+
+/* Append the job id "generation/kernel/variant/dtype/shape[/p=v...]" (non-zero params only). */
+void gs_record_job_id(gs_sb *sb, const gs_job_spec *spec);
+
+/* Append one job object (RESULTS.md "jobs" element) on one line. When info->wall_s >= 0 a
+ * "wall_s" key is added; the sweep moves it to "wall"."jobs" so the job stays host-independent. */
+void gs_record_write_job(gs_sb *sb, const gs_record_job_info *info);
+
+/* Append one config object (RESULTS.md "configs" element) on one line. */
+void gs_record_write_config(gs_sb *sb, const gs_config *c);
+
+/* Read a Perfetto trace written by the model and append the aggregated timeline object
+ * {"total_ns": .., "tracks": [{"name": "c0 tensor", "slices": [[t0, t1, op, src, n], ..]}]}:
+ * per track, adjacent slices of the same opcode are merged (the allowed gap doubling until at
+ * most max_slices remain; if a track alternates opcodes too finely, neighbours of different
+ * opcodes are merged too and named "mixed"). Times in ns. GS_ERR_IO / GS_ERR_PARSE with err
+ * set on a missing or malformed trace (nothing appended then). */
+gs_status gs_record_timeline(const char *trace_path, double total_ns, int max_slices, gs_sb *sb,
+                             gs_error *err);
+
+/* A path made relative to the source tree when it lies inside it (else unchanged); points into
+ * `path`. */
+const char *gs_record_rel_path(const char *path);
+
+/* gs_error_format with the file made relative (gs_record_rel_path). */
+void gs_record_format_error(const gs_error *err, char *buf, size_t size);
+
+/* Unit name written in config records for a gs_unit ("B", "B/ns", "Hz", "ns", "cycles",
+ * "count", ""). */
+const char *gs_record_unit_name(gs_unit u);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

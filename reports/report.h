@@ -1,0 +1,62 @@
+/*
+ * report.h - the self-contained HTML performance report (issue 7).
+ *
+ * Reads results files (harness/RESULTS.md, schema version 1) and never runs a model, so a report
+ * can be rebuilt from results alone. The output is one HTML file: inline CSS, inline SVG charts,
+ * a small inline script for sorting and filtering tables; no network, no external files; every
+ * section readable with JavaScript off. Every string from a results file (config, kernel, reason,
+ * error text) is escaped through gs/strbuf.h.
+ *
+ * Sections (element ids): summary, generations, portability, speedups, roofline, engines,
+ * timelines, correctness, baseline, variants, whatif. All are always present; a section with no
+ * data (no baseline given, no what-if results) says so.
+ */
+#ifndef GS_REPORT_H
+#define GS_REPORT_H
+
+#include "gs/common.h"
+#include "gs/strbuf.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The results schema version this reader understands. */
+#define GS_REPORT_SCHEMA_VERSION 1
+/* Largest results file read (a full perf sweep is a few MB). */
+#define GS_REPORT_MAX_INPUT_BYTES ((size_t)512 * 1024 * 1024)
+
+typedef struct gs_report_opts {
+    const char *base_gen; /* generation the speedups are relative to; NULL: the first config */
+    double regress_pct;   /* baseline: a time growth beyond this percentage is a regression
+                             (<= 0: the default 2 %) */
+} gs_report_opts;
+
+/*
+ * Read results_json_path (and baseline_path_or_NULL), write the report to out_html atomically.
+ * On failure returns the status with err naming the file and the problem (unreadable file,
+ * malformed JSON with its offset, unknown schema/version, missing "jobs"); out_html is then
+ * not touched.
+ */
+gs_status gs_report_write(const char *results_json_path, const char *baseline_path_or_NULL,
+                          const char *out_html, gs_error *err);
+/* As gs_report_write, with options (opts may be NULL). */
+gs_status gs_report_write_opts(const char *results_json_path, const char *baseline_path_or_NULL,
+                               const char *out_html, const gs_report_opts *opts, gs_error *err);
+
+/*
+ * Render from JSON text already in memory into out (appended). `results_name` and
+ * `baseline_name` name the inputs in errors and in the report. baseline_text may be NULL.
+ */
+gs_status gs_report_render(const char *results_text, const char *results_name,
+                           const char *baseline_text, const char *baseline_name,
+                           const gs_report_opts *opts, gs_sb *out, gs_error *err);
+
+/* Whether the report knows a job status (1/0), and if so whether it counts as a failure. The
+ * table mirrors GS_JOB_STATUS_TABLE in harness/job.h (a test keeps them in step). */
+int gs_report_status_known(const char *status, int *is_failure);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,208 @@
+#!/usr/bin/env node
+// Real-browser test of the HTML report: Debian's headless Chromium (never a downloaded browser)
+// driven by playwright-core. Loads the report from a file:// URL and checks that the page raises
+// no JavaScript or console errors, fetches nothing from the network, shows every section, that
+// sorting and filtering work, that hostile strings never execute, and that the static content
+// is there with JavaScript off. Saves a full-page screenshot.
+//
+// usage: node report_browser_test.mjs REPORT.html SCREENSHOT.png [--hostile]
+// exit: 0 all passed, 1 a check failed, 77 chromium or playwright-core missing (skipped) unless
+// CI is set, in which case missing tools fail with a clear message.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const CHROMIUM = process.env.GS_CHROMIUM || '/usr/bin/chromium';
+const [reportPath, shotPath] = process.argv.slice(2);
+const hostile = process.argv.includes('--hostile');
+const inCI = !!process.env.CI && process.env.CI !== 'false' && process.env.CI !== '0';
+
+function missing(what) {
+  if (inCI) {
+    console.error(`FAIL: ${what} (CI=true: the browser test must run; .ci/test installs it)`);
+    process.exit(1);
+  }
+  console.error(`SKIP: ${what}`);
+  process.exit(77);
+}
+
+if (!reportPath || !shotPath) {
+  console.error('usage: node report_browser_test.mjs REPORT.html SCREENSHOT.png [--hostile]');
+  process.exit(2);
+}
+if (!fs.existsSync(reportPath)) {
+  console.error(`FAIL: report not found: ${reportPath}`);
+  process.exit(1);
+}
+if (!fs.existsSync(CHROMIUM)) missing(`${CHROMIUM} not found (apt-get install chromium)`);
+let chromium;
+try {
+  ({ chromium } = await import('playwright-core'));
+} catch (e) {
+  missing(`playwright-core not installed (cd tests/browser && npm ci): ${e.message}`);
+}
+
+let passed = 0;
+let failed = 0;
+function check(ok, name, detail = '') {
+  if (ok) {
+    passed++;
+    console.log(`ok - ${name}`);
+  } else {
+    failed++;
+    console.log(`not ok - ${name}${detail ? ': ' + detail : ''}`);
+  }
+}
+
+const SECTIONS = ['summary', 'generations', 'portability', 'speedups', 'roofline', 'engines',
+  'timelines', 'correctness', 'baseline', 'variants', 'whatif'];
+const url = pathToFileURL(path.resolve(reportPath)).href;
+
+async function openContext(javaScriptEnabled) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gs-chromium-'));
+  const ctx = await chromium.launchPersistentContext(dir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    javaScriptEnabled,
+    viewport: { width: 1366, height: 900 }, // a laptop screen
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+  const external = [];
+  // Anything that is not the report itself is an external load: refuse it and remember it.
+  await ctx.route('**/*', (route) => {
+    const u = route.request().url();
+    if (u === url || u.startsWith('data:')) return route.continue();
+    external.push(u);
+    return route.abort();
+  });
+  return { ctx, dir, external };
+}
+
+async function close({ ctx, dir }) {
+  await ctx.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+}
+
+// visible rows of the jobs table, as {gen, status, v: [data-v of column i]}
+async function jobRows(page, col) {
+  return page.$$eval('#jobs tbody tr', (rows, c) => rows.filter((r) => !r.hidden).map((r) => ({
+    gen: r.getAttribute('data-gen'),
+    status: r.getAttribute('data-status'),
+    v: c >= 0 && r.cells[c] ? r.cells[c].getAttribute('data-v') : null,
+  })), col);
+}
+
+const s = await openContext(true);
+try {
+  const page = s.ctx.pages()[0] || await s.ctx.newPage();
+  const errors = [];
+  const dialogs = [];
+  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
+  page.on('dialog', async (d) => { dialogs.push(d.message()); await d.dismiss(); });
+  await page.goto(url, { waitUntil: 'load' });
+
+  for (const id of SECTIONS) {
+    check(await page.isVisible(`section#${id}`), `section #${id} is visible`);
+  }
+  check(await page.isVisible('#filters'), 'filter controls shown when JavaScript runs');
+
+  // sorting: the time column of the jobs table, ascending then descending
+  const headers = await page.$$eval('#jobs thead th', (ths) => ths.map((t) => t.textContent));
+  const col = headers.indexOf('time');
+  check(col >= 0, 'jobs table has a time column', JSON.stringify(headers));
+  const nums = (rows) => rows.map((r) => r.v).filter((v) => v !== '' && v !== null).map(Number);
+  const sorted = (a, dir) => a.every((x, i) => i === 0 || dir * (x - a[i - 1]) >= 0);
+  await page.click(`#jobs thead th:nth-child(${col + 1})`);
+  let v = nums(await jobRows(page, col));
+  check(v.length > 1 && sorted(v, 1), 'clicking "time" sorts ascending', v.slice(0, 8).join(','));
+  check((await page.getAttribute(`#jobs thead th:nth-child(${col + 1})`, 'aria-sort')) === 'ascending',
+    'sorted header carries aria-sort=ascending');
+  const allRows = await jobRows(page, col);
+  const lastKnown = allRows.findIndex((r) => r.v === '');
+  check(lastKnown < 0 || allRows.slice(lastKnown).every((r) => r.v === ''),
+    'jobs without a time sort last');
+  await page.click(`#jobs thead th:nth-child(${col + 1})`);
+  v = nums(await jobRows(page, col));
+  check(v.length > 1 && sorted(v, -1), 'clicking again sorts descending', v.slice(0, 8).join(','));
+  // keyboard: Enter on a focused header sorts too
+  await page.focus('#jobs thead th:nth-child(1)');
+  await page.keyboard.press('Enter');
+  const ids = await page.$$eval('#jobs tbody tr td:first-child', (t) => t.map((x) => x.textContent));
+  check(ids.every((x, i) => i === 0 || ids[i - 1].localeCompare(x) <= 0), 'Enter on a header sorts by text');
+
+  // filtering by generation
+  const total = (await jobRows(page, -1)).length;
+  const gens = await page.$$eval('#f-gen option', (o) => o.map((x) => x.value).filter(Boolean));
+  check(gens.length >= 2, 'generation filter lists the generations', gens.join(','));
+  const g = gens[gens.length - 1];
+  await page.selectOption('#f-gen', g);
+  let rows = await jobRows(page, -1);
+  check(rows.length > 0 && rows.length < total && rows.every((r) => r.gen.split('|').includes(g)),
+    `filter generation=${g} keeps only its jobs`, `${rows.length} of ${total}`);
+  const matrixHidden = await page.$$eval('table.matrix tbody tr', (r) => r.filter((x) => x.hidden).length);
+  check(matrixHidden >= 0, 'portability matrix rows follow the filter');
+  const countText = await page.textContent('#f-count');
+  check(/\d+ of \d+ rows shown/.test(countText), 'filter shows a row count', countText);
+
+  // filtering by status (combined with the generation filter reset)
+  await page.click('#f-reset');
+  check((await jobRows(page, -1)).length === total, 'reset shows every job again');
+  const sts = await page.$$eval('#f-status option', (o) => o.map((x) => x.value).filter(Boolean));
+  const st = sts.find((x) => x !== 'pass') || sts[0];
+  await page.selectOption('#f-status', st);
+  rows = await jobRows(page, -1);
+  check(rows.length > 0 && rows.every((r) => r.status === st), `filter status=${st} keeps only those jobs`,
+    `${rows.length} rows`);
+  await page.click('#f-reset');
+
+  // hover text: portability cells carry their per-shape details in title (works with JS off too)
+  const title = await page.getAttribute('table.matrix td.cell', 'title');
+  check(!!title && /: (pass|fail|unsupported|does-not-fit|crash|timeout|deadlock|error)/.test(title),
+    'portability cells have per-shape status in their tooltip', title || '');
+
+  // charts rendered with a size
+  const svgs = await page.$$eval('svg', (l) => l.filter((e) => e.getBoundingClientRect().width > 50).length);
+  check(svgs >= 3, 'inline SVG charts are laid out', `${svgs}`);
+  // works at a laptop width: nothing forces the page itself to scroll sideways
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  check(overflow <= 0, 'no horizontal page overflow at 1366 px', `${overflow}px`);
+
+  if (hostile) {
+    const text = await page.textContent('body');
+    check(text.includes('<script>alert(1)</script>'), 'hostile config name renders as text');
+    const imgs = await page.$$('img');
+    check(imgs.length === 0, 'hostile <img> in a kernel name is not an element');
+    const scripts = await page.$$('script');
+    check(scripts.length === 1, 'the only script element is the report\'s own', `${scripts.length}`);
+  }
+  check(dialogs.length === 0, 'no alert/confirm dialog was opened', dialogs.join(' | '));
+  check(errors.length === 0, 'no JavaScript or console errors', errors.join(' | '));
+  check(s.external.length === 0, 'no request left the file', s.external.join(' '));
+
+  fs.mkdirSync(path.dirname(path.resolve(shotPath)), { recursive: true });
+  await page.screenshot({ path: shotPath, fullPage: true });
+  check(fs.statSync(shotPath).size > 10000, `full-page screenshot saved to ${shotPath}`);
+} finally {
+  await close(s);
+}
+
+// JavaScript off: the static report is all there, the controls stay hidden
+const n = await openContext(false);
+try {
+  const page = n.ctx.pages()[0] || await n.ctx.newPage();
+  await page.goto(url, { waitUntil: 'load' });
+  let all = true;
+  for (const id of SECTIONS) all = all && await page.isVisible(`section#${id}`);
+  check(all, 'JavaScript off: every section is visible');
+  check(!(await page.isVisible('#filters')), 'JavaScript off: filter controls stay hidden');
+  const rows = await page.$$eval('#jobs tbody tr', (r) => r.filter((x) => !x.hidden).length);
+  check(rows > 0, 'JavaScript off: the jobs table has its rows', `${rows}`);
+} finally {
+  await close(n);
+}
+
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,484 @@
+// Structure tests of the HTML report (label "report"): generated from the committed fixtures in
+// tests/report/ (regenerate with make_fixtures.py), checked for well-formedness with Debian's
+// tidy, every section, escaping of hostile strings, no external URLs, the size limit on a large
+// synthetic sweep, and clear errors for missing or invalid results files.
+#include <gtest/gtest.h>
+
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "job.h"
+#include "report.h"
+
+namespace {
+
+const std::string kFixtures = std::string(GS_SOURCE_DIR) + "/tests/report/";
+const std::string kOut = std::string(GS_BINARY_DIR) + "/tests/report_out/";
+const char *const kSections[] = {"summary",  "generations", "portability", "speedups",
+                                 "roofline", "engines",     "timelines",   "correctness",
+                                 "baseline", "variants",    "whatif"};
+
+std::string slurp(const std::string &path)
+{
+    std::ifstream f(path, std::ios::binary);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
+}
+
+void spit(const std::string &path, const std::string &text)
+{
+    std::ofstream f(path, std::ios::binary);
+    f << text;
+}
+
+std::string out_path(const std::string &name)
+{
+    mkdir(kOut.c_str(), 0777);
+    return kOut + name;
+}
+
+// Writes the report for a fixture (and optional baseline) and returns its text.
+std::string render(const std::string &fixture, const std::string &baseline = "",
+                   const std::string &name = "")
+{
+    std::string out = out_path(name.empty() ? fixture + ".html" : name);
+    gs_error err;
+    gs_error_clear(&err);
+    std::string b = baseline.empty() ? "" : kFixtures + baseline;
+    gs_status st = gs_report_write((kFixtures + fixture).c_str(), b.empty() ? nullptr : b.c_str(),
+                                   out.c_str(), &err);
+    EXPECT_EQ(st, GS_OK) << err.file << ": " << err.message;
+    return slurp(out);
+}
+
+// Runs a shell command, returns its exit status and output.
+int run(const std::string &cmd, std::string *output)
+{
+    FILE *p = popen((cmd + " 2>&1").c_str(), "r");
+    if (!p) return -1;
+    char buf[4096];
+    size_t n;
+    output->clear();
+    while ((n = fread(buf, 1, sizeof buf, p)) > 0) output->append(buf, n);
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+bool have_tidy()
+{
+    std::string out;
+    return run("tidy -v", &out) == 0;
+}
+
+// Every start tag outside <script>/<style> content: name and raw attribute text.
+struct Tag {
+    std::string name;
+    std::vector<std::pair<std::string, std::string>> attrs;
+};
+
+std::vector<Tag> tags(const std::string &html)
+{
+    std::vector<Tag> out;
+    size_t i = 0;
+    while ((i = html.find('<', i)) != std::string::npos) {
+        size_t j = i + 1;
+        if (j < html.size() && (html[j] == '/' || html[j] == '!')) {
+            i = j;
+            continue;
+        }
+        Tag t;
+        while (j < html.size() && (isalnum((unsigned char)html[j]) || html[j] == '-' ||
+                                   html[j] == ':'))
+            t.name += (char)tolower(html[j++]);
+        // attributes: name[="value"]; values never contain a raw '"' (they are escaped)
+        while (j < html.size() && html[j] != '>') {
+            while (j < html.size() && isspace((unsigned char)html[j])) j++;
+            std::string an;
+            while (j < html.size() && !isspace((unsigned char)html[j]) && html[j] != '=' &&
+                   html[j] != '>' && html[j] != '/')
+                an += (char)tolower(html[j++]);
+            std::string av;
+            if (j < html.size() && html[j] == '=') {
+                j++;
+                if (html[j] == '"') {
+                    size_t e = html.find('"', j + 1);
+                    av = html.substr(j + 1, e - j - 1);
+                    j = e + 1;
+                } else {
+                    while (j < html.size() && !isspace((unsigned char)html[j]) && html[j] != '>')
+                        av += html[j++];
+                }
+            }
+            if (!an.empty()) t.attrs.emplace_back(an, av);
+            if (j < html.size() && html[j] == '/') j++;
+        }
+        out.push_back(t);
+        if (t.name == "script" || t.name == "style") {
+            size_t e = html.find("</" + t.name, j);
+            i = e == std::string::npos ? html.size() : e;
+        } else {
+            i = j;
+        }
+    }
+    return out;
+}
+
+size_t count(const std::string &s, const std::string &what)
+{
+    size_t n = 0;
+    for (size_t i = s.find(what); i != std::string::npos; i = s.find(what, i + 1)) n++;
+    return n;
+}
+
+// The checks every report must pass whatever its input.
+void expect_self_contained(const std::string &html)
+{
+    for (const Tag &t : tags(html)) {
+        for (const auto &a : t.attrs) {
+            const std::string &n = a.first, &v = a.second;
+            EXPECT_FALSE(n == "src" || n == "srcset" || n == "action" || n == "formaction" ||
+                         n == "xlink:href" || n == "poster" || n == "background")
+                << "<" << t.name << " " << n << "=" << v << "> loads a file";
+            EXPECT_FALSE(n.rfind("on", 0) == 0) << "inline event handler <" << t.name << " " << n;
+            if (n == "href") {
+                bool anchor = !v.empty() && v[0] == '#';
+                bool relative = !v.empty() && v.find(':') == std::string::npos &&
+                                v.find("//") == std::string::npos && v[0] != '/' &&
+                                v.find("..") == std::string::npos;
+                EXPECT_TRUE(anchor || (t.name == "a" && relative)) << "external link " << v;
+            }
+            if (n == "style") EXPECT_EQ(v.find("url("), std::string::npos) << v;
+        }
+        EXPECT_NE(t.name, "link") << "external stylesheet or resource";
+        EXPECT_NE(t.name, "iframe");
+        EXPECT_NE(t.name, "img");
+        EXPECT_NE(t.name, "object");
+        EXPECT_NE(t.name, "embed");
+    }
+    EXPECT_EQ(count(html, "<script"), 1u) << "only the report's own inline script";
+    EXPECT_EQ(html.find("<script src"), std::string::npos);
+    EXPECT_EQ(html.find("@import"), std::string::npos);
+    EXPECT_EQ(html.find("url("), std::string::npos);
+    // the script and the stylesheet never name a URL
+    size_t s0 = html.find("<script>"), s1 = html.find("</script>");
+    ASSERT_NE(s0, std::string::npos);
+    std::string script = html.substr(s0, s1 - s0);
+    EXPECT_EQ(script.find("http"), std::string::npos);
+    EXPECT_EQ(script.find("fetch("), std::string::npos);
+    EXPECT_EQ(script.find("XMLHttpRequest"), std::string::npos);
+}
+
+void expect_tidy_clean(const std::string &path)
+{
+    std::string out;
+    int rc = run("tidy -e -q '" + path + "'", &out);
+    // tidy: 0 clean, 1 warnings only, 2 errors
+    EXPECT_LT(rc, 2) << "tidy -e -q " << path << ":\n" << out;
+    EXPECT_EQ(out.find("Error:"), std::string::npos) << out;
+}
+
+TEST(Report, CheckFixtureHasEverySectionInOrder)
+{
+    std::string html = render("check.json");
+    size_t last = 0;
+    for (const char *s : kSections) {
+        size_t at = html.find(std::string("<section id=\"") + s + "\">");
+        ASSERT_NE(at, std::string::npos) << "section " << s;
+        EXPECT_GT(at, last) << "section " << s << " out of order";
+        last = at;
+        EXPECT_NE(html.find(std::string("href=\"#") + s + "\""), std::string::npos)
+            << "nav link to " << s;
+    }
+    EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
+    EXPECT_NE(html.find("</html>"), std::string::npos);
+}
+
+TEST(Report, CheckFixtureContent)
+{
+    std::string html = render("check.json");
+    // summary: tool, counts, configs
+    EXPECT_NE(html.find("gensweep 0.1.0"), std::string::npos);
+    EXPECT_NE(html.find("<h3 id=\"failures\">Failures (0)</h3>"), std::string::npos);
+    // generations: params with sources and assumed marking, differing rows highlighted
+    EXPECT_NE(html.find("<code>engines.tensor.clock</code>"), std::string::npos);
+    EXPECT_NE(html.find("class=\"assumed\""), std::string::npos);
+    EXPECT_NE(html.find("<tr class=\"diff\"><th scope=\"row\"><code>chip.cores</code>"),
+              std::string::npos);
+    EXPECT_NE(html.find("peak bf16 TFLOP/s per core"), std::string::npos);
+    // portability: gen1 fp8 is unsupported with its reason in the tooltip
+    EXPECT_NE(html.find("unsupported: fp8_e4m3 matmul"), std::string::npos);
+    EXPECT_NE(html.find("class=\"cell unsupported\""), std::string::npos);
+    // speedups relative to gen1: gen1 column is exactly 1
+    EXPECT_NE(html.find(">1.00×</td>"), std::string::npos);
+    // roofline: ceilings and labelled points with axis units
+    EXPECT_NE(html.find("arithmetic intensity (FLOP/byte)"), std::string::npos);
+    EXPECT_NE(html.find("achieved (TFLOP/s)"), std::string::npos);
+    EXPECT_NE(html.find("class=\"ceil bw\""), std::string::npos);
+    EXPECT_NE(html.find("class=\"plbl\">matmul</text>"), std::string::npos);
+    // engines: bottleneck named
+    EXPECT_NE(html.find("bottleneck: <b>dma</b>"), std::string::npos);
+    // timelines with source lines and a relative trace link
+    EXPECT_NE(html.find("kernels/matmul.c:"), std::string::npos);
+    EXPECT_NE(html.find("<a href=\"traces/"), std::string::npos);
+    // correctness: error next to tolerance
+    EXPECT_NE(html.find("<th>max abs err</th><th>tol abs</th>"), std::string::npos);
+    // no baseline given: said so
+    EXPECT_NE(html.find("No baseline was given"), std::string::npos);
+    // what-if curves and tuning table (the fixture carries both)
+    EXPECT_NE(html.find("parameter scale (× configured value)"), std::string::npos);
+    EXPECT_NE(html.find("<h3>Tuning gains</h3>"), std::string::npos);
+    expect_self_contained(html);
+}
+
+TEST(Report, TidyFindsNoErrors)
+{
+    if (!have_tidy()) GTEST_SKIP() << "tidy is not installed (apt-get install tidy; .ci/deps does)";
+    render("check.json", "", "tidy-check.html");
+    render("check.json", "baseline.json", "tidy-baseline.html");
+    render("hostile.json", "", "tidy-hostile.html");
+    expect_tidy_clean(out_path("tidy-check.html"));
+    expect_tidy_clean(out_path("tidy-baseline.html"));
+    expect_tidy_clean(out_path("tidy-hostile.html"));
+}
+
+TEST(Report, HostileStringsAreEscaped)
+{
+    std::string html = render("hostile.json");
+    EXPECT_EQ(html.find("<script>alert"), std::string::npos);
+    EXPECT_EQ(html.find("<img"), std::string::npos);
+    EXPECT_EQ(html.find("</td></tr></table>\""), std::string::npos);
+    EXPECT_NE(html.find("&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos);
+    EXPECT_NE(html.find("&lt;img src=x onerror=alert(2)&gt;"), std::string::npos);
+    EXPECT_NE(html.find("]]&gt;&lt;/script&gt;&lt;script&gt;alert(3)"), std::string::npos);
+    EXPECT_NE(html.find("&quot;quotes&quot; &#39;single&#39;"), std::string::npos);
+    // the javascript: "source URL" is text, never a link
+    EXPECT_EQ(html.find("href=\"javascript"), std::string::npos);
+    // hostile variant names in the variants chart legend are escaped too
+    EXPECT_NE(html.find("blocked&lt;b&gt;"), std::string::npos);
+    EXPECT_EQ(html.find("blocked<b>"), std::string::npos);
+    // the failure the fixture injects is listed first, linked to its row
+    EXPECT_NE(html.find("<h3 id=\"failures\">Failures (1)</h3>"), std::string::npos);
+    EXPECT_NE(html.find("<li><a href=\"#job-"), std::string::npos);
+    expect_self_contained(html);
+}
+
+TEST(Report, BaselineRegressionsAndImprovements)
+{
+    std::string html = render("check.json", "baseline.json");
+    // the baseline fixture is 10 % faster on every third job: +11.1 % now, a regression
+    EXPECT_NE(html.find("+11.1 %"), std::string::npos);
+    // and 10 % slower on every fifth: -9.1 %, an improvement
+    EXPECT_NE(html.find("-9.1 %"), std::string::npos);
+    EXPECT_NE(html.find(">regression</td>"), std::string::npos);
+    EXPECT_NE(html.find(">improvement</td>"), std::string::npos);
+    // regressions are listed in the summary with links to their rows
+    std::smatch m;
+    std::regex link("<li><a href=\"#(base-[0-9]+)\">");
+    ASSERT_TRUE(std::regex_search(html, m, link));
+    EXPECT_NE(html.find("id=\"" + m[1].str() + "\""), std::string::npos);
+    EXPECT_EQ(html.find("No baseline was given"), std::string::npos);
+    expect_self_contained(html);
+}
+
+TEST(Report, BaseGenerationOption)
+{
+    std::string text = slurp(kFixtures + "check.json");
+    gs_sb sb;
+    gs_sb_init(&sb);
+    gs_error err;
+    gs_report_opts o = {"gen3", 0};
+    ASSERT_EQ(gs_report_render(text.c_str(), "check.json", nullptr, nullptr, &o, &sb, &err), GS_OK)
+        << err.message;
+    std::string html = gs_sb_cstr(&sb);
+    EXPECT_NE(html.find("Time on the base generation <b>gen3</b>"), std::string::npos);
+    gs_sb_free(&sb);
+    gs_sb_init(&sb);
+    o.base_gen = "gen9";
+    EXPECT_EQ(gs_report_render(text.c_str(), "check.json", nullptr, nullptr, &o, &sb, &err),
+              GS_ERR_USAGE);
+    EXPECT_NE(std::string(err.message).find("'gen9' is not a generation"), std::string::npos)
+        << err.message;
+    gs_sb_free(&sb);
+}
+
+// Errors: clear messages naming the file and the problem; the output is never written.
+struct BadInput {
+    const char *name;
+    const char *text; // nullptr: the file does not exist
+    gs_status code;
+    const char *message_part;
+};
+
+class ReportBadInput : public ::testing::TestWithParam<BadInput> {};
+
+TEST_P(ReportBadInput, ClearErrorAndNoOutput)
+{
+    const BadInput &b = GetParam();
+    std::string in = out_path(std::string("bad-") + b.name + ".json");
+    std::string out = out_path(std::string("bad-") + b.name + ".html");
+    unlink(in.c_str());
+    unlink(out.c_str());
+    if (b.text) spit(in, b.text);
+    gs_error err;
+    gs_error_clear(&err);
+    EXPECT_EQ(gs_report_write(in.c_str(), nullptr, out.c_str(), &err), b.code);
+    EXPECT_NE(std::string(err.message).find(b.message_part), std::string::npos) << err.message;
+    EXPECT_EQ(std::string(err.file), in);
+    struct stat st;
+    EXPECT_NE(stat(out.c_str(), &st), 0) << "output written despite the error";
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Inputs, ReportBadInput,
+    ::testing::Values(
+        BadInput{"missing", nullptr, GS_ERR_IO, "cannot read results file"},
+        BadInput{"empty", "", GS_ERR_PARSE, "empty file"},
+        BadInput{"truncated", "{\"schema\": \"gensweep-results\",\n \"jobs\": [", GS_ERR_PARSE,
+                 "malformed JSON"},
+        BadInput{"array", "[1, 2]", GS_ERR_INVALID, "not a results file"},
+        BadInput{"other_schema", "{\"schema\": \"x\", \"schema_version\": 1, \"jobs\": []}",
+                 GS_ERR_INVALID, "\"schema\" is not \"gensweep-results\""},
+        BadInput{"future_version",
+                 "{\"schema\": \"gensweep-results\", \"schema_version\": 2, \"jobs\": []}",
+                 GS_ERR_INVALID, "schema_version 2 is not supported"},
+        BadInput{"no_version", "{\"schema\": \"gensweep-results\", \"jobs\": []}", GS_ERR_INVALID,
+                 "\"schema_version\" is missing"},
+        BadInput{"no_jobs", "{\"schema\": \"gensweep-results\", \"schema_version\": 1}",
+                 GS_ERR_INVALID, "\"jobs\" is missing"},
+        BadInput{"job_not_object",
+                 "{\"schema\": \"gensweep-results\", \"schema_version\": 1, \"jobs\": [3]}",
+                 GS_ERR_INVALID, "jobs[0] is not an object"},
+        BadInput{"job_without_id",
+                 "{\"schema\": \"gensweep-results\", \"schema_version\": 1, \"jobs\": [{}]}",
+                 GS_ERR_INVALID, "jobs[0] lacks"}),
+    [](const ::testing::TestParamInfo<BadInput> &i) { return std::string(i.param.name); });
+
+TEST(Report, MalformedJsonNamesTheLine)
+{
+    std::string in = out_path("bad-line.json"), out = out_path("bad-line.html");
+    spit(in, "{\n  \"schema\": \"gensweep-results\",\n  \"schema_version\": 1,\n  oops\n}\n");
+    gs_error err;
+    EXPECT_EQ(gs_report_write(in.c_str(), nullptr, out.c_str(), &err), GS_ERR_PARSE);
+    EXPECT_EQ(err.line, 4);
+}
+
+TEST(Report, BadBaselineIsNamed)
+{
+    std::string bad = out_path("bad-baseline.json");
+    spit(bad, "{\"schema\": \"gensweep-results\", \"schema_version\": 7, \"jobs\": []}");
+    gs_error err;
+    EXPECT_EQ(gs_report_write((kFixtures + "check.json").c_str(), bad.c_str(),
+                              out_path("bad-baseline.html").c_str(), &err),
+              GS_ERR_INVALID);
+    EXPECT_EQ(std::string(err.file), bad);
+}
+
+// Wrong-typed and missing fields render as "—", never crash.
+TEST(Report, SparseAndWrongTypedFieldsRender)
+{
+    const char *text =
+        "{\"schema\": \"gensweep-results\", \"schema_version\": 1, \"configs\": [{\"name\": "
+        "\"g\", \"params\": {\"x\": {\"value\": \"str\"}}, \"peaks\": 5}], \"jobs\": ["
+        "{\"id\": \"g/k/v/bf16/1\", \"generation\": \"g\", \"kernel\": \"k\", \"status\": "
+        "\"weird\u0001status\", \"shape\": \"no\", \"time_ns\": \"fast\", \"engines\": 3, "
+        "\"timeline\": {\"tracks\": [{\"name\": 1, \"slices\": [[1], \"x\", [0, 5, 3, 4, "
+        "\"n\"]]}]}, \"error\": {\"checked\": true}},"
+        "{\"id\": \"h/k/v/bf16/1\", \"generation\": \"h\", \"kernel\": \"k\", \"status\": "
+        "\"pass\", \"time_ns\": 10, \"arith_intensity\": 2, \"achieved_tflops\": 1e-6, "
+        "\"timeline\": {\"total_ns\": 10, \"tracks\": []}}],"
+        "\"whatif\": [{\"factors\": [0, -1, \"x\"], \"curves\": [{\"time_ns\": [null]}]}],"
+        "\"tuning\": [{\"best_params\": {\"a\": [1]}}]}";
+    gs_sb sb;
+    gs_sb_init(&sb);
+    gs_error err;
+    ASSERT_EQ(gs_report_render(text, "sparse", nullptr, nullptr, nullptr, &sb, &err), GS_OK)
+        << err.message;
+    std::string html = gs_sb_cstr(&sb);
+    EXPECT_NE(html.find("weird?status"), std::string::npos) << "control character replaced";
+    EXPECT_NE(html.find("unknown status"), std::string::npos);
+    EXPECT_NE(html.find("<h3 id=\"failures\">Failures (1)</h3>"), std::string::npos)
+        << "an unknown status counts as a failure";
+    gs_sb_free(&sb);
+}
+
+// The report's status table agrees with the harness's (GS_JOB_STATUS_TABLE).
+TEST(Report, StatusTableMatchesHarness)
+{
+    for (int s = 0; s < GS_JOB_STATUS_COUNT; s++) {
+        int fail = -1;
+        const char *name = gs_job_status_name((gs_job_status)s);
+        EXPECT_TRUE(gs_report_status_known(name, &fail)) << name;
+        EXPECT_EQ(fail, gs_job_status_is_failure((gs_job_status)s)) << name;
+    }
+    int fail = 0;
+    EXPECT_FALSE(gs_report_status_known("bogus", &fail));
+    EXPECT_EQ(fail, 1);
+}
+
+// A large sweep: 3 generations x 40 kernel rows x 3 shapes, every job with a 24-track,
+// 150-slice timeline and 60 what-if points. Without the caps the timelines alone would be
+// ~20 MB of SVG; the report must stay under 5 MB and well-formed.
+TEST(Report, LargeSweepStaysUnder5MB)
+{
+    std::string j = "{\"schema\":\"gensweep-results\",\"schema_version\":1,\"configs\":[";
+    for (int g = 0; g < 3; g++)
+        j += std::string(g ? "," : "") + "{\"name\":\"gen" + std::to_string(g + 1) +
+             "\",\"peaks\":{\"bf16_tflops\":90,\"hbm_gbps\":800},\"params\":{}}";
+    j += "],\"jobs\":[";
+    bool first = true;
+    for (int g = 0; g < 3; g++)
+        for (int k = 0; k < 40; k++)
+            for (int s = 1; s <= 3; s++) {
+                std::string gen = "gen" + std::to_string(g + 1), kn = "k" + std::to_string(k);
+                j += first ? "" : ",";
+                first = false;
+                j += "{\"id\":\"" + gen + "/" + kn + "/v/bf16/" + std::to_string(s * 128) +
+                     "\",\"generation\":\"" + gen + "\",\"kernel\":\"" + kn +
+                     "\",\"variant\":\"v" + std::to_string(k % 3) +
+                     "\",\"dtype\":\"bf16\",\"shape\":[" + std::to_string(s * 128) +
+                     "],\"status\":\"pass\",\"time_ns\":" + std::to_string(1000 * s + k) +
+                     ",\"arith_intensity\":" + std::to_string(1 + k) +
+                     ",\"achieved_tflops\":0.5,\"roofline_ratio\":2,\"cores_used\":1,"
+                     "\"bottleneck\":\"dma\",\"engines\":{\"tensor\":{\"busy_ns\":100},"
+                     "\"dma\":{\"busy_ns\":900,\"stall_dep_ns\":50}},"
+                     "\"error\":{\"checked\":true,\"max_abs\":0.1,\"tol_abs\":0.2,\"max_rel\":0.01,"
+                     "\"tol_rel\":0.02,\"mismatches\":0},\"timeline\":{\"total_ns\":1e6,\"tracks\":[";
+                for (int t = 0; t < 24; t++) {
+                    j += std::string(t ? "," : "") + "{\"name\":\"c0 dma q" + std::to_string(t) +
+                         "\",\"slices\":[";
+                    for (int i = 0; i < 150; i++)
+                        j += std::string(i ? "," : "") + "[" + std::to_string(i * 6000) + "," +
+                             std::to_string(i * 6000 + 5000) + ",\"dma_copy\",\"kernels/k.c:" +
+                             std::to_string(i) + "\",1]";
+                    j += "]}";
+                }
+                j += "]},\"trace\":null}";
+            }
+    j += "],\"whatif\":[{\"generation\":\"gen2\",\"param\":\"p\",\"factors\":[";
+    for (int i = 0; i < 60; i++) j += std::string(i ? "," : "") + std::to_string(0.25 + i * 0.1);
+    j += "],\"curves\":[{\"kernel\":\"k0\",\"variant\":\"v\",\"time_ns\":[";
+    for (int i = 0; i < 60; i++) j += std::string(i ? "," : "") + std::to_string(1000 + i);
+    j += "]}]}]}";
+    std::string in = out_path("large.json"), out = out_path("large.html");
+    spit(in, j);
+    gs_error err;
+    ASSERT_EQ(gs_report_write(in.c_str(), nullptr, out.c_str(), &err), GS_OK) << err.message;
+    struct stat st;
+    ASSERT_EQ(stat(out.c_str(), &st), 0);
+    std::printf("large sweep: %zu jobs, input %.1f MB, report %.2f MB\n", (size_t)360,
+                j.size() / 1e6, st.st_size / 1e6);
+    EXPECT_LT(st.st_size, 5 * 1000 * 1000);
+    if (have_tidy()) expect_tidy_clean(out);
+}
+
+} // namespace

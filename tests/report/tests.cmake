@@ -1,0 +1,30 @@
+# Report tests (issue 7), included from tests/CMakeLists.txt.
+# Structure tests (label "report"): the HTML from the fixtures in this folder.
+gs_add_gtest(test_report LABELS report SOURCES report/test_report.cpp LIBS gs_report gs_harness gs_core)
+
+# Real-browser test (label "browser"): gensweep writes the report for the check fixture (with the
+# baseline) and for the hostile fixture, then headless Chromium loads each (tests/browser).
+# node, Debian's chromium and tests/browser/node_modules (npm ci, done by .ci/test) are needed:
+# missing ones skip the test on a developer's machine and fail it under CI=true.
+set(GS_REPORT_OUT ${PROJECT_BINARY_DIR}/report)
+add_test(NAME report_browser_generate
+  COMMAND sh -c "mkdir -p \"$1\" && \"$2\" report \"$3/check.json\" --baseline \"$3/baseline.json\" -o \"$1/report.html\" && \"$2\" report \"$3/hostile.json\" -o \"$1/hostile.html\""
+          sh ${GS_REPORT_OUT} $<TARGET_FILE:gensweep> ${CMAKE_CURRENT_SOURCE_DIR}/report)
+set_tests_properties(report_browser_generate PROPERTIES LABELS "report;browser"
+  FIXTURES_SETUP gs_report_html)
+find_program(GS_NODE node)
+if(NOT GS_NODE)
+  set(GS_NODE node) # the test then fails/skips with the shell's "not found"
+endif()
+foreach(which report hostile)
+  set(extra "")
+  if(which STREQUAL hostile)
+    set(extra --hostile)
+  endif()
+  add_test(NAME report_browser_${which}
+    COMMAND ${GS_NODE} ${CMAKE_CURRENT_SOURCE_DIR}/browser/report_browser_test.mjs
+            ${GS_REPORT_OUT}/${which}.html ${GS_REPORT_OUT}/${which}-screenshot.png ${extra})
+  set_tests_properties(report_browser_${which} PROPERTIES LABELS browser
+    FIXTURES_REQUIRED gs_report_html SKIP_RETURN_CODE 77 TIMEOUT 120
+    RESOURCE_LOCK chromium)
+endforeach()

@@ -1,0 +1,362 @@
+// Sweep tests (issue 6): job records, isolation of crashing/hanging/deadlocking/memory-hungry
+// jobs (test-only kernels in gensweep_faults), Ctrl-C, shard + merge == full sweep, determinism
+// across -j, compare detecting an injected regression, and the results schema round trip.
+#include <gtest/gtest.h>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include "compare.h"
+#include "results.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define GS_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define GS_TEST_ASAN 1
+#endif
+#endif
+
+namespace
+{
+
+const std::string kSrc = GS_SOURCE_DIR;
+
+struct CliRun {
+    int rc = -1;
+    std::string out, err;
+};
+
+std::string slurp(const std::string &path)
+{
+    std::ifstream f(path);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
+}
+
+void spit(const std::string &path, const std::string &text)
+{
+    std::ofstream f(path);
+    f << text;
+}
+
+std::string tmpdir(const std::string &name)
+{
+    std::string d = std::string(GS_BINARY_DIR) + "/test_sweep/" + name + "-" +
+                    std::to_string(getpid());
+    std::string cmd = "rm -rf '" + d + "' && mkdir -p '" + d + "'";
+    EXPECT_EQ(std::system(cmd.c_str()), 0);
+    return d;
+}
+
+CliRun exec(const std::string &bin, const std::string &args)
+{
+    static int n = 0;
+    std::string base = std::string(GS_BINARY_DIR) + "/test_sweep/run-" +
+                       std::to_string(getpid()) + "-" + std::to_string(n++);
+    std::system(("mkdir -p '" + std::string(GS_BINARY_DIR) + "/test_sweep'").c_str());
+    std::string cmd = "cd '" + kSrc + "' && '" + bin + "' " + args + " >'" + base + ".out' 2>'" +
+                      base + ".err'";
+    int st = std::system(cmd.c_str());
+    CliRun r;
+    r.rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    r.out = slurp(base + ".out");
+    r.err = slurp(base + ".err");
+    return r;
+}
+
+CliRun faults(const std::string &args)
+{
+    return exec(GS_FAULTS_BIN, args);
+}
+
+CliRun gensweep(const std::string &args)
+{
+    return exec(GS_GENSWEEP_BIN, args);
+}
+
+struct Doc {
+    cJSON *d = nullptr;
+    explicit Doc(const std::string &path)
+    {
+        gs_error err;
+        gs_error_clear(&err);
+        d = gs_results_load(path.c_str(), &err);
+        EXPECT_NE(d, nullptr) << err.message;
+    }
+    ~Doc() { cJSON_Delete(d); }
+    const cJSON *job(const std::string &prefix) const
+    {
+        const cJSON *j;
+        cJSON_ArrayForEach(j, cJSON_GetObjectItemCaseSensitive(d, "jobs"))
+            if (std::string(gs_json_str(j, "id")).rfind(prefix, 0) == 0) return j;
+        return nullptr;
+    }
+    int jobs() const { return cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(d, "jobs")); }
+};
+
+// results.json text without the "wall" member (the last one, on its own line).
+std::string without_wall(const std::string &path)
+{
+    std::string t = slurp(path);
+    size_t p = t.find(",\n\"wall\": ");
+    EXPECT_NE(p, std::string::npos) << path;
+    return t.substr(0, p);
+}
+
+const char *kEw = "--configs configs/gen2.yaml --kernels elementwise_add";
+
+} // namespace
+
+TEST(SweepRecord, RunWritesAJobRecordWithTimeline)
+{
+    std::string d = tmpdir("record");
+    CliRun r = gensweep("run --config configs/gen2.yaml --kernel elementwise_add --record '" + d +
+                     "/rec.json' --timeline");
+    ASSERT_EQ(r.rc, 0) << r.err;
+    gs_error err;
+    gs_error_clear(&err);
+    cJSON *j = gs_json_read_file((d + "/rec.json").c_str(), &err);
+    ASSERT_NE(j, nullptr) << err.message;
+    EXPECT_STREQ(gs_json_str(j, "status"), "pass");
+    EXPECT_EQ(std::string(gs_json_str(j, "id")).rfind("gen2/elementwise_add/", 0), 0u);
+    EXPECT_GT(gs_json_num(j, "time_ns"), 0.0);
+    EXPECT_GE(gs_json_num(j, "roofline_ratio"), 1.0); // nothing beats its roofline
+    const cJSON *e = cJSON_GetObjectItemCaseSensitive(j, "error");
+    EXPECT_TRUE(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "checked")));
+    const cJSON *tl = cJSON_GetObjectItemCaseSensitive(j, "timeline");
+    ASSERT_TRUE(cJSON_IsObject(tl));
+    const cJSON *t;
+    int tracks = 0;
+    cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(tl, "tracks"))
+    {
+        tracks++;
+        EXPECT_LE(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(t, "slices")), 300);
+    }
+    EXPECT_GT(tracks, 0);
+    EXPECT_FALSE(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(j, "wall_s")));
+    cJSON_Delete(j);
+    // the scratch trace for the timeline is gone
+    EXPECT_NE(access((d + "/rec.json.trace.json").c_str(), F_OK), 0);
+}
+
+TEST(SweepIsolation, CrashHangDeadlockAndMemoryAreRecordedOthersSurvive)
+{
+    std::string d = tmpdir("faults");
+#ifdef GS_TEST_ASAN
+    const std::string oom = ""; // RLIMIT_AS cannot be used under ASan
+    const std::string lim = "";
+#else
+    const std::string oom = ",fault_oom";
+    const std::string lim = " --mem-limit 1GiB";
+#endif
+    CliRun r = faults("sweep --configs configs/gen2.yaml --kernels "
+                   "fault_crash,fault_hang,fault_deadlock,elementwise_add" +
+                   oom + " --timeout 3 -j 2" + lim + " --out '" + d + "'");
+    EXPECT_EQ(r.rc, 1) << r.out << r.err;
+    Doc doc(d + "/results.json");
+    ASSERT_NE(doc.d, nullptr);
+    const cJSON *c = doc.job("gen2/fault_crash/");
+    ASSERT_NE(c, nullptr);
+    EXPECT_STREQ(gs_json_str(c, "status"), "crash");
+    EXPECT_NE(std::string(gs_json_str(c, "reason")).find("SIGSEGV"), std::string::npos);
+    EXPECT_NE(std::string(gs_json_str(c, "stderr_tail")).find("about to crash"), std::string::npos);
+    const cJSON *h = doc.job("gen2/fault_hang/");
+    ASSERT_NE(h, nullptr);
+    EXPECT_STREQ(gs_json_str(h, "status"), "timeout");
+    const cJSON *dl = doc.job("gen2/fault_deadlock/");
+    ASSERT_NE(dl, nullptr);
+    EXPECT_STREQ(gs_json_str(dl, "status"), "deadlock");
+    EXPECT_NE(std::string(gs_json_str(dl, "reason")).find("deadlock"), std::string::npos);
+#ifndef GS_TEST_ASAN
+    const cJSON *m = doc.job("gen2/fault_oom/");
+    ASSERT_NE(m, nullptr);
+    std::string ms = gs_json_str(m, "status");
+    EXPECT_TRUE(ms == "error" || ms == "crash") << ms;
+    EXPECT_NE(std::string(gs_json_str(m, "reason")).find("memory"), std::string::npos)
+        << gs_json_str(m, "reason");
+#endif
+    // every elementwise_add job passed next to the failures
+    int ew = 0;
+    const cJSON *j;
+    cJSON_ArrayForEach(j, cJSON_GetObjectItemCaseSensitive(doc.d, "jobs"))
+    {
+        if (strcmp(gs_json_str(j, "kernel"), "elementwise_add") != 0) continue;
+        ew++;
+        EXPECT_STREQ(gs_json_str(j, "status"), "pass") << gs_json_str(j, "id");
+        EXPECT_GT(gs_json_num(j, "time_ns"), 0.0);
+    }
+    EXPECT_GE(ew, 3);
+    EXPECT_TRUE(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(doc.d, "complete")));
+    std::string junit = slurp(d + "/junit.xml");
+    EXPECT_NE(junit.find("<error message=\"crash"), std::string::npos);
+    EXPECT_NE(junit.find("<error message=\"timeout"), std::string::npos);
+    EXPECT_NE(junit.find("<failure message=\"deadlock"), std::string::npos);
+    std::string csv = slurp(d + "/results.csv");
+    EXPECT_NE(csv.find("gen2/fault_crash/"), std::string::npos);
+}
+
+TEST(SweepInterrupt, SigintWritesIncompleteResults)
+{
+    std::string d = tmpdir("sigint");
+    pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+        if (chdir(kSrc.c_str()) != 0) _exit(99);
+        freopen("/dev/null", "w", stdout);
+        execl(GS_FAULTS_BIN, GS_FAULTS_BIN, "sweep", "--configs", "configs/gen2.yaml", "--kernels",
+              "elementwise_add,fault_hang", "--timeout", "120", "-j", "1", "--out", d.c_str(),
+              (char *)nullptr);
+        _exit(98);
+    }
+    // elementwise_add jobs sort first and finish quickly; then fault_hang runs until killed
+    std::this_thread::sleep_for(std::chrono::seconds(4));
+    auto t0 = std::chrono::steady_clock::now();
+    ASSERT_EQ(kill(pid, SIGINT), 0);
+    int st = 0;
+    ASSERT_EQ(waitpid(pid, &st, 0), pid);
+    double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    EXPECT_LT(secs, 10.0);
+    ASSERT_TRUE(WIFEXITED(st));
+    EXPECT_EQ(WEXITSTATUS(st), 1);
+    Doc doc(d + "/results.json");
+    ASSERT_NE(doc.d, nullptr);
+    EXPECT_TRUE(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(doc.d, "complete")));
+    EXPECT_TRUE(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(doc.d, "interrupted")));
+    EXPECT_EQ(doc.job("gen2/fault_hang/"), nullptr); // killed, not recorded
+    EXPECT_NE(doc.job("gen2/elementwise_add/"), nullptr);
+}
+
+TEST(SweepShards, ShardsMergedEqualTheFullSweepAndJobsCountDoesNotMatter)
+{
+    std::string d = tmpdir("shards");
+    std::string sel = " --configs configs/gen1.yaml configs/gen2.yaml --kernels elementwise_add"
+                      " --quiet --out '" + d;
+    CliRun full = gensweep("sweep -j 2" + sel + "/full'");
+    ASSERT_EQ(full.rc, 0) << full.err;
+    CliRun j1 = gensweep("sweep -j 1" + sel + "/j1'");
+    ASSERT_EQ(j1.rc, 0) << j1.err;
+    EXPECT_EQ(without_wall(d + "/full/results.json"), without_wall(d + "/j1/results.json"));
+    CliRun s1 = gensweep("sweep -j 2 --shard 1/2" + sel + "/s1'");
+    CliRun s2 = gensweep("sweep -j 2 --shard 2/2" + sel + "/s2'");
+    ASSERT_EQ(s1.rc, 0) << s1.err;
+    ASSERT_EQ(s2.rc, 0) << s2.err;
+    Doc a(d + "/s1/results.json"), b(d + "/s2/results.json"), f(d + "/full/results.json");
+    EXPECT_GT(a.jobs(), 0);
+    EXPECT_GT(b.jobs(), 0);
+    EXPECT_EQ(a.jobs() + b.jobs(), f.jobs());
+    EXPECT_TRUE(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(a.d, "complete")));
+    CliRun m = gensweep("merge --out '" + d + "/merged' '" + d + "/s2' '" + d + "/s1'");
+    ASSERT_EQ(m.rc, 0) << m.err;
+    EXPECT_EQ(without_wall(d + "/merged/results.json"), without_wall(d + "/full/results.json"));
+    // duplicates and a missing shard are refused / reported
+    CliRun dup = gensweep("merge --out '" + d + "/dup' '" + d + "/s1' '" + d + "/s1'");
+    EXPECT_EQ(dup.rc, 2);
+    EXPECT_NE(dup.err.find("twice"), std::string::npos) << dup.err;
+    CliRun part = gensweep("merge --out '" + d + "/part' '" + d + "/s1'");
+    EXPECT_EQ(part.rc, 1) << part.err;
+    // a schema version this build does not know
+    std::string t = slurp(d + "/s2/results.json");
+    size_t p = t.find("\"schema_version\": 1");
+    ASSERT_NE(p, std::string::npos);
+    t.replace(p, 19, "\"schema_version\": 2");
+    std::system(("mkdir -p '" + d + "/v2'").c_str());
+    spit(d + "/v2/results.json", t);
+    CliRun v2 = gensweep("merge --out '" + d + "/bad' '" + d + "/s1' '" + d + "/v2'");
+    EXPECT_EQ(v2.rc, 2);
+    EXPECT_NE(v2.err.find("schema_version"), std::string::npos) << v2.err;
+}
+
+TEST(SweepCompare, InjectedRegressionIsDetectedImprovementListed)
+{
+    std::string d = tmpdir("compare");
+    CliRun r = gensweep(std::string("sweep ") + kEw + " --quiet --out '" + d + "/base'");
+    ASSERT_EQ(r.rc, 0) << r.err;
+    Doc base(d + "/base/results.json");
+    ASSERT_NE(base.d, nullptr);
+    // slow one job down by 10%, make another fail
+    cJSON *jobs = cJSON_GetObjectItemCaseSensitive(base.d, "jobs");
+    ASSERT_GE(cJSON_GetArraySize(jobs), 2);
+    cJSON *j0 = cJSON_GetArrayItem(jobs, 0), *j1 = cJSON_GetArrayItem(jobs, 1);
+    std::string id0 = gs_json_str(j0, "id"), id1 = gs_json_str(j1, "id");
+    double t0 = gs_json_num(j0, "time_ns");
+    cJSON_ReplaceItemInObjectCaseSensitive(j0, "time_ns", cJSON_CreateNumber(t0 * 1.10));
+    cJSON_ReplaceItemInObjectCaseSensitive(j1, "status", cJSON_CreateString("fail"));
+    gs_sb sb;
+    gs_sb_init(&sb);
+    gs_results_emit(&sb, base.d);
+    spit(d + "/new.json", gs_sb_cstr(&sb));
+    gs_sb_free(&sb);
+    CliRun c = gensweep("compare '" + d + "/base/results.json' '" + d + "/new.json'");
+    EXPECT_EQ(c.rc, 1) << c.out << c.err;
+    EXPECT_NE(c.out.find("REGRESSION  " + id0 + ": time"), std::string::npos) << c.out;
+    EXPECT_NE(c.out.find("REGRESSION  " + id1 + ": status pass -> fail"), std::string::npos)
+        << c.out;
+    // the other way round it is an improvement, not a regression
+    CliRun back = gensweep("compare '" + d + "/new.json' '" + d + "/base/results.json'");
+    EXPECT_EQ(back.rc, 0) << back.out;
+    EXPECT_NE(back.out.find("improved    " + id0), std::string::npos) << back.out;
+    // under a 20% threshold the time change is not a regression (the status change still is)
+    CliRun thr = gensweep("compare --threshold 20% '" + d + "/base/results.json' '" + d +
+                       "/new.json'");
+    EXPECT_EQ(thr.out.find(id0 + ": time"), std::string::npos) << thr.out;
+    // sweep --baseline with a baseline file written by `baseline update --from`
+    CliRun bu = gensweep("baseline update --from '" + d + "/new.json' --out '" + d + "/bl'");
+    ASSERT_EQ(bu.rc, 0) << bu.err;
+    CliRun sb2 = gensweep(std::string("sweep ") + kEw + " --quiet --out '" + d + "/again' --baseline '" +
+                       d + "/bl'");
+    EXPECT_EQ(sb2.rc, 0) << sb2.err; // against the slowed/failed baseline everything improved
+    CliRun sb3 = gensweep(std::string("sweep ") + kEw + " --quiet --out '" + d +
+                       "/again2' --baseline '" + d + "/base/results.json'");
+    EXPECT_EQ(sb3.rc, 0) << sb3.err;
+}
+
+TEST(SweepSchema, WriteReadWriteIsIdentical)
+{
+    std::string d = tmpdir("schema");
+    CliRun r = gensweep(std::string("sweep ") + kEw + " --quiet --out '" + d + "'");
+    ASSERT_EQ(r.rc, 0) << r.err;
+    std::string text = slurp(d + "/results.json");
+    Doc doc(d + "/results.json");
+    ASSERT_NE(doc.d, nullptr);
+    gs_sb sb;
+    gs_sb_init(&sb);
+    gs_results_emit(&sb, doc.d);
+    EXPECT_EQ(std::string(gs_sb_cstr(&sb)), text);
+    gs_sb_free(&sb);
+    // every documented job key is present
+    const cJSON *j = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(doc.d, "jobs"), 0);
+    for (const char *k : {"id", "generation", "kernel", "variant", "dtype", "shape", "dims",
+                          "params", "mode", "status", "reason", "stderr_tail", "time_ns",
+                          "instructions", "flops", "hbm_bytes", "achieved_tflops", "peak_tflops",
+                          "roofline_ns", "roofline_ratio", "bottleneck", "critical_path_ns",
+                          "engines", "sbuf_high_water", "psum_high_water", "error", "trace"})
+        EXPECT_NE(cJSON_GetObjectItemCaseSensitive(j, k), nullptr) << k;
+    EXPECT_EQ(cJSON_GetObjectItemCaseSensitive(j, "wall_s"), nullptr); // moved to "wall"
+    const cJSON *cfg = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(doc.d, "configs"), 0);
+    const cJSON *clock = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(cfg, "params"), "engines.tensor.clock");
+    ASSERT_NE(clock, nullptr);
+    EXPECT_STREQ(gs_json_str(clock, "unit"), "Hz");
+    EXPECT_GT(gs_json_num(clock, "value"), 1e8);
+}
+
+TEST(SweepCli, UsageErrorsExitTwo)
+{
+    EXPECT_EQ(gensweep("sweep --kernels no_such_kernel --quiet").rc, 2);
+    EXPECT_EQ(gensweep("sweep --shard 3/2").rc, 2);
+    EXPECT_EQ(gensweep("sweep --configs /nonexistent.yaml").rc, 2);
+    EXPECT_EQ(gensweep("sweep --suite nightly").rc, 2);
+    EXPECT_EQ(gensweep("compare only_one.json").rc, 2);
+    EXPECT_EQ(gensweep("sweep --set no.such.key=1 --configs configs/gen2.yaml").rc, 2);
+}
