@@ -11,6 +11,7 @@
 #include "gs/config.h"
 #include "gs/model.h"
 #include "job.h"
+#include "record.h"
 
 typedef struct job_opts {
     const char *config;
@@ -19,6 +20,8 @@ typedef struct job_opts {
     const char *variant;
     const char *dtype;
     const char *trace;
+    const char *record;   /* --record FILE: the job record (RESULTS.md) for the sweep */
+    int timeline;         /* --timeline: aggregated timeline in the record */
     const char *sets[32];
     int n_sets;
     const char *params[GS_KERNEL_MAX_PARAMS];
@@ -103,6 +106,11 @@ static int parse_job_opts(int argc, char **argv, job_opts *o, int allow_run_opts
         } else if (allow_run_opts && !strcmp(a, "--trace")) {
             if (!need_value(argc, argv, &i)) return 0;
             o->trace = argv[i];
+        } else if (allow_run_opts && !strcmp(a, "--record")) {
+            if (!need_value(argc, argv, &i)) return 0;
+            o->record = argv[i];
+        } else if (allow_run_opts && !strcmp(a, "--timeline")) {
+            o->timeline = 1;
         } else if (allow_run_opts && !strcmp(a, "--timing-only")) {
             o->timing_only = 1;
         } else if (allow_run_opts && !strcmp(a, "--executor")) {
@@ -282,13 +290,16 @@ void gs_help_run(void)
     printf("usage: gensweep run --config FILE --kernel NAME [--shape AxBx..] [--variant V]\n"
            "                    [--dtype T] [--param NAME=VALUE]... [--set KEY=VALUE]...\n"
            "                    [--timing-only] [--trace FILE] [--executor model|c] [--json]\n"
-           "                    [--seed N] [--sim-limit-ns NS] [--wall-limit SECONDS]\n\n"
+           "                    [--seed N] [--sim-limit-ns NS] [--wall-limit SECONDS]\n"
+           "                    [--record FILE [--timeline]]\n\n"
            "Run one kernel on one generation's SystemC model and print simulated time, per-engine\n"
            "utilisation, the bottleneck, the roofline and the correctness check.\n"
            "  --timing-only   skip data movement and arithmetic (same timing, no check)\n"
            "  --trace FILE    write a Chrome/Perfetto trace-event JSON of the run\n"
            "  --executor c    run the pure-C functional executor instead (no timing)\n"
            "  --json          print the result as one JSON object\n"
+           "  --record FILE   write the job record (harness/RESULTS.md, one \"jobs\" element)\n"
+           "  --timeline      add the aggregated per-engine timeline to the record\n"
            "exit status: 0 pass, unsupported or does-not-fit; 1 wrong results, deadlock or\n"
            "timeout; 2 usage or config error\n");
 }
@@ -324,6 +335,55 @@ static void print_stats_text(const gs_job_spec *spec, const gs_run_stats *s)
            s->sbuf_high_water, s->psum_high_water);
 }
 
+/* Write the --record file. The model's statistics count only when the run completed (pass
+ * or wrong results); a deadlock or timeout has no metrics (RESULTS.md: null, never 0). */
+static gs_status write_record(const job_opts *o, const gs_job_spec *spec, const gs_job *job,
+                              gs_job_status js, gs_status st, const gs_error *run_err,
+                              const gs_run_stats *stats, const gs_job_check *chk,
+                              const char *scratch_trace)
+{
+    char reason[2048] = "";
+    if (st != GS_OK) gs_record_format_error(run_err, reason, sizeof reason);
+    int complete = stats && (st == GS_OK || st == GS_ERR_MISMATCH);
+    gs_sb tl;
+    gs_sb_init(&tl);
+    gs_error terr;
+    gs_error_clear(&terr);
+    int have_tl = 0;
+    if (o->timeline && complete && o->trace) {
+        have_tl = gs_record_timeline(o->trace, stats->total_ns, GS_TIMELINE_MAX_SLICES, &tl,
+                                     &terr) == GS_OK;
+        if (!have_tl) print_error("run", &terr);
+    }
+    if (scratch_trace[0]) remove(scratch_trace);
+    gs_record_job_info info = {
+        .spec = spec,
+        .functional = !o->timing_only,
+        .status = js,
+        .reason = reason,
+        .stderr_tail = "",
+        .stats = complete ? stats : NULL,
+        .program = job ? gs_job_program(job) : NULL,
+        .check = chk,
+        .timeline_json = have_tl ? gs_sb_cstr(&tl) : NULL,
+        .trace_path = o->trace && !scratch_trace[0] ? o->trace : NULL,
+        .wall_s = stats ? stats->wall_s : 0.0,
+    };
+    gs_sb sb;
+    gs_sb_init(&sb);
+    gs_record_write_job(&sb, &info);
+    gs_sb_putc(&sb, '\n');
+    gs_error werr;
+    gs_error_clear(&werr);
+    gs_status ws = gs_sb_ok(&sb) && gs_sb_ok(&tl)
+                       ? gs_sb_write_file(&sb, o->record, &werr)
+                       : gs_error_set(&werr, GS_ERR_NOMEM, NULL, 0, 0, "out of memory");
+    if (ws != GS_OK) print_error("run --record", &werr);
+    gs_sb_free(&sb);
+    gs_sb_free(&tl);
+    return ws;
+}
+
 int gs_cmd_run(int argc, char **argv)
 {
     job_opts o;
@@ -343,6 +403,13 @@ int gs_cmd_run(int argc, char **argv)
     gs_run_stats stats;
     memset(&stats, 0, sizeof stats);
     int ran_model = 0;
+    /* A timeline needs a trace; without --trace it goes to a scratch file next to the
+     * record and is removed afterwards. */
+    char tl_trace[4096] = "";
+    if (o.record && o.timeline && !o.trace && !o.c_executor) {
+        snprintf(tl_trace, sizeof tl_trace, "%s.trace.json", o.record);
+        o.trace = tl_trace;
+    }
     gs_status st = gs_job_build(&spec, &job, &err);
     int functional = !o.timing_only;
     if (st == GS_OK && functional) st = gs_job_init_memory(job, &err);
@@ -392,6 +459,9 @@ int gs_cmd_run(int argc, char **argv)
     }
     if (st != GS_OK) print_error(argv[0], &err);
     rc = gs_job_status_is_failure(js) ? GS_EXIT_FAIL : GS_EXIT_OK;
+    if (o.record && write_record(&o, &spec, job, js, st, &err, ran_model ? &stats : NULL, &chk,
+                                 tl_trace) != GS_OK)
+        rc = GS_EXIT_USAGE;
 out:
     gs_job_free(job);
     gs_config_free(cfg);

@@ -35,4 +35,19 @@ void gs_help_disasm(void);
 int gs_cmd_run(int argc, char **argv);
 void gs_help_run(void);
 
+/* cmd_sweep.c: the generation sweep, merging shards, comparing results, baselines */
+int gs_cmd_sweep(int argc, char **argv);
+void gs_help_sweep(void);
+int gs_cmd_merge(int argc, char **argv);
+void gs_help_merge(void);
+int gs_cmd_compare(int argc, char **argv);
+void gs_help_compare(void);
+int gs_cmd_baseline(int argc, char **argv);
+void gs_help_baseline(void);
+/* cmd_tune.c */
+int gs_cmd_whatif(int argc, char **argv);
+void gs_help_whatif(void);
+int gs_cmd_tune(int argc, char **argv);
+void gs_help_tune(void);
+
 #endif
