@@ -157,7 +157,9 @@ void expect_self_contained(const std::string &html)
                                 v.find("..") == std::string::npos;
                 EXPECT_TRUE(anchor || (t.name == "a" && relative)) << "external link " << v;
             }
-            if (n == "style") EXPECT_EQ(v.find("url("), std::string::npos) << v;
+            if (n == "style") {
+                EXPECT_EQ(v.find("url("), std::string::npos) << v;
+            }
         }
         EXPECT_NE(t.name, "link") << "external stylesheet or resource";
         EXPECT_NE(t.name, "iframe");
@@ -318,6 +320,12 @@ struct BadInput {
     gs_status code;
     const char *message_part;
 };
+
+// gtest prints a parameter's bytes unless told; the name says which input it is.
+void PrintTo(const BadInput &b, std::ostream *os)
+{
+    *os << b.name;
+}
 
 class ReportBadInput : public ::testing::TestWithParam<BadInput> {};
 
