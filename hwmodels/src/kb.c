@@ -38,9 +38,17 @@ typedef struct access {
     gs_ap ap;
 } access;
 
-typedef struct region {
+typedef struct access_list {
     access *items;
     size_t n, cap;
+} access_list;
+
+/* Reads and writes are kept apart so that a read scans only the writes: programs that read the
+ * same input tiles over and over (a matmul's operands) would otherwise rescan every earlier
+ * read on every new read, which is quadratic in the program's length. Both lists stay in
+ * instruction order. */
+typedef struct region {
+    access_list reads, writes;
 } region;
 
 typedef struct tracker {
@@ -58,8 +66,14 @@ static void tracker_free(void *v)
 {
     tracker *t = v;
     if (!t) return;
-    for (size_t i = 0; i < t->n_hbm; i++) gs_free(t->hbm[i].items);
-    for (size_t i = 0; i < t->n_buf; i++) gs_free(t->buf[i].items);
+    for (size_t i = 0; i < t->n_hbm; i++) {
+        gs_free(t->hbm[i].reads.items);
+        gs_free(t->hbm[i].writes.items);
+    }
+    for (size_t i = 0; i < t->n_buf; i++) {
+        gs_free(t->buf[i].reads.items);
+        gs_free(t->buf[i].writes.items);
+    }
     gs_free(t->hbm);
     gs_free(t->buf);
     gs_free(t->tile_parts);
@@ -572,7 +586,11 @@ static long ap_runs(const gs_ap *a, run *out, long limit)
             idx[k] = 0;
         }
     }
-    qsort(out, (size_t)count, sizeof *out, cmp_run);
+    /* row-major patterns with increasing strides enumerate their runs in order already */
+    int sorted = 1;
+    for (long r = 1; r < count && sorted; r++)
+        sorted = out[r - 1].lo <= out[r].lo;
+    if (!sorted) qsort(out, (size_t)count, sizeof *out, cmp_run);
     long m = 0;
     for (long r = 0; r < count; r++) {
         if (m > 0 && out[r].lo <= out[m - 1].hi) {
@@ -664,14 +682,21 @@ static int add_dep(gs_kb *kb, uint32_t d)
     return 1;
 }
 
-/* Collect dependencies of one operand access against its region's history. */
+/* Collect dependencies of one operand access against its region's history: a read against the
+ * earlier writes (RAW), a write against the earlier reads and writes (WAR, WAW). The two lists
+ * are merged in instruction order so the dependency order is the program order. */
 static int collect(gs_kb *kb, const access *acc)
 {
     region *r = region_of(kb->tr, &acc->ap);
     if (!r) return 0;
-    for (size_t i = 0; i < r->n; i++) {
-        const access *old = &r->items[i];
-        if (!acc->write && !old->write) continue; /* read after read */
+    const access_list *w = &r->writes, *rd = &r->reads;
+    size_t i = 0, j = 0, nr = acc->write ? rd->n : 0;
+    while (i < w->n || j < nr) {
+        const access *old;
+        if (j >= nr || (i < w->n && w->items[i].instr <= rd->items[j].instr))
+            old = &w->items[i++];
+        else
+            old = &rd->items[j++];
         if (acc_overlap(acc, old) && !add_dep(kb, old->instr)) return 0;
     }
     return 1;
@@ -683,33 +708,46 @@ static int covers(const access *w, const access *old)
            w->hi >= old->hi;
 }
 
+/* Drop the accesses a dense write covers (see the file comment). */
+static void prune(access_list *l, const access *w)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < l->n; i++)
+        if (!covers(w, &l->items[i])) l->items[m++] = l->items[i];
+    l->n = m;
+}
+
 static int record(gs_kb *kb, const access *acc)
 {
     region *r = region_of(kb->tr, &acc->ap);
     if (!r) return 0;
-    if (acc->write) {
-        size_t m = 0;
-        for (size_t i = 0; i < r->n; i++)
-            if (!covers(acc, &r->items[i])) r->items[m++] = r->items[i];
-        r->n = m;
+    if (acc->write && acc->dense) {
+        prune(&r->reads, acc);
+        prune(&r->writes, acc);
     }
-    if (r->n == r->cap) {
-        size_t nc = r->cap ? r->cap * 2 : 8;
-        access *n = gs_realloc(r->items, nc * sizeof *n);
+    access_list *l = acc->write ? &r->writes : &r->reads;
+    if (l->n == l->cap) {
+        size_t nc = l->cap ? l->cap * 2 : 8;
+        access *n = gs_realloc(l->items, nc * sizeof *n);
         if (!n) return 0;
-        r->items = n;
-        r->cap = nc;
+        l->items = n;
+        l->cap = nc;
     }
-    r->items[r->n++] = *acc;
+    l->items[l->n++] = *acc;
     return 1;
 }
 
 /* ---- operand validation ---- */
 
-static const char *operand_name(int is_out, int k, char *buf, size_t n)
+/* Operand names for messages: a table rather than snprintf, because emit() names every operand
+ * of every instruction up front and huge programs have hundreds of thousands of them. */
+static const char *operand_name(int is_out, int k)
 {
-    snprintf(buf, n, "%s%d", is_out ? "out" : "in", k);
-    return buf;
+    static const char *const outs[GS_INSTR_MAX_OUT] = {"out0", "out1"};
+    static const char *const ins[GS_INSTR_MAX_IN] = {"in0", "in1", "in2"};
+    if (k < 0) return "?";
+    if (is_out) return k < GS_INSTR_MAX_OUT ? outs[k] : "out?";
+    return k < GS_INSTR_MAX_IN ? ins[k] : "in?";
 }
 
 static gs_status check_ap(gs_kb *kb, const char *file, int line, const gs_instr *in,
@@ -820,20 +858,19 @@ static gs_status emit(gs_kb *kb, const char *file, int line, gs_instr *in)
         return kb_fail(kb, file, line, GS_ERR_UNSUPPORTED,
                        "unsupported: %s on the %s engine (not present on this target)", op,
                        gs_engine_name(in->engine));
-    char nm[16];
     for (int k = 0; k < in->n_out; k++) {
-        if (check_ap(kb, file, line, in, &in->out[k], operand_name(1, k, nm, sizeof nm)))
+        if (check_ap(kb, file, line, in, &in->out[k], operand_name(1, k)))
             return kb->err.code;
         if (in->engine != GS_ENG_DMA &&
-            check_alignment(kb, file, line, in, &in->out[k], operand_name(1, k, nm, sizeof nm)))
+            check_alignment(kb, file, line, in, &in->out[k], operand_name(1, k)))
             return kb->err.code;
     }
     for (int k = 0; k < in->n_in; k++) {
         if (in->in[k].tensor < 0) continue;
-        if (check_ap(kb, file, line, in, &in->in[k], operand_name(0, k, nm, sizeof nm)))
+        if (check_ap(kb, file, line, in, &in->in[k], operand_name(0, k)))
             return kb->err.code;
         if (in->engine != GS_ENG_DMA && in->op != GS_OP_GATHER &&
-            check_alignment(kb, file, line, in, &in->in[k], operand_name(0, k, nm, sizeof nm)))
+            check_alignment(kb, file, line, in, &in->in[k], operand_name(0, k)))
             return kb->err.code;
     }
     if (in->engine != GS_ENG_DMA && in->engine != GS_ENG_TENSOR && in->op != GS_OP_GATHER &&
