@@ -47,15 +47,20 @@ static int parse_bytes(const char *cmd, const char *opt, const char *s, double *
     double v = strtod(s, &end);
     double mul = 1;
     if (end != s) {
-        if (!strcmp(end, "") || !strcmp(end, "B")) mul = 1;
-        else if (!strcmp(end, "KiB") || !strcmp(end, "K")) mul = 1024.0;
-        else if (!strcmp(end, "MiB") || !strcmp(end, "M")) mul = 1024.0 * 1024;
-        else if (!strcmp(end, "GiB") || !strcmp(end, "G")) mul = 1024.0 * 1024 * 1024;
-        else end = (char *)s;
+        if (!strcmp(end, "") || !strcmp(end, "B"))
+            mul = 1;
+        else if (!strcmp(end, "KiB") || !strcmp(end, "K"))
+            mul = 1024.0;
+        else if (!strcmp(end, "MiB") || !strcmp(end, "M"))
+            mul = 1024.0 * 1024;
+        else if (!strcmp(end, "GiB") || !strcmp(end, "G"))
+            mul = 1024.0 * 1024 * 1024;
+        else
+            end = (char *)s;
     }
     if (end == s || errno || !(v >= 0) || !isfinite(v)) {
-        fprintf(stderr, "gensweep %s: %s: '%s' is not a size (e.g. 4GiB, 512MiB, 0 = none)\n",
-                cmd, opt, s);
+        fprintf(stderr, "gensweep %s: %s: '%s' is not a size (e.g. 4GiB, 512MiB, 0 = none)\n", cmd,
+                opt, s);
         return 0;
     }
     *out = v * mul;
@@ -84,9 +89,12 @@ int gs_sweep_parse_common(int argc, char **argv, int *i, gs_sweep_opts *o, const
         o->kernels = argv[*i];
     } else if (!strcmp(a, "--suite")) {
         if (!need(argc, argv, i)) return -1;
-        if (!strcmp(argv[*i], "check")) o->suite = GS_SWEEP_CHECK;
-        else if (!strcmp(argv[*i], "perf")) o->suite = GS_SWEEP_PERF;
-        else if (!strcmp(argv[*i], "all")) o->suite = GS_SWEEP_ALL;
+        if (!strcmp(argv[*i], "check"))
+            o->suite = GS_SWEEP_CHECK;
+        else if (!strcmp(argv[*i], "perf"))
+            o->suite = GS_SWEEP_PERF;
+        else if (!strcmp(argv[*i], "all"))
+            o->suite = GS_SWEEP_ALL;
         else {
             fprintf(stderr, "gensweep %s: --suite must be check, perf or all\n", cmd);
             return -1;

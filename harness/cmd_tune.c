@@ -98,8 +98,9 @@ int gs_cmd_whatif(int argc, char **argv)
     if (!base) return GS_EXIT_USAGE;
     const gs_num *bn = gs_config_get(base, param);
     if (!bn || !bn->src) {
-        fprintf(stderr, "gensweep whatif: --param %s: not a numeric key of %s (see gensweep "
-                        "show-config)\n",
+        fprintf(stderr,
+                "gensweep whatif: --param %s: not a numeric key of %s (see gensweep "
+                "show-config)\n",
                 param, cfgs[0]);
         gs_config_free(base);
         return GS_EXIT_USAGE;
@@ -163,7 +164,8 @@ int gs_cmd_whatif(int argc, char **argv)
     if (rc != GS_EXIT_USAGE) {
         gs_sb sb;
         gs_sb_init(&sb);
-        gs_sb_puts(&sb, "{\n\"schema\": \"gensweep-whatif\",\n\"schema_version\": 1,\n\"config\": ");
+        gs_sb_puts(&sb,
+                   "{\n\"schema\": \"gensweep-whatif\",\n\"schema_version\": 1,\n\"config\": ");
         gs_sb_json_str(&sb, base->name);
         gs_sb_puts(&sb, ",\n\"path\": ");
         gs_sb_json_str(&sb, gs_record_rel_path(base->path));
@@ -187,7 +189,8 @@ int gs_cmd_whatif(int argc, char **argv)
         if (!o.quiet) {
             printf("\n%-52s", "sensitivity of simulated time (us) to");
             printf(" %s:\n%-52s", param, "job");
-            for (int v = 0; v < nv; v++) printf(" %10s", labels[v]);
+            for (int v = 0; v < nv; v++)
+                printf(" %10s", labels[v]);
             printf(" %8s\n", "d ln t/d ln p");
         }
         /* jobs of the first value define the rows (ids do not depend on the value) */
@@ -202,11 +205,12 @@ int gs_cmd_whatif(int argc, char **argv)
                 t[v] = NAN;
                 st[v] = "missing";
                 const cJSON *q;
-                cJSON_ArrayForEach(q, cJSON_GetObjectItemCaseSensitive(res[v], "jobs"))
-                    if (!strcmp(gs_json_str(q, "id"), id)) {
-                        t[v] = gs_json_num(q, "time_ns");
-                        st[v] = gs_json_str(q, "status");
-                    }
+                cJSON_ArrayForEach(q, cJSON_GetObjectItemCaseSensitive(
+                                          res[v], "jobs")) if (!strcmp(gs_json_str(q, "id"), id))
+                {
+                    t[v] = gs_json_num(q, "time_ns");
+                    st[v] = gs_json_str(q, "status");
+                }
             }
             int lo = -1, hi = -1;
             for (int v = 0; v < nv; v++) {
@@ -243,7 +247,8 @@ int gs_cmd_whatif(int argc, char **argv)
             gs_sb_putc(&sb, '}');
             if (!o.quiet) {
                 printf("%-52.52s", id);
-                for (int v = 0; v < nv; v++) printf(" %10.3f", t[v] / 1e3);
+                for (int v = 0; v < nv; v++)
+                    printf(" %10.3f", t[v] / 1e3);
                 printf(" %8.3f\n", sens);
             }
         }
@@ -262,7 +267,8 @@ int gs_cmd_whatif(int argc, char **argv)
         }
         gs_sb_free(&sb);
     }
-    for (int v = 0; v < nv; v++) cJSON_Delete(res[v]);
+    for (int v = 0; v < nv; v++)
+        cJSON_Delete(res[v]);
     gs_config_free(base);
     return rc;
 }
@@ -280,7 +286,8 @@ static int candidates(const char *name, const gs_caps *c, int64_t *out)
     int n = 0;
     out[n++] = 0;
     if (strstr(name, "buf")) {
-        for (int b = 1; b <= 4; b++) out[n++] = b;
+        for (int b = 1; b <= 4; b++)
+            out[n++] = b;
         return n;
     }
     int64_t lo = 64, hi = GS_MIN((int64_t)c->max_free_sbuf, 8192);
@@ -295,7 +302,8 @@ static int candidates(const char *name, const gs_caps *c, int64_t *out)
     } else if (strstr(name, "chunk") || strstr(name, "free") || strstr(name, "tile")) {
         lo = 256;
     }
-    for (int64_t v = lo; v <= hi && n < TUNE_MAX_CAND; v *= 2) out[n++] = v;
+    for (int64_t v = lo; v <= hi && n < TUNE_MAX_CAND; v *= 2)
+        out[n++] = v;
     return n;
 }
 
@@ -330,8 +338,8 @@ static int row_cmp(const void *a, const void *b)
 }
 
 /* Run a list of param sets; fills rows (time NAN when not pass). Returns 0, 2 on usage. */
-static int run_params(const gs_sweep_opts *o, const gs_job_spec *base, int64_t (*ps)[GS_KERNEL_MAX_PARAMS],
-                      int n, tune_row *rows)
+static int run_params(const gs_sweep_opts *o, const gs_job_spec *base,
+                      int64_t (*ps)[GS_KERNEL_MAX_PARAMS], int n, tune_row *rows)
 {
     gs_sweep *s = gs_sweep_create(o);
     if (!s) return 2;
@@ -355,11 +363,12 @@ static int run_params(const gs_sweep_opts *o, const gs_job_spec *base, int64_t (
         spec.cfg = gs_sweep_config(s, 0);
         gs_record_job_id(&id, &spec);
         const cJSON *j;
-        cJSON_ArrayForEach(j, cJSON_GetObjectItemCaseSensitive(doc, "jobs"))
-            if (!strcmp(gs_json_str(j, "id"), gs_sb_cstr(&id))) {
-                snprintf(rows[i].status, sizeof rows[i].status, "%s", gs_json_str(j, "status"));
-                if (!strcmp(rows[i].status, "pass")) rows[i].t = gs_json_num(j, "time_ns");
-            }
+        cJSON_ArrayForEach(j, cJSON_GetObjectItemCaseSensitive(
+                                  doc, "jobs")) if (!strcmp(gs_json_str(j, "id"), gs_sb_cstr(&id)))
+        {
+            snprintf(rows[i].status, sizeof rows[i].status, "%s", gs_json_str(j, "status"));
+            if (!strcmp(rows[i].status, "pass")) rows[i].t = gs_json_num(j, "time_ns");
+        }
         gs_sb_free(&id);
     }
     cJSON_Delete(doc);
@@ -491,8 +500,8 @@ int gs_cmd_tune(int argc, char **argv)
         nc[p] = candidates(k->param_names[p], &caps, cand[p]);
         product *= nc[p];
     }
-    int64_t(*ps)[GS_KERNEL_MAX_PARAMS] = gs_calloc(TUNE_FULL_PRODUCT_MAX + 16 * GS_KERNEL_MAX_PARAMS,
-                                                   sizeof *ps);
+    int64_t(*ps)[GS_KERNEL_MAX_PARAMS] =
+        gs_calloc(TUNE_FULL_PRODUCT_MAX + 16 * GS_KERNEL_MAX_PARAMS, sizeof *ps);
     tune_row *rows = gs_calloc(TUNE_FULL_PRODUCT_MAX + 16 * GS_KERNEL_MAX_PARAMS + 1, sizeof *rows);
     if (!ps || !rows) {
         gs_free(ps);
@@ -550,7 +559,8 @@ int gs_cmd_tune(int argc, char **argv)
     double def_t = NAN;
     for (int i = 0; i < n; i++) {
         int zero = 1;
-        for (int p = 0; p < k->n_params; p++) zero &= rows[i].p[p] == 0;
+        for (int p = 0; p < k->n_params; p++)
+            zero &= rows[i].p[p] == 0;
         if (zero) def_t = rows[i].t;
     }
     qsort(rows, (size_t)n, sizeof *rows, row_cmp);

@@ -27,8 +27,8 @@ static double job_max_abs(const cJSON *j)
 static const cJSON *find_job(const cJSON *doc, const char *id)
 {
     const cJSON *j;
-    cJSON_ArrayForEach(j, cJSON_GetObjectItemCaseSensitive(doc, "jobs"))
-        if (!strcmp(gs_json_str(j, "id"), id)) return j;
+    cJSON_ArrayForEach(j, cJSON_GetObjectItemCaseSensitive(
+                              doc, "jobs")) if (!strcmp(gs_json_str(j, "id"), id)) return j;
     return NULL;
 }
 
@@ -40,8 +40,8 @@ static int covers(const cJSON *cur, const char *id)
     if (!s2) return 0;
     size_t n = (size_t)(s2 - id) + 1;
     const cJSON *j;
-    cJSON_ArrayForEach(j, cJSON_GetObjectItemCaseSensitive(cur, "jobs"))
-        if (!strncmp(gs_json_str(j, "id"), id, n)) return 1;
+    cJSON_ArrayForEach(j, cJSON_GetObjectItemCaseSensitive(
+                              cur, "jobs")) if (!strncmp(gs_json_str(j, "id"), id, n)) return 1;
     return 0;
 }
 
@@ -174,10 +174,12 @@ cJSON *gs_compare_load(const char *path, gs_error *err)
             break;
         }
         cJSON *oj = cJSON_GetObjectItemCaseSensitive(one, "jobs");
-        while (cJSON_GetArraySize(oj) > 0) cJSON_AddItemToArray(jobs, cJSON_DetachItemFromArray(oj, 0));
+        while (cJSON_GetArraySize(oj) > 0)
+            cJSON_AddItemToArray(jobs, cJSON_DetachItemFromArray(oj, 0));
         cJSON_Delete(one);
     }
-    for (size_t i = 0; i < n; i++) gs_free(names[i]);
+    for (size_t i = 0; i < n; i++)
+        gs_free(names[i]);
     if (all && n == 0) {
         gs_error_set(err, GS_ERR_IO, path, 0, 0, "no *.json baseline files in the directory");
         cJSON_Delete(all);
@@ -199,14 +201,16 @@ gs_status gs_baseline_write(const cJSON *results, const char *dir, FILE *out, gs
     {
         const char *gen = gs_json_str(j, "generation");
         int seen = 0;
-        for (size_t i = 0; i < n_done; i++) seen |= !strcmp(done[i], gen);
+        for (size_t i = 0; i < n_done; i++)
+            seen |= !strcmp(done[i], gen);
         if (seen || n_done == GS_ARRAY_LEN(done)) continue;
         done[n_done++] = gen;
         gs_sb sb;
         gs_sb_init(&sb);
         gs_sb_puts(&sb, "{\n\"schema\": ");
         gs_sb_json_str(&sb, GS_BASELINE_SCHEMA);
-        gs_sb_printf(&sb, ",\n\"schema_version\": %d,\n\"generation\": ", GS_BASELINE_SCHEMA_VERSION);
+        gs_sb_printf(&sb,
+                     ",\n\"schema_version\": %d,\n\"generation\": ", GS_BASELINE_SCHEMA_VERSION);
         gs_sb_json_str(&sb, gen);
         gs_sb_puts(&sb, ",\n\"suite\": ");
         gs_sb_json_str(&sb, gs_json_str(results, "suite"));

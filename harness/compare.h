@@ -26,12 +26,12 @@ extern "C" {
 #define GS_BASELINE_SCHEMA_VERSION 1
 
 typedef struct gs_compare_summary {
-    int compared;     /* jobs in both */
+    int compared; /* jobs in both */
     int regressions;
     int improvements;
-    int changed;      /* status changed without getting worse (e.g. fail -> crash) */
-    int added;        /* in new only */
-    int missing;      /* in base only and counted as regressions */
+    int changed; /* status changed without getting worse (e.g. fail -> crash) */
+    int added;   /* in new only */
+    int missing; /* in base only and counted as regressions */
 } gs_compare_summary;
 
 /* Compare base and cur (documents with a "jobs" array), print one line per finding to out

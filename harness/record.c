@@ -35,13 +35,20 @@ void gs_record_format_error(const gs_error *err, char *buf, size_t size)
 const char *gs_record_unit_name(gs_unit u)
 {
     switch (u) {
-    case GS_UNIT_COUNT: return "count";
-    case GS_UNIT_REAL: return "";
-    case GS_UNIT_BYTES: return "B";
-    case GS_UNIT_BANDWIDTH: return "B/ns";
-    case GS_UNIT_FREQ: return "Hz";
-    case GS_UNIT_TIME: return "ns";
-    case GS_UNIT_CYCLES: return "cycles";
+    case GS_UNIT_COUNT:
+        return "count";
+    case GS_UNIT_REAL:
+        return "";
+    case GS_UNIT_BYTES:
+        return "B";
+    case GS_UNIT_BANDWIDTH:
+        return "B/ns";
+    case GS_UNIT_FREQ:
+        return "Hz";
+    case GS_UNIT_TIME:
+        return "ns";
+    case GS_UNIT_CYCLES:
+        return "cycles";
     }
     return "";
 }
@@ -51,7 +58,8 @@ void gs_record_job_id(gs_sb *sb, const gs_job_spec *s)
     const gs_kernel_def *k = s->kernel;
     gs_sb_printf(sb, "%s/%s/%s/%s/", s->cfg->name, k->name, k->variants[s->variant],
                  gs_dtype_name(s->dtype));
-    for (int i = 0; i < s->n_dims; i++) gs_sb_printf(sb, "%s%" PRId64, i ? "x" : "", s->dims[i]);
+    for (int i = 0; i < s->n_dims; i++)
+        gs_sb_printf(sb, "%s%" PRId64, i ? "x" : "", s->dims[i]);
     for (int i = 0; i < k->n_params; i++)
         if (s->params[i]) gs_sb_printf(sb, "/%s=%" PRId64, k->param_names[i], s->params[i]);
 }
@@ -112,7 +120,8 @@ void gs_record_write_job(gs_sb *sb, const gs_record_job_info *r)
     kstr(sb, &f, "dtype", gs_dtype_name(s->dtype));
     key(sb, &f, "shape");
     gs_sb_putc(sb, '[');
-    for (int i = 0; i < s->n_dims; i++) gs_sb_printf(sb, "%s%" PRId64, i ? "," : "", s->dims[i]);
+    for (int i = 0; i < s->n_dims; i++)
+        gs_sb_printf(sb, "%s%" PRId64, i ? "," : "", s->dims[i]);
     gs_sb_puts(sb, "]");
     key(sb, &f, "dims");
     gs_sb_putc(sb, '[');
@@ -185,12 +194,25 @@ void gs_record_write_job(gs_sb *sb, const gs_record_job_info *r)
         }
         gs_sb_putc(sb, '}');
     } else {
-        static const char *const null_keys[] = {
-            "time_ns",         "instructions",     "cores_used",      "flops",
-            "tensor_flops",    "hbm_bytes",        "dma_bytes",       "arith_intensity",
-            "achieved_tflops", "peak_tflops",      "achieved_hbm_gbps", "peak_hbm_gbps",
-            "compute_bound_ns", "memory_bound_ns", "roofline_ns",     "roofline_ratio",
-            "bottleneck",      "critical_path_ns", "engines"};
+        static const char *const null_keys[] = {"time_ns",
+                                                "instructions",
+                                                "cores_used",
+                                                "flops",
+                                                "tensor_flops",
+                                                "hbm_bytes",
+                                                "dma_bytes",
+                                                "arith_intensity",
+                                                "achieved_tflops",
+                                                "peak_tflops",
+                                                "achieved_hbm_gbps",
+                                                "peak_hbm_gbps",
+                                                "compute_bound_ns",
+                                                "memory_bound_ns",
+                                                "roofline_ns",
+                                                "roofline_ratio",
+                                                "bottleneck",
+                                                "critical_path_ns",
+                                                "engines"};
         for (size_t i = 0; i < GS_ARRAY_LEN(null_keys); i++) {
             /* a built program still knows its instruction count */
             if (!strcmp(null_keys[i], "instructions") && r->program)
@@ -243,7 +265,8 @@ void gs_record_write_config(gs_sb *sb, const gs_config *c)
     key(sb, &f, "sources");
     gs_sb_putc(sb, '{');
     int g = 1;
-    for (size_t i = 0; i < c->n_sources; i++) kstr(sb, &g, c->source_keys[i], c->source_refs[i]);
+    for (size_t i = 0; i < c->n_sources; i++)
+        kstr(sb, &g, c->source_keys[i], c->source_refs[i]);
     gs_sb_putc(sb, '}');
     key(sb, &f, "params");
     gs_sb_putc(sb, '{');
@@ -302,7 +325,7 @@ void gs_record_write_config(gs_sb *sb, const gs_config *c)
 
 typedef struct tl_slice {
     double t0, t1;
-    const char *op;  /* points into the parsed trace */
+    const char *op; /* points into the parsed trace */
     const char *src;
     double count;
 } tl_slice;
@@ -356,7 +379,8 @@ gs_status gs_record_timeline(const char *trace_path, double total_ns, int max_sl
     gs_sb_init(&text);
     char buf[65536];
     size_t got;
-    while ((got = fread(buf, 1, sizeof buf, fp)) > 0) gs_sb_putn(&text, buf, got);
+    while ((got = fread(buf, 1, sizeof buf, fp)) > 0)
+        gs_sb_putn(&text, buf, got);
     fclose(fp);
     if (!gs_sb_ok(&text)) {
         gs_sb_free(&text);
@@ -476,8 +500,7 @@ gs_status gs_record_timeline(const char *trace_path, double total_ns, int max_sl
         double span = GS_MAX(total_ns, t->s[t->n - 1].t1);
         double gap = 0.0;
         t->n = merge_pass(t->s, t->n, gap, 0);
-        for (gap = span / (8.0 * max_slices); t->n > (size_t)max_slices && gap <= span;
-             gap *= 2)
+        for (gap = span / (8.0 * max_slices); t->n > (size_t)max_slices && gap <= span; gap *= 2)
             t->n = merge_pass(t->s, t->n, gap, 0);
         for (gap = span / (8.0 * max_slices); t->n > (size_t)max_slices; gap *= 2)
             t->n = merge_pass(t->s, t->n, gap, 1);
@@ -504,7 +527,8 @@ gs_status gs_record_timeline(const char *trace_path, double total_ns, int max_sl
     }
     gs_sb_puts(sb, "]}");
 done:
-    for (size_t i = 0; i < nt; i++) gs_free(tracks[i].s);
+    for (size_t i = 0; i < nt; i++)
+        gs_free(tracks[i].s);
     gs_free(tracks);
     cJSON_Delete(root);
     return st;

@@ -25,17 +25,17 @@ extern "C" {
 
 /* Everything one job record says. Pointers may be NULL where noted. */
 typedef struct gs_record_job_info {
-    const gs_job_spec *spec;       /* required */
-    int functional;                /* 1: functional + timing; 0: timing only */
+    const gs_job_spec *spec; /* required */
+    int functional;          /* 1: functional + timing; 0: timing only */
     gs_job_status status;
-    const char *reason;            /* NULL: "" */
-    const char *stderr_tail;       /* NULL: "" */
-    const gs_run_stats *stats;     /* NULL: the model did not run to the end (metrics null) */
-    const gs_program *program;     /* NULL: not built (instructions, high water null) */
-    const gs_job_check *check;     /* NULL or !checked: "error": null */
-    const char *timeline_json;     /* a rendered timeline object, or NULL ("timeline" omitted) */
-    const char *trace_path;        /* NULL: "trace": null */
-    double wall_s;                 /* simulation wall seconds; < 0: no "wall_s" key */
+    const char *reason;        /* NULL: "" */
+    const char *stderr_tail;   /* NULL: "" */
+    const gs_run_stats *stats; /* NULL: the model did not run to the end (metrics null) */
+    const gs_program *program; /* NULL: not built (instructions, high water null) */
+    const gs_job_check *check; /* NULL or !checked: "error": null */
+    const char *timeline_json; /* a rendered timeline object, or NULL ("timeline" omitted) */
+    const char *trace_path;    /* NULL: "trace": null */
+    double wall_s;             /* simulation wall seconds; < 0: no "wall_s" key */
 } gs_record_job_info;
 
 /* Append the job id "generation/kernel/variant/dtype/shape[/p=v...]" (non-zero params only). */

@@ -64,7 +64,8 @@ cJSON *gs_json_read_file(const char *path, gs_error *err)
     gs_sb_init(&sb);
     char buf[65536];
     size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0) gs_sb_putn(&sb, buf, n);
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        gs_sb_putn(&sb, buf, n);
     fclose(f);
     if (!gs_sb_ok(&sb)) {
         gs_sb_free(&sb);
@@ -76,7 +77,8 @@ cJSON *gs_json_read_file(const char *path, gs_error *err)
     cJSON *j = cJSON_ParseWithOpts(text, &end, 1);
     if (!j) {
         int line = 1;
-        for (const char *p = text; end && p < end; p++) line += *p == '\n';
+        for (const char *p = text; end && p < end; p++)
+            line += *p == '\n';
         gs_error_set(err, GS_ERR_PARSE, path, line, 0, "malformed JSON");
     }
     gs_sb_free(&sb);
@@ -119,9 +121,11 @@ void gs_results_sort_jobs(cJSON *doc)
     if (n < 2) return;
     cJSON **v = gs_calloc((size_t)n, sizeof *v);
     if (!v) return;
-    for (int i = n - 1; i >= 0; i--) v[i] = cJSON_DetachItemFromArray(jobs, i);
+    for (int i = n - 1; i >= 0; i--)
+        v[i] = cJSON_DetachItemFromArray(jobs, i);
     qsort(v, (size_t)n, sizeof *v, job_cmp);
-    for (int i = 0; i < n; i++) cJSON_AddItemToArray(jobs, v[i]);
+    for (int i = 0; i < n; i++)
+        cJSON_AddItemToArray(jobs, v[i]);
     gs_free(v);
 }
 
@@ -234,10 +238,10 @@ gs_status gs_results_write_csv(const cJSON *doc, const char *path, gs_error *err
         csv_str(&sb, gs_json_str(j, "status"));
         csv_str(&sb, gs_json_str(j, "reason"));
         static const char *const nums[] = {
-            "time_ns",           "instructions",  "flops",       "hbm_bytes",
-            "achieved_tflops",   "peak_tflops",   "achieved_hbm_gbps",
-            "peak_hbm_gbps",     "roofline_ns",   "roofline_ratio"};
-        for (size_t i = 0; i < GS_ARRAY_LEN(nums); i++) csv_num(&sb, j, nums[i]);
+            "time_ns",     "instructions",      "flops",         "hbm_bytes",   "achieved_tflops",
+            "peak_tflops", "achieved_hbm_gbps", "peak_hbm_gbps", "roofline_ns", "roofline_ratio"};
+        for (size_t i = 0; i < GS_ARRAY_LEN(nums); i++)
+            csv_num(&sb, j, nums[i]);
         csv_str(&sb, gs_json_str(j, "bottleneck"));
         const cJSON *er = cJSON_GetObjectItemCaseSensitive(j, "error");
         csv_num(&sb, er, "max_abs");
@@ -267,8 +271,8 @@ static const char *junit_kind(const char *status)
 gs_status gs_results_write_junit(const cJSON *doc, const char *path, gs_error *err)
 {
     const cJSON *jobs = cJSON_GetObjectItemCaseSensitive(doc, "jobs");
-    const cJSON *wall = cJSON_GetObjectItemCaseSensitive(
-        cJSON_GetObjectItemCaseSensitive(doc, "wall"), "jobs");
+    const cJSON *wall =
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "wall"), "jobs");
     int counts[3] = {0, 0, 0}; /* failures, errors, skipped */
     const cJSON *j;
     cJSON_ArrayForEach(j, jobs)
@@ -439,10 +443,10 @@ cJSON *gs_results_merge(const char *const *paths, size_t n, gs_error *err)
         }
         cJSON *jobs = cJSON_GetObjectItemCaseSensitive(d, "jobs");
         cJSON *ojobs = cJSON_GetObjectItemCaseSensitive(out, "jobs");
-        cJSON *owall = cJSON_GetObjectItemCaseSensitive(
-            cJSON_GetObjectItemCaseSensitive(out, "wall"), "jobs");
-        const cJSON *dwall = cJSON_GetObjectItemCaseSensitive(
-            cJSON_GetObjectItemCaseSensitive(d, "wall"), "jobs");
+        cJSON *owall =
+            cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(out, "wall"), "jobs");
+        const cJSON *dwall =
+            cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(d, "wall"), "jobs");
         while (cJSON_GetArraySize(jobs) > 0) {
             cJSON *j = cJSON_DetachItemFromArray(jobs, 0);
             const char *id = gs_json_str(j, "id");
@@ -476,7 +480,8 @@ cJSON *gs_results_merge(const char *const *paths, size_t n, gs_error *err)
         }
     }
     int all = 1;
-    for (size_t s = 1; s <= n_seen; s++) all &= seen[s];
+    for (size_t s = 1; s <= n_seen; s++)
+        all &= seen[s];
     cJSON *sh = cJSON_CreateObject();
     cJSON_AddNumberToObject(sh, "index", 1);
     cJSON_AddNumberToObject(sh, "count", 1);

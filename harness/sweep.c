@@ -294,8 +294,7 @@ static void apply_tuning(const gs_sweep *s, size_t ci, const gs_kernel_def *k, i
         return;
     }
     const cJSON *kp = cJSON_GetObjectItemCaseSensitive(
-        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "kernels"),
-                                         k->name),
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "kernels"), k->name),
         "params");
     for (int p = 0; p < k->n_params; p++) {
         double v = gs_json_num(kp, k->param_names[p]);
@@ -416,7 +415,8 @@ static pid_t launch(gs_sweep *s, size_t ji)
 {
     const sweep_job *j = &s->jobs[ji];
     const gs_kernel_def *k = j->spec.kernel;
-    char shape[256] = "", rec[4200], errf[4200], trace[4200], tl[64], params[GS_KERNEL_MAX_PARAMS][96];
+    char shape[256] = "", rec[4200], errf[4200], trace[4200], tl[64],
+         params[GS_KERNEL_MAX_PARAMS][96];
     size_t w = 0;
     for (int i = 0; i < j->spec.n_dims && w < sizeof shape - 24; i++)
         w += (size_t)snprintf(shape + w, sizeof shape - w, "%s%" PRId64, i ? "x" : "",
@@ -510,7 +510,8 @@ static char *read_tail(const char *path)
         char *nl = strchr(buf, '\n');
         if (nl) start = nl + 1;
     }
-    while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r')) buf[--n] = '\0';
+    while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
+        buf[--n] = '\0';
     char *out = gs_strdup(start);
     gs_free(buf);
     return out;
@@ -539,14 +540,22 @@ static cJSON *parent_record(const sweep_job *j, gs_job_status st, const char *re
 static const char *signal_name(int sig)
 {
     switch (sig) {
-    case SIGSEGV: return "SIGSEGV";
-    case SIGABRT: return "SIGABRT";
-    case SIGBUS: return "SIGBUS";
-    case SIGFPE: return "SIGFPE";
-    case SIGILL: return "SIGILL";
-    case SIGKILL: return "SIGKILL";
-    case SIGTERM: return "SIGTERM";
-    default: return "signal";
+    case SIGSEGV:
+        return "SIGSEGV";
+    case SIGABRT:
+        return "SIGABRT";
+    case SIGBUS:
+        return "SIGBUS";
+    case SIGFPE:
+        return "SIGFPE";
+    case SIGILL:
+        return "SIGILL";
+    case SIGKILL:
+        return "SIGKILL";
+    case SIGTERM:
+        return "SIGTERM";
+    default:
+        return "signal";
     }
 }
 
@@ -562,8 +571,7 @@ static cJSON *collect(gs_sweep *s, size_t ji, int wstatus, int timed_out, double
     cJSON *r = NULL;
     *wall_s = elapsed;
     if (timed_out) {
-        snprintf(reason, sizeof reason, "no result after %g s: killed (--timeout)",
-                 s->o.timeout_s);
+        snprintf(reason, sizeof reason, "no result after %g s: killed (--timeout)", s->o.timeout_s);
         r = parent_record(j, GS_JOB_TIMEOUT, reason, tail);
     } else if (WIFSIGNALED(wstatus)) {
         int sig = WTERMSIG(wstatus);
@@ -621,8 +629,8 @@ static void fmt_dur(double s, char *buf, size_t n)
         snprintf(buf, n, "%dh%02dm", (int)(s / 3600), (int)fmod(s / 60, 60));
 }
 
-static void progress(const gs_sweep *s, int tty, size_t done, size_t total, int failures,
-                     double t0, const cJSON *rec, const char *id)
+static void progress(const gs_sweep *s, int tty, size_t done, size_t total, int failures, double t0,
+                     const cJSON *rec, const char *id)
 {
     if (s->o.quiet) return;
     double el = now_s() - t0;
@@ -724,8 +732,8 @@ cJSON *gs_sweep_execute(gs_sweep *s, int *interrupted)
                 running--;
                 size_t ji = slots[i].job;
                 if (stopping && !slots[i].timed_out) break; /* killed by us: no result */
-                recs[ji] = collect(s, ji, wst, slots[i].timed_out, now_s() - slots[i].start,
-                                   &walls[ji]);
+                recs[ji] =
+                    collect(s, ji, wst, slots[i].timed_out, now_s() - slots[i].start, &walls[ji]);
                 done++;
                 if (!recs[ji] || record_failed(recs[ji])) failures++;
                 progress(s, tty, done, s->n_jobs, failures, t0, recs[ji], s->jobs[ji].id);
@@ -773,15 +781,16 @@ cJSON *gs_sweep_execute(gs_sweep *s, int *interrupted)
     cJSON_AddStringToObject(tool, "version", GS_VERSION);
     cJSON_AddStringToObject(tool, "commit", GS_GIT_COMMIT);
     static const char *const suite_names[] = {"", "check", "perf", "all", "custom"};
-    cJSON_AddStringToObject(doc, "suite",
-                            s->o.suite >= 1 && s->o.suite <= 4 ? suite_names[s->o.suite] : "custom");
+    cJSON_AddStringToObject(
+        doc, "suite", s->o.suite >= 1 && s->o.suite <= 4 ? suite_names[s->o.suite] : "custom");
     cJSON_AddBoolToObject(doc, "complete", !stopping && s->o.shard_count == 1);
     cJSON_AddBoolToObject(doc, "interrupted", stopping);
     cJSON *sh = cJSON_AddObjectToObject(doc, "shard");
     cJSON_AddNumberToObject(sh, "index", s->o.shard_index);
     cJSON_AddNumberToObject(sh, "count", s->o.shard_count);
     cJSON *ov = cJSON_AddArrayToObject(doc, "overrides");
-    for (size_t i = 0; i < s->o.n_sets; i++) cJSON_AddItemToArray(ov, cJSON_CreateString(s->o.sets[i]));
+    for (size_t i = 0; i < s->o.n_sets; i++)
+        cJSON_AddItemToArray(ov, cJSON_CreateString(s->o.sets[i]));
     cJSON_AddNumberToObject(doc, "planned_jobs", (double)s->planned);
     cJSON *cfgs = cJSON_AddArrayToObject(doc, "configs");
     for (size_t i = 0; i < s->n_cfgs; i++) {
@@ -869,7 +878,9 @@ int gs_sweep_main(const gs_sweep_opts *o)
     if (!o->quiet)
         printf("sweep: %zu jobs (%zu configs, suite %s, shard %d/%d, -j %d) -> %s\n",
                gs_sweep_job_count(s), gs_sweep_config_count(s),
-               o->suite == GS_SWEEP_PERF ? "perf" : o->suite == GS_SWEEP_ALL ? "all" : "check",
+               o->suite == GS_SWEEP_PERF  ? "perf"
+               : o->suite == GS_SWEEP_ALL ? "all"
+                                          : "check",
                s->o.shard_index, s->o.shard_count, s->o.jobs, s->o.out_dir);
     int interrupted = 0;
     cJSON *doc = gs_sweep_execute(s, &interrupted);
@@ -889,10 +900,12 @@ int gs_sweep_main(const gs_sweep_opts *o)
         rc = 1;
     }
     const cJSON *j;
-    cJSON_ArrayForEach(j, cJSON_GetObjectItemCaseSensitive(doc, "jobs")) if (record_failed(j)) rc = 1;
+    cJSON_ArrayForEach(j, cJSON_GetObjectItemCaseSensitive(doc, "jobs")) if (record_failed(j)) rc =
+        1;
     if (interrupted) {
         rc = 1;
-        fprintf(stderr, "gensweep sweep: interrupted; results so far written (\"complete\": false)\n");
+        fprintf(stderr,
+                "gensweep sweep: interrupted; results so far written (\"complete\": false)\n");
     }
     if (!o->quiet)
         print_summary(doc, gs_json_num(cJSON_GetObjectItemCaseSensitive(doc, "wall"), "total_s"));

@@ -32,23 +32,23 @@ typedef enum gs_sweep_suite {
 typedef struct gs_sweep_opts {
     const char *const *configs; /* files or directories (their *.yaml); NULL/0: "configs" */
     size_t n_configs;
-    const char *kernels;        /* comma-separated names; NULL: every kernel */
+    const char *kernels; /* comma-separated names; NULL: every kernel */
     gs_sweep_suite suite;
-    int jobs;                   /* processes at once; <= 0: number of CPUs */
+    int jobs;                     /* processes at once; <= 0: number of CPUs */
     int shard_index, shard_count; /* 1-based; 0/0: 1/1 */
-    const char *out_dir;        /* NULL: GS_SWEEP_DEFAULT_OUT */
+    const char *out_dir;          /* NULL: GS_SWEEP_DEFAULT_OUT */
     const char *const *baselines; /* compare against these (results, baseline files or dirs) */
     size_t n_baselines;
-    double threshold;           /* relative time threshold for regressions */
-    const char *const *sets;    /* --set KEY=VALUE for every config */
+    double threshold;        /* relative time threshold for regressions */
+    const char *const *sets; /* --set KEY=VALUE for every config */
     size_t n_sets;
-    double timeout_s;           /* per job; <= 0: GS_SWEEP_DEFAULT_TIMEOUT */
-    double mem_limit;           /* bytes of address space per job; 0: none */
-    int quiet;                  /* no progress and no summary */
-    const char *trace_dir;      /* write each job's Perfetto trace there, or NULL */
-    int no_tuning;              /* ignore configs/tuning/<gen>.json */
-    int no_report;              /* do not write report.html */
-    int timelines;              /* -1 default (check jobs only), 0 none, 1 every job */
+    double timeout_s;      /* per job; <= 0: GS_SWEEP_DEFAULT_TIMEOUT */
+    double mem_limit;      /* bytes of address space per job; 0: none */
+    int quiet;             /* no progress and no summary */
+    const char *trace_dir; /* write each job's Perfetto trace there, or NULL */
+    int no_tuning;         /* ignore configs/tuning/<gen>.json */
+    int no_report;         /* do not write report.html */
+    int timelines;         /* -1 default (check jobs only), 0 none, 1 every job */
 } gs_sweep_opts;
 
 #define GS_SWEEP_DEFAULT_OUT "build/sweep"

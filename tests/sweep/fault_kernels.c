@@ -44,7 +44,8 @@ static gs_status build_hang(gs_kb *kb, const gs_kernel_args *a)
 {
     (void)a;
     volatile unsigned long spin = 0;
-    for (;;) spin++;
+    for (;;)
+        spin++;
     return gs_kb_status(kb);
 }
 
@@ -104,13 +105,14 @@ static int tensors(const gs_kernel_args *a, gs_tensor_decl *t, int max, gs_error
 
 static void reference(const gs_kernel_args *a, const double *const *in, double *const *out)
 {
-    for (int64_t i = 0; i < a->dims[0] * a->dims[1]; i++) out[0][i] = in[0][i];
+    for (int64_t i = 0; i < a->dims[0] * a->dims[1]; i++)
+        out[0][i] = in[0][i];
 }
 
 #define FAULT_KERNEL(sym, nm, fn)                                                                  \
     static const gs_kernel_def sym = {                                                             \
         .name = nm,                                                                                \
-        .summary = "test-only fault injection",                                                   \
+        .summary = "test-only fault injection",                                                    \
         .n_dims = 2,                                                                               \
         .dim_names = {"R", "C"},                                                                   \
         .n_variants = 1,                                                                           \
@@ -158,9 +160,9 @@ int main(int argc, char **argv)
     static const struct {
         const char *name;
         int (*run)(int, char **);
-    } cmds[] = {{"run", gs_cmd_run},         {"sweep", gs_cmd_sweep},
-                {"merge", gs_cmd_merge},     {"compare", gs_cmd_compare},
-                {"list", gs_cmd_list},       {"baseline", gs_cmd_baseline}};
+    } cmds[] = {{"run", gs_cmd_run},     {"sweep", gs_cmd_sweep},
+                {"merge", gs_cmd_merge}, {"compare", gs_cmd_compare},
+                {"list", gs_cmd_list},   {"baseline", gs_cmd_baseline}};
     if (argc < 2) {
         fprintf(stderr, "usage: gensweep_faults run|sweep|merge|compare|list|baseline ...\n");
         return 2;

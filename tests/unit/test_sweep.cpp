@@ -52,8 +52,8 @@ void spit(const std::string &path, const std::string &text)
 
 std::string tmpdir(const std::string &name)
 {
-    std::string d = std::string(GS_BINARY_DIR) + "/test_sweep/" + name + "-" +
-                    std::to_string(getpid());
+    std::string d =
+        std::string(GS_BINARY_DIR) + "/test_sweep/" + name + "-" + std::to_string(getpid());
     std::string cmd = "rm -rf '" + d + "' && mkdir -p '" + d + "'";
     EXPECT_EQ(std::system(cmd.c_str()), 0);
     return d;
@@ -62,11 +62,11 @@ std::string tmpdir(const std::string &name)
 CliRun exec(const std::string &bin, const std::string &args)
 {
     static int n = 0;
-    std::string base = std::string(GS_BINARY_DIR) + "/test_sweep/run-" +
-                       std::to_string(getpid()) + "-" + std::to_string(n++);
+    std::string base = std::string(GS_BINARY_DIR) + "/test_sweep/run-" + std::to_string(getpid()) +
+                       "-" + std::to_string(n++);
     std::system(("mkdir -p '" + std::string(GS_BINARY_DIR) + "/test_sweep'").c_str());
-    std::string cmd = "cd '" + kSrc + "' && '" + bin + "' " + args + " >'" + base + ".out' 2>'" +
-                      base + ".err'";
+    std::string cmd =
+        "cd '" + kSrc + "' && '" + bin + "' " + args + " >'" + base + ".out' 2>'" + base + ".err'";
     int st = std::system(cmd.c_str());
     CliRun r;
     r.rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
@@ -98,8 +98,10 @@ struct Doc {
     const cJSON *job(const std::string &prefix) const
     {
         const cJSON *j;
-        cJSON_ArrayForEach(j, cJSON_GetObjectItemCaseSensitive(d, "jobs"))
-            if (std::string(gs_json_str(j, "id")).rfind(prefix, 0) == 0) return j;
+        cJSON_ArrayForEach(j,
+                           cJSON_GetObjectItemCaseSensitive(
+                               d, "jobs")) if (std::string(gs_json_str(j, "id")).rfind(prefix, 0) ==
+                                               0) return j;
         return nullptr;
     }
     int jobs() const { return cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(d, "jobs")); }
@@ -122,7 +124,7 @@ TEST(SweepRecord, RunWritesAJobRecordWithTimeline)
 {
     std::string d = tmpdir("record");
     CliRun r = gensweep("run --config configs/gen2.yaml --kernel elementwise_add --record '" + d +
-                     "/rec.json' --timeline");
+                        "/rec.json' --timeline");
     ASSERT_EQ(r.rc, 0) << r.err;
     gs_error err;
     gs_error_clear(&err);
@@ -161,8 +163,8 @@ TEST(SweepIsolation, CrashHangDeadlockAndMemoryAreRecordedOthersSurvive)
     const std::string lim = " --mem-limit 1GiB";
 #endif
     CliRun r = faults("sweep --configs configs/gen2.yaml --kernels "
-                   "fault_crash,fault_hang,fault_deadlock,elementwise_add" +
-                   oom + " --timeout 3 -j 2" + lim + " --out '" + d + "'");
+                      "fault_crash,fault_hang,fault_deadlock,elementwise_add" +
+                      oom + " --timeout 3 -j 2" + lim + " --out '" + d + "'");
     EXPECT_EQ(r.rc, 1) << r.out << r.err;
     Doc doc(d + "/results.json");
     ASSERT_NE(doc.d, nullptr);
@@ -241,7 +243,8 @@ TEST(SweepShards, ShardsMergedEqualTheFullSweepAndJobsCountDoesNotMatter)
 {
     std::string d = tmpdir("shards");
     std::string sel = " --configs configs/gen1.yaml configs/gen2.yaml --kernels elementwise_add"
-                      " --quiet --out '" + d;
+                      " --quiet --out '" +
+                      d;
     CliRun full = gensweep("sweep -j 2" + sel + "/full'");
     ASSERT_EQ(full.rc, 0) << full.err;
     CliRun j1 = gensweep("sweep -j 1" + sel + "/j1'");
@@ -307,17 +310,17 @@ TEST(SweepCompare, InjectedRegressionIsDetectedImprovementListed)
     EXPECT_EQ(back.rc, 0) << back.out;
     EXPECT_NE(back.out.find("improved    " + id0), std::string::npos) << back.out;
     // under a 20% threshold the time change is not a regression (the status change still is)
-    CliRun thr = gensweep("compare --threshold 20% '" + d + "/base/results.json' '" + d +
-                       "/new.json'");
+    CliRun thr =
+        gensweep("compare --threshold 20% '" + d + "/base/results.json' '" + d + "/new.json'");
     EXPECT_EQ(thr.out.find(id0 + ": time"), std::string::npos) << thr.out;
     // sweep --baseline with a baseline file written by `baseline update --from`
     CliRun bu = gensweep("baseline update --from '" + d + "/new.json' --out '" + d + "/bl'");
     ASSERT_EQ(bu.rc, 0) << bu.err;
-    CliRun sb2 = gensweep(std::string("sweep ") + kEw + " --quiet --out '" + d + "/again' --baseline '" +
-                       d + "/bl'");
+    CliRun sb2 = gensweep(std::string("sweep ") + kEw + " --quiet --out '" + d +
+                          "/again' --baseline '" + d + "/bl'");
     EXPECT_EQ(sb2.rc, 0) << sb2.err; // against the slowed/failed baseline everything improved
     CliRun sb3 = gensweep(std::string("sweep ") + kEw + " --quiet --out '" + d +
-                       "/again2' --baseline '" + d + "/base/results.json'");
+                          "/again2' --baseline '" + d + "/base/results.json'");
     EXPECT_EQ(sb3.rc, 0) << sb3.err;
 }
 
@@ -336,11 +339,33 @@ TEST(SweepSchema, WriteReadWriteIsIdentical)
     gs_sb_free(&sb);
     // every documented job key is present
     const cJSON *j = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(doc.d, "jobs"), 0);
-    for (const char *k : {"id", "generation", "kernel", "variant", "dtype", "shape", "dims",
-                          "params", "mode", "status", "reason", "stderr_tail", "time_ns",
-                          "instructions", "flops", "hbm_bytes", "achieved_tflops", "peak_tflops",
-                          "roofline_ns", "roofline_ratio", "bottleneck", "critical_path_ns",
-                          "engines", "sbuf_high_water", "psum_high_water", "error", "trace"})
+    for (const char *k : {"id",
+                          "generation",
+                          "kernel",
+                          "variant",
+                          "dtype",
+                          "shape",
+                          "dims",
+                          "params",
+                          "mode",
+                          "status",
+                          "reason",
+                          "stderr_tail",
+                          "time_ns",
+                          "instructions",
+                          "flops",
+                          "hbm_bytes",
+                          "achieved_tflops",
+                          "peak_tflops",
+                          "roofline_ns",
+                          "roofline_ratio",
+                          "bottleneck",
+                          "critical_path_ns",
+                          "engines",
+                          "sbuf_high_water",
+                          "psum_high_water",
+                          "error",
+                          "trace"})
         EXPECT_NE(cJSON_GetObjectItemCaseSensitive(j, k), nullptr) << k;
     EXPECT_EQ(cJSON_GetObjectItemCaseSensitive(j, "wall_s"), nullptr); // moved to "wall"
     const cJSON *cfg = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(doc.d, "configs"), 0);
