@@ -925,7 +925,17 @@ int gs_sweep_main(const gs_sweep_opts *o)
         char html[4096];
         snprintf(html, sizeof html, "%s/report.html", s->o.out_dir);
         gs_error_clear(&err);
-        if (gs_report_write(path, o->n_baselines ? o->baselines[0] : NULL, html, &err) != GS_OK) {
+        /* the report reads results files; reduced baseline files and directories are only
+         * for the regression check above */
+        const char *rb = NULL;
+        if (o->n_baselines) {
+            gs_error e2;
+            gs_error_clear(&e2);
+            cJSON *bd = gs_results_load(o->baselines[0], &e2);
+            if (bd) rb = o->baselines[0];
+            cJSON_Delete(bd);
+        }
+        if (gs_report_write(path, rb, html, &err) != GS_OK) {
             char buf[2048];
             gs_error_format(&err, buf, sizeof buf);
             fprintf(stderr, "gensweep sweep: report: %s\n", buf);
