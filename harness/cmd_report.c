@@ -13,7 +13,8 @@
 void gs_help_report(void)
 {
     printf("usage: gensweep report RESULTS.json [-o report.html] [--baseline BASE.json]\n"
-           "                       [--base-gen NAME] [--threshold PCT]\n\n"
+           "                       [--base-gen NAME] [--threshold PCT]\n"
+           "                       [--whatif WHATIF.json]... [--tuning TUNING.json]...\n\n"
            "Write the self-contained HTML performance report for a results file (no model runs):\n"
            "summary, generations side by side, portability matrix, speedups, rooflines, engine\n"
            "time, timelines, correctness, baseline comparison, variants, what-if and tuning.\n"
@@ -21,18 +22,22 @@ void gs_help_report(void)
            "  --baseline FILE   compare with an earlier results file (regressions/improvements)\n"
            "  --base-gen NAME   generation the speedups are relative to (default: the first)\n"
            "  --threshold PCT   time change that counts as a regression (default 2)\n"
+           "  --whatif FILE     add a gensweep whatif result (sensitivity curves)\n"
+           "  --tuning FILE     add a tuning file (configs/tuning/GEN.json: tuning gains)\n"
            "exit status: 0 written, 2 usage error or unreadable/invalid results file\n");
 }
 
 int gs_cmd_report(int argc, char **argv)
 {
     const char *in = NULL, *out = NULL, *base = NULL;
-    gs_report_opts opts = {NULL, 0};
+    gs_report_opts opts = {NULL, 0, NULL, NULL, 0};
+    const char *extra[GS_REPORT_MAX_EXTRA];
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int has_value = i + 1 < argc;
         if (!strcmp(a, "-o") || !strcmp(a, "--out") || !strcmp(a, "--baseline") ||
-            !strcmp(a, "--base-gen") || !strcmp(a, "--threshold")) {
+            !strcmp(a, "--base-gen") || !strcmp(a, "--threshold") || !strcmp(a, "--whatif") ||
+            !strcmp(a, "--tuning")) {
             if (!has_value) {
                 fprintf(stderr, "gensweep report: option %s needs a value\n", a);
                 return GS_EXIT_USAGE;
@@ -40,6 +45,14 @@ int gs_cmd_report(int argc, char **argv)
             const char *v = argv[++i];
             if (!strcmp(a, "--baseline")) {
                 base = v;
+            } else if (!strcmp(a, "--whatif") || !strcmp(a, "--tuning")) {
+                if (opts.n_extra == GS_REPORT_MAX_EXTRA) {
+                    fprintf(stderr, "gensweep report: at most %d --whatif/--tuning files\n",
+                            GS_REPORT_MAX_EXTRA);
+                    return GS_EXIT_USAGE;
+                }
+                extra[opts.n_extra++] = v;
+                opts.extra_paths = extra;
             } else if (!strcmp(a, "--base-gen")) {
                 opts.base_gen = v;
             } else if (!strcmp(a, "--threshold")) {

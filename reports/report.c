@@ -94,6 +94,10 @@ typedef struct rep {
     rjob *bjobs;
     size_t n_bjobs;
     const char *results_name, *baseline_name;
+    const cJSON *whatif[GS_REPORT_MAX_EXTRA]; /* "gensweep-whatif" documents */
+    int n_whatif;
+    const cJSON *tuning[GS_REPORT_MAX_EXTRA]; /* "gensweep-tuning" documents */
+    int n_tuning;
     int base_gen;
     double regress_pct;
     gs_sb *sb;
@@ -238,7 +242,7 @@ static gs_status read_file(const char *path, char **out, gs_error *err)
     *out = NULL;
     FILE *f = fopen(path, "rb");
     if (!f)
-        return gs_error_set(err, GS_ERR_IO, path, 0, 0, "cannot read results file: %s",
+        return gs_error_set(err, GS_ERR_IO, path, 0, 0, "cannot read: %s",
                             strerror(errno));
     gs_sb sb;
     gs_sb_init(&sb);
@@ -315,6 +319,41 @@ static gs_status parse_results(const char *text, const char *name, cJSON **out, 
         cJSON_Delete(root);
         return st;
     }
+    *out = root;
+    return GS_OK;
+}
+
+/* A what-if or tuning document: "gensweep-whatif" / "gensweep-tuning", version 1. */
+static gs_status parse_extra(rep *r, const char *text, const char *name, cJSON **out,
+                             gs_error *err)
+{
+    *out = NULL;
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithOpts(text, &end, 1);
+    if (!root) {
+        int line = 1;
+        for (const char *p = text; end && p < end && *p; p++) line += *p == '\n';
+        return gs_error_set(err, GS_ERR_PARSE, name, line, 0, "malformed JSON");
+    }
+    const char *schema = jstr(root, "schema");
+    int whatif = !strcmp(schema, "gensweep-whatif"), tuning = !strcmp(schema, "gensweep-tuning");
+    gs_status st = GS_OK;
+    if (!whatif && !tuning)
+        st = gs_error_set(err, GS_ERR_INVALID, name, 0, 0,
+                          "not a what-if or tuning file: \"schema\" is neither "
+                          "\"gensweep-whatif\" nor \"gensweep-tuning\"");
+    else if (jnum(root, "schema_version") != 1)
+        st = gs_error_set(err, GS_ERR_INVALID, name, 0, 0,
+                          "%s schema_version %g is not supported (this gensweep reads 1)", schema,
+                          jnum(root, "schema_version"));
+    if (st != GS_OK) {
+        cJSON_Delete(root);
+        return st;
+    }
+    if (whatif)
+        r->whatif[r->n_whatif++] = root;
+    else
+        r->tuning[r->n_tuning++] = root;
     *out = root;
     return GS_OK;
 }
@@ -1415,159 +1454,202 @@ static void sec_variants(rep *r)
     section_close(sb);
 }
 
+/* The most sensitive curves drawn per what-if chart (all are in the table). */
+#define WHATIF_MAX_CURVES 8
+
 /*
- * What-if and tuning, read from optional top-level keys (proposed for RESULTS.md):
- *   "whatif": [{"generation", "param", "factors": [0.5, 1, 2], "curves":
- *               [{"kernel", "variant", "shape": [..], "time_ns": [one per factor]}]}]
- *   "tuning": [{"generation", "kernel", "variant", "shape", "default_time_ns", "best_time_ns",
- *               "best_params": {..}}]
+ * What-if and tuning come from their own files (harness/RESULTS.md: whatif.json with schema
+ * "gensweep-whatif", tuning files with "gensweep-tuning"), passed with --whatif / --tuning.
  */
+static void whatif_chart(rep *r, const cJSON *w)
+{
+    gs_sb *sb = r->sb;
+    const cJSON *vals = jget(w, "values"), *jobs = jget(w, "jobs");
+    int nv = cJSON_GetArraySize(vals);
+    double vmin = INFINITY, vmax = 0, tmin = INFINITY, tmax = 0;
+    for (int i = 0; i < nv; i++) {
+        double v = jnum(cJSON_GetArrayItem(vals, i), "value");
+        if (v > 0 && v < vmin) vmin = v;
+        if (v > vmax) vmax = v;
+    }
+    /* pick the curves with the largest |sensitivity| (ties: file order) */
+    const cJSON *pick[WHATIF_MAX_CURVES];
+    int np = 0;
+    const cJSON *j;
+    cJSON_ArrayForEach(j, jobs)
+    {
+        double s = fabs(jnum(j, "sensitivity"));
+        if (!isfinite(s)) s = -1;
+        if (np < WHATIF_MAX_CURVES) {
+            pick[np++] = j;
+        } else {
+            int lo = 0;
+            for (int k = 1; k < np; k++)
+                if (fabs(jnum(pick[k], "sensitivity")) < fabs(jnum(pick[lo], "sensitivity")))
+                    lo = k;
+            double sl = fabs(jnum(pick[lo], "sensitivity"));
+            if (!isfinite(sl) || s > sl) pick[lo] = j;
+        }
+    }
+    for (int k = 0; k < np; k++) {
+        const cJSON *t;
+        cJSON_ArrayForEach(t, jget(pick[k], "time_ns"))
+        {
+            if (!cJSON_IsNumber(t) || !(t->valuedouble > 0)) continue;
+            if (t->valuedouble < tmin) tmin = t->valuedouble;
+            if (t->valuedouble > tmax) tmax = t->valuedouble;
+        }
+    }
+    gs_sb_puts(sb, "<figure><figcaption>");
+    h(sb, jstr(w, "config"));
+    gs_sb_puts(sb, ": <code>");
+    h(sb, jstr(w, "param"));
+    gs_sb_puts(sb, "</code></figcaption>");
+    if (!(vmax > 0) || !(tmax > 0)) {
+        gs_sb_puts(sb, "<p>No usable points.</p></figure>");
+        return;
+    }
+    char xl[160];
+    snprintf(xl, sizeof xl, "%.100s (%.40s)", jstr(w, "param"),
+             *jstr(w, "unit") ? jstr(w, "unit") : "value");
+    gs_svg_plot p;
+    gs_svg_plot_init(&p, 460, 300);
+    p.top = 48;
+    p.x = (gs_svg_axis){vmin, vmax, 1, xl};
+    p.y = (gs_svg_axis){tmin / 1e3 / 1.5, tmax / 1e3 * 1.5, 1, "time (µs)"};
+    gs_svg_axis_nice(&p.x);
+    gs_svg_axis_nice(&p.y);
+    gs_svg_begin(sb, &p, "what-if sensitivity");
+    double base = jnum(w, "base_value");
+    if (base > 0)
+        gs_sb_printf(sb, "<line class=\"axisl\" stroke-dasharray=\"3 3\" x1=\"%.1f\" y1=\"%.1f\" "
+                         "x2=\"%.1f\" y2=\"%.1f\"><title>configured value</title></line>",
+                     gs_svg_px(&p, base), p.top, gs_svg_px(&p, base), p.height - p.bottom);
+    const char *labels[WHATIF_MAX_CURVES], *colours[WHATIF_MAX_CURVES];
+    char lbuf[WHATIF_MAX_CURVES][64];
+    for (int k = 0; k < np; k++) {
+        const cJSON *ts = jget(pick[k], "time_ns");
+        gs_sb_printf(sb, "<g class=\"curve\" stroke=\"%s\" fill=\"%s\"><polyline points=\"",
+                     gs_svg_colour(k), gs_svg_colour(k));
+        for (int i = 0; i < nv; i++) {
+            double v = jnum(cJSON_GetArrayItem(vals, i), "value");
+            const cJSON *t = cJSON_GetArrayItem(ts, i);
+            if (!(v > 0) || !cJSON_IsNumber(t) || !(t->valuedouble > 0)) continue;
+            gs_sb_printf(sb, "%.1f,%.1f ", gs_svg_px(&p, v), gs_svg_py(&p, t->valuedouble / 1e3));
+        }
+        gs_sb_puts(sb, "\"/>");
+        for (int i = 0; i < nv; i++) {
+            double v = jnum(cJSON_GetArrayItem(vals, i), "value");
+            const cJSON *t = cJSON_GetArrayItem(ts, i);
+            if (!(v > 0) || !cJSON_IsNumber(t) || !(t->valuedouble > 0)) continue;
+            gs_sb_printf(sb, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\"><title>", gs_svg_px(&p, v),
+                         gs_svg_py(&p, t->valuedouble / 1e3));
+            h(sb, jstr(pick[k], "id"));
+            gs_sb_puts(sb, " at ");
+            h(sb, jstr(cJSON_GetArrayItem(vals, i), "label"));
+            gs_sb_puts(sb, ": ");
+            put_time(sb, t->valuedouble);
+            gs_sb_puts(sb, "</title></circle>");
+        }
+        gs_sb_puts(sb, "</g>");
+        snprintf(lbuf[k], sizeof lbuf[k], "%.30s/%.20s", jstr(pick[k], "kernel"),
+                 jstr(pick[k], "variant"));
+        labels[k] = lbuf[k];
+        colours[k] = gs_svg_colour(k);
+    }
+    gs_svg_plot lp = p;
+    lp.top = 24;
+    gs_svg_legend(sb, &lp, labels, colours, np > 3 ? 3 : np); /* the rest: hover and table */
+    gs_svg_end(sb);
+    gs_sb_puts(sb, "</figure>");
+}
+
 static void sec_whatif(rep *r)
 {
     gs_sb *sb = r->sb;
     section_open(sb, "whatif", "11. What-if and tuning");
-    const cJSON *wi = jget(r->root, "whatif"), *tu = jget(r->root, "tuning");
-    int nwi = cJSON_IsArray(wi) ? cJSON_GetArraySize(wi) : 0;
-    int ntu = cJSON_IsArray(tu) ? cJSON_GetArraySize(tu) : 0;
-    if (!nwi && !ntu)
-        gs_sb_puts(sb, "<p>No what-if or tuning results in this file (<code>gensweep whatif"
-                       "</code>, <code>gensweep tune</code>).</p>\n");
-    if (nwi) {
-        gs_sb_puts(sb, "<h3>Sensitivity</h3><p>Each kernel's time as one parameter is scaled "
-                       "(1 = the configuration's value).</p><div class=\"charts\">");
-        const cJSON *w;
-        cJSON_ArrayForEach(w, wi)
-        {
-            const cJSON *fac = jget(w, "factors"), *curves = jget(w, "curves");
-            int nf = cJSON_GetArraySize(fac);
-            double fmin = INFINITY, fmax = 0, tmin = INFINITY, tmax = 0;
-            for (int i = 0; i < nf; i++) {
-                double f = cJSON_IsNumber(cJSON_GetArrayItem(fac, i))
-                               ? cJSON_GetArrayItem(fac, i)->valuedouble
-                               : NAN;
-                if (f > 0 && f < fmin) fmin = f;
-                if (f > fmax) fmax = f;
-            }
-            const cJSON *c;
-            cJSON_ArrayForEach(c, curves)
+    if (!r->n_whatif && !r->n_tuning)
+        gs_sb_puts(sb, "<p>No what-if or tuning results given (<code>gensweep report RESULTS.json "
+                       "--whatif WHATIF.json --tuning configs/tuning/GEN.json</code>).</p>\n");
+    if (r->n_whatif) {
+        gs_sb_puts(sb, "<h3>Sensitivity</h3><p>Each kernel's time as one parameter varies (the "
+                       "dashed line is the configured value; the most sensitive kernels are "
+                       "drawn). Sensitivity = d ln(time) / d ln(value): −1 fully bound by the "
+                       "parameter, 0 insensitive.</p><div class=\"charts\">");
+        for (int i = 0; i < r->n_whatif; i++) whatif_chart(r, r->whatif[i]);
+        gs_sb_puts(sb, "</div>\n<div class=\"scroll\"><table class=\"sortable filterable\"><thead>"
+                       "<tr><th>config</th><th>parameter</th><th>job</th><th>sensitivity</th>"
+                       "</tr></thead><tbody>\n");
+        for (int i = 0; i < r->n_whatif; i++) {
+            const cJSON *j;
+            cJSON_ArrayForEach(j, jget(r->whatif[i], "jobs"))
             {
-                const cJSON *t;
-                cJSON_ArrayForEach(t, jget(c, "time_ns"))
-                {
-                    if (!cJSON_IsNumber(t) || !(t->valuedouble > 0)) continue;
-                    if (t->valuedouble < tmin) tmin = t->valuedouble;
-                    if (t->valuedouble > tmax) tmax = t->valuedouble;
-                }
+                gs_sb_puts(sb, "<tr");
+                filter_attrs(sb, jstr(r->whatif[i], "config"), jstr(j, "kernel"), "");
+                gs_sb_puts(sb, ">");
+                td_text(sb, jstr(r->whatif[i], "config"));
+                td_text(sb, jstr(r->whatif[i], "param"));
+                td_text(sb, jstr(j, "id"));
+                td_num(sb, jnum(j, "sensitivity"));
+                gs_sb_puts(sb, "</tr>\n");
             }
-            gs_sb_puts(sb, "<figure><figcaption>");
-            h(sb, jstr(w, "generation"));
-            gs_sb_puts(sb, ": <code>");
-            h(sb, jstr(w, "param"));
-            gs_sb_puts(sb, "</code></figcaption>");
-            if (!(fmax > 0) || !(tmax > 0)) {
-                gs_sb_puts(sb, "<p>No usable points.</p></figure>");
-                continue;
-            }
-            gs_svg_plot p;
-            gs_svg_plot_init(&p, 460, 300);
-            p.top = 48;
-            p.x = (gs_svg_axis){fmin, fmax, 1, "parameter scale (× configured value)"};
-            p.y = (gs_svg_axis){tmin / 1e3 / 1.5, tmax / 1e3 * 1.5, 1, "time (µs)"};
-            gs_svg_axis_nice(&p.x);
-            gs_svg_axis_nice(&p.y);
-            gs_svg_begin(sb, &p, "what-if sensitivity");
-            const char *labels[8], *colours[8];
-            char lbuf[8][96];
-            int ci = 0;
-            cJSON_ArrayForEach(c, curves)
-            {
-                const cJSON *ts = jget(c, "time_ns");
-                gs_sb_printf(sb, "<g class=\"curve\" stroke=\"%s\" fill=\"%s\"><polyline points=\"",
-                             gs_svg_colour(ci), gs_svg_colour(ci));
-                for (int i = 0; i < nf; i++) {
-                    const cJSON *f = cJSON_GetArrayItem(fac, i), *t = cJSON_GetArrayItem(ts, i);
-                    if (!cJSON_IsNumber(f) || !cJSON_IsNumber(t) || !(t->valuedouble > 0)) continue;
-                    gs_sb_printf(sb, "%.1f,%.1f ", gs_svg_px(&p, f->valuedouble),
-                                 gs_svg_py(&p, t->valuedouble / 1e3));
-                }
-                gs_sb_puts(sb, "\"/>");
-                for (int i = 0; i < nf; i++) {
-                    const cJSON *f = cJSON_GetArrayItem(fac, i), *t = cJSON_GetArrayItem(ts, i);
-                    if (!cJSON_IsNumber(f) || !cJSON_IsNumber(t) || !(t->valuedouble > 0)) continue;
-                    gs_sb_printf(sb, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\"><title>",
-                                 gs_svg_px(&p, f->valuedouble), gs_svg_py(&p, t->valuedouble / 1e3));
-                    h(sb, jstr(c, "kernel"));
-                    gs_sb_printf(sb, " at %g×: ", f->valuedouble);
-                    put_time(sb, t->valuedouble);
-                    gs_sb_puts(sb, "</title></circle>");
-                }
-                gs_sb_puts(sb, "</g>");
-                if (ci < 8) {
-                    snprintf(lbuf[ci], sizeof lbuf[ci], "%s/%s", jstr(c, "kernel"),
-                             jstr(c, "variant"));
-                    labels[ci] = lbuf[ci];
-                    colours[ci] = gs_svg_colour(ci);
-                }
-                ci++;
-            }
-            gs_svg_plot lp = p;
-            lp.top = 24;
-            gs_svg_legend(sb, &lp, labels, colours, ci < 8 ? ci : 8);
-            gs_svg_end(sb);
-            gs_sb_puts(sb, "</figure>");
         }
-        gs_sb_puts(sb, "</div>\n");
+        gs_sb_puts(sb, "</tbody></table></div>\n");
     }
-    if (ntu) {
+    if (r->n_tuning) {
         gs_sb_puts(sb, "<h3>Tuning gains</h3><div class=\"scroll\"><table class=\"sortable "
                        "filterable\"><thead><tr><th>generation</th><th>kernel/variant</th>"
-                       "<th>shape</th><th>default</th><th>tuned</th><th>gain</th>"
+                       "<th>shape</th><th>default</th><th>tuned</th><th>speedup</th>"
                        "<th>best parameters</th></tr></thead><tbody>\n");
-        const cJSON *t;
-        cJSON_ArrayForEach(t, tu)
-        {
-            double d = jnum(t, "default_time_ns"), b = jnum(t, "best_time_ns");
-            gs_sb_puts(sb, "<tr");
-            filter_attrs(sb, jstr(t, "generation"), jstr(t, "kernel"), "");
-            gs_sb_puts(sb, ">");
-            td_text(sb, jstr(t, "generation"));
-            gs_sb_puts(sb, "<td>");
-            h(sb, jstr(t, "kernel"));
-            gs_sb_puts(sb, "/");
-            h(sb, jstr(t, "variant"));
-            gs_sb_puts(sb, "</td><td>");
-            const cJSON *d2;
-            int first = 1;
-            cJSON_ArrayForEach(d2, jget(t, "shape"))
+        for (int i = 0; i < r->n_tuning; i++) {
+            const char *gen = jstr(r->tuning[i], "generation");
+            const cJSON *t;
+            cJSON_ArrayForEach(t, jget(r->tuning[i], "kernels"))
             {
-                gs_sb_printf(sb, "%s%.0f", first ? "" : "x", cJSON_IsNumber(d2) ? d2->valuedouble : 0);
-                first = 0;
-            }
-            gs_sb_puts(sb, "</td>");
-            td_time(sb, d);
-            td_time(sb, b);
-            double gain = d > 0 && b > 0 ? 100.0 * (d - b) / d : NAN;
-            gs_sb_puts(sb, "<td class=\"n\"");
-            put_dv(sb, gain);
-            if (isfinite(gain))
-                gs_sb_printf(sb, ">%.1f %%</td>", gain);
-            else
-                gs_sb_puts(sb, ">—</td>");
-            gs_sb_puts(sb, "<td>");
-            const cJSON *bp;
-            first = 1;
-            cJSON_ArrayForEach(bp, jget(t, "best_params"))
-            {
-                if (!first) gs_sb_puts(sb, ", ");
-                h(sb, bp->string);
-                gs_sb_puts(sb, "=");
-                if (cJSON_IsNumber(bp))
-                    gs_sb_printf(sb, "%g", bp->valuedouble);
+                double d = jnum(t, "default_ns"), b = jnum(t, "best_ns");
+                gs_sb_puts(sb, "<tr");
+                filter_attrs(sb, gen, t->string, "");
+                gs_sb_puts(sb, ">");
+                td_text(sb, gen);
+                gs_sb_puts(sb, "<td>");
+                h(sb, t->string);
+                gs_sb_puts(sb, "/");
+                h(sb, jstr(t, "variant"));
+                gs_sb_puts(sb, "</td><td>");
+                const cJSON *d2;
+                int first = 1;
+                cJSON_ArrayForEach(d2, jget(t, "shape"))
+                {
+                    gs_sb_printf(sb, "%s%.0f", first ? "" : "x",
+                                 cJSON_IsNumber(d2) ? d2->valuedouble : 0);
+                    first = 0;
+                }
+                gs_sb_puts(sb, "</td>");
+                td_time(sb, d);
+                td_time(sb, b);
+                double gain = d > 0 && b > 0 ? d / b : NAN;
+                gs_sb_puts(sb, "<td class=\"n\"");
+                put_dv(sb, gain);
+                if (isfinite(gain))
+                    gs_sb_printf(sb, ">%.3g×</td>", gain);
                 else
-                    h(sb, cJSON_IsString(bp) ? bp->valuestring : "?");
-                first = 0;
+                    gs_sb_puts(sb, ">—</td>");
+                gs_sb_puts(sb, "<td>");
+                const cJSON *bp;
+                first = 1;
+                cJSON_ArrayForEach(bp, jget(t, "params"))
+                {
+                    if (!first) gs_sb_puts(sb, ", ");
+                    h(sb, bp->string);
+                    gs_sb_puts(sb, "=");
+                    if (cJSON_IsNumber(bp))
+                        gs_sb_printf(sb, "%g", bp->valuedouble);
+                    else
+                        h(sb, cJSON_IsString(bp) ? bp->valuestring : "?");
+                    first = 0;
+                }
+                gs_sb_puts(sb, "</td></tr>\n");
             }
-            gs_sb_puts(sb, "</td></tr>\n");
         }
         gs_sb_puts(sb, "</tbody></table></div>\n");
     }
@@ -1738,6 +1820,15 @@ gs_status gs_report_render(const char *results_text, const char *results_name,
     gs_status st = parse_results(results_text ? results_text : "", r.results_name, &root, err);
     if (st == GS_OK && baseline_text)
         st = parse_results(baseline_text, r.baseline_name, &broot, err);
+    cJSON *extra[GS_REPORT_MAX_EXTRA] = {NULL};
+    int n_extra = opts ? opts->n_extra : 0;
+    if (st == GS_OK && n_extra > GS_REPORT_MAX_EXTRA)
+        st = gs_error_set(err, GS_ERR_USAGE, NULL, 0, 0, "more than %d what-if/tuning files",
+                          GS_REPORT_MAX_EXTRA);
+    for (int i = 0; st == GS_OK && i < n_extra; i++)
+        st = parse_extra(&r, opts->extra_texts && opts->extra_texts[i] ? opts->extra_texts[i] : "",
+                         opts->extra_paths ? opts->extra_paths[i] : "what-if/tuning file",
+                         &extra[i], err);
     if (st != GS_OK) goto out;
     r.root = root;
     r.broot = broot;
@@ -1774,6 +1865,7 @@ out:
     gs_free(r.rows);
     cJSON_Delete(root);
     cJSON_Delete(broot);
+    for (int i = 0; i < GS_REPORT_MAX_EXTRA; i++) cJSON_Delete(extra[i]);
     return st;
 }
 
@@ -1782,18 +1874,26 @@ gs_status gs_report_write_opts(const char *results_json_path, const char *baseli
 {
     if (!results_json_path || !out_html)
         return gs_error_set(err, GS_ERR_USAGE, NULL, 0, 0, "results and output paths are needed");
-    char *text = NULL, *btext = NULL;
-    gs_status st = read_file(results_json_path, &text, err);
+    char *text = NULL, *btext = NULL, *etext[GS_REPORT_MAX_EXTRA] = {NULL};
+    gs_report_opts o = {NULL, 0, NULL, NULL, 0};
+    if (opts) o = *opts;
+    gs_status st = GS_OK;
+    if (o.n_extra > GS_REPORT_MAX_EXTRA || o.n_extra < 0 || (o.n_extra && !o.extra_paths))
+        st = gs_error_set(err, GS_ERR_USAGE, NULL, 0, 0, "at most %d what-if/tuning files",
+                          GS_REPORT_MAX_EXTRA);
+    if (st == GS_OK) st = read_file(results_json_path, &text, err);
     if (st == GS_OK && baseline_path_or_NULL) st = read_file(baseline_path_or_NULL, &btext, err);
+    for (int i = 0; st == GS_OK && i < o.n_extra; i++) st = read_file(o.extra_paths[i], &etext[i], err);
+    o.extra_texts = (const char *const *)etext;
     gs_sb sb;
     gs_sb_init(&sb);
     if (st == GS_OK)
-        st = gs_report_render(text, results_json_path, btext, baseline_path_or_NULL, opts, &sb,
-                              err);
+        st = gs_report_render(text, results_json_path, btext, baseline_path_or_NULL, &o, &sb, err);
     if (st == GS_OK) st = gs_sb_write_file(&sb, out_html, err);
     gs_sb_free(&sb);
     gs_free(text);
     gs_free(btext);
+    for (int i = 0; i < GS_REPORT_MAX_EXTRA; i++) gs_free(etext[i]);
     return st;
 }
 

@@ -26,10 +26,20 @@ extern "C" {
 /* Largest results file read (a full perf sweep is a few MB). */
 #define GS_REPORT_MAX_INPUT_BYTES ((size_t)512 * 1024 * 1024)
 
+/* Most what-if + tuning files one report takes. */
+#define GS_REPORT_MAX_EXTRA 16
+
 typedef struct gs_report_opts {
     const char *base_gen; /* generation the speedups are relative to; NULL: the first config */
     double regress_pct;   /* baseline: a time growth beyond this percentage is a regression
                              (<= 0: the default 2 %) */
+    /* What-if results (whatif.json, schema "gensweep-whatif") and tuning files (schema
+     * "gensweep-tuning"), told apart by their "schema" (harness/RESULTS.md). extra_paths name
+     * them (gs_report_write_opts reads them); gs_report_render takes their contents in
+     * extra_texts instead. At most GS_REPORT_MAX_EXTRA. */
+    const char *const *extra_paths;
+    const char *const *extra_texts;
+    int n_extra;
 } gs_report_opts;
 
 /*

@@ -5,7 +5,8 @@
 // sorting and filtering work, that hostile strings never execute, and that the static content
 // is there with JavaScript off. Saves a full-page screenshot.
 //
-// usage: node report_browser_test.mjs REPORT.html SCREENSHOT.png [--hostile]
+// usage: node report_browser_test.mjs REPORT.html SCREENSHOT.png [--hostile] [--top-shot=PNG]
+// (--top-shot also saves the first laptop screen, the README's reports/screenshot.png)
 // exit: 0 all passed, 1 a check failed, 77 chromium or playwright-core missing (skipped) unless
 // CI is set, in which case missing tools fail with a clear message.
 import fs from 'node:fs';
@@ -16,6 +17,7 @@ import { pathToFileURL } from 'node:url';
 const CHROMIUM = process.env.GS_CHROMIUM || '/usr/bin/chromium';
 const [reportPath, shotPath] = process.argv.slice(2);
 const hostile = process.argv.includes('--hostile');
+const topShot = (process.argv.find((a) => a.startsWith('--top-shot=')) || '').slice(11);
 const inCI = !!process.env.CI && process.env.CI !== 'false' && process.env.CI !== '0';
 
 function missing(what) {
@@ -184,6 +186,10 @@ try {
   check(errors.length === 0, 'no JavaScript or console errors', errors.join(' | '));
   check(s.external.length === 0, 'no request left the file', s.external.join(' '));
 
+  if (topShot) {
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.screenshot({ path: topShot, fullPage: false });
+  }
   fs.mkdirSync(path.dirname(path.resolve(shotPath)), { recursive: true });
   await page.screenshot({ path: shotPath, fullPage: true });
   check(fs.statSync(shotPath).size > 10000, `full-page screenshot saved to ${shotPath}`);

@@ -9,11 +9,15 @@ files in the schema of harness/RESULTS.md (version 1):
   baseline.json  check.json with a few times moved (a synthetic baseline, so the
                  "against the baseline" section has regressions and improvements to show)
   hostile.json   check.json with markup in every string a config or kernel can supply
+  whatif.json, tuning-gen2.json, hostile-whatif.json
+                 what-if (gen2, DMA bandwidth x0.5..x4 via --set) and tuning (matmul tn)
+                 results in the formats of harness/RESULTS.md
 
 usage: python3 tests/report/make_fixtures.py build/dev/harness/gensweep
 """
 import copy
 import json
+import math
 import os
 import re
 import subprocess
@@ -243,7 +247,7 @@ def main():
     commit = sh("git", "rev-parse", "--short=12", "HEAD").stdout.strip()
     res = {"schema": "gensweep-results", "schema_version": 1,
            "tool": {"version": "0.1.0", "commit": commit}, "suite": "check", "complete": True,
-           "shard": {"index": 1, "count": 1}, "overrides": [], "configs": cfgs, "jobs": jobs, **res_extra,
+           "shard": {"index": 1, "count": 1}, "overrides": [], "configs": cfgs, "jobs": jobs,
            "wall": {"started": "2026-01-01T00:00:00Z", "finished": "2026-01-01T00:00:09Z",
                     "total_s": 9.0, "jobs": walls}}
 
@@ -253,6 +257,34 @@ def main():
             f.write("\n")
 
     dump("check.json", res)
+    # what-if and tuning in their own documented files (harness/RESULTS.md)
+    w = res_extra["whatif"][0]
+    base_v = cfgs[1]["params"][w["param"]]["value"]
+    whatif = {"schema": "gensweep-whatif", "schema_version": 1, "config": "gen2",
+              "path": "configs/gen2.yaml", "param": w["param"],
+              "unit": cfgs[1]["params"][w["param"]]["unit"], "base_value": base_v,
+              "values": [{"label": "%gx" % f, "value": base_v * f, "results": "%gx" % f}
+                         for f in w["factors"]], "jobs": []}
+    for c in w["curves"]:
+        ts, fs = c["time_ns"], w["factors"]
+        sens = (math.log(ts[-1]) - math.log(ts[0])) / (math.log(fs[-1]) - math.log(fs[0]))
+        whatif["jobs"].append({
+            "id": "gen2/%s/%s/bf16/%s" % (c["kernel"], c["variant"], "x".join(map(str, c["shape"]))),
+            "kernel": c["kernel"], "variant": c["variant"], "dtype": "bf16", "shape": c["shape"],
+            "status": ["pass"] * len(ts), "time_ns": ts, "sensitivity": round(sens, 4)})
+    dump("whatif.json", whatif)
+    tuning = {"schema": "gensweep-tuning", "schema_version": 1, "generation": "gen2", "kernels": {}}
+    for t in res_extra["tuning"]:
+        if t["generation"] == "gen2":
+            tuning["kernels"][t["kernel"]] = {
+                "params": t["best_params"], "variant": t["variant"], "dtype": "bf16",
+                "shape": t["shape"], "default_ns": t["default_time_ns"], "best_ns": t["best_time_ns"],
+                "gain": t["default_time_ns"] / t["best_time_ns"]}
+    dump("tuning-gen2.json", tuning)
+    hw = copy.deepcopy(whatif)
+    hw["param"] = "<script>alert(1)</script>"
+    hw["jobs"][0]["kernel"] = "<b>k</b>"
+    dump("hostile-whatif.json", hw)
     base = copy.deepcopy(res)
     for i, j in enumerate(base["jobs"]):
         if j.get("time_ns"):
@@ -280,7 +312,6 @@ def main():
         v["time_ns"] *= 0.7
         bad["jobs"].append(v)
     bad["jobs"].sort(key=lambda j: j["id"])
-    bad["whatif"][0]["param"] = evil
     dump("hostile.json", bad)
     print("wrote %d jobs" % len(jobs))
 

@@ -48,15 +48,19 @@ std::string out_path(const std::string &name)
 }
 
 // Writes the report for a fixture (and optional baseline) and returns its text.
+// what-if and tuning files (the fixtures' own) are added unless `extra` is false.
 std::string render(const std::string &fixture, const std::string &baseline = "",
-                   const std::string &name = "")
+                   const std::string &name = "", const std::string &whatif = "whatif.json")
 {
     std::string out = out_path(name.empty() ? fixture + ".html" : name);
     gs_error err;
     gs_error_clear(&err);
     std::string b = baseline.empty() ? "" : kFixtures + baseline;
-    gs_status st = gs_report_write((kFixtures + fixture).c_str(), b.empty() ? nullptr : b.c_str(),
-                                   out.c_str(), &err);
+    std::string w = kFixtures + whatif, t = kFixtures + "tuning-gen2.json";
+    const char *extra[] = {w.c_str(), t.c_str()};
+    gs_report_opts o = {nullptr, 0, extra, nullptr, whatif.empty() ? 0 : 2};
+    gs_status st = gs_report_write_opts((kFixtures + fixture).c_str(),
+                                        b.empty() ? nullptr : b.c_str(), out.c_str(), &o, &err);
     EXPECT_EQ(st, GS_OK) << err.file << ": " << err.message;
     return slurp(out);
 }
@@ -236,9 +240,10 @@ TEST(Report, CheckFixtureContent)
     EXPECT_NE(html.find("<th>max abs err</th><th>tol abs</th>"), std::string::npos);
     // no baseline given: said so
     EXPECT_NE(html.find("No baseline was given"), std::string::npos);
-    // what-if curves and tuning table (the fixture carries both)
-    EXPECT_NE(html.find("parameter scale (× configured value)"), std::string::npos);
+    // what-if curves (axis: the parameter with its unit) and tuning table
+    EXPECT_NE(html.find("core.dma.bandwidth_per_engine (B/s)"), std::string::npos);
     EXPECT_NE(html.find("<h3>Tuning gains</h3>"), std::string::npos);
+    EXPECT_NE(html.find("<th>sensitivity</th>"), std::string::npos);
     expect_self_contained(html);
 }
 
@@ -247,7 +252,9 @@ TEST(Report, TidyFindsNoErrors)
     if (!have_tidy()) GTEST_SKIP() << "tidy is not installed (apt-get install tidy; .ci/deps does)";
     render("check.json", "", "tidy-check.html");
     render("check.json", "baseline.json", "tidy-baseline.html");
-    render("hostile.json", "", "tidy-hostile.html");
+    render("hostile.json", "", "tidy-hostile.html", "hostile-whatif.json");
+    render("check.json", "", "tidy-plain.html", "");
+    expect_tidy_clean(out_path("tidy-plain.html"));
     expect_tidy_clean(out_path("tidy-check.html"));
     expect_tidy_clean(out_path("tidy-baseline.html"));
     expect_tidy_clean(out_path("tidy-hostile.html"));
@@ -255,8 +262,9 @@ TEST(Report, TidyFindsNoErrors)
 
 TEST(Report, HostileStringsAreEscaped)
 {
-    std::string html = render("hostile.json");
+    std::string html = render("hostile.json", "", "", "hostile-whatif.json");
     EXPECT_EQ(html.find("<script>alert"), std::string::npos);
+    EXPECT_EQ(html.find("<b>k</b>"), std::string::npos);
     EXPECT_EQ(html.find("<img"), std::string::npos);
     EXPECT_EQ(html.find("</td></tr></table>\""), std::string::npos);
     EXPECT_NE(html.find("&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos);
@@ -298,7 +306,7 @@ TEST(Report, BaseGenerationOption)
     gs_sb sb;
     gs_sb_init(&sb);
     gs_error err;
-    gs_report_opts o = {"gen3", 0};
+    gs_report_opts o = {"gen3", 0, nullptr, nullptr, 0};
     ASSERT_EQ(gs_report_render(text.c_str(), "check.json", nullptr, nullptr, &o, &sb, &err), GS_OK)
         << err.message;
     std::string html = gs_sb_cstr(&sb);
@@ -349,7 +357,7 @@ TEST_P(ReportBadInput, ClearErrorAndNoOutput)
 INSTANTIATE_TEST_SUITE_P(
     Inputs, ReportBadInput,
     ::testing::Values(
-        BadInput{"missing", nullptr, GS_ERR_IO, "cannot read results file"},
+        BadInput{"missing", nullptr, GS_ERR_IO, "cannot read: No such file"},
         BadInput{"empty", "", GS_ERR_PARSE, "empty file"},
         BadInput{"truncated", "{\"schema\": \"gensweep-results\",\n \"jobs\": [", GS_ERR_PARSE,
                  "malformed JSON"},
@@ -389,6 +397,32 @@ TEST(Report, BadBaselineIsNamed)
                               out_path("bad-baseline.html").c_str(), &err),
               GS_ERR_INVALID);
     EXPECT_EQ(std::string(err.file), bad);
+}
+
+TEST(Report, NoWhatIfSaysSo)
+{
+    std::string html = render("check.json", "", "plain.html", "");
+    EXPECT_NE(html.find("No what-if or tuning results given"), std::string::npos);
+}
+
+TEST(Report, BadWhatIfFileIsNamed)
+{
+    std::string bad = out_path("bad-whatif.json");
+    spit(bad, "{\"schema\": \"gensweep-whatif\", \"schema_version\": 3}");
+    const char *extra[] = {bad.c_str()};
+    gs_report_opts o = {nullptr, 0, extra, nullptr, 1};
+    gs_error err;
+    EXPECT_EQ(gs_report_write_opts((kFixtures + "check.json").c_str(), nullptr,
+                                   out_path("bad-whatif.html").c_str(), &o, &err),
+              GS_ERR_INVALID);
+    EXPECT_EQ(std::string(err.file), bad);
+    EXPECT_NE(std::string(err.message).find("schema_version 3 is not supported"), std::string::npos)
+        << err.message;
+    spit(bad, "{\"schema\": \"gensweep-results\", \"schema_version\": 1}");
+    EXPECT_EQ(gs_report_write_opts((kFixtures + "check.json").c_str(), nullptr,
+                                   out_path("bad-whatif.html").c_str(), &o, &err),
+              GS_ERR_INVALID);
+    EXPECT_NE(std::string(err.message).find("not a what-if or tuning file"), std::string::npos);
 }
 
 // Wrong-typed and missing fields render as "—", never crash.

@@ -8,7 +8,7 @@ gs_add_gtest(test_report LABELS report SOURCES report/test_report.cpp LIBS gs_re
 # missing ones skip the test on a developer's machine and fail it under CI=true.
 set(GS_REPORT_OUT ${PROJECT_BINARY_DIR}/report)
 add_test(NAME report_browser_generate
-  COMMAND sh -c "mkdir -p \"$1\" && \"$2\" report \"$3/check.json\" --baseline \"$3/baseline.json\" -o \"$1/report.html\" && \"$2\" report \"$3/hostile.json\" -o \"$1/hostile.html\""
+  COMMAND sh -c "mkdir -p \"$1\" && \"$2\" report \"$3/check.json\" --baseline \"$3/baseline.json\" --whatif \"$3/whatif.json\" --tuning \"$3/tuning-gen2.json\" -o \"$1/report.html\" && \"$2\" report \"$3/hostile.json\" --whatif \"$3/hostile-whatif.json\" -o \"$1/hostile.html\""
           sh ${GS_REPORT_OUT} $<TARGET_FILE:gensweep> ${CMAKE_CURRENT_SOURCE_DIR}/report)
 set_tests_properties(report_browser_generate PROPERTIES LABELS "report;browser"
   FIXTURES_SETUP gs_report_html)
