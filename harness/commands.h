@@ -50,4 +50,8 @@ void gs_help_whatif(void);
 int gs_cmd_tune(int argc, char **argv);
 void gs_help_tune(void);
 
+/* cmd_bench.c */
+int gs_cmd_bench(int argc, char **argv);
+void gs_help_bench(void);
+
 #endif

@@ -29,13 +29,17 @@ typedef struct run {
     int64_t lo, hi; /* [lo, hi) in bytes (SBUF/PSUM, within a partition) or elements (HBM) */
 } run;
 
+/* One operand access in a region's history. The access pattern itself is not copied: it is
+ * operand `slot` of instruction `instr` in the program (0..GS_INSTR_MAX_IN-1: in[slot], then
+ * out[slot - GS_INSTR_MAX_IN]), which keeps the history small for programs of hundreds of
+ * thousands of instructions. */
 typedef struct access {
     uint32_t instr;
     uint8_t write;
     uint8_t dense; /* footprint == bounding box */
+    uint8_t slot;
     uint32_t p0, p1;
     int64_t lo, hi;
-    gs_ap ap;
 } access;
 
 typedef struct access_list {
@@ -647,7 +651,6 @@ static region *region_of(tracker *t, const gs_ap *a)
 
 static void footprint(const gs_ap *a, access *acc)
 {
-    acc->ap = *a;
     if (a->space == GS_MEM_HBM) {
         acc->p0 = 0;
         acc->p1 = 1;
@@ -659,12 +662,76 @@ static void footprint(const gs_ap *a, access *acc)
     acc->dense = (uint8_t)is_dense(a);
 }
 
-static int acc_overlap(const access *x, const access *y)
+static const gs_ap *access_ap(const gs_kb *kb, const access *a)
+{
+    const gs_instr *in = gs_program_instr(kb->p, a->instr);
+    return a->slot < GS_INSTR_MAX_IN ? &in->in[a->slot] : &in->out[a->slot - GS_INSTR_MAX_IN];
+}
+
+/* A pattern as `rows` runs of `n` units, the first at `base`, one every `pitch` units (units:
+ * elements in HBM, bytes in SBUF/PSUM; partitions of SBUF/PSUM are compared separately). */
+typedef struct row_pattern {
+    int64_t base, pitch, n;
+    int64_t rows;
+} row_pattern;
+
+/* Describe the common shapes (one contiguous run per HBM partition-row, or up to two free dims
+ * with a contiguous inner one) as row patterns; 0 for anything else. */
+static int as_rows(const gs_ap *a, row_pattern *r)
+{
+    const int hbm = a->space == GS_MEM_HBM;
+    const int64_t unit = hbm ? 1 : (int64_t)gs_dtype_size(a->dtype);
+    const int nd = a->ndim;
+    if (nd < 1 || nd > 2) return 0;
+    const uint32_t inner = a->shape[nd - 1];
+    if (inner > 1 && a->stride[nd - 1] != 1) return 0;
+    r->base = a->offset;
+    r->n = (int64_t)inner * unit;
+    if (nd == 1) {
+        r->rows = hbm ? a->part_count : 1;
+        r->pitch = hbm ? a->part_stride : 0;
+    } else {
+        if (hbm && a->part_count > 1) return 0;
+        r->rows = a->shape[0];
+        r->pitch = a->stride[0] * unit;
+    }
+    if (r->rows > 1 && r->pitch <= 0) return 0;
+    return 1;
+}
+
+static int64_t floor_div(int64_t a, int64_t b)
+{
+    int64_t q = a / b;
+    return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+/* Exact overlap of two row patterns with the same pitch, in O(1): runs of row i of x and row j
+ * of y intersect iff d - n_x < k * pitch < d + n_y with d = base_y - base_x and k = i - j.
+ * Returns -1 when the pitches differ (not decided here). */
+static int rows_overlap(const row_pattern *x, const row_pattern *y)
+{
+    int64_t pitch = x->rows > 1 ? x->pitch : y->pitch;
+    if (x->rows > 1 && y->rows > 1 && x->pitch != y->pitch) return -1;
+    const int64_t d = y->base - x->base;
+    const int64_t kmin = -(y->rows - 1), kmax = x->rows - 1;
+    if (kmin == 0 && kmax == 0) return d - x->n < 0 && 0 < d + y->n;
+    int64_t k = floor_div(d - x->n, pitch) + 1; /* smallest k with k * pitch > d - n_x */
+    if (k < kmin) k = kmin;
+    return k <= kmax && k * pitch < d + y->n;
+}
+
+static int acc_overlap(const gs_kb *kb, const access *x, const gs_ap *xap, const access *y)
 {
     if (x->p1 <= y->p0 || y->p1 <= x->p0) return 0;
     if (x->hi <= y->lo || y->hi <= x->lo) return 0;
     if (x->dense && y->dense) return 1;
-    return ap_overlap_exact(&x->ap, &y->ap);
+    const gs_ap *yap = access_ap(kb, y);
+    row_pattern rx, ry;
+    if (as_rows(xap, &rx) && as_rows(yap, &ry)) {
+        int o = rows_overlap(&rx, &ry);
+        if (o >= 0) return o;
+    }
+    return ap_overlap_exact(xap, yap);
 }
 
 static int add_dep(gs_kb *kb, uint32_t d)
@@ -685,9 +752,9 @@ static int add_dep(gs_kb *kb, uint32_t d)
 /* Collect dependencies of one operand access against its region's history: a read against the
  * earlier writes (RAW), a write against the earlier reads and writes (WAR, WAW). The two lists
  * are merged in instruction order so the dependency order is the program order. */
-static int collect(gs_kb *kb, const access *acc)
+static int collect(gs_kb *kb, const access *acc, const gs_ap *ap)
 {
-    region *r = region_of(kb->tr, &acc->ap);
+    region *r = region_of(kb->tr, ap);
     if (!r) return 0;
     const access_list *w = &r->writes, *rd = &r->reads;
     size_t i = 0, j = 0, nr = acc->write ? rd->n : 0;
@@ -697,7 +764,7 @@ static int collect(gs_kb *kb, const access *acc)
             old = &w->items[i++];
         else
             old = &rd->items[j++];
-        if (acc_overlap(acc, old) && !add_dep(kb, old->instr)) return 0;
+        if (acc_overlap(kb, acc, ap, old) && !add_dep(kb, old->instr)) return 0;
     }
     return 1;
 }
@@ -717,9 +784,9 @@ static void prune(access_list *l, const access *w)
     l->n = m;
 }
 
-static int record(gs_kb *kb, const access *acc)
+static int record(gs_kb *kb, const access *acc, const gs_ap *ap)
 {
-    region *r = region_of(kb->tr, &acc->ap);
+    region *r = region_of(kb->tr, ap);
     if (!r) return 0;
     if (acc->write && acc->dense) {
         prune(&r->reads, acc);
@@ -878,32 +945,41 @@ static gs_status emit(gs_kb *kb, const char *file, int line, gs_instr *in)
         return kb->err.code;
 
     kb->n_deps = 0;
-    access accs[GS_INSTR_MAX_IN + GS_INSTR_MAX_OUT];
+    access accs[GS_INSTR_MAX_IN + GS_INSTR_MAX_OUT + 1];
+    const gs_ap *aps[GS_INSTR_MAX_IN + GS_INSTR_MAX_OUT + 1];
     int na = 0;
     for (int k = 0; k < in->n_in; k++) {
         if (in->in[k].tensor < 0) continue;
-        footprint(&in->in[k], &accs[na]);
+        aps[na] = &in->in[k];
+        footprint(aps[na], &accs[na]);
         accs[na].write = 0;
+        accs[na].slot = (uint8_t)k;
         na++;
     }
     if (in->op == GS_OP_MATMUL && (in->flags & GS_F_ACCUMULATE)) {
         /* accumulation reads the PSUM it writes */
-        footprint(&in->out[0], &accs[na]);
+        aps[na] = &in->out[0];
+        footprint(aps[na], &accs[na]);
         accs[na].write = 0;
+        accs[na].slot = GS_INSTR_MAX_IN;
         na++;
     }
     for (int k = 0; k < in->n_out; k++) {
-        footprint(&in->out[k], &accs[na]);
+        aps[na] = &in->out[k];
+        footprint(aps[na], &accs[na]);
         accs[na].write = 1;
+        accs[na].slot = (uint8_t)(GS_INSTR_MAX_IN + k);
         na++;
     }
     for (int i = 0; i < na; i++)
-        if (!collect(kb, &accs[i])) return kb_fail(kb, file, line, GS_ERR_NOMEM, "out of memory");
+        if (!collect(kb, &accs[i], aps[i]))
+            return kb_fail(kb, file, line, GS_ERR_NOMEM, "out of memory");
     int64_t idx = gs_program_append(kb->p, in, kb->deps, (uint32_t)kb->n_deps);
     if (idx < 0) return kb_fail(kb, file, line, GS_ERR_NOMEM, "out of memory");
     for (int i = 0; i < na; i++) {
         accs[i].instr = (uint32_t)idx;
-        if (!record(kb, &accs[i])) return kb_fail(kb, file, line, GS_ERR_NOMEM, "out of memory");
+        if (!record(kb, &accs[i], aps[i]))
+            return kb_fail(kb, file, line, GS_ERR_NOMEM, "out of memory");
     }
     return GS_OK;
 }

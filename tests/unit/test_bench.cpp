@@ -1,0 +1,121 @@
+// `gensweep bench`: --quick runs (without the sweep), its JSON is valid and has every section,
+// and bad options are usage errors. Performance figures themselves are not asserted here (the
+// benchmark program reports them against the targets; timed unit tests would be flaky).
+#include <gtest/gtest.h>
+
+#include <cjson/cJSON.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <unistd.h>
+
+namespace
+{
+
+int run(const std::string &args, std::string *out)
+{
+    std::string cmd = std::string(GS_GENSWEEP_BIN) + " " + args + " 2>&1";
+    FILE *p = popen(cmd.c_str(), "r");
+    if (!p) return -1;
+    char buf[4096];
+    size_t n;
+    out->clear();
+    while ((n = fread(buf, 1, sizeof buf, p)) > 0)
+        out->append(buf, n);
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+std::string slurp(const std::string &path)
+{
+    std::ifstream f(path);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
+}
+
+TEST(Bench, QuickRunWritesValidJsonWithEverySection)
+{
+    char dir[] = "/tmp/gs-test-bench-XXXXXX";
+    ASSERT_NE(mkdtemp(dir), nullptr);
+    const std::string json = std::string(dir) + "/bench.json";
+    std::string out;
+    int rc = run("bench --quick --no-sweep --configs " GS_SOURCE_DIR "/configs --json " + json,
+                 &out);
+    EXPECT_EQ(rc, 0) << out;
+    EXPECT_NE(out.find("targets"), std::string::npos) << out;
+    std::string text = slurp(json);
+    cJSON *doc = cJSON_Parse(text.c_str());
+    ASSERT_NE(doc, nullptr) << text;
+    EXPECT_STREQ(cJSON_GetStringValue(cJSON_GetObjectItem(doc, "schema")), "gensweep-bench/1");
+    EXPECT_TRUE(cJSON_IsTrue(cJSON_GetObjectItem(doc, "quick")));
+    const cJSON *speed = cJSON_GetObjectItem(doc, "sim_speed");
+    ASSERT_TRUE(cJSON_IsArray(speed));
+    EXPECT_EQ(cJSON_GetArraySize(speed), 6); // 3 generations x 2 workloads
+    const cJSON *row;
+    cJSON_ArrayForEach(row, speed)
+    {
+        EXPECT_STREQ(cJSON_GetStringValue(cJSON_GetObjectItem(row, "status")), "pass");
+        EXPECT_GT(cJSON_GetNumberValue(cJSON_GetObjectItem(row, "instructions")), 0);
+        EXPECT_GT(cJSON_GetNumberValue(cJSON_GetObjectItem(row, "instr_per_s")), 0);
+        EXPECT_GT(cJSON_GetNumberValue(cJSON_GetObjectItem(row, "rss_kb")), 0);
+    }
+    const cJSON *fm = cJSON_GetObjectItem(doc, "functional_matmul");
+    ASSERT_TRUE(cJSON_IsObject(fm));
+    EXPECT_STREQ(cJSON_GetStringValue(cJSON_GetObjectItem(fm, "status")), "pass");
+    EXPECT_TRUE(cJSON_IsTrue(cJSON_GetObjectItem(fm, "exec_check_pass")));
+    EXPECT_GT(cJSON_GetNumberValue(cJSON_GetObjectItem(fm, "sgemm_gflops")), 0);
+    EXPECT_GT(cJSON_GetNumberValue(cJSON_GetObjectItem(fm, "model_gflops")), 0);
+    EXPECT_TRUE(cJSON_IsFalse(cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "sweep"), "ran")));
+    const cJSON *mem = cJSON_GetObjectItem(doc, "memory");
+    EXPECT_GT(cJSON_GetNumberValue(cJSON_GetObjectItem(mem, "functional_check_rss_kb")), 0);
+    EXPECT_GT(cJSON_GetNumberValue(cJSON_GetObjectItem(mem, "timing_largest_rss_kb")), 0);
+    const cJSON *trace = cJSON_GetObjectItem(doc, "trace");
+    ASSERT_TRUE(cJSON_IsArray(trace));
+    EXPECT_EQ(cJSON_GetArraySize(trace), 4);
+    cJSON_ArrayForEach(row, trace)
+    {
+        bool traced = cJSON_IsTrue(cJSON_GetObjectItem(row, "trace"));
+        double bytes = cJSON_GetNumberValue(cJSON_GetObjectItem(row, "trace_bytes"));
+        EXPECT_EQ(traced, bytes > 0) << "a trace file is written exactly when asked for";
+    }
+    const cJSON *targets = cJSON_GetObjectItem(doc, "targets");
+    ASSERT_TRUE(cJSON_IsArray(targets));
+    EXPECT_EQ(cJSON_GetArraySize(targets), 6);
+    cJSON_ArrayForEach(row, targets)
+    {
+        const cJSON *met = cJSON_GetObjectItem(row, "met");
+        EXPECT_TRUE(cJSON_IsBool(met) || cJSON_IsNull(met));
+    }
+    EXPECT_EQ(cJSON_GetNumberValue(cJSON_GetObjectItem(doc, "failed_measurements")), 0);
+    cJSON_Delete(doc);
+    unlink(json.c_str());
+    rmdir(dir);
+}
+
+TEST(Bench, BadOptionsAreUsageErrors)
+{
+    std::string out;
+    EXPECT_EQ(run("bench --bogus", &out), 2);
+    EXPECT_NE(out.find("unknown option '--bogus'"), std::string::npos) << out;
+    EXPECT_EQ(run("bench --json", &out), 2);
+    EXPECT_NE(out.find("--json needs a value"), std::string::npos) << out;
+    EXPECT_EQ(run("bench --quick --configs /nonexistent-dir", &out), 2);
+    EXPECT_NE(out.find("/nonexistent-dir/gen1.yaml"), std::string::npos) << out;
+}
+
+TEST(Bench, UnwritableJsonPathFails)
+{
+    std::string out;
+    EXPECT_EQ(run("bench --quick --no-sweep --configs " GS_SOURCE_DIR
+                  "/configs --json /nonexistent-dir/b.json",
+                  &out),
+              1);
+    EXPECT_NE(out.find("gensweep bench:"), std::string::npos) << out;
+}
+
+} // namespace
