@@ -605,10 +605,20 @@ static cJSON *collect(gs_sweep *s, size_t ji, int wstatus, int timed_out, double
             if (failure && tail)
                 cJSON_ReplaceItemInObjectCaseSensitive(r, "stderr_tail", cJSON_CreateString(tail));
         } else {
-            snprintf(reason, sizeof reason,
-                     "job process exited with status %d without writing its record",
-                     WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1);
-            r = parent_record(j, GS_JOB_ERROR, reason, tail);
+            /* Under ASan/UBSan a crash is a sanitizer report and exit(1), not a signal: it is
+             * still a crash, named by the report's ERROR line. */
+            const char *san = tail ? strstr(tail, "ERROR: ") : NULL;
+            if (san && (strstr(san, "Sanitizer") || strstr(san, "LeakSanitizer"))) {
+                size_t len = strcspn(san, "\n");
+                snprintf(reason, sizeof reason, "job process stopped by a sanitizer: %.*s",
+                         (int)GS_MIN(len, (size_t)300), san);
+                r = parent_record(j, GS_JOB_CRASH, reason, tail);
+            } else {
+                snprintf(reason, sizeof reason,
+                         "job process exited with status %d without writing its record",
+                         WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1);
+                r = parent_record(j, GS_JOB_ERROR, reason, tail);
+            }
         }
     }
     remove(rec);
