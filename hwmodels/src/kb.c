@@ -63,6 +63,7 @@ typedef struct tracker {
     /* per-buffer extent of the tile currently allocated in it */
     uint32_t *tile_parts;
     uint64_t *tile_bytes;
+    uint8_t *released; /* the buffer's pool was released: its tiles may not be used again */
     size_t n_tile;
 } tracker;
 
@@ -82,6 +83,7 @@ static void tracker_free(void *v)
     gs_free(t->buf);
     gs_free(t->tile_parts);
     gs_free(t->tile_bytes);
+    gs_free(t->released);
     gs_free(t);
 }
 
@@ -242,6 +244,8 @@ static uint64_t space_capacity(const gs_kb *kb, gs_memspace s)
     return s == GS_MEM_SBUF ? kb->caps.sbuf_partition_bytes : kb->caps.psum_partition_bytes;
 }
 
+static int inherit_history(gs_kb *kb, const gs_pool *pool);
+
 static int tracker_note_buffer(tracker *t, int32_t id)
 {
     if ((size_t)id < t->n_tile) return 1;
@@ -252,9 +256,13 @@ static int tracker_note_buffer(tracker *t, int32_t id)
     uint64_t *tb = gs_realloc(t->tile_bytes, n * sizeof *tb);
     if (!tb) return 0;
     t->tile_bytes = tb;
+    uint8_t *rl = gs_realloc(t->released, n * sizeof *rl);
+    if (!rl) return 0;
+    t->released = rl;
     for (size_t i = t->n_tile; i < n; i++) {
         t->tile_parts[i] = 0;
         t->tile_bytes[i] = 0;
+        t->released[i] = 0;
     }
     t->n_tile = n;
     return 1;
@@ -332,6 +340,11 @@ gs_pool *gs_pool_create_at(gs_kb *kb, const char *file, int line, gs_memspace sp
         }
         if (b == 0) pool->first_buffer = id;
     }
+    if (!inherit_history(kb, pool)) {
+        gs_free(pool);
+        kb_fail(kb, file, line, GS_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
     kb->top[space] += need;
     gs_program_note_usage(kb->p, space, kb->top[space]);
     pool->stack_index = kb->n_pools;
@@ -347,6 +360,7 @@ void gs_pool_release(gs_kb *kb, gs_pool *pool)
     for (size_t i = kb->n_pools; i-- > first;) {
         gs_pool *q = kb->pools[i];
         if (q->base < kb->top[q->space]) kb->top[q->space] = q->base;
+        for (unsigned b = 0; b < q->bufs; b++) kb->tr->released[q->first_buffer + (int32_t)b] = 1;
         gs_free(q);
     }
     kb->n_pools = first;
@@ -804,6 +818,68 @@ static int record(gs_kb *kb, const access *acc, const gs_ap *ap)
     return 1;
 }
 
+static int cmp_access(const void *x, const void *y)
+{
+    const access *a = x, *b = y;
+    return (a->instr > b->instr) - (a->instr < b->instr);
+}
+
+static int list_append_all(access_list *dst, const access_list *src)
+{
+    if (src->n == 0) return 1;
+    if (dst->n + src->n > dst->cap) {
+        size_t nc = dst->n + src->n;
+        access *n = gs_realloc(dst->items, nc * sizeof *n);
+        if (!n) return 0;
+        dst->items = n;
+        dst->cap = nc;
+    }
+    memcpy(dst->items + dst->n, src->items, src->n * sizeof *src->items);
+    dst->n += src->n;
+    return 1;
+}
+
+/*
+ * A new pool may occupy bytes that released pools used, under new buffer ids. Each of its
+ * buffers inherits the access history of every released buffer it overlaps (footprints are in
+ * absolute bytes, so the overlap checks stay exact), so the first accesses to the new tiles wait
+ * for the last accesses of the old ones exactly as they would in one buffer. Without this a
+ * kernel that releases and re-creates pools (bmm: one matmul per batch) loses its WAR/WAW
+ * dependencies and the model may run a load before the previous tile's last reader.
+ */
+static int inherit_history(gs_kb *kb, const gs_pool *pool)
+{
+    tracker *t = kb->tr;
+    for (unsigned b = 0; b < pool->bufs; b++) {
+        int32_t nid = pool->first_buffer + (int32_t)b;
+        const gs_buffer_info *nb = gs_program_buffer(kb->p, nid);
+        int copied = 0;
+        for (int32_t old = 0; old < pool->first_buffer; old++) {
+            if (!t->released[old] || (size_t)old >= t->n_buf) continue;
+            const gs_buffer_info *ob = gs_program_buffer(kb->p, old);
+            if (ob->space != nb->space || ob->core != nb->core) continue;
+            if (ob->offset >= nb->offset + nb->bytes || nb->offset >= ob->offset + ob->bytes)
+                continue;
+            if (!t->buf[old].reads.n && !t->buf[old].writes.n) continue;
+            gs_ap probe;
+            memset(&probe, 0, sizeof probe);
+            probe.space = nb->space;
+            probe.tensor = nid;
+            region *nr = region_of(t, &probe); /* may move t->buf: index `old` again below */
+            if (!nr || !list_append_all(&nr->reads, &t->buf[old].reads) ||
+                !list_append_all(&nr->writes, &t->buf[old].writes))
+                return 0;
+            copied = 1;
+        }
+        if (copied) {
+            region *nr = &t->buf[nid];
+            qsort(nr->reads.items, nr->reads.n, sizeof *nr->reads.items, cmp_access);
+            qsort(nr->writes.items, nr->writes.n, sizeof *nr->writes.items, cmp_access);
+        }
+    }
+    return 1;
+}
+
 /* ---- operand validation ---- */
 
 /* Operand names for messages: a table rather than snprintf, because emit() names every operand
@@ -857,6 +933,10 @@ static gs_status check_ap(gs_kb *kb, const char *file, int line, const gs_instr 
     if (a->core != kb->core)
         return kb_fail(kb, file, line, GS_ERR_INVALID, "%s %s: tile of core %u used on core %u", op,
                        what, a->core, kb->core);
+    if (kb->tr->released[a->tensor])
+        return kb_fail(kb, file, line, GS_ERR_INVALID,
+                       "%s %s: tile of buffer '%s' used after its pool was released", op, what,
+                       bi->name);
     uint32_t tparts = kb->tr->tile_parts[a->tensor];
     uint64_t tbytes = kb->tr->tile_bytes[a->tensor];
     if ((uint64_t)a->part_start + a->part_count > tparts)
