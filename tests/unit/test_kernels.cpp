@@ -85,6 +85,39 @@ struct ConfigHolder {
     ~ConfigHolder() { gs_config_free(cfg); }
 };
 
+// Execute in a valid order as different from program order as possible: among the instructions
+// whose dependencies have completed, always the one issued last.
+gs_status exec_adversarial(gs_mem *m, const gs_program *p, gs_error *err)
+{
+    size_t n = gs_program_count(p);
+    std::vector<uint32_t> missing(n);
+    std::vector<std::vector<uint32_t>> users(n);
+    for (size_t i = 0; i < n; i++) {
+        const gs_instr *in = gs_program_instr(p, i);
+        missing[i] = in->n_deps;
+        for (uint32_t d = 0; d < in->n_deps; d++) users[in->deps[d]].push_back((uint32_t)i);
+    }
+    std::vector<uint32_t> ready; // a max-heap on the index
+    for (size_t i = 0; i < n; i++)
+        if (!missing[i]) ready.push_back((uint32_t)i);
+    std::make_heap(ready.begin(), ready.end());
+    size_t done = 0;
+    while (!ready.empty()) {
+        std::pop_heap(ready.begin(), ready.end());
+        uint32_t i = ready.back();
+        ready.pop_back();
+        gs_status st = gs_exec_instr(m, p, i, err);
+        if (st != GS_OK) return st;
+        done++;
+        for (uint32_t u : users[i])
+            if (--missing[u] == 0) {
+                ready.push_back(u);
+                std::push_heap(ready.begin(), ready.end());
+            }
+    }
+    return done == n ? GS_OK : gs_error_set(err, GS_ERR_DEADLOCK, nullptr, 0, 0, "cycle");
+}
+
 class KernelCheck : public testing::TestWithParam<Case>
 {
 };
@@ -123,6 +156,24 @@ TEST_P(KernelCheck, MatchesReferenceOrReportsCleanReason)
     EXPECT_EQ(gs_job_check_outputs(job, &chk, &err), GS_OK) << err.message;
     EXPECT_TRUE(chk.checked);
     EXPECT_EQ(chk.mismatches, 0u);
+    // Dependencies must be complete: any order that respects them gives the same bytes. Run
+    // again in an adversarial order (always the latest ready instruction first) and compare.
+    const gs_program *p = gs_job_program(job);
+    std::vector<std::vector<uint8_t>> first;
+    for (size_t t = 0; t < gs_program_tensor_count(p); t++) {
+        const gs_tensor_info *ti = gs_program_tensor(p, (int32_t)t);
+        const uint8_t *d = static_cast<const uint8_t *>(gs_mem_tensor(gs_job_memory(job), (int32_t)t));
+        first.emplace_back(d, d + ti->bytes);
+    }
+    ASSERT_EQ(gs_job_init_memory(job, &err), GS_OK) << err.message;
+    ASSERT_EQ(exec_adversarial(gs_job_memory(job), p, &err), GS_OK) << err.message;
+    for (size_t t = 0; t < gs_program_tensor_count(p); t++) {
+        const gs_tensor_info *ti = gs_program_tensor(p, (int32_t)t);
+        const uint8_t *d = static_cast<const uint8_t *>(gs_mem_tensor(gs_job_memory(job), (int32_t)t));
+        EXPECT_EQ(std::memcmp(d, first[t].data(), ti->bytes), 0)
+            << "tensor " << ti->name << " differs when instructions run in another dependency-respecting "
+               "order: a dependency is missing";
+    }
     gs_job_free(job);
 }
 
