@@ -18,7 +18,9 @@ extern "C" {
 typedef struct gs_mem gs_mem; /* HBM tensors + per-core SBUF and PSUM (opaque) */
 
 /* Create memory for a program: every HBM tensor (zeroed) and SBUF/PSUM for every core the
- * program uses. NULL with err set on OOM. */
+ * program uses, zeroed where the program's buffers lie (all of it for a program without
+ * buffers; the rest cannot be addressed and is left untouched, so costs no memory). NULL with
+ * err set on OOM. */
 gs_mem *gs_mem_create(const gs_program *p, gs_error *err);
 void gs_mem_free(gs_mem *m); /* NULL ok */
 
@@ -27,7 +29,8 @@ void *gs_mem_tensor(gs_mem *m, int32_t id);
 /* SBUF/PSUM of a core: partitions x bytes-per-partition, partition-major. NULL if the core is
  * not used by the program. */
 uint8_t *gs_mem_space(gs_mem *m, gs_memspace space, unsigned core);
-/* Fill every byte of every SBUF/PSUM with a pattern (to catch reads of uninitialised tiles). */
+/* Fill SBUF/PSUM with a pattern (to catch reads of uninitialised tiles): every byte of the
+ * program's buffers (nothing else can be addressed), or all of it when it has none. */
 void gs_mem_poison(gs_mem *m, uint8_t byte);
 
 /* Execute one instruction's semantics. Errors (e.g. a gather index out of range) name the
