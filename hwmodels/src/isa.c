@@ -60,25 +60,130 @@ int gs_ap_is_valid(const gs_ap *a)
     return 1;
 }
 
-void gs_ap_format(const gs_ap *a, char *buf, size_t size)
+/* ---- printf-free text (the trace writes one listing line per instruction) ---- */
+
+/* Appends with snprintf's truncation: the text is cut at size - 1 and always terminated. */
+typedef struct text_out {
+    char *buf;
+    size_t size, n;
+} text_out;
+
+static void out_putn(text_out *o, const char *s, size_t len)
+{
+    if (o->n + 1 < o->size) {
+        size_t room = o->size - 1 - o->n;
+        memcpy(o->buf + o->n, s, len < room ? len : room);
+    }
+    o->n += len;
+    if (o->size) o->buf[o->n < o->size ? o->n : o->size - 1] = '\0';
+}
+
+static void out_str(text_out *o, const char *s)
+{
+    out_putn(o, s, strlen(s));
+}
+
+static void out_c(text_out *o, char c)
+{
+    out_putn(o, &c, 1);
+}
+
+/* Unsigned decimal, right-aligned in `width` columns (0: no padding). */
+static void out_u64w(text_out *o, uint64_t v, int width)
+{
+    char tmp[24];
+    char *e = tmp + sizeof tmp, *q = e;
+    do {
+        *--q = (char)('0' + v % 10u);
+        v /= 10u;
+    } while (v);
+    for (int pad = width - (int)(e - q); pad > 0; pad--)
+        out_c(o, ' ');
+    out_putn(o, q, (size_t)(e - q));
+}
+
+static void out_u64(text_out *o, uint64_t v)
+{
+    out_u64w(o, v, 0);
+}
+
+static void out_i64(text_out *o, int64_t v)
+{
+    if (v < 0) {
+        out_c(o, '-');
+        out_u64(o, (uint64_t)0 - (uint64_t)v);
+    } else {
+        out_u64(o, (uint64_t)v);
+    }
+}
+
+/* s left-aligned in `width` columns. */
+static void out_strw(text_out *o, const char *s, int width)
+{
+    size_t len = strlen(s);
+    out_putn(o, s, len);
+    for (int pad = width - (int)len; pad > 0; pad--)
+        out_c(o, ' ');
+}
+
+/* A float as %g (rare in listings: immediates only). */
+static void out_g(text_out *o, double v)
+{
+    char tmp[32];
+    snprintf(tmp, sizeof tmp, "%g", v);
+    out_str(o, tmp);
+}
+
+static void ap_out(text_out *o, const gs_ap *a)
 {
     if (a->tensor < 0) {
-        snprintf(buf, size, "-");
+        out_c(o, '-');
         return;
     }
+    /* dims "shape:stride,...", cut at 127 characters as the listing always did */
     char dims[128];
-    size_t n = 0;
+    text_out d = {dims, sizeof dims, 0};
     dims[0] = '\0';
-    for (int k = 0; k < a->ndim && k < GS_AP_MAX_DIMS; k++)
-        n += (size_t)snprintf(dims + n, sizeof dims - GS_MIN(n, sizeof dims - 1), "%s%u:%" PRId64,
-                              k ? "," : "", a->shape[k], a->stride[k]);
-    if (a->space == GS_MEM_HBM)
-        snprintf(buf, size, "hbm[t%d +%" PRId64 " %ux%" PRId64 " (%s)]%s", (int)a->tensor,
-                 a->offset, a->part_count, a->part_stride, dims, gs_dtype_name(a->dtype));
-    else
-        snprintf(buf, size, "%s[c%u b%d p%u:%u +%" PRId64 "B (%s)]%s", gs_memspace_name(a->space),
-                 a->core, (int)a->tensor, a->part_start, a->part_start + a->part_count, a->offset,
-                 dims, gs_dtype_name(a->dtype));
+    for (int k = 0; k < a->ndim && k < GS_AP_MAX_DIMS; k++) {
+        if (k) out_c(&d, ',');
+        out_u64(&d, a->shape[k]);
+        out_c(&d, ':');
+        out_i64(&d, a->stride[k]);
+    }
+    if (a->space == GS_MEM_HBM) {
+        out_str(o, "hbm[t");
+        out_i64(o, a->tensor);
+        out_str(o, " +");
+        out_i64(o, a->offset);
+        out_c(o, ' ');
+        out_u64(o, a->part_count);
+        out_c(o, 'x');
+        out_i64(o, a->part_stride);
+    } else {
+        out_str(o, gs_memspace_name(a->space));
+        out_str(o, "[c");
+        out_u64(o, a->core);
+        out_str(o, " b");
+        out_i64(o, a->tensor);
+        out_str(o, " p");
+        out_u64(o, a->part_start);
+        out_c(o, ':');
+        out_u64(o, (uint64_t)a->part_start + a->part_count);
+        out_str(o, " +");
+        out_i64(o, a->offset);
+        out_c(o, 'B');
+    }
+    out_str(o, " (");
+    out_str(o, dims);
+    out_str(o, ")]");
+    out_str(o, gs_dtype_name(a->dtype));
+}
+
+void gs_ap_format(const gs_ap *a, char *buf, size_t size)
+{
+    text_out o = {buf, size, 0};
+    if (size) buf[0] = '\0';
+    ap_out(&o, a);
 }
 
 /* ---- programs ---- */
@@ -335,73 +440,124 @@ void gs_instr_format(const gs_program *p, size_t i, char *buf, size_t size)
         if (size) buf[0] = '\0';
         return;
     }
-    size_t n = 0;
-#define PUT(...)                                                                                   \
-    do {                                                                                           \
-        if (n < size) n += (size_t)snprintf(buf + n, size - n, __VA_ARGS__);                       \
-    } while (0)
+    text_out o = {buf, size, 0};
+    buf[0] = '\0';
     char eng[16];
-    if (in->engine == GS_ENG_DMA)
-        snprintf(eng, sizeof eng, "dma.q%u", in->queue);
-    else
-        snprintf(eng, sizeof eng, "%s", gs_engine_name(in->engine));
-    PUT("%6zu c%u %-8s %-19s", i, in->core, eng, gs_opcode_name(in->op));
+    text_out e = {eng, sizeof eng, 0};
+    if (in->engine == GS_ENG_DMA) {
+        out_str(&e, "dma.q");
+        out_u64(&e, in->queue);
+    } else {
+        out_str(&e, gs_engine_name(in->engine));
+    }
+    out_u64w(&o, i, 6);
+    out_str(&o, " c");
+    out_u64(&o, in->core);
+    out_c(&o, ' ');
+    out_strw(&o, eng, 8);
+    out_c(&o, ' ');
+    out_strw(&o, gs_opcode_name(in->op), 19);
+    /* each operand as gs_ap_format gives it (cut at 191 characters, as always) */
     char ap[192];
     for (int k = 0; k < in->n_out; k++) {
         gs_ap_format(&in->out[k], ap, sizeof ap);
-        PUT("%s %s", k ? "," : "", ap);
+        out_str(&o, k ? ", " : " ");
+        out_str(&o, ap);
     }
-    PUT(" <-");
+    out_str(&o, " <-");
     for (int k = 0; k < in->n_in; k++) {
         gs_ap_format(&in->in[k], ap, sizeof ap);
-        PUT("%s %s", k ? "," : "", ap);
+        out_str(&o, k ? ", " : " ");
+        out_str(&o, ap);
     }
     switch (in->op) {
     case GS_OP_MATMUL:
-        PUT(" acc=%d", (in->flags & GS_F_ACCUMULATE) ? 1 : 0);
+        out_str(&o, (in->flags & GS_F_ACCUMULATE) ? " acc=1" : " acc=0");
         break;
     case GS_OP_ACTIVATION:
-        PUT(" func=%s", gs_act_name(in->act));
-        if (!(in->flags & GS_F_SCALE_AP)) PUT(" scale=%g", (double)in->imm[0]);
-        if (!(in->flags & GS_F_BIAS_AP)) PUT(" bias=%g", (double)in->imm[1]);
+        out_str(&o, " func=");
+        out_str(&o, gs_act_name(in->act));
+        if (!(in->flags & GS_F_SCALE_AP)) {
+            out_str(&o, " scale=");
+            out_g(&o, (double)in->imm[0]);
+        }
+        if (!(in->flags & GS_F_BIAS_AP)) {
+            out_str(&o, " bias=");
+            out_g(&o, (double)in->imm[1]);
+        }
         break;
     case GS_OP_TENSOR_TENSOR:
     case GS_OP_PARTITION_REDUCE:
-        PUT(" op=%s", gs_alu_name(in->alu0));
+        out_str(&o, " op=");
+        out_str(&o, gs_alu_name(in->alu0));
         break;
     case GS_OP_TENSOR_SCALAR:
-        PUT(" op0=%s", gs_alu_name(in->alu0));
-        if (!(in->flags & GS_F_SCALE_AP)) PUT(" s0=%g", (double)in->imm[0]);
+        out_str(&o, " op0=");
+        out_str(&o, gs_alu_name(in->alu0));
+        if (!(in->flags & GS_F_SCALE_AP)) {
+            out_str(&o, " s0=");
+            out_g(&o, (double)in->imm[0]);
+        }
         if (in->flags & GS_F_HAS_OP1) {
-            PUT(" op1=%s", gs_alu_name(in->alu1));
-            if (!(in->flags & GS_F_BIAS_AP)) PUT(" s1=%g", (double)in->imm[1]);
+            out_str(&o, " op1=");
+            out_str(&o, gs_alu_name(in->alu1));
+            if (!(in->flags & GS_F_BIAS_AP)) {
+                out_str(&o, " s1=");
+                out_g(&o, (double)in->imm[1]);
+            }
         }
         break;
     case GS_OP_TENSOR_REDUCE:
-        PUT(" op=%s axes=%" PRId64, gs_alu_name(in->alu0), in->iimm[0]);
+        out_str(&o, " op=");
+        out_str(&o, gs_alu_name(in->alu0));
+        out_str(&o, " axes=");
+        out_i64(&o, in->iimm[0]);
         break;
     case GS_OP_MEMSET:
-        PUT(" value=%g", (double)in->imm[0]);
+        out_str(&o, " value=");
+        out_g(&o, (double)in->imm[0]);
         break;
     case GS_OP_IOTA:
-        PUT(" %" PRId64 "+%" PRId64 "*p+%" PRId64 "*j", in->iimm[0], in->iimm[1], in->iimm[2]);
+        out_c(&o, ' ');
+        out_i64(&o, in->iimm[0]);
+        out_c(&o, '+');
+        out_i64(&o, in->iimm[1]);
+        out_str(&o, "*p+");
+        out_i64(&o, in->iimm[2]);
+        out_str(&o, "*j");
         break;
     case GS_OP_AFFINE_SELECT:
-        PUT(" keep (%" PRId64 "+%" PRId64 "*p+%" PRId64 "*j) %s 0 else %g", in->iimm[0],
-            in->iimm[1], in->iimm[2], gs_alu_name(in->alu0), (double)in->imm[0]);
+        out_str(&o, " keep (");
+        out_i64(&o, in->iimm[0]);
+        out_c(&o, '+');
+        out_i64(&o, in->iimm[1]);
+        out_str(&o, "*p+");
+        out_i64(&o, in->iimm[2]);
+        out_str(&o, "*j) ");
+        out_str(&o, gs_alu_name(in->alu0));
+        out_str(&o, " 0 else ");
+        out_g(&o, (double)in->imm[0]);
         break;
     default:
         break;
     }
     if (in->n_deps) {
-        PUT(" deps=");
+        out_str(&o, " deps=");
         uint32_t show = GS_MIN(in->n_deps, 8u);
-        for (uint32_t d = 0; d < show; d++)
-            PUT("%s%u", d ? "," : "", in->deps[d]);
-        if (in->n_deps > show) PUT(",...(+%u)", in->n_deps - show);
+        for (uint32_t d = 0; d < show; d++) {
+            if (d) out_c(&o, ',');
+            out_u64(&o, in->deps[d]);
+        }
+        if (in->n_deps > show) {
+            out_str(&o, ",...(+");
+            out_u64(&o, in->n_deps - show);
+            out_c(&o, ')');
+        }
     }
-    PUT("  @%s:%d", short_file(in->file), in->line);
-#undef PUT
+    out_str(&o, "  @");
+    out_str(&o, short_file(in->file));
+    out_c(&o, ':');
+    out_i64(&o, in->line);
 }
 
 void gs_program_disasm(const gs_program *p, FILE *out)
