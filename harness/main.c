@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "commands.h"
 
@@ -55,9 +56,12 @@ int main(int argc, char **argv)
     const char *cmd = argv[1];
     /* Jobs use OpenBLAS single-threaded (exec.c), but a process linked with it starts its worker
      * threads at load and they spin for ~0.1 s, taking a CPU from the other -j jobs (measured:
-     * a -j1 check sweep used 15 s of CPU instead of 10). The variable must be set before a
-     * process starts, so it is set here for every child; an explicit setting wins. */
-    setenv("OPENBLAS_NUM_THREADS", "1", 0);
+     * a -j1 check sweep used 15 s of CPU instead of 10). The variable only counts when a process
+     * starts: set it and start again (once; children inherit it). An explicit setting wins. */
+    if (!getenv("OPENBLAS_NUM_THREADS")) {
+        setenv("OPENBLAS_NUM_THREADS", "1", 1);
+        execv("/proc/self/exe", argv); /* returns only on failure: carry on as we are */
+    }
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
         if (argc > 2 && strcmp(cmd, "help") == 0) {
             for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
