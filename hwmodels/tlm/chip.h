@@ -3,6 +3,8 @@
  * targets, its compute engines (tensor, vector, scalar, and gpsimd where the config has one)
  * and `core.dma.engines` DMA queues. Everything is sized from the config; no timing lives here.
  *
+ * Only the cores a program uses are elaborated.
+ *
  * Not modelled: inter-core links (collectives), host interface, instruction memories.
  */
 #ifndef GS_TLM_CHIP_H
