@@ -329,9 +329,10 @@ typedef struct sweep_result {
     long parent_rss_kb; /* the sweep process itself (last VmHWM seen) */
     long max_rss_kb;    /* wait4: the largest of the sweep and every job it ran */
     char log[1100];
+    char summary[160];  /* the sweep's "N jobs in T s: ..." line */
 } sweep_result;
 
-static void run_sweep(const char *self, const char *configs, int jobs, const char *out_dir,
+static void run_sweep(const char *self, char cfg[N_GENS][1024], int jobs, const char *out_dir,
                       sweep_result *r)
 {
     memset(r, 0, sizeof *r);
@@ -354,8 +355,9 @@ static void run_sweep(const char *self, const char *configs, int jobs, const cha
             dup2(fd, 2);
             close(fd);
         }
-        execl(self, self, "sweep", "--suite", "check", jarg, "--out", out_dir, "--config",
-              configs, (char *)NULL);
+        /* exactly gen1-gen3 (a configs directory may hold more) */
+        execl(self, self, "sweep", "--suite", "check", jarg, "--out", out_dir, "--configs",
+              cfg[0], cfg[1], cfg[2], (char *)NULL);
         fprintf(stderr, "gensweep bench: cannot run %s: %s\n", self, strerror(errno));
         _exit(127);
     }
@@ -375,6 +377,14 @@ static void run_sweep(const char *self, const char *configs, int jobs, const cha
     r->ran = 1;
     r->exit_status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + (WIFSIGNALED(ws) ? WTERMSIG(ws) : 0);
     r->max_rss_kb = ru.ru_maxrss;
+    FILE *lf = fopen(logpath, "r");
+    char line[512];
+    while (lf && fgets(line, sizeof line, lf))
+        if (strstr(line, " jobs in ")) {
+            line[strcspn(line, "\n")] = '\0';
+            snprintf(r->summary, sizeof r->summary, "%.159s", line);
+        }
+    if (lf) fclose(lf);
 }
 
 static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
@@ -748,15 +758,16 @@ int gs_cmd_bench(int argc, char **argv)
     sweep_result s1, s2;
     memset(&s1, 0, sizeof s1);
     memset(&s2, 0, sizeof s2);
-    printf("\n3. check-suite sweep (gensweep sweep --suite check over %s)\n", o.configs);
+    printf("\n3. check-suite sweep (gensweep sweep --suite check over %s/gen1-3.yaml)\n",
+           o.configs);
     if (o.no_sweep) {
         printf("   skipped (--no-sweep)\n");
     } else {
         char out1[1100], out2[1100];
         snprintf(out1, sizeof out1, "%s/sweep-j1", tmp);
         snprintf(out2, sizeof out2, "%s/sweep-j2", tmp);
-        run_sweep(self, o.configs, 1, out1, &s1);
-        run_sweep(self, o.configs, 2, out2, &s2);
+        run_sweep(self, cfg_path, 1, out1, &s1);
+        run_sweep(self, cfg_path, 2, out2, &s2);
         for (int k = 0; k < 2; k++) {
             const sweep_result *s = k ? &s2 : &s1;
             printf("   -j%d  %8.2f s wall, exit status %d, sweep process peak RSS %.1f MB, "
@@ -773,6 +784,7 @@ int gs_cmd_bench(int argc, char **argv)
             }
         }
         if (s2.wall_s > 0) printf("   speedup -j2 over -j1: %.2fx\n", s1.wall_s / s2.wall_s);
+        if (s2.summary[0]) printf("   (-j2 sweep: %s)\n", s2.summary);
     }
     jkey(&js, &f0, "sweep");
     {
@@ -785,6 +797,7 @@ int gs_cmd_bench(int argc, char **argv)
             jnum(&js, &f, "speedup", s2.wall_s > 0 ? s1.wall_s / s2.wall_s : 0);
             jnum(&js, &f, "j1_exit", s1.exit_status);
             jnum(&js, &f, "j2_exit", s2.exit_status);
+            jstr(&js, &f, "j2_summary", s2.summary);
             jnum(&js, &f, "parent_rss_kb", (double)(s1.parent_rss_kb > s2.parent_rss_kb
                                                         ? s1.parent_rss_kb
                                                         : s2.parent_rss_kb));
