@@ -35,14 +35,14 @@
 #include "job.h"
 
 /* ---- targets (issue 8) ---- */
-#define TARGET_INSTR_PER_S 1e6       /* timing-only simulated instructions per second */
-#define TARGET_SGEMM_RATIO 0.5       /* functional matmul / OpenBLAS sgemm throughput */
-#define TARGET_SWEEP_J2_S 60.0       /* check-suite sweep over gen1-gen3 at -j2 */
-#define TARGET_SWEEP_SPEEDUP 1.7     /* -j1 time / -j2 time */
-#define TARGET_TIMING_RSS_MB 200.0   /* timing-only job at the largest perf shape */
+#define TARGET_INSTR_PER_S 1e6         /* timing-only simulated instructions per second */
+#define TARGET_SGEMM_RATIO 0.5         /* functional matmul / OpenBLAS sgemm throughput */
+#define TARGET_SWEEP_J2_S 60.0         /* check-suite sweep over gen1-gen3 at -j2 */
+#define TARGET_SWEEP_SPEEDUP 1.7       /* -j1 time / -j2 time */
+#define TARGET_TIMING_RSS_MB 200.0     /* timing-only job at the largest perf shape */
 #define TARGET_TRACE_RSS_GROWTH_MB 8.0 /* trace RSS overhead may not grow with trace length */
-#define SGEMM_REPS 3                 /* best of: favours OpenBLAS, so the ratio is conservative */
-#define SWEEP_POLL_NS 10000000L      /* VmHWM polling period of the sweep parent */
+#define SGEMM_REPS 3                   /* best of: favours OpenBLAS, so the ratio is conservative */
+#define SWEEP_POLL_NS 10000000L        /* VmHWM polling period of the sweep parent */
 
 static const char *const k_gens[] = {"gen1", "gen2", "gen3"};
 #define N_GENS 3
@@ -57,27 +57,27 @@ typedef struct bench_opts {
 
 /* What a child sends back. Fixed-size so one write()/read() carries it. */
 typedef struct child_result {
-    int ok;                 /* 1 when the job ran to completion */
-    char status[24];        /* job status name */
-    char error[480];        /* first error, formatted */
+    int ok;          /* 1 when the job ran to completion */
+    char status[24]; /* job status name */
+    char error[480]; /* first error, formatted */
     uint64_t instructions;
-    double build_s;         /* kernel build (program + dependencies) */
-    double sim_s;           /* gs_model_run's own wall clock (stats.wall_s) */
-    double run_s;           /* gs_model_run call including elaboration */
-    double run_cpu_s;       /* its CPU time */
-    double exec_s;          /* pure-C executor over the same program (functional children) */
+    double build_s;   /* kernel build (program + dependencies) */
+    double sim_s;     /* gs_model_run's own wall clock (stats.wall_s) */
+    double run_s;     /* gs_model_run call including elaboration */
+    double run_cpu_s; /* its CPU time */
+    double exec_s;    /* pure-C executor over the same program (functional children) */
     double exec_cpu_s;
     int exec_ok;
-    double sgemm_s;         /* best cblas_sgemm on the same M, N, K */
-    double sgemm_cpu_s;     /* CPU time of that best run */
-    double sim_ns;          /* simulated time */
+    double sgemm_s;     /* best cblas_sgemm on the same M, N, K */
+    double sgemm_cpu_s; /* CPU time of that best run */
+    double sim_ns;      /* simulated time */
     uint64_t trace_bytes;
 } child_result;
 
 typedef struct job_req {
-    const char *config;     /* path */
+    const char *config; /* path */
     const char *kernel;
-    const char *variant;    /* NULL: first */
+    const char *variant; /* NULL: first */
     gs_dtype dtype;
     int n_dims;
     int64_t dims[GS_SUITE_MAX_DIMS];
@@ -329,7 +329,7 @@ typedef struct sweep_result {
     long parent_rss_kb; /* the sweep process itself (last VmHWM seen) */
     long max_rss_kb;    /* wait4: the largest of the sweep and every job it ran */
     char log[1100];
-    char summary[160];  /* the sweep's "N jobs in T s: ..." line */
+    char summary[160]; /* the sweep's "N jobs in T s: ..." line */
 } sweep_result;
 
 static void run_sweep(const char *self, char cfg[N_GENS][1024], int jobs, const char *out_dir,
@@ -356,8 +356,8 @@ static void run_sweep(const char *self, char cfg[N_GENS][1024], int jobs, const 
             close(fd);
         }
         /* exactly gen1-gen3 (a configs directory may hold more) */
-        execl(self, self, "sweep", "--suite", "check", jarg, "--out", out_dir, "--configs",
-              cfg[0], cfg[1], cfg[2], (char *)NULL);
+        execl(self, self, "sweep", "--suite", "check", jarg, "--out", out_dir, "--configs", cfg[0],
+              cfg[1], cfg[2], (char *)NULL);
         fprintf(stderr, "gensweep bench: cannot run %s: %s\n", self, strerror(errno));
         _exit(127);
     }
@@ -483,7 +483,7 @@ typedef struct target {
     const char *goal;
     double measured;
     const char *unit;
-    int met;      /* -1: not measured */
+    int met; /* -1: not measured */
     char note[160];
 } target;
 
@@ -544,8 +544,7 @@ static int parse_opts(int argc, char **argv, bench_opts *o)
             else
                 o->configs = argv[++i];
         } else {
-            fprintf(stderr, "gensweep bench: unknown option '%s' (see gensweep bench --help)\n",
-                    a);
+            fprintf(stderr, "gensweep bench: unknown option '%s' (see gensweep bench --help)\n", a);
             return 0;
         }
     }
@@ -573,8 +572,8 @@ int gs_cmd_bench(int argc, char **argv)
     for (int g = 0; g < N_GENS; g++) {
         snprintf(cfg_path[g], sizeof cfg_path[g], "%s/%s.yaml", o.configs, k_gens[g]);
         if (access(cfg_path[g], R_OK) != 0) {
-            fprintf(stderr, "gensweep bench: cannot read %s: %s (use --configs DIR)\n",
-                    cfg_path[g], strerror(errno));
+            fprintf(stderr, "gensweep bench: cannot read %s: %s (use --configs DIR)\n", cfg_path[g],
+                    strerror(errno));
             return GS_EXIT_USAGE;
         }
     }
@@ -632,13 +631,13 @@ int gs_cmd_bench(int argc, char **argv)
     }
 
     /* 1. timing-only simulation speed */
-    const int64_t mm = o.quick ? 2048 : 8192;   /* matmul M = K = N: the largest perf shape */
-    const int64_t ew = o.quick ? 2048 : 8192;   /* elementwise_add R = C */
-    const int64_t ew_chunk = 64;                /* small chunks: many short instructions */
+    const int64_t mm = o.quick ? 2048 : 8192; /* matmul M = K = N: the largest perf shape */
+    const int64_t ew = o.quick ? 2048 : 8192; /* elementwise_add R = C */
+    const int64_t ew_chunk = 64;              /* small chunks: many short instructions */
     double min_rate = -1, min_cpu_rate = -1, timing_rss_kb = 0;
     printf("\n1. timing-only simulation speed (instructions per wall second of gs_model_run)\n");
-    printf("   %-5s %-32s %8s %7s %7s %11s %11s %11s %7s\n", "gen", "workload", "instrs",
-           "build s", "sim s", "instr/s", "per CPU s", "end-to-end", "RSS MB");
+    printf("   %-5s %-32s %8s %7s %7s %11s %11s %11s %7s\n", "gen", "workload", "instrs", "build s",
+           "sim s", "instr/s", "per CPU s", "end-to-end", "RSS MB");
     jkey(&js, &f0, "sim_speed");
     gs_sb_putc(&js, '[');
     int first_row = 1;
@@ -659,8 +658,8 @@ int gs_cmd_bench(int argc, char **argv)
             shape_str(&q, shape, sizeof shape);
             snprintf(wl, sizeof wl, "%s %s%s", q.kernel, shape, w ? " chunk=64" : "");
             double rate = r.sim_s > 0 ? (double)r.instructions / r.sim_s : 0;
-            double e2e = r.build_s + r.run_s > 0 ? (double)r.instructions / (r.build_s + r.run_s)
-                                                 : 0;
+            double e2e =
+                r.build_s + r.run_s > 0 ? (double)r.instructions / (r.build_s + r.run_s) : 0;
             double cpu_rate = r.run_cpu_s > 0 ? (double)r.instructions / r.run_cpu_s : 0;
             if (r.ok && (min_rate < 0 || rate < min_rate)) min_rate = rate;
             if (r.ok && (min_cpu_rate < 0 || cpu_rate < min_cpu_rate)) min_cpu_rate = cpu_rate;
@@ -716,8 +715,8 @@ int gs_cmd_bench(int argc, char **argv)
         double gc_exec = r.exec_cpu_s > 0 ? flop / r.exec_cpu_s / 1e9 : 0;
         double gc_blas = r.sgemm_cpu_s > 0 ? flop / r.sgemm_cpu_s / 1e9 : 0;
         cpu_ratio_model = gc_blas > 0 ? gc_model / gc_blas : 0;
-        printf("   %-44s %8s %8s %6s %9s %6s\n", "path", "wall s", "GFLOP/s", "ratio",
-               "GFLOP/cpu", "ratio");
+        printf("   %-44s %8s %8s %6s %9s %6s\n", "path", "wall s", "GFLOP/s", "ratio", "GFLOP/cpu",
+               "ratio");
         printf("   %-44s %8.4f %8.2f %6.2f %9.2f %6.2f\n",
                "model, functional (SystemC + data, whole run)", r.run_s, g_model, ratio_model,
                gc_model, cpu_ratio_model);
@@ -798,9 +797,9 @@ int gs_cmd_bench(int argc, char **argv)
             jnum(&js, &f, "j1_exit", s1.exit_status);
             jnum(&js, &f, "j2_exit", s2.exit_status);
             jstr(&js, &f, "j2_summary", s2.summary);
-            jnum(&js, &f, "parent_rss_kb", (double)(s1.parent_rss_kb > s2.parent_rss_kb
-                                                        ? s1.parent_rss_kb
-                                                        : s2.parent_rss_kb));
+            jnum(&js, &f, "parent_rss_kb",
+                 (double)(s1.parent_rss_kb > s2.parent_rss_kb ? s1.parent_rss_kb
+                                                              : s2.parent_rss_kb));
             jnum(&js, &f, "max_job_rss_kb",
                  (double)(s1.max_rss_kb > s2.max_rss_kb ? s1.max_rss_kb : s2.max_rss_kb));
         }
@@ -824,8 +823,8 @@ int gs_cmd_bench(int argc, char **argv)
             if (run_child(&qs[k], &r, &rss) != 0 || !r.ok) failures++;
             char shape[64];
             shape_str(&qs[k], shape, sizeof shape);
-            printf("   functional  gen2 %-16s %-12s %8.1f MB  (%s)\n", qs[k].kernel, shape,
-                   mb(rss), r.status);
+            printf("   functional  gen2 %-16s %-12s %8.1f MB  (%s)\n", qs[k].kernel, shape, mb(rss),
+                   r.status);
             if (rss > func_rss) func_rss = rss;
         }
         printf("   timing-only matmul %" PRId64 "^3 (largest of gen1-3)  %8.1f MB\n", mm,

@@ -44,8 +44,8 @@ TEST(Bench, QuickRunWritesValidJsonWithEverySection)
     ASSERT_NE(mkdtemp(dir), nullptr);
     const std::string json = std::string(dir) + "/bench.json";
     std::string out;
-    int rc = run("bench --quick --no-sweep --configs " GS_SOURCE_DIR "/configs --json " + json,
-                 &out);
+    int rc =
+        run("bench --quick --no-sweep --configs " GS_SOURCE_DIR "/configs --json " + json, &out);
     EXPECT_EQ(rc, 0) << out;
     EXPECT_NE(out.find("targets"), std::string::npos) << out;
     std::string text = slurp(json);
