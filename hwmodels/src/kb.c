@@ -42,9 +42,21 @@ typedef struct access {
     int64_t lo, hi;
 } access;
 
+/* Summary of ACCESS_BLOCK consecutive list items: the union of their partitions and bounding
+ * boxes, so a scan skips blocks that cannot overlap (an output tensor written tile by tile
+ * would otherwise compare every new tile with every earlier one). */
+#define ACCESS_BLOCK 32
+typedef struct access_block {
+    int64_t lo, hi;
+    uint32_t p0, p1;
+} access_block;
+
 typedef struct access_list {
     access *items;
     size_t n, cap;
+    access_block *blocks;
+    size_t blocks_cap;
+    size_t summarized; /* items [0, summarized) are summarized; reset when items move */
 } access_list;
 
 /* Reads and writes are kept apart so that a read scans only the writes: programs that read the
@@ -74,10 +86,14 @@ static void tracker_free(void *v)
     for (size_t i = 0; i < t->n_hbm; i++) {
         gs_free(t->hbm[i].reads.items);
         gs_free(t->hbm[i].writes.items);
+        gs_free(t->hbm[i].reads.blocks);
+        gs_free(t->hbm[i].writes.blocks);
     }
     for (size_t i = 0; i < t->n_buf; i++) {
         gs_free(t->buf[i].reads.items);
         gs_free(t->buf[i].writes.items);
+        gs_free(t->buf[i].reads.blocks);
+        gs_free(t->buf[i].writes.blocks);
     }
     gs_free(t->hbm);
     gs_free(t->buf);
@@ -113,6 +129,8 @@ struct gs_kb {
     tracker *tr;
     uint32_t *deps;
     size_t n_deps, cap_deps;
+    uint32_t *match[2]; /* collect(): matches in the write and read lists */
+    size_t match_n[2], match_cap[2];
 };
 
 /* ---- errors ---- */
@@ -234,6 +252,8 @@ void gs_kb_free(gs_kb *kb)
     for (size_t i = 0; i < kb->n_pools; i++) gs_free(kb->pools[i]);
     gs_free(kb->pools);
     gs_free(kb->deps);
+    gs_free(kb->match[0]);
+    gs_free(kb->match[1]);
     gs_free(kb);
 }
 
@@ -763,22 +783,83 @@ static int add_dep(gs_kb *kb, uint32_t d)
     return 1;
 }
 
+/* Bring the block summaries up to date with the items (only the blocks past `summarized`). */
+static int summarize(access_list *l)
+{
+    if (l->summarized >= l->n) return 1;
+    size_t nb = (l->n + ACCESS_BLOCK - 1) / ACCESS_BLOCK;
+    if (nb > l->blocks_cap) {
+        size_t nc = GS_MAX(nb, l->blocks_cap * 2);
+        access_block *b = gs_realloc(l->blocks, nc * sizeof *b);
+        if (!b) return 0;
+        l->blocks = b;
+        l->blocks_cap = nc;
+    }
+    for (size_t b = l->summarized / ACCESS_BLOCK; b < nb; b++) {
+        size_t end = GS_MIN(l->n, (b + 1) * ACCESS_BLOCK);
+        access_block *s = &l->blocks[b];
+        const access *a = &l->items[b * ACCESS_BLOCK];
+        s->lo = a->lo;
+        s->hi = a->hi;
+        s->p0 = a->p0;
+        s->p1 = a->p1;
+        for (size_t k = b * ACCESS_BLOCK + 1; k < end; k++) {
+            a = &l->items[k];
+            s->lo = GS_MIN(s->lo, a->lo);
+            s->hi = GS_MAX(s->hi, a->hi);
+            s->p0 = GS_MIN(s->p0, a->p0);
+            s->p1 = GS_MAX(s->p1, a->p1);
+        }
+    }
+    l->summarized = l->n;
+    return 1;
+}
+
+static int push_match(gs_kb *kb, int which, uint32_t instr)
+{
+    if (kb->match_n[which] == kb->match_cap[which]) {
+        size_t nc = kb->match_cap[which] ? kb->match_cap[which] * 2 : 32;
+        uint32_t *m = gs_realloc(kb->match[which], nc * sizeof *m);
+        if (!m) return 0;
+        kb->match[which] = m;
+        kb->match_cap[which] = nc;
+    }
+    kb->match[which][kb->match_n[which]++] = instr;
+    return 1;
+}
+
+/* Matches of acc in list l, in list (= instruction) order, into kb->match[which]. */
+static int scan(gs_kb *kb, int which, access_list *l, const access *acc, const gs_ap *ap)
+{
+    kb->match_n[which] = 0;
+    if (!summarize(l)) return 0;
+    for (size_t b = 0; b * ACCESS_BLOCK < l->n; b++) {
+        const access_block *s = &l->blocks[b];
+        if (acc->p1 <= s->p0 || s->p1 <= acc->p0 || acc->hi <= s->lo || s->hi <= acc->lo)
+            continue;
+        size_t end = GS_MIN(l->n, (b + 1) * ACCESS_BLOCK);
+        for (size_t k = b * ACCESS_BLOCK; k < end; k++)
+            if (acc_overlap(kb, acc, ap, &l->items[k]) && !push_match(kb, which, l->items[k].instr))
+                return 0;
+    }
+    return 1;
+}
+
 /* Collect dependencies of one operand access against its region's history: a read against the
- * earlier writes (RAW), a write against the earlier reads and writes (WAR, WAW). The two lists
- * are merged in instruction order so the dependency order is the program order. */
+ * earlier writes (RAW), a write against the earlier reads and writes (WAR, WAW). The matches of
+ * the two lists are merged in instruction order so the dependency order is the program order. */
 static int collect(gs_kb *kb, const access *acc, const gs_ap *ap)
 {
     region *r = region_of(kb->tr, ap);
     if (!r) return 0;
-    const access_list *w = &r->writes, *rd = &r->reads;
-    size_t i = 0, j = 0, nr = acc->write ? rd->n : 0;
-    while (i < w->n || j < nr) {
-        const access *old;
-        if (j >= nr || (i < w->n && w->items[i].instr <= rd->items[j].instr))
-            old = &w->items[i++];
-        else
-            old = &rd->items[j++];
-        if (acc_overlap(kb, acc, ap, old) && !add_dep(kb, old->instr)) return 0;
+    if (!scan(kb, 0, &r->writes, acc, ap)) return 0;
+    kb->match_n[1] = 0;
+    if (acc->write && !scan(kb, 1, &r->reads, acc, ap)) return 0;
+    const uint32_t *w = kb->match[0], *rd = kb->match[1];
+    size_t i = 0, j = 0, nw = kb->match_n[0], nr = kb->match_n[1];
+    while (i < nw || j < nr) {
+        uint32_t d = (j >= nr || (i < nw && w[i] <= rd[j])) ? w[i++] : rd[j++];
+        if (!add_dep(kb, d)) return 0;
     }
     return 1;
 }
@@ -793,8 +874,12 @@ static int covers(const access *w, const access *old)
 static void prune(access_list *l, const access *w)
 {
     size_t m = 0;
-    for (size_t i = 0; i < l->n; i++)
-        if (!covers(w, &l->items[i])) l->items[m++] = l->items[i];
+    for (size_t i = 0; i < l->n; i++) {
+        if (!covers(w, &l->items[i]))
+            l->items[m++] = l->items[i];
+        else if (m < l->summarized)
+            l->summarized = m; /* the items from here on move down: summarize them again */
+    }
     l->n = m;
 }
 
@@ -875,6 +960,7 @@ static int inherit_history(gs_kb *kb, const gs_pool *pool)
             region *nr = &t->buf[nid];
             qsort(nr->reads.items, nr->reads.n, sizeof *nr->reads.items, cmp_access);
             qsort(nr->writes.items, nr->writes.n, sizeof *nr->writes.items, cmp_access);
+            nr->reads.summarized = nr->writes.summarized = 0; /* items moved */
         }
     }
     return 1;

@@ -7,6 +7,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "gs/kernel.h"
 #include "test_config_builders.h"
@@ -119,6 +120,63 @@ TEST(KbOverlap, RowPatternsDependExactlyWhenTheyIntersect)
     // the random patterns exercise both outcomes
     EXPECT_GT(with_dep, 300);
     EXPECT_GT(without, 300);
+}
+
+} // namespace
+
+namespace
+{
+
+// Many writes to one tensor (more than one block of the builder's history summaries), none of
+// them dense (so none is pruned): every write depends on exactly the earlier writes it
+// intersects.
+TEST(KbOverlap, LongHistoriesKeepEveryDependency)
+{
+    std::mt19937 rng(777);
+    auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+    gs_config cfg;
+    gs_test_config_gen2_like(&cfg);
+    gs_program *p = gs_program_create(&cfg);
+    gs_kb *kb = gs_kb_create(p, 0);
+    int64_t shape[2] = {kRows, kCols};
+    gs_error err;
+    gs_tensor t{};
+    t.id = gs_program_add_tensor(p, "T", GS_FP32, GS_TENSOR_OUTPUT, 2, shape, &err);
+    t.dtype = GS_FP32;
+    t.ndim = 2;
+    t.shape[0] = kRows;
+    t.shape[1] = kCols;
+    gs_pool *pool = gs_pool_create(kb, GS_MEM_SBUF, "src", 1, 4096);
+    gs_tile src = gs_tile_alloc(pool, GS_FP32, 8, 24);
+    std::vector<std::set<int64_t>> written;
+    const int n = 200;
+    for (int w = 0; w < n; w++) {
+        Pattern a;
+        do {
+            a = Pattern();
+            a.offset = pick(0, 3800);
+            a.parts = (unsigned)pick(2, 8);
+            a.shape[0] = (uint32_t)pick(1, 24);
+            a.part_stride = a.shape[0] + pick(1, 40); // gaps between rows: never dense
+        } while (a.last() >= kRows * kCols);
+        gs_dma_copy(kb, to_ap(&t, a), gs_tile_view(&src, 0, a.parts, 0, a.shape[0]), -1);
+        ASSERT_TRUE(gs_kb_ok(kb)) << gs_kb_error(kb)->message;
+        written.push_back(a.elements());
+    }
+    for (int w = 0; w < n; w++) {
+        std::set<uint32_t> expect;
+        for (int e = 0; e < w; e++)
+            for (int64_t x : written[(size_t)w])
+                if (written[(size_t)e].count(x)) {
+                    expect.insert((uint32_t)e);
+                    break;
+                }
+        const gs_instr *in = gs_program_instr(p, (size_t)w);
+        std::set<uint32_t> got(in->deps, in->deps + in->n_deps);
+        EXPECT_EQ(got, expect) << "write " << w;
+    }
+    gs_kb_free(kb);
+    gs_program_free(p);
 }
 
 } // namespace
