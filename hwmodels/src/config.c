@@ -1135,7 +1135,7 @@ static int parse_tag(loader *L, const node *nd, const char *path, int tag_requir
     const char *t = lb + 1, *tend = s + n - 1;
     while (t < tend && (*t == ' ' || *t == '\t'))
         t++;
-    const char *colon = memchr(t, ':', (size_t)(tend - t));
+    const char *colon = tend > t ? memchr(t, ':', (size_t)(tend - t)) : NULL;
     const char *kend = colon ? colon : tend;
     while (kend > t && (kend[-1] == ' ' || kend[-1] == '\t'))
         kend--;
@@ -2232,10 +2232,10 @@ void gs_config_dump_yaml(const gs_config *c, FILE *out)
         size_t common = 0;
         while (common < prev_n && common + 1 < k && !strcmp(prev[common], comps[common]))
             common++;
-        char section[192] = "";
+        char section[sizeof comps + 8] = "";
         for (size_t j = 0; j + 1 < k; j++) {
-            if (j) strcat(section, ".");
-            strncat(section, comps[j], 47);
+            size_t used = strlen(section);
+            snprintf(section + used, sizeof section - used, "%s%s", j ? "." : "", comps[j]);
             if (j < common) continue;
             indent(out, j);
             fprintf(out, "%s:\n", comps[j]);
