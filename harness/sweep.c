@@ -581,6 +581,11 @@ static cJSON *collect(gs_sweep *s, size_t ji, int wstatus, int timed_out, double
         if (oom && s->o.mem_limit > 0)
             snprintf(lim, sizeof lim, " after running out of memory (limit %.0f MiB per job)",
                      s->o.mem_limit / (1024.0 * 1024.0));
+        /* with ASAN_OPTIONS=abort_on_error=1 a sanitizer report ends in SIGABRT: name it */
+        const char *san = tail ? strstr(tail, "ERROR: ") : NULL;
+        if (san && strstr(san, "Sanitizer") && !lim[0])
+            snprintf(lim, sizeof lim, " after a sanitizer report: %.*s",
+                     (int)GS_MIN(strcspn(san, "\n"), (size_t)60), san);
         snprintf(reason, sizeof reason, "job process killed by signal %d (%s)%s", sig,
                  signal_name(sig), lim);
         r = parent_record(j, GS_JOB_CRASH, reason, tail);
