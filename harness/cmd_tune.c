@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "gs/kernel.h"
 #include "record.h"
+#include "report.h"
 #include "results.h"
 #include "sweep.h"
 
@@ -262,8 +263,28 @@ int gs_cmd_whatif(int argc, char **argv)
             gs_error_format(&err, buf, sizeof buf);
             fprintf(stderr, "gensweep whatif: %s\n", buf);
             rc = GS_EXIT_FAIL;
-        } else if (!o.quiet) {
-            printf("whatif: %s\n", p);
+        } else {
+            if (!o.quiet) printf("whatif: %s\n", p);
+            /* a report of the unchanged value's sweep (1x, else the first) with the curves */
+            int bi = 0;
+            for (int v = 0; v < nv; v++)
+                if (!strcmp(labels[v], "1x") || !strcmp(labels[v], "x1")) bi = v;
+            char rp[4200], html[4200];
+            snprintf(rp, sizeof rp, "%s/results.json", dirs[bi]);
+            snprintf(html, sizeof html, "%s/report.html", out);
+            const char *extra[1] = {p};
+            gs_report_opts ro;
+            memset(&ro, 0, sizeof ro);
+            ro.extra_paths = extra;
+            ro.n_extra = 1;
+            if (gs_report_write_opts(rp, NULL, html, &ro, &err) != GS_OK) {
+                char buf[2048];
+                gs_error_format(&err, buf, sizeof buf);
+                fprintf(stderr, "gensweep whatif: report: %s\n", buf);
+                rc = GS_EXIT_FAIL;
+            } else if (!o.quiet) {
+                printf("report: %s\n", html);
+            }
         }
         gs_sb_free(&sb);
     }

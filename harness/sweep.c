@@ -22,9 +22,7 @@
 #include "record.h"
 #include "results.h"
 
-#ifdef GS_HAVE_REPORT
 #include "report.h"
-#endif
 
 #ifndef GS_VERSION
 #define GS_VERSION "0.0.0"
@@ -935,7 +933,6 @@ int gs_sweep_main(const gs_sweep_opts *o)
     }
     char path[4096];
     snprintf(path, sizeof path, "%s/results.json", s->o.out_dir);
-#ifdef GS_HAVE_REPORT
     if (!o->no_report) {
         char html[4096];
         snprintf(html, sizeof html, "%s/report.html", s->o.out_dir);
@@ -958,7 +955,6 @@ int gs_sweep_main(const gs_sweep_opts *o)
             printf("report: %s\n", html);
         }
     }
-#endif
     if (!o->quiet) printf("results: %s (+ results.csv, junit.xml)\n", path);
     cJSON_Delete(doc);
     cJSON_Delete(base);
