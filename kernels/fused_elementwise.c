@@ -13,35 +13,18 @@
  * out, and every intermediate is rounded to the dtype as a separate kernel would store it.
  *
  * Params: chunk (free elements per tile; default as large as the pools allow, <= 2048), bufs
- * (buffers per pool, default max(2, DMA queues / 2)), engine (the tensor_scalar steps of "unfused": 0 default =
- * vector, 1 vector, 2 scalar, 3 gpsimd; gpsimd on a target without it is "unsupported").
+ * (buffers per pool, default max(2, DMA queues / 2)), engine (the tensor_scalar steps of "unfused":
+ * 0 default = vector, 1 vector, 2 scalar, 3 gpsimd; gpsimd on a target without it is
+ * "unsupported").
  */
 #include <math.h>
 
+#include "kernel_util.h"
 #include "suite.h"
 
 enum { FE_FUSED, FE_UNFUSED };
 
 #define FE_DEFAULT_CHUNK_CAP 2048 /* elements: amortises DMA fixed costs, leaves room for bufs */
-
-static gs_status pick_engine(gs_kb *kb, int64_t p, gs_engine *e)
-{
-    switch (p) {
-    case 0:
-    case 1: *e = GS_ENG_VECTOR; return GS_OK;
-    case 2: *e = GS_ENG_SCALAR; return GS_OK;
-    case 3:
-        if (!gs_kb_caps(kb)->has_gpsimd)
-            return gs_kb_fail(kb, GS_ERR_UNSUPPORTED,
-                              "unsupported: engine=3 (gpsimd) but the target has no gpsimd engine");
-        *e = GS_ENG_GPSIMD;
-        return GS_OK;
-    default:
-        return gs_kb_fail(kb, GS_ERR_INVALID,
-                          "fused_elementwise: engine=%lld (use 1 vector, 2 scalar, 3 gpsimd)",
-                          (long long)p);
-    }
-}
 
 /* One "kernel" of the unfused chain or the fused pass: sweep [R x W] in chunks, loading `in`,
  * applying step, storing to `out`. step: 0 = x*a, 1 = x+b, 2 = gelu(x), 3 = gelu(x*a+b). */
@@ -103,7 +86,8 @@ static gs_status build(gs_kb *kb, const gs_kernel_args *a)
     unsigned bufs = a->param[1] > 0 ? (unsigned)a->param[1] : GS_MAX(2u, c->dma_queues / 2);
     size_t es = gs_dtype_size(a->dtype);
     gs_engine eng = GS_ENG_VECTOR;
-    if (pick_engine(kb, a->param[2], &eng) != GS_OK) return gs_kb_status(kb);
+    if (gs_pick_engine(kb, "fused_elementwise", a->param[2], GS_ENG_VECTOR, &eng) != GS_OK)
+        return gs_kb_status(kb);
     int64_t chunk = a->param[0];
     if (chunk <= 0) {
         /* two pools (x, y) of `bufs` buffers; leave a little for the a/b columns */
@@ -111,7 +95,8 @@ static gs_status build(gs_kb *kb, const gs_kernel_args *a)
         chunk = GS_MIN(GS_MIN(fit, (int64_t)FE_DEFAULT_CHUNK_CAP), (int64_t)c->max_free_sbuf);
     }
     if (chunk > W) chunk = W;
-    if (chunk <= 0) return gs_kb_fail(kb, GS_ERR_INVALID, "fused_elementwise: chunk must be positive");
+    if (chunk <= 0)
+        return gs_kb_fail(kb, GS_ERR_INVALID, "fused_elementwise: chunk must be positive");
     const gs_tensor *X = &a->t[0], *Y = &a->t[3];
     if (a->variant == FE_FUSED) {
         sweep(kb, a, 3, X, Y, chunk, bufs, eng);

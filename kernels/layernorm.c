@@ -17,30 +17,13 @@
  */
 #include <math.h>
 
+#include "kernel_util.h"
 #include "suite.h"
 
 enum { LN_BN_STATS, LN_NAIVE };
 
-#define LN_EPS 1e-5                /* the usual layernorm epsilon */
-#define LN_DEFAULT_CHUNK_CAP 2048  /* elements per instruction */
-
-static gs_status pick_engine(gs_kb *kb, int64_t p, gs_engine *e)
-{
-    switch (p) {
-    case 0:
-    case 2: *e = GS_ENG_SCALAR; return GS_OK;
-    case 1: *e = GS_ENG_VECTOR; return GS_OK;
-    case 3:
-        if (!gs_kb_caps(kb)->has_gpsimd)
-            return gs_kb_fail(kb, GS_ERR_UNSUPPORTED,
-                              "unsupported: engine=3 (gpsimd) but the target has no gpsimd engine");
-        *e = GS_ENG_GPSIMD;
-        return GS_OK;
-    default:
-        return gs_kb_fail(kb, GS_ERR_INVALID,
-                          "layernorm: engine=%lld (use 1 vector, 2 scalar, 3 gpsimd)", (long long)p);
-    }
-}
+#define LN_EPS 1e-5               /* the usual layernorm epsilon */
+#define LN_DEFAULT_CHUNK_CAP 2048 /* elements per instruction */
 
 static gs_status build(gs_kb *kb, const gs_kernel_args *a)
 {
@@ -50,7 +33,8 @@ static gs_status build(gs_kb *kb, const gs_kernel_args *a)
     unsigned bufs = a->param[1] > 0 ? (unsigned)a->param[1] : 2;
     size_t es = gs_dtype_size(a->dtype);
     gs_engine eng = GS_ENG_SCALAR;
-    if (pick_engine(kb, a->param[2], &eng) != GS_OK) return gs_kb_status(kb);
+    if (gs_pick_engine(kb, "layernorm", a->param[2], GS_ENG_SCALAR, &eng) != GS_OK)
+        return gs_kb_status(kb);
     int64_t chunk = a->param[0] > 0 ? a->param[0] : LN_DEFAULT_CHUNK_CAP;
     chunk = GS_MIN(GS_MIN(chunk, D), (int64_t)c->max_free_sbuf);
     int64_t nch = (D + chunk - 1) / chunk;
@@ -115,8 +99,8 @@ static gs_status build(gs_kb *kb, const gs_kernel_args *a)
                              gs_per_partition(msq));
         }
         gs_activation(kb, rstd, var, GS_ACT_RSQRT, gs_imm(1.0f), gs_imm((float)LN_EPS), NULL);
-        gs_tensor_scalar(kb, GS_ENG_VECTOR, nb, mean, GS_ALU_MUL, gs_per_partition(rstd), GS_ALU_MUL,
-                         gs_imm(-1.0f));
+        gs_tensor_scalar(kb, GS_ENG_VECTOR, nb, mean, GS_ALU_MUL, gs_per_partition(rstd),
+                         GS_ALU_MUL, gs_imm(-1.0f));
         for (int64_t k = 0; k < nch && gs_kb_ok(kb); k++) {
             int64_t c0 = k * chunk;
             uint32_t nf = (uint32_t)GS_MIN(chunk, D - c0);
@@ -172,12 +156,15 @@ static void reference(const gs_kernel_args *a, const double *const *in, double *
     for (int64_t r = 0; r < R; r++) {
         const double *x = in[0] + r * D;
         double m = 0.0, v = 0.0;
-        for (int64_t i = 0; i < D; i++) m += x[i];
+        for (int64_t i = 0; i < D; i++)
+            m += x[i];
         m /= (double)D;
-        for (int64_t i = 0; i < D; i++) v += (x[i] - m) * (x[i] - m);
+        for (int64_t i = 0; i < D; i++)
+            v += (x[i] - m) * (x[i] - m);
         v /= (double)D;
         double rs = 1.0 / sqrt(v + LN_EPS);
-        for (int64_t i = 0; i < D; i++) out[0][r * D + i] = (x[i] - m) * rs * in[1][i] + in[2][i];
+        for (int64_t i = 0; i < D; i++)
+            out[0][r * D + i] = (x[i] - m) * rs * in[1][i] + in[2][i];
     }
 }
 

@@ -13,28 +13,11 @@
  */
 #include <math.h>
 
+#include "kernel_util.h"
 #include "suite.h"
 
 #define RMS_EPS 1e-6
 #define RMS_DEFAULT_CHUNK_CAP 2048 /* elements per instruction */
-
-static gs_status pick_engine(gs_kb *kb, int64_t p, gs_engine *e)
-{
-    switch (p) {
-    case 0:
-    case 1: *e = GS_ENG_VECTOR; return GS_OK;
-    case 2: *e = GS_ENG_SCALAR; return GS_OK;
-    case 3:
-        if (!gs_kb_caps(kb)->has_gpsimd)
-            return gs_kb_fail(kb, GS_ERR_UNSUPPORTED,
-                              "unsupported: engine=3 (gpsimd) but the target has no gpsimd engine");
-        *e = GS_ENG_GPSIMD;
-        return GS_OK;
-    default:
-        return gs_kb_fail(kb, GS_ERR_INVALID,
-                          "rmsnorm: engine=%lld (use 1 vector, 2 scalar, 3 gpsimd)", (long long)p);
-    }
-}
 
 static gs_status build(gs_kb *kb, const gs_kernel_args *a)
 {
@@ -44,7 +27,8 @@ static gs_status build(gs_kb *kb, const gs_kernel_args *a)
     unsigned bufs = a->param[1] > 0 ? (unsigned)a->param[1] : 2;
     size_t es = gs_dtype_size(a->dtype);
     gs_engine eng = GS_ENG_VECTOR;
-    if (pick_engine(kb, a->param[2], &eng) != GS_OK) return gs_kb_status(kb);
+    if (gs_pick_engine(kb, "rmsnorm", a->param[2], GS_ENG_VECTOR, &eng) != GS_OK)
+        return gs_kb_status(kb);
     int64_t chunk = a->param[0] > 0 ? a->param[0] : RMS_DEFAULT_CHUNK_CAP;
     chunk = GS_MIN(GS_MIN(chunk, D), (int64_t)c->max_free_sbuf);
     int64_t nch = (D + chunk - 1) / chunk;
@@ -132,9 +116,11 @@ static void reference(const gs_kernel_args *a, const double *const *in, double *
     for (int64_t r = 0; r < R; r++) {
         const double *x = in[0] + r * D;
         double ss = 0.0;
-        for (int64_t i = 0; i < D; i++) ss += x[i] * x[i];
+        for (int64_t i = 0; i < D; i++)
+            ss += x[i] * x[i];
         double rs = 1.0 / sqrt(ss / (double)D + RMS_EPS);
-        for (int64_t i = 0; i < D; i++) out[0][r * D + i] = x[i] * rs * in[1][i];
+        for (int64_t i = 0; i < D; i++)
+            out[0][r * D + i] = x[i] * rs * in[1][i];
     }
 }
 
