@@ -64,16 +64,8 @@ static int tensors(const gs_kernel_args *a, gs_tensor_decl *t, int max, gs_error
 static void reference(const gs_kernel_args *a, const double *const *in, double *const *out)
 {
     int64_t Bt = a->dims[0], M = a->dims[1], K = a->dims[2], N = a->dims[3];
-    for (int64_t b = 0; b < Bt; b++) {
-        const double *at = in[0] + b * K * M, *bb = in[1] + b * K * N;
-        double *c = out[0] + b * M * N;
-        for (int64_t i = 0; i < M * N; i++) c[i] = 0.0;
-        for (int64_t k = 0; k < K; k++)
-            for (int64_t m = 0; m < M; m++) {
-                double av = at[k * M + m];
-                for (int64_t n = 0; n < N; n++) c[m * N + n] += av * bb[k * N + n];
-            }
-    }
+    for (int64_t b = 0; b < Bt; b++)
+        gs_mm_reference(M, K, N, in[0] + b * K * M, in[1] + b * K * N, out[0] + b * M * N);
 }
 
 static double reduction_len(const gs_kernel_args *a)

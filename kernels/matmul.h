@@ -46,6 +46,10 @@ gs_status gs_mm_build(gs_kb *kb, const gs_mm_problem *p, gs_mm_schedule s, const
  * rows (empty, lo == hi, for cores past the work). */
 void gs_mm_shard(int64_t M, int64_t tm, unsigned cores, unsigned core, int64_t *lo, int64_t *hi);
 
+/* The reference: c[M x N] = at[K x M]^T x b[K x N] in double (row-major). */
+void gs_mm_reference(int64_t M, int64_t K, int64_t N, const double *at, const double *b,
+                     double *c);
+
 #ifdef __cplusplus
 }
 #endif

@@ -62,15 +62,7 @@ static int tensors(const gs_kernel_args *a, gs_tensor_decl *t, int max, gs_error
 
 static void reference(const gs_kernel_args *a, const double *const *in, double *const *out)
 {
-    int64_t M = a->dims[0], K = a->dims[1], N = a->dims[2];
-    const double *at = in[0], *b = in[1];
-    double *c = out[0];
-    for (int64_t i = 0; i < M * N; i++) c[i] = 0.0;
-    for (int64_t k = 0; k < K; k++)
-        for (int64_t m = 0; m < M; m++) {
-            double av = at[k * M + m];
-            for (int64_t n = 0; n < N; n++) c[m * N + n] += av * b[k * N + n];
-        }
+    gs_mm_reference(a->dims[0], a->dims[1], a->dims[2], in[0], in[1], out[0]);
 }
 
 static double reduction_len(const gs_kernel_args *a)
