@@ -1150,6 +1150,17 @@ static gs_status emit(gs_kb *kb, const char *file, int line, gs_instr *in)
     return GS_OK;
 }
 
+/* The common one-output, one-input form. */
+static gs_status emit_out_in(gs_kb *kb, const char *file, int line, gs_instr *in, gs_ap out,
+                             gs_ap src)
+{
+    in->out[0] = out;
+    in->in[0] = src;
+    in->n_out = 1;
+    in->n_in = 1;
+    return emit(kb, file, line, in);
+}
+
 static void instr_init(gs_instr *in, gs_opcode op, gs_engine eng)
 {
     memset(in, 0, sizeof *in);
@@ -1445,11 +1456,7 @@ gs_status gs_tensor_reduce_at(gs_kb *kb, const char *file, int line, gs_ap out, 
             "tensor_reduce: output must be [%u x %" PRIu64 "]", src.part_count, outer);
     in.alu0 = op;
     in.iimm[0] = axes;
-    in.out[0] = out;
-    in.in[0] = src;
-    in.n_out = 1;
-    in.n_in = 1;
-    return emit(kb, file, line, &in);
+    return emit_out_in(kb, file, line, &in, out, src);
 }
 
 gs_status gs_bn_stats_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_ap src)
@@ -1460,11 +1467,7 @@ gs_status gs_bn_stats_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_ap
     REQUIRE(is_onchip(&out) && is_onchip(&src), GS_ERR_INVALID, "bn_stats: operands must be tiles");
     REQUIRE(out.dtype == GS_FP32 && out.part_count == src.part_count && gs_ap_free_elems(&out) == 3,
             GS_ERR_INVALID, "bn_stats: output must be fp32 [%u x 3]", src.part_count);
-    in.out[0] = out;
-    in.in[0] = src;
-    in.n_out = 1;
-    in.n_in = 1;
-    return emit(kb, file, line, &in);
+    return emit_out_in(kb, file, line, &in, out, src);
 }
 
 gs_status gs_bn_aggr_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_ap src)
@@ -1478,11 +1481,7 @@ gs_status gs_bn_aggr_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_ap 
     REQUIRE(out.dtype == GS_FP32 && out.part_count == src.part_count && gs_ap_free_elems(&out) == 2,
             GS_ERR_INVALID, "bn_aggr: output must be fp32 [%u x 2] (mean, variance)",
             src.part_count);
-    in.out[0] = out;
-    in.in[0] = src;
-    in.n_out = 1;
-    in.n_in = 1;
-    return emit(kb, file, line, &in);
+    return emit_out_in(kb, file, line, &in, out, src);
 }
 
 gs_status gs_tensor_copy_at(gs_kb *kb, const char *file, int line, gs_engine engine, gs_ap out,
@@ -1495,11 +1494,7 @@ gs_status gs_tensor_copy_at(gs_kb *kb, const char *file, int line, gs_engine eng
     REQUIRE(is_onchip(&out) && is_onchip(&src), GS_ERR_INVALID,
             "tensor_copy: operands must be SBUF/PSUM tiles (use dma_copy for HBM)");
     REQUIRE(same_shape(&out, &src), GS_ERR_INVALID, "tensor_copy: shapes differ");
-    in.out[0] = out;
-    in.in[0] = src;
-    in.n_out = 1;
-    in.n_in = 1;
-    return emit(kb, file, line, &in);
+    return emit_out_in(kb, file, line, &in, out, src);
 }
 
 gs_status gs_memset_at(gs_kb *kb, const char *file, int line, gs_engine engine, gs_ap out,
@@ -1553,11 +1548,7 @@ gs_status gs_affine_select_at(gs_kb *kb, const char *file, int line, gs_ap out, 
     in.iimm[1] = part_mult;
     in.iimm[2] = free_mult;
     in.imm[0] = fill;
-    in.out[0] = out;
-    in.in[0] = src;
-    in.n_out = 1;
-    in.n_in = 1;
-    return emit(kb, file, line, &in);
+    return emit_out_in(kb, file, line, &in, out, src);
 }
 
 gs_status gs_partition_reduce_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_ap src,
@@ -1573,11 +1564,7 @@ gs_status gs_partition_reduce_at(gs_kb *kb, const char *file, int line, gs_ap ou
     REQUIRE(gs_ap_free_elems(&out) == gs_ap_free_elems(&src), GS_ERR_INVALID,
             "partition_reduce: free sizes differ");
     in.alu0 = op;
-    in.out[0] = out;
-    in.in[0] = src;
-    in.n_out = 1;
-    in.n_in = 1;
-    return emit(kb, file, line, &in);
+    return emit_out_in(kb, file, line, &in, out, src);
 }
 
 gs_status gs_partition_broadcast_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_ap src)
@@ -1589,11 +1576,7 @@ gs_status gs_partition_broadcast_at(gs_kb *kb, const char *file, int line, gs_ap
             "partition_broadcast: operands must be tiles");
     REQUIRE(src.part_count == 1 && gs_ap_free_elems(&out) == gs_ap_free_elems(&src),
             GS_ERR_INVALID, "partition_broadcast: input must be one partition of the output's size");
-    in.out[0] = out;
-    in.in[0] = src;
-    in.n_out = 1;
-    in.n_in = 1;
-    return emit(kb, file, line, &in);
+    return emit_out_in(kb, file, line, &in, out, src);
 }
 
 gs_status gs_gather_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_ap table, gs_ap idx)
