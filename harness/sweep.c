@@ -273,15 +273,21 @@ int gs_sweep_add(gs_sweep *s, size_t cfg_index, const gs_job_spec *spec, int fun
 
 /* Tuned default params for kernel k from <config dir>/tuning/<name>.json (written by
  * `gensweep tune --write`); params untouched when there is none. */
-static void apply_tuning(const gs_sweep *s, size_t ci, const gs_kernel_def *k, int64_t *params)
+/* The tuning file of config ci, when there is one to use: 1 with its path in buf. */
+static int tuning_path(const gs_sweep *s, size_t ci, char *buf, size_t size)
 {
-    if (s->o.no_tuning) return;
-    char path[4096];
+    if (s->o.no_tuning) return 0;
     const char *cp = s->cfg_paths[ci];
     const char *slash = strrchr(cp, '/');
     int dl = slash ? (int)(slash - cp) : 1;
-    snprintf(path, sizeof path, "%.*s/tuning/%s.json", dl, slash ? cp : ".", s->cfgs[ci]->name);
-    if (access(path, R_OK) != 0) return;
+    snprintf(buf, size, "%.*s/tuning/%s.json", dl, slash ? cp : ".", s->cfgs[ci]->name);
+    return access(buf, R_OK) == 0;
+}
+
+static void apply_tuning(const gs_sweep *s, size_t ci, const gs_kernel_def *k, int64_t *params)
+{
+    char path[4096];
+    if (!tuning_path(s, ci, path, sizeof path)) return;
     gs_error err;
     gs_error_clear(&err);
     cJSON *doc = gs_json_read_file(path, &err);
@@ -947,7 +953,18 @@ int gs_sweep_main(const gs_sweep_opts *o)
             if (bd) rb = o->baselines[0];
             cJSON_Delete(bd);
         }
-        if (gs_report_write(path, rb, html, &err) != GS_OK) {
+        /* the tuning files this sweep used, so the report shows the tuning gains */
+        char tpaths[8][4096];
+        const char *extra[8];
+        gs_report_opts ro;
+        memset(&ro, 0, sizeof ro);
+        for (size_t ci = 0; ci < s->n_cfgs && ro.n_extra < 8; ci++)
+            if (tuning_path(s, ci, tpaths[ro.n_extra], sizeof tpaths[0])) {
+                extra[ro.n_extra] = tpaths[ro.n_extra];
+                ro.n_extra++;
+            }
+        ro.extra_paths = extra;
+        if (gs_report_write_opts(path, rb, html, &ro, &err) != GS_OK) {
             char buf[2048];
             gs_error_format(&err, buf, sizeof buf);
             fprintf(stderr, "gensweep sweep: report: %s\n", buf);

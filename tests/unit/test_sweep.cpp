@@ -387,3 +387,33 @@ TEST(SweepCli, UsageErrorsExitTwo)
     EXPECT_EQ(gensweep("compare only_one.json").rc, 2);
     EXPECT_EQ(gensweep("sweep --set no.such.key=1 --configs configs/gen2.yaml").rc, 2);
 }
+
+// tune --write stores the best params next to the config; a later sweep of that config uses
+// them and its report shows the tuning gain.
+TEST(SweepTuning, TunedParamsAreUsedAndReported)
+{
+    std::string d = tmpdir("tuning");
+    ASSERT_EQ(std::system(("mkdir -p '" + d +
+                           "/cfg' && cp '" GS_SOURCE_DIR "/configs/gen2.yaml' '" + d + "/cfg/'")
+                              .c_str()),
+              0);
+    CliRun t = gensweep("tune --config '" + d +
+                        "/cfg/gen2.yaml' --kernel elementwise_add --shape 256x2048 --write");
+    ASSERT_EQ(t.rc, 0) << t.out << t.err;
+    std::string tf = slurp(d + "/cfg/tuning/gen2.json");
+    ASSERT_NE(tf.find("elementwise_add"), std::string::npos) << tf;
+    CliRun s = gensweep("sweep --configs '" + d +
+                        "/cfg/gen2.yaml' --kernels elementwise_add --quiet --out '" + d + "/out'");
+    ASSERT_EQ(s.rc, 0) << s.out << s.err;
+    std::string html = slurp(d + "/out/report.html");
+    size_t g = html.find("Tuning gains");
+    ASSERT_NE(g, std::string::npos);
+    EXPECT_NE(html.find("elementwise_add/default", g), std::string::npos);
+    // --no-tuning ignores the file: the report then has no tuning rows
+    CliRun n =
+        gensweep("sweep --no-tuning --configs '" + d +
+                 "/cfg/gen2.yaml' --kernels elementwise_add --quiet --out '" + d + "/plain'");
+    ASSERT_EQ(n.rc, 0) << n.out << n.err;
+    std::string plain = slurp(d + "/plain/report.html");
+    EXPECT_EQ(plain.find("elementwise_add/default", plain.find("Tuning gains")), std::string::npos);
+}
