@@ -45,9 +45,10 @@ static gs_status build(gs_kb *kb, const gs_kernel_args *a)
             win.shape[1] = (uint32_t)OW;
             win.shape[2] = (uint32_t)R;
             win.shape[3] = (uint32_t)R;
-            win.stride[0] = R * W;
-            win.stride[1] = R;
-            win.stride[2] = W;
+            /* in-tile strides: at most the tile's free elements (which fit its pool) */
+            win.stride[0] = (int32_t)(R * W);
+            win.stride[1] = (int32_t)R;
+            win.stride[2] = (int32_t)W;
             win.stride[3] = 1;
             gs_tile sum = gs_tile_alloc(ps, GS_FP32, cp, (uint32_t)(nh * OW));
             gs_tensor_reduce(kb, gs_tile_view2(&sum, 0, cp, 0, nh, (uint32_t)OW, (uint32_t)OW), win,

@@ -53,8 +53,9 @@ gs_engine gs_opcode_default_engine(gs_opcode op)
 int gs_ap_is_valid(const gs_ap *a)
 {
     if (a->ndim < 1 || a->ndim > GS_AP_MAX_DIMS) return 0;
-    if (a->part_count == 0 || (int)a->dtype < 0 || a->dtype >= GS_DTYPE_COUNT) return 0;
-    if ((int)a->space < 0 || a->space >= GS_MEMSPACE_COUNT) return 0;
+    /* dtype and space are unsigned 8-bit fields: only the upper bound can be exceeded */
+    if (a->part_count == 0 || a->dtype >= GS_DTYPE_COUNT) return 0;
+    if (a->space >= GS_MEMSPACE_COUNT) return 0;
     for (int k = 0; k < a->ndim; k++)
         if (a->shape[k] == 0) return 0;
     return 1;

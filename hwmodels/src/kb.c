@@ -435,6 +435,12 @@ gs_tile gs_tile_alloc_at(gs_pool *pool, const char *file, int line, gs_dtype dty
 
 /* ---- views ---- */
 
+/* Does a stride fit the 32-bit stride fields of gs_ap? */
+static int fits_i32(int64_t v)
+{
+    return v >= INT32_MIN && v <= INT32_MAX;
+}
+
 gs_ap gs_tile_view(const gs_tile *t, unsigned p0, unsigned np, uint32_t f0, uint32_t nf)
 {
     return gs_tile_view2(t, p0, np, f0, 1, nf, nf);
@@ -447,7 +453,9 @@ gs_ap gs_tile_view2(const gs_tile *t, unsigned p0, unsigned np, uint32_t f0, uin
     uint64_t last = rows ? (uint64_t)f0 + (uint64_t)(rows - 1) * row_stride + cols : 0;
     if (t->ap.tensor < 0 || np == 0 || rows == 0 || cols == 0 ||
         (uint64_t)p0 + np > t->ap.part_count || last > t->free_elems)
-        a.bad_view = 1;
+        a.bad_view = GS_AP_BAD_RANGE;
+    else if (rows > 1 && !fits_i32(row_stride))
+        a.bad_view = GS_AP_BAD_STRIDE;
     a.part_start = t->ap.part_start + p0;
     a.part_count = np;
     a.offset = t->ap.offset + (int64_t)f0 * (int64_t)gs_dtype_size(t->ap.dtype);
@@ -458,7 +466,7 @@ gs_ap gs_tile_view2(const gs_tile *t, unsigned p0, unsigned np, uint32_t f0, uin
     } else {
         a.ndim = 2;
         a.shape[0] = rows;
-        a.stride[0] = row_stride;
+        a.stride[0] = (int32_t)row_stride;
         a.shape[1] = cols;
         a.stride[1] = 1;
     }
@@ -489,9 +497,12 @@ gs_ap gs_hbm_rows(const gs_tensor *t, int64_t r0, unsigned nr, int64_t c0, uint3
     int64_t R, C;
     tensor_2d(t, &R, &C);
     gs_ap a = hbm_base(t);
-    if (r0 < 0 || c0 < 0 || nr == 0 || nc == 0 || r0 + nr > R || c0 + nc > C) a.bad_view = 1;
+    if (r0 < 0 || c0 < 0 || nr == 0 || nc == 0 || r0 + nr > R || c0 + nc > C)
+        a.bad_view = GS_AP_BAD_RANGE;
+    else if (nr > 1 && !fits_i32(C))
+        a.bad_view = GS_AP_BAD_STRIDE;
     a.part_count = nr;
-    a.part_stride = C;
+    a.part_stride = (int32_t)C;
     a.offset = r0 * C + c0;
     a.shape[0] = nc;
     a.stride[0] = 1;
@@ -503,12 +514,15 @@ gs_ap gs_hbm_cols(const gs_tensor *t, int64_t r0, uint32_t nr, int64_t c0, unsig
     int64_t R, C;
     tensor_2d(t, &R, &C);
     gs_ap a = hbm_base(t);
-    if (r0 < 0 || c0 < 0 || nr == 0 || nc == 0 || r0 + nr > R || c0 + nc > C) a.bad_view = 1;
+    if (r0 < 0 || c0 < 0 || nr == 0 || nc == 0 || r0 + nr > R || c0 + nc > C)
+        a.bad_view = GS_AP_BAD_RANGE;
+    else if (nr > 1 && !fits_i32(C))
+        a.bad_view = GS_AP_BAD_STRIDE;
     a.part_count = nc;
     a.part_stride = 1;
     a.offset = r0 * C + c0;
     a.shape[0] = nr;
-    a.stride[0] = C;
+    a.stride[0] = (int32_t)C;
     return a;
 }
 
@@ -518,15 +532,17 @@ gs_ap gs_hbm_ap(const gs_tensor *t, int64_t offset, unsigned part_count, int64_t
     gs_ap a = hbm_base(t);
     a.offset = offset;
     a.part_count = part_count;
-    a.part_stride = part_stride;
+    a.part_stride = (int32_t)part_stride;
     if (ndim < 1 || ndim > GS_AP_MAX_DIMS || !shape || !stride) {
-        a.bad_view = 1;
+        a.bad_view = GS_AP_BAD_RANGE;
         return a;
     }
+    if (!fits_i32(part_stride)) a.bad_view = GS_AP_BAD_STRIDE;
     a.ndim = (uint8_t)ndim;
     for (int k = 0; k < ndim; k++) {
         a.shape[k] = shape[k];
-        a.stride[k] = stride[k];
+        a.stride[k] = (int32_t)stride[k];
+        if (!fits_i32(stride[k])) a.bad_view = GS_AP_BAD_STRIDE;
     }
     return a;
 }
@@ -983,6 +999,11 @@ static gs_status check_ap(gs_kb *kb, const char *file, int line, const gs_instr 
                           const gs_ap *a, const char *what)
 {
     const char *op = gs_opcode_name(in->op);
+    if (a->bad_view == GS_AP_BAD_STRIDE)
+        return kb_fail(kb, file, line, GS_ERR_INVALID,
+                       "%s %s: a stride does not fit in 32 bits (access patterns hold strides as "
+                       "int32_t: at most %" PRId32 " elements)",
+                       op, what, INT32_MAX);
     if (a->bad_view)
         return kb_fail(kb, file, line, GS_ERR_BOUNDS,
                        "%s %s: view outside its tile or tensor (requested range exceeds it)", op,

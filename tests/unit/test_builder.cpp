@@ -221,6 +221,33 @@ TEST(Builder, HbmViewOutsideTensor)
     EXPECT_EQ(gs_kb_status(f.kb), GS_ERR_BOUNDS);
 }
 
+TEST(Builder, StrideOutsideInt32IsAnError)
+{
+    Fixture f;
+    gs_tensor A = f.tensor("A", GS_BF16, 100, 100);
+    gs_pool *p = gs_pool_create(f.kb, GS_MEM_SBUF, "x", 1, 1024);
+    gs_tile t = gs_tile_alloc(p, GS_BF16, 2, 2);
+    const uint32_t shape[1] = {2};
+    const int64_t big[1] = {INT64_C(1) << 32};
+    const int64_t one[1] = {1};
+    // a free-dim stride that does not fit the 32-bit stride field
+    gs_dma_copy(f.kb, t.ap, gs_hbm_ap(&A, 0, 2, 100, 1, shape, big), -1);
+    EXPECT_EQ(gs_kb_status(f.kb), GS_ERR_INVALID);
+    EXPECT_NE(f.error().find("does not fit in 32 bits"), std::string::npos) << f.error();
+    EXPECT_EQ(gs_program_count(f.p), 0u);
+    // the same for the partition stride
+    Fixture g;
+    gs_tensor B = g.tensor("B", GS_BF16, 100, 100);
+    gs_pool *q = gs_pool_create(g.kb, GS_MEM_SBUF, "x", 1, 1024);
+    gs_tile u = gs_tile_alloc(q, GS_BF16, 2, 2);
+    gs_dma_copy(g.kb, u.ap, gs_hbm_ap(&B, 0, 2, -(INT64_C(1) << 31) - 1, 1, shape, one), -1);
+    EXPECT_EQ(gs_kb_status(g.kb), GS_ERR_INVALID);
+    EXPECT_NE(g.error().find("does not fit in 32 bits"), std::string::npos) << g.error();
+    // compact records: five access patterns make up most of an instruction
+    EXPECT_EQ(sizeof(gs_ap), 64u);
+    EXPECT_LE(sizeof(gs_instr), 392u);
+}
+
 TEST(Builder, StartPartitionAlignment)
 {
     Fixture f;

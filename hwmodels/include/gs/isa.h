@@ -37,22 +37,34 @@ const char *gs_memspace_name(gs_memspace m);
 
 #define GS_AP_MAX_DIMS 4
 
-/* An access pattern: a [partitions x free-dims] view of one memory region. */
+/*
+ * An access pattern: a [partitions x free-dims] view of one memory region.
+ *
+ * Kept compact (64 bytes; an instruction holds five): strides are 32-bit (the view helpers of
+ * gs/kernel.h refuse a stride outside int32_t with a builder error, GS_AP_BAD_STRIDE), enums are
+ * 8-bit bit-fields, and the fields are ordered so that no padding falls between them.
+ */
 typedef struct gs_ap {
-    gs_memspace space;
-    gs_dtype dtype;
-    int32_t tensor;      /* HBM tensor id, or SBUF/PSUM buffer id; -1 = none (unused operand) */
-    uint16_t core;       /* SBUF/PSUM: owning core */
-    uint8_t ndim;        /* number of free dims, 1..GS_AP_MAX_DIMS */
-    uint8_t bad_view;    /* set by view helpers when the requested range exceeds the tile or
-                            tensor; using such a pattern is an error naming the kernel line */
-    uint32_t part_start; /* SBUF/PSUM first partition (0 for HBM) */
-    uint32_t part_count; /* number of partition-rows */
-    int64_t part_stride; /* HBM only: elements between consecutive partition-rows */
-    int64_t offset;      /* HBM: element offset; SBUF/PSUM: byte offset within a partition */
+    int64_t offset;       /* HBM: element offset; SBUF/PSUM: byte offset within a partition */
+    int32_t part_stride;  /* HBM only: elements between consecutive partition-rows */
+    int32_t tensor;       /* HBM tensor id, or SBUF/PSUM buffer id; -1 = none (unused operand) */
+    uint32_t part_start;  /* SBUF/PSUM first partition (0 for HBM) */
+    uint32_t part_count;  /* number of partition-rows */
     uint32_t shape[GS_AP_MAX_DIMS];
-    int64_t stride[GS_AP_MAX_DIMS]; /* elements */
+    int32_t stride[GS_AP_MAX_DIMS]; /* elements */
+    uint16_t core;        /* SBUF/PSUM: owning core */
+    gs_memspace space : 8;
+    gs_dtype dtype : 8;
+    uint8_t ndim;         /* number of free dims, 1..GS_AP_MAX_DIMS */
+    uint8_t bad_view;     /* set by view helpers (GS_AP_BAD_*) when the requested view cannot be
+                             expressed; using such a pattern is an error naming the kernel line */
 } gs_ap;
+
+/* gs_ap.bad_view values (0 = a good view). */
+enum {
+    GS_AP_BAD_RANGE = 1,  /* the requested range exceeds the tile or tensor */
+    GS_AP_BAD_STRIDE = 2, /* a stride or partition stride does not fit in int32_t */
+};
 
 /* Elements per partition-row (product of shape). */
 uint64_t gs_ap_free_elems(const gs_ap *a);
@@ -192,22 +204,22 @@ enum {
  *                 [P,1] int32; an index outside [0, V) is a run-time error.
  */
 typedef struct gs_instr {
-    gs_opcode op;
-    gs_engine engine;
-    uint16_t core;   /* core whose engine executes it */
-    uint16_t queue;  /* DMA: queue index on that core */
+    gs_opcode op : 8;
+    gs_engine engine : 8;
+    gs_alu alu0 : 8, alu1 : 8;
+    gs_act act : 8;
     uint8_t n_in, n_out;
+    uint16_t core;  /* core whose engine executes it */
+    uint16_t queue; /* DMA: queue index on that core */
     uint32_t flags;
-    gs_alu alu0, alu1;
-    gs_act act;
     float imm[2];
     int64_t iimm[3];
     gs_ap out[GS_INSTR_MAX_OUT];
     gs_ap in[GS_INSTR_MAX_IN];
     uint32_t n_deps;
+    int line;
     uint32_t *deps;   /* indices of earlier instructions this one waits for (owned by program) */
     const char *file; /* kernel source file (string literal from __FILE__) */
-    int line;
 } gs_instr;
 
 /* ---- HBM tensors ---- */

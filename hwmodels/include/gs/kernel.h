@@ -113,7 +113,9 @@ void gs_pool_release(gs_kb *kb, gs_pool *pool);
 gs_tile gs_tile_alloc_at(gs_pool *pool, const char *file, int line, gs_dtype dtype,
                          unsigned parts, uint32_t free_elems);
 
-/* ---- views (pure: no instruction issued; invalid views are caught when used) ---- */
+/* ---- views (pure: no instruction issued; invalid views are caught when used) ----
+ * Access patterns hold strides as int32_t: a view whose stride (including the HBM row pitch
+ * of gs_hbm_rows/gs_hbm_cols) does not fit is refused with a builder error when used. */
 /* Partitions [p0, p0+np) and free elements [f0, f0+nf) of a tile, 1-D. */
 gs_ap gs_tile_view(const gs_tile *t, unsigned p0, unsigned np, uint32_t f0, uint32_t nf);
 /* The same tile region seen as 2-D free [rows x cols] with row stride `row_stride` elements. */
