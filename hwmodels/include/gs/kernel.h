@@ -17,6 +17,8 @@
 #ifndef GS_KERNEL_H
 #define GS_KERNEL_H
 
+#include <string.h>
+
 #include "gs/common.h"
 #include "gs/dtype.h"
 #include "gs/isa.h"
@@ -158,6 +160,7 @@ typedef struct gs_operand {
 static inline gs_operand gs_imm(float v)
 {
     gs_operand o;
+    memset(&o, 0, sizeof o); /* the unused pattern is all zeros, never indeterminate */
     o.is_ap = 0;
     o.imm = v;
     o.ap.tensor = -1;
@@ -166,6 +169,7 @@ static inline gs_operand gs_imm(float v)
 static inline gs_operand gs_per_partition(gs_ap ap)
 {
     gs_operand o;
+    memset(&o, 0, sizeof o);
     o.is_ap = 1;
     o.imm = 0.0f;
     o.ap = ap;
