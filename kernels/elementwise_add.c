@@ -81,12 +81,6 @@ static void reference(const gs_kernel_args *a, const double *const *in, double *
     for (int64_t i = 0; i < n; i++) out[0][i] = in[0][i] + in[1][i];
 }
 
-static double reduction_len(const gs_kernel_args *a)
-{
-    (void)a;
-    return 1.0;
-}
-
 const gs_kernel_def gs_kernel_elementwise_add = {
     .name = "elementwise_add",
     .summary = "C = A + B (bandwidth-bound baseline)",
@@ -105,5 +99,4 @@ const gs_kernel_def gs_kernel_elementwise_add = {
     .tensors = tensors,
     .build = build,
     .reference = reference,
-    .reduction_len = reduction_len,
 };

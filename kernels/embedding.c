@@ -94,12 +94,6 @@ static void reference(const gs_kernel_args *a, const double *const *in, double *
     }
 }
 
-static double reduction_len(const gs_kernel_args *a)
-{
-    (void)a;
-    return 1.0;
-}
-
 const gs_kernel_def gs_kernel_embedding = {
     .name = "embedding",
     .summary = "Y[n] = T[idx[n]]: row gather from an HBM table (gpsimd)",
@@ -117,5 +111,4 @@ const gs_kernel_def gs_kernel_embedding = {
     .tensors = tensors,
     .build = build,
     .reference = reference,
-    .reduction_len = reduction_len,
 };

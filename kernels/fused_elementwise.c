@@ -154,12 +154,6 @@ static void reference(const gs_kernel_args *a, const double *const *in, double *
         }
 }
 
-static double reduction_len(const gs_kernel_args *a)
-{
-    (void)a;
-    return 1.0;
-}
-
 const gs_kernel_def gs_kernel_fused_elementwise = {
     .name = "fused_elementwise",
     .summary = "Y = gelu(X * a + b), a and b per-row vectors; fused vs unfused",
@@ -178,5 +172,4 @@ const gs_kernel_def gs_kernel_fused_elementwise = {
     .tensors = tensors,
     .build = build,
     .reference = reference,
-    .reduction_len = reduction_len,
 };

@@ -53,7 +53,8 @@ typedef struct gs_kernel_def {
     gs_kernel_fn build;
     /* Reference in double: in[i] are the decoded inputs, out[j] receive the outputs. */
     void (*reference)(const gs_kernel_args *args, const double *const *in, double *const *out);
-    /* Length of the longest reduction an output element comes from (for tolerances). */
+    /* Length of the longest reduction an output element comes from (for tolerances); NULL:
+     * no reduction (1). */
     double (*reduction_len)(const gs_kernel_args *args);
 } gs_kernel_def;
 

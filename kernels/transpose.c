@@ -97,12 +97,6 @@ static void reference(const gs_kernel_args *a, const double *const *in, double *
         for (int64_t c = 0; c < C; c++) out[0][c * R + r] = in[0][r * C + c];
 }
 
-static double reduction_len(const gs_kernel_args *a)
-{
-    (void)a;
-    return 1.0;
-}
-
 const gs_kernel_def gs_kernel_transpose = {
     .name = "transpose",
     .summary = "Y = X^T, [R x C] -> [C x R] (tensor engine or DMA transpose)",
@@ -120,5 +114,4 @@ const gs_kernel_def gs_kernel_transpose = {
     .tensors = tensors,
     .build = build,
     .reference = reference,
-    .reduction_len = reduction_len,
 };
