@@ -20,8 +20,8 @@ typedef struct job_opts {
     const char *variant;
     const char *dtype;
     const char *trace;
-    const char *record;   /* --record FILE: the job record (RESULTS.md) for the sweep */
-    int timeline;         /* --timeline: aggregated timeline in the record */
+    const char *record; /* --record FILE: the job record (RESULTS.md) for the sweep */
+    int timeline;       /* --timeline: aggregated timeline in the record */
     const char *sets[32];
     int n_sets;
     const char *params[GS_KERNEL_MAX_PARAMS];
@@ -315,10 +315,9 @@ static void print_stats_text(const gs_job_spec *spec, const gs_run_stats *s)
     for (int e = 0; e < GS_ENGINE_COUNT; e++) {
         if (!gs_config_has_engine(c, (gs_engine)e)) continue;
         const gs_engine_stats *es = &s->engine_total[e];
-        double util = s->total_ns > 0
-                          ? es->busy_ns / (s->total_ns * (double)s->cores_used *
-                                           (e == GS_ENG_DMA ? (double)s->queues_per_core : 1.0))
-                          : 0.0;
+        /* DMA: busy is the engine pool's occupancy (engines' busy time / engines) */
+        double util =
+            s->total_ns > 0 ? es->busy_ns / (s->total_ns * (double)GS_MAX(1u, s->cores_used)) : 0.0;
         printf("            %-8s %10.3f %7.1f%% %10.3f %10.3f %10.3f\n",
                gs_engine_name((gs_engine)e), es->busy_ns / 1e3, 100.0 * util,
                es->stall_dep_ns / 1e3, es->stall_dma_ns / 1e3, es->stall_port_ns / 1e3);
@@ -327,9 +326,19 @@ static void print_stats_text(const gs_job_spec *spec, const gs_run_stats *s)
            s->achieved_flops / 1e12, s->peak_flops / 1e12);
     printf("hbm         %.4g bytes (%.1f GB/s achieved of %.1f peak)\n", s->hbm_bytes,
            s->achieved_hbm_bytes_per_s / 1e9, s->peak_hbm_bytes_per_s / 1e9);
-    printf("roofline    %.3f us bound (compute %.3f, memory %.3f): actual/bound = %.2f\n",
+    printf("ceilings    compute %.2f TFLOP/s (tensor x %u cores), memory %.1f GB/s = min(HBM %.1f, "
+           "DMA %u x %u engines x %.1f GB/s)\n",
+           s->compute_ceiling_flops / 1e12, GS_MAX(1u, s->cores_used),
+           s->memory_ceiling_bytes_per_s / 1e9, s->hbm_ceiling_bytes_per_s / 1e9,
+           GS_MAX(1u, s->cores_used), s->dma_engines_per_core, c->dma.bandwidth_per_engine.v);
+    printf("roofline    %.3f us bound on the schedule's traffic (compute %.3f, memory %.3f): "
+           "actual/bound = %.2f\n",
            s->roofline_ns / 1e3, s->compute_bound_ns / 1e3, s->memory_bound_ns / 1e3,
            s->roofline_ratio);
+    printf("            %.3f us bound on the minimum traffic (%.4g bytes): actual/bound = %.2f\n",
+           s->min_roofline_ns / 1e3, s->min_traffic_bytes, s->min_roofline_ratio);
+    printf("dma         %.4g bytes over %u queue IDs x %u engines per core\n", s->dma_bytes,
+           s->queues_per_core, s->dma_engines_per_core);
     printf("bottleneck  %s\n", s->bottleneck_name);
     printf("sbuf/psum   %" PRIu64 " / %" PRIu64 " bytes per partition (high water)\n",
            s->sbuf_high_water, s->psum_high_water);
@@ -434,6 +443,9 @@ int gs_cmd_run(int argc, char **argv)
             }
         }
     }
+    /* Physics: no run may beat its roofline; if one does, the model is wrong, whatever the
+     * data say. The sweep's per-kernel tests rely on this check. */
+    if (st == GS_OK && ran_model) st = gs_job_check_roofline(&stats, &err);
     if (st == GS_OK && functional) st = gs_job_check_outputs(job, &chk, &err);
     gs_job_status js = gs_job_status_from(st);
     if (o.json) {

@@ -306,3 +306,20 @@ int gs_parse_shape(const char *s, int64_t *dims, int max, int *n, gs_error *err)
     if (*n == 0) return gs_error_set(err, GS_ERR_USAGE, NULL, 0, 0, "empty shape"), -1;
     return 0;
 }
+
+gs_status gs_job_check_roofline(const gs_run_stats *st, gs_error *err)
+{
+    /* the model's times are integer picoseconds: allow one of rounding */
+    const double slack_ns = 1e-3;
+    if (st->roofline_ns > 0 && st->total_ns + slack_ns < st->roofline_ns)
+        return gs_error_set(err, GS_ERR_INTERNAL, NULL, 0, 0,
+                            "model error: %.3f ns is faster than the roofline on the schedule's "
+                            "traffic (%.3f ns)",
+                            st->total_ns, st->roofline_ns);
+    if (st->min_roofline_ns > 0 && st->total_ns + slack_ns < st->min_roofline_ns)
+        return gs_error_set(err, GS_ERR_INTERNAL, NULL, 0, 0,
+                            "model error: %.3f ns is faster than the minimum-traffic roofline "
+                            "(%.3f ns)",
+                            st->total_ns, st->min_roofline_ns);
+    return GS_OK;
+}

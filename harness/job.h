@@ -9,6 +9,7 @@
 
 #include "gs/exec.h"
 #include "gs/isa.h"
+#include "gs/model.h"
 #include "suite.h"
 
 #ifdef __cplusplus
@@ -76,6 +77,11 @@ gs_mem *gs_job_memory(gs_job *j);
 /* Compare outputs with the reference. Returns GS_OK when within tolerance, GS_ERR_MISMATCH
  * otherwise (res filled either way). */
 gs_status gs_job_check_outputs(gs_job *j, gs_job_check *res, gs_error *err);
+
+/* A completed run that took less time than its roofline (on the schedule's traffic or on the
+ * minimum traffic) means the model broke physics: GS_ERR_INTERNAL with err saying by how
+ * much. GS_OK otherwise (also when there is no roofline, e.g. an empty program). */
+gs_status gs_job_check_roofline(const gs_run_stats *st, gs_error *err);
 
 /* Parse "128x256x512" into dims; returns 0 or -1 with err set. */
 int gs_parse_shape(const char *s, int64_t *dims, int max, int *n, gs_error *err);

@@ -168,6 +168,29 @@ void gs_record_write_job(gs_sb *sb, const gs_record_job_info *r)
             knull(sb, &f, "roofline_ns");
             knull(sb, &f, "roofline_ratio");
         }
+        if (st->min_roofline_ns > 0) {
+            knum(sb, &f, "min_traffic_bytes", st->min_traffic_bytes);
+            knum(sb, &f, "min_roofline_ns", st->min_roofline_ns);
+            knum(sb, &f, "min_roofline_ratio", st->min_roofline_ratio);
+        } else {
+            knull(sb, &f, "min_traffic_bytes");
+            knull(sb, &f, "min_roofline_ns");
+            knull(sb, &f, "min_roofline_ratio");
+        }
+        knum(sb, &f, "compute_ceiling_tflops", st->compute_ceiling_flops / 1e12);
+        knum(sb, &f, "dma_ceiling_gbps", st->dma_ceiling_bytes_per_s / 1e9);
+        knum(sb, &f, "hbm_ceiling_gbps", st->hbm_ceiling_bytes_per_s / 1e9);
+        knum(sb, &f, "memory_ceiling_gbps", st->memory_ceiling_bytes_per_s / 1e9);
+        key(sb, &f, "compute_engines");
+        gs_sb_putc(sb, '[');
+        int ce = 1;
+        for (int e = 0; e < GS_ENGINE_COUNT; e++) {
+            if (!(st->compute_engines & (1u << e))) continue;
+            if (!ce) gs_sb_putc(sb, ',');
+            ce = 0;
+            gs_sb_json_str(sb, gs_engine_name((gs_engine)e));
+        }
+        gs_sb_putc(sb, ']');
         kstr(sb, &f, "bottleneck", st->bottleneck_name);
         key(sb, &f, "critical_path_ns");
         gs_sb_putc(sb, '{');
@@ -210,6 +233,14 @@ void gs_record_write_job(gs_sb *sb, const gs_record_job_info *r)
                                                 "memory_bound_ns",
                                                 "roofline_ns",
                                                 "roofline_ratio",
+                                                "min_traffic_bytes",
+                                                "min_roofline_ns",
+                                                "min_roofline_ratio",
+                                                "compute_ceiling_tflops",
+                                                "dma_ceiling_gbps",
+                                                "hbm_ceiling_gbps",
+                                                "memory_ceiling_gbps",
+                                                "compute_engines",
                                                 "bottleneck",
                                                 "critical_path_ns",
                                                 "engines"};

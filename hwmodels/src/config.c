@@ -170,14 +170,25 @@ typedef struct field_impl {
          psum_banks, 0, NOENG, NODT, 0)                                                            \
     GS_F("core.semaphore_latency", GS_UNIT_TIME, 1, "cross-engine semaphore signal-to-wake cost",  \
          sem_latency, FF_ZERO_OK, NOENG, NODT, 0)                                                  \
-    GS_F("core.dma.engines", GS_UNIT_COUNT, 1, "DMA engines (= queues) per core", dma.engines, 0,  \
+    GS_F("core.dma.engines", GS_UNIT_COUNT, 1,                                                     \
+         "DMA engines per core; a transfer is split over them by partition group", dma.engines, 0, \
          NOENG, NODT, 0)                                                                           \
+    GS_F("core.dma.queues", GS_UNIT_COUNT, 1,                                                      \
+         "queues per DMA engine; a transfer goes to one queue ID on every engine it uses",         \
+         dma.queues, 0, NOENG, NODT, 0)                                                            \
+    GS_F("core.dma.partitions_per_engine", GS_UNIT_COUNT, 0,                                       \
+         "SBUF partitions each engine serves (default: partitions / engines, rounded up)",         \
+         dma.partitions_per_engine, 0, NOENG, NODT, 0)                                             \
     GS_F("core.dma.bandwidth_per_engine", GS_UNIT_BANDWIDTH, 1, "bandwidth of one DMA engine",     \
          dma.bandwidth_per_engine, 0, NOENG, NODT, 0)                                              \
+    GS_F("core.dma.issue_latency", GS_UNIT_TIME, 1,                                                \
+         "trigger (dependencies met) to the engines starting a transfer; engines stay free",       \
+         dma.issue_latency, FF_ZERO_OK, NOENG, NODT, 0)                                            \
     GS_F("core.dma.fixed_latency", GS_UNIT_TIME, 1,                                                \
-         "issue (semaphore) to first byte of a transfer", dma.fixed_latency, 0, NOENG, NODT, 0)    \
+         "fixed cost of one engine's share of a transfer (engine busy)", dma.fixed_latency,        \
+         FF_ZERO_OK, NOENG, NODT, 0)                                                               \
     GS_F("core.dma.descriptor_overhead", GS_UNIT_TIME, 1,                                          \
-         "software cost per descriptor (contiguous chunk); unused with hw_descriptors",            \
+         "engine cost per descriptor (contiguous run) when descriptors are not made by hardware",  \
          dma.descriptor_overhead, FF_ZERO_OK, NOENG, NODT, 0)                                      \
     GS_F("core.dma.min_efficient_chunk", GS_UNIT_BYTES, 1,                                         \
          "a smaller chunk costs as much as one of this size", dma.min_efficient_chunk, 0, NOENG,   \
@@ -1732,6 +1743,12 @@ static void validate_struct(const gs_config *c, const unsigned char *bad, gs_dia
              "%.17g DMA engines is more than the "
              "supported %d",
              c->dma.engines.v, GS_MAX_QUEUES);
+    if (usable(&V, &c->dma.queues) && c->dma.queues.v > GS_MAX_QUEUES)
+        verr(&V, &c->dma.queues, "core.dma.queues",
+             "%.17g queues per DMA engine is more than the supported %d", c->dma.queues.v,
+             GS_MAX_QUEUES);
+    check_not_above(&V, &c->dma.partitions_per_engine, P,
+                    ": an engine cannot serve more partitions than the core has");
 
     static const int simd_engines[] = {GS_ENG_VECTOR, GS_ENG_SCALAR, GS_ENG_GPSIMD};
     for (size_t k = 0; k < GS_ARRAY_LEN(simd_engines); k++) {
@@ -2083,6 +2100,19 @@ double gs_config_peak_flops(const gs_config *c, gs_dtype t)
     const gs_num *r = &c->tensor.rate[t];
     if (!r->src || !(r->v > 0)) return 0;
     return 2.0 * c->tensor.rows.v * c->tensor.cols.v * c->tensor.clock.v * r->v;
+}
+
+unsigned gs_config_dma_partitions_per_engine(const gs_config *c)
+{
+    if (c->dma.partitions_per_engine.v >= 1) return (unsigned)c->dma.partitions_per_engine.v;
+    const double e = c->dma.engines.v >= 1 ? c->dma.engines.v : 1;
+    const double p = ceil(c->partitions.v / e);
+    return p >= 1 ? (unsigned)p : 1u;
+}
+
+double gs_config_dma_core_bytes_per_ns(const gs_config *c)
+{
+    return c->dma.engines.v * c->dma.bandwidth_per_engine.v;
 }
 
 double gs_config_hbm_bytes_per_s(const gs_config *c)

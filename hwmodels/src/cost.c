@@ -21,6 +21,7 @@
 #include "gs/cost.h"
 
 #include <math.h>
+#include <string.h>
 
 #define GS_NS_PER_S 1e9
 
@@ -160,34 +161,47 @@ static double tensor_cycles(const gs_config *c, const gs_instr *in)
     return GS_MAX(t->min_ii.v, formula) + t->fixed_overhead.v;
 }
 
-static double simd_cycles(const gs_config *c, const gs_instr *in, gs_cost_state *st)
-{
-    const gs_simd_cfg *e = simd_cfg(c, in->engine);
-    double P = 0.0, N = 0.0, epc = 0.0;
-    int streamed_inputs = 0, psum = 0;
+/* The streamed operands of a SIMD instruction: partitions P, free size N, the engine's elements
+ * per cycle for their dtypes (the slowest), how many inputs stream, and whether one is in PSUM. */
+typedef struct simd_shape {
+    double P, N, epc;
+    int streamed_inputs, psum;
+} simd_shape;
 
+static simd_shape simd_operands(const gs_simd_cfg *e, const gs_instr *in)
+{
+    simd_shape s = {0.0, 0.0, 0.0, 0, 0};
     for (int i = 0; i < GS_INSTR_MAX_IN; i++) {
         if (!in_used(in, i)) continue;
         const gs_ap *a = &in->in[i];
-        if (a->space == GS_MEM_PSUM) psum = 1;
+        if (a->space == GS_MEM_PSUM) s.psum = 1;
         if (in_is_side(in, i)) continue;
-        streamed_inputs++;
-        P = GS_MAX(P, (double)a->part_count);
-        N = GS_MAX(N, (double)gs_ap_free_elems(a));
+        s.streamed_inputs++;
+        s.P = GS_MAX(s.P, (double)a->part_count);
+        s.N = GS_MAX(s.N, (double)gs_ap_free_elems(a));
         double r = e->elems_per_cycle[a->dtype].v;
-        if (r > 0.0 && (epc == 0.0 || r < epc)) epc = r;
+        if (r > 0.0 && (s.epc == 0.0 || r < s.epc)) s.epc = r;
     }
     for (int i = 0; i < GS_INSTR_MAX_OUT; i++) {
         if (!out_used(in, i) || out_is_side(in, i)) continue;
         const gs_ap *a = &in->out[i];
-        P = GS_MAX(P, (double)a->part_count);
-        N = GS_MAX(N, (double)gs_ap_free_elems(a));
+        s.P = GS_MAX(s.P, (double)a->part_count);
+        s.N = GS_MAX(s.N, (double)gs_ap_free_elems(a));
         double r = e->elems_per_cycle[a->dtype].v;
-        if (r > 0.0 && (epc == 0.0 || r < epc)) epc = r;
+        if (r > 0.0 && (s.epc == 0.0 || r < s.epc)) s.epc = r;
     }
-    if (is_reduction(in->op) && in_used(in, 0)) N = (double)gs_ap_free_elems(&in->in[0]);
+    if (is_reduction(in->op) && in_used(in, 0)) s.N = (double)gs_ap_free_elems(&in->in[0]);
     /* No supported dtype among the operands: the builder rejects it; cost one per cycle. */
-    if (epc == 0.0) epc = 1.0;
+    if (s.epc == 0.0) s.epc = 1.0;
+    return s;
+}
+
+static double simd_cycles(const gs_config *c, const gs_instr *in, gs_cost_state *st)
+{
+    const gs_simd_cfg *e = simd_cfg(c, in->engine);
+    const simd_shape sh = simd_operands(e, in);
+    const double P = sh.P, N = sh.N, epc = sh.epc;
+    const int streamed_inputs = sh.streamed_inputs, psum = sh.psum;
 
     double formula;
     if (in->op == GS_OP_GATHER) {
@@ -235,39 +249,102 @@ double gs_cost_compute_ns(const gs_config *c, const gs_instr *in, gs_cost_state 
     return cycles * GS_NS_PER_S / hz;
 }
 
+double gs_cost_peak_ns(const gs_config *c, const gs_instr *in)
+{
+    if (in->engine == GS_ENG_TENSOR) {
+        const double tf = gs_cost_tensor_flops(in);
+        double peak = 0.0;
+        for (int k = 0; k < in->n_in && k < 2; ++k)
+            peak = GS_MAX(peak, gs_config_peak_flops(c, in->in[k].dtype));
+        return tf > 0.0 && peak > 0.0 ? tf / peak * GS_NS_PER_S : 0.0;
+    }
+    const gs_simd_cfg *e = simd_cfg(c, in->engine);
+    if (!e || in->op == GS_OP_GATHER || !(e->lanes.v > 0.0) || !(e->clock.v > 0.0)) return 0.0;
+    const simd_shape sh = simd_operands(e, in);
+    /* every element once at the full width and this dtype's rate: no initiation interval,
+     * startup, pass rounding or operand factors, so never more than the cost model charges */
+    return sh.P * sh.N / (e->lanes.v * sh.epc) / e->clock.v * GS_NS_PER_S;
+}
+
 /* ---- DMA ---- */
 
-gs_dma_cost gs_cost_dma(const gs_config *c, const gs_instr *in)
+/* The side that decides the split: the SBUF/PSUM side (destination first); NULL for
+ * HBM->HBM. */
+static const gs_ap *local_side(const gs_instr *in)
+{
+    if (in->n_out > 0 && in->out[0].space != GS_MEM_HBM) return &in->out[0];
+    if (in->n_in > 0 && in->in[0].space != GS_MEM_HBM) return &in->in[0];
+    return NULL;
+}
+
+void gs_cost_dma_plan(const gs_config *c, const gs_instr *in, gs_dma_plan *r)
 {
     const gs_dma_cfg *d = &c->dma;
     const gs_ap *src = &in->in[0], *dst = &in->out[0];
-    gs_dma_cost r = {0};
-    r.bytes = (double)gs_ap_bytes(dst);
-    double runs = (double)GS_MAX(gs_ap_runs_per_row(src), gs_ap_runs_per_row(dst));
-    r.descriptors = (double)dst->part_count * runs;
-    double chunk = r.descriptors > 0.0 ? r.bytes / r.descriptors : 0.0;
-    r.eff_bytes = r.descriptors * GS_MAX(chunk, d->min_efficient_chunk.v);
-    r.queue_bw = d->bandwidth_per_engine.v;
-    if (in->op == GS_OP_DMA_TRANSPOSE) r.queue_bw /= factor(&d->transpose_factor);
-    r.fixed_ns = d->fixed_latency.v;
-    /* Gather descriptors are generated by the gpsimd engine (gather_row_cycles, charged as
-     * compute), and DGE generates them in hardware: no software setup in either case. */
-    if (!d->hw_descriptors && in->op != GS_OP_GATHER)
-        r.setup_ns = r.descriptors * d->descriptor_overhead.v;
-    r.hbm = src->space == GS_MEM_HBM || dst->space == GS_MEM_HBM;
-    return r;
+    memset(r, 0, sizeof *r);
+    unsigned E = d->engines.v >= 1 ? (unsigned)d->engines.v : 1u;
+    if (E > GS_MAX_QUEUES) E = GS_MAX_QUEUES;
+    r->n_engines = E;
+    r->bytes = (double)gs_ap_bytes(dst);
+    r->engine_bw = d->bandwidth_per_engine.v;
+    if (in->op == GS_OP_DMA_TRANSPOSE) r->engine_bw /= factor(&d->transpose_factor);
+    r->fixed_ns = d->fixed_latency.v;
+    const int gather = in->op == GS_OP_GATHER;
+    r->issue_ns = gather ? 0.0 : d->issue_latency.v;
+    r->descriptor_ns = (gather || d->hw_descriptors) ? 0.0 : d->descriptor_overhead.v;
+    r->hbm = src->space == GS_MEM_HBM || dst->space == GS_MEM_HBM;
+
+    const uint64_t rows = dst->part_count;
+    if (rows == 0 || !(r->bytes > 0.0)) return;
+    const double runs = (double)GS_MAX(gs_ap_runs_per_row(src), gs_ap_runs_per_row(dst));
+    const double row_bytes = r->bytes / (double)rows;
+    const double chunk = runs > 0.0 ? row_bytes / runs : row_bytes;
+    const double row_eff = runs * GS_MAX(chunk, d->min_efficient_chunk.v);
+    const gs_ap *side = local_side(in);
+    const unsigned ppe = gs_config_dma_partitions_per_engine(c);
+    /* Rows per engine. SBUF/PSUM side: partition p is served by engine (p / ppe) mod E, walked
+     * one partition group at a time; HBM->HBM: rows round robin over the engines. */
+    double count[GS_MAX_QUEUES] = {0};
+    if (side) {
+        uint64_t p = side->part_start;
+        const uint64_t end = p + rows;
+        while (p < end) {
+            const uint64_t group_end = GS_MIN(end, (p / ppe + 1) * ppe);
+            count[(p / ppe) % E] += (double)(group_end - p);
+            p = group_end;
+        }
+    } else {
+        for (unsigned e = 0; e < E; ++e)
+            count[e] = (double)(rows / E + (e < rows % E ? 1 : 0));
+    }
+    for (unsigned e = 0; e < E; ++e) {
+        r->share[e].bytes = count[e] * row_bytes;
+        r->share[e].eff_bytes = count[e] * row_eff;
+        r->share[e].descriptors = count[e] * runs;
+    }
+    for (unsigned e = 0; e < E; ++e) {
+        if (!(r->share[e].bytes > 0.0)) continue;
+        r->engines_used++;
+        r->eff_bytes += r->share[e].eff_bytes;
+        r->descriptors += r->share[e].descriptors;
+    }
 }
 
-gs_dma_cost gs_cost_gather_transfer(const gs_config *c, const gs_instr *in)
+double gs_dma_share_ns(const gs_dma_plan *p, unsigned e)
 {
-    return gs_cost_dma(c, in);
-}
-
-double gs_dma_cost_uncontended_ns(const gs_dma_cost *d)
-{
-    double t = d->fixed_ns + d->setup_ns;
-    if (d->queue_bw > 0.0) t += d->eff_bytes / d->queue_bw;
+    if (e >= p->n_engines || !(p->share[e].bytes > 0.0)) return 0.0;
+    const gs_dma_share *s = &p->share[e];
+    double t = p->fixed_ns + s->descriptors * p->descriptor_ns;
+    if (p->engine_bw > 0.0) t += s->eff_bytes / p->engine_bw;
     return t;
+}
+
+double gs_dma_plan_uncontended_ns(const gs_dma_plan *p)
+{
+    double worst = 0.0;
+    for (unsigned e = 0; e < p->n_engines; ++e)
+        worst = GS_MAX(worst, gs_dma_share_ns(p, e));
+    return p->issue_ns + worst;
 }
 
 /* ---- statistics ---- */

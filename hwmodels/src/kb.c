@@ -205,7 +205,9 @@ static void fill_caps(gs_caps *c, const gs_config *cfg, unsigned core)
     c->max_free_psum = (unsigned)cfg->vector.max_free_psum.v;
     c->cores = (unsigned)cfg->cores.v;
     c->core_id = core;
-    c->dma_queues = (unsigned)cfg->dma.engines.v;
+    c->dma_queues = (unsigned)cfg->dma.queues.v;
+    c->dma_engines = (unsigned)cfg->dma.engines.v;
+    c->dma_partitions_per_engine = gs_config_dma_partitions_per_engine(cfg);
     c->has_gpsimd = gs_config_has_engine(cfg, GS_ENG_GPSIMD);
     c->dma_transpose = cfg->dma.transpose;
     c->dtypes = cfg->dtypes;

@@ -12,17 +12,22 @@ Core::Core(sc_core::sc_module_name name, Run &run, unsigned index, HbmTarget &hb
     : sc_core::sc_module(name), sbuf("sbuf", (uint64_t)run.cfg->sbuf_bytes.v),
       psum("psum", (uint64_t)run.cfg->psum_bytes.v)
 {
+    for (unsigned e = 0; e < run.dma_engines; ++e) {
+        std::string ename = "dma_engine" + std::to_string(e);
+        dma_engines.emplace_back(new DmaEngine(ename.c_str(), run, index, e));
+        dma_engines.back()->hbm_port.bind(hbm.socket);
+    }
+    run.core_dma_engines.push_back(&dma_engines);
     for (int e = 0; e < (int)GS_ENG_DMA; ++e) {
         if (!gs_config_has_engine(run.cfg, (gs_engine)e)) continue;
-        engines[e].reset(new ComputeEngine(gs_engine_name((gs_engine)e), run, index, (gs_engine)e));
-        engines[e]->hbm_port.bind(hbm.socket);
+        engines[e].reset(
+            new ComputeEngine(gs_engine_name((gs_engine)e), run, index, (gs_engine)e, dma_engines));
         run.streams[engines[e]->id()] = engines[e].get();
     }
     for (unsigned q = 0; q < run.queues; ++q) {
         std::string qname = "dma" + std::to_string(q);
-        queues.emplace_back(new DmaQueue(qname.c_str(), run, index, q));
+        queues.emplace_back(new DmaQueue(qname.c_str(), run, index, q, dma_engines));
         DmaQueue &dq = *queues.back();
-        dq.hbm_port.bind(hbm.socket);
         dq.sbuf_port.bind(sbuf.socket);
         dq.psum_port.bind(psum.socket);
         run.streams[dq.id()] = &dq;

@@ -1,7 +1,8 @@
 /*
  * chip.h - the chip: `cores` cores sharing one HBM target. A core holds its SBUF and PSUM
- * targets, its compute engines (tensor, vector, scalar, and gpsimd where the config has one)
- * and `core.dma.engines` DMA queues. Everything is sized from the config; no timing lives here.
+ * targets, its compute engines (tensor, vector, scalar, and gpsimd where the config has one),
+ * `core.dma.engines` DMA engines (each bound to the HBM target) and `core.dma.queues` DMA
+ * queue IDs that feed every engine. Everything is sized from the config; no timing lives here.
  *
  * Only the cores a program uses are elaborated.
  *
@@ -30,7 +31,8 @@ class Core : public sc_core::sc_module
 
     LocalMem sbuf;
     LocalMem psum;
-    std::unique_ptr<ComputeEngine> engines[GS_ENG_DMA]; /* by gs_engine; null if absent */
+    std::vector<std::unique_ptr<DmaEngine>> dma_engines; /* declared first: streams use them */
+    std::unique_ptr<ComputeEngine> engines[GS_ENG_DMA];  /* by gs_engine; null if absent */
     std::vector<std::unique_ptr<DmaQueue>> queues;
 };
 

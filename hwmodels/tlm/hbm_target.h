@@ -3,11 +3,14 @@
  * and gather engine of every core.
  *
  * Timing: the chip bandwidth (config hbm_bandwidth, bytes/ns) is one server. Each b_transport
- * is one chunk of a transfer; chunks are served in arrival order: a chunk starts at
- * max(arrival, next_free) and occupies the server for bytes / hbm_bandwidth. The annotated
- * delay returned is "until the server has passed this chunk", so N initiators streaming at
- * once each get hbm_bandwidth / N, and one initiator gets min(its own rate, hbm_bandwidth).
- * The per-transfer access latency (hbm_latency) is added once by the initiator, not per chunk.
+ * is one DMA engine's share of a transfer, arriving at now + the annotated delay (a share may
+ * be reserved ahead, when its engine is still busy). It occupies the server for
+ * bytes / hbm_bandwidth in the earliest idle interval at or after its arrival (reservations
+ * are kept as a list of busy intervals, so a later reservation for an earlier time fills a gap
+ * instead of queueing behind a future one). The annotated delay returned is "until the server
+ * has passed these bytes": N engines streaming at once share hbm_bandwidth, and one engine
+ * gets min(its own rate, hbm_bandwidth). The access latency (hbm_latency) is added by the
+ * initiator.
  *
  * Data: this target does not copy bytes. The data of HBM tensors lives in the run's gs_mem
  * image (the DMI-style backing store) and is moved by gs_exec_instr when the transfer
@@ -18,6 +21,10 @@
  */
 #ifndef GS_TLM_HBM_TARGET_H
 #define GS_TLM_HBM_TARGET_H
+
+#include <cstdint>
+#include <utility>
+#include <vector>
 
 #include <systemc>
 #include <tlm>
@@ -45,7 +52,9 @@ class HbmTarget : public sc_core::sc_module
   private:
     void b_transport(int id, tlm::tlm_generic_payload &trans, sc_core::sc_time &delay);
     double bytes_per_ns_;
-    uint64_t next_free_ps_ = 0;
+    /* reserved busy intervals [start, end), sorted, disjoint; those ended before now are
+     * dropped */
+    std::vector<std::pair<uint64_t, uint64_t>> busy_;
     uint64_t busy_ps_ = 0;
     uint64_t bytes_ = 0;
 };

@@ -85,7 +85,7 @@ std::string describe(const Run &r, uint32_t i)
 
 gs_status validate(const gs_config *cfg, const gs_program *p, gs_error *err)
 {
-    const unsigned cores = (unsigned)cfg->cores.v, queues = (unsigned)cfg->dma.engines.v;
+    const unsigned cores = (unsigned)cfg->cores.v, queues = (unsigned)cfg->dma.queues.v;
     const size_t n = gs_program_count(p);
     for (size_t i = 0; i < n; ++i) {
         const gs_instr *in = gs_program_instr(p, i);
@@ -109,9 +109,10 @@ gs_status validate(const gs_config *cfg, const gs_program *p, gs_error *err)
                                 "instruction %zu (%s) cannot run on the %s engine", i, op,
                                 gs_engine_name(in->engine));
         if (in->engine == GS_ENG_DMA && in->queue >= queues)
-            return gs_error_set(err, GS_ERR_INVALID, in->file, in->line, 0,
-                                "instruction %zu (%s) uses DMA queue %u but a core has %u", i, op,
-                                in->queue, queues);
+            return gs_error_set(
+                err, GS_ERR_INVALID, in->file, in->line, 0,
+                "instruction %zu (%s) uses DMA queue %u but a core has %u queue IDs", i, op,
+                in->queue, queues);
     }
     return GS_OK;
 }
@@ -161,11 +162,79 @@ double ps_to_ns(uint64_t ps)
     return (double)ps / 1000.0;
 }
 
+/* Fill the roofline fields of st (see gs/model.h): ceilings of the machine for the cores the
+ * run used, the schedule's traffic and the problem's minimum traffic. */
+void roofline(const Run &r, gs_run_stats *st)
+{
+    const gs_config *cfg = r.cfg;
+    const unsigned cores = std::max(1u, st->cores_used);
+    /* compute: per core and engine, the work at the engine's peak rate (never more than the
+     * instruction actually took); engines run in parallel, cores too */
+    std::vector<double> bound((size_t)r.cores * GS_ENGINE_COUNT, 0.0);
+    double peak_tensor = 0;
+    std::vector<double> moved(gs_program_tensor_count(r.prog), 0.0);
+    for (size_t i = 0; i < r.n; ++i) {
+        if (!r.done[i]) continue;
+        const gs_instr *in = gs_program_instr(r.prog, i);
+        st->flops += gs_cost_flops(in);
+        st->hbm_bytes += gs_cost_hbm_bytes(in);
+        if (in->engine == GS_ENG_DMA || in->op == GS_OP_GATHER) {
+            const double b = (double)gs_ap_bytes(&in->out[0]);
+            if (in->n_in > 0 && in->in[0].space == GS_MEM_HBM && in->in[0].tensor >= 0)
+                moved[(size_t)in->in[0].tensor] += b;
+            if (in->n_out > 0 && in->out[0].space == GS_MEM_HBM && in->out[0].tensor >= 0)
+                moved[(size_t)in->out[0].tensor] += b;
+        }
+        if (in->engine == GS_ENG_DMA) continue;
+        st->compute_engines |= 1u << in->engine;
+        const double t = gs_cost_peak_ns(cfg, in);
+        if (!(t > 0)) continue;
+        if (in->engine == GS_ENG_TENSOR)
+            for (int k = 0; k < in->n_in && k < 2; ++k)
+                peak_tensor = std::max(peak_tensor, gs_config_peak_flops(cfg, in->in[k].dtype));
+        bound[(size_t)in->core * GS_ENGINE_COUNT + in->engine] +=
+            std::min(t, ps_to_ns(r.end_ps[i] - r.start_ps[i]));
+    }
+    for (double b : bound)
+        st->compute_bound_ns = std::max(st->compute_bound_ns, b);
+    st->compute_ceiling_flops = peak_tensor * cores;
+    st->peak_flops = st->compute_ceiling_flops;
+
+    st->hbm_ceiling_bytes_per_s = gs_config_hbm_bytes_per_s(cfg);
+    st->dma_ceiling_bytes_per_s = gs_config_dma_core_bytes_per_ns(cfg) * 1e9 * cores;
+    st->memory_ceiling_bytes_per_s =
+        std::min(st->hbm_ceiling_bytes_per_s, st->dma_ceiling_bytes_per_s);
+    st->peak_hbm_bytes_per_s = st->hbm_ceiling_bytes_per_s;
+    const double hbm_ns = cfg->hbm_bandwidth.v > 0 ? st->hbm_bytes / cfg->hbm_bandwidth.v : 0;
+    const double dma_bpns = st->dma_ceiling_bytes_per_s * 1e-9;
+    const double dma_ns = dma_bpns > 0 ? st->dma_bytes / dma_bpns : 0;
+    st->memory_bound_ns = std::max(hbm_ns, dma_ns);
+    st->roofline_ns = std::max(st->compute_bound_ns, st->memory_bound_ns);
+    st->roofline_ratio = st->roofline_ns > 0 ? st->total_ns / st->roofline_ns : 0;
+
+    /* minimum traffic: inputs read once, outputs written once; an input the schedule reads
+     * only in part (a gathered table) counts the bytes it read */
+    for (size_t t = 0; t < moved.size(); ++t) {
+        const gs_tensor_info *ti = gs_program_tensor(r.prog, (int32_t)t);
+        if (!ti || ti->kind == GS_TENSOR_SCRATCH) continue;
+        st->min_traffic_bytes += std::min((double)ti->bytes, moved[t]);
+    }
+    const double mem_bpns = st->memory_ceiling_bytes_per_s * 1e-9;
+    st->min_memory_bound_ns = mem_bpns > 0 ? st->min_traffic_bytes / mem_bpns : 0;
+    st->min_roofline_ns = std::max(st->compute_bound_ns, st->min_memory_bound_ns);
+    st->min_roofline_ratio = st->min_roofline_ns > 0 ? st->total_ns / st->min_roofline_ns : 0;
+    if (st->total_ns > 0) {
+        st->achieved_flops = st->flops / (st->total_ns * 1e-9);
+        st->achieved_hbm_bytes_per_s = st->hbm_bytes / (st->total_ns * 1e-9);
+    }
+}
+
 void collect_stats(const Run &r, gs_run_stats *st)
 {
     const gs_config *cfg = r.cfg;
     st->cores_used = gs_program_cores_used(r.prog);
     st->queues_per_core = r.queues;
+    st->dma_engines_per_core = r.dma_engines;
     uint64_t total_ps = 0;
     size_t last = SIZE_MAX;
     for (size_t i = 0; i < r.n; ++i) {
@@ -184,17 +253,33 @@ void collect_stats(const Run &r, gs_run_stats *st)
         const unsigned c = s->core();
         if (c >= GS_MAX_CORES) continue;
         gs_engine_stats &es = st->engine[c][s->engine()];
-        es.busy_ns += ps_to_ns(ss.busy_ps);
         es.stall_dep_ns += ps_to_ns(ss.stall_dep_ps);
         es.stall_dma_ns += ps_to_ns(ss.stall_dma_ps);
-        es.stall_port_ns += ps_to_ns(ss.port_ps);
         es.instructions += ss.instructions;
-        if (s->engine() == GS_ENG_DMA && s->queue() < GS_MAX_QUEUES) {
+        if (s->engine() != GS_ENG_DMA) {
+            es.busy_ns += ps_to_ns(ss.busy_ps);
+            es.stall_port_ns += ps_to_ns(ss.port_ps);
+        } else if (s->queue() < GS_MAX_QUEUES) {
             gs_queue_stats &qs = st->queue[c][s->queue()];
             qs.busy_ns = ps_to_ns(ss.busy_ps + ss.port_ps);
             qs.bytes = ss.bytes;
             qs.transfers = ss.transfers;
             st->dma_bytes += ss.bytes;
+        }
+    }
+    for (unsigned c = 0; c < r.core_dma_engines.size() && c < GS_MAX_CORES; ++c) {
+        const auto &engines = *r.core_dma_engines[c];
+        gs_engine_stats &es = st->engine[c][GS_ENG_DMA];
+        for (const auto &de : engines) {
+            const DmaEngineStats &d = de->stats();
+            if (de->index() < GS_MAX_QUEUES) {
+                gs_dma_engine_stats &x = st->dma_engine[c][de->index()];
+                x.busy_ns = ps_to_ns(d.busy_ps);
+                x.bytes = d.bytes;
+                x.shares = d.shares;
+            }
+            es.busy_ns += ps_to_ns(d.busy_ps - d.port_ps) / (double)engines.size();
+            es.stall_port_ns += ps_to_ns(d.port_ps) / (double)engines.size();
         }
     }
     for (unsigned c = 0; c < GS_MAX_CORES; ++c) {
@@ -209,38 +294,7 @@ void collect_stats(const Run &r, gs_run_stats *st)
         }
     }
     st->instructions = r.completed;
-
-    /* FLOPs, HBM bytes, and the compute bound: per core, the tensor engine runs its matmuls one
-     * after another, each no faster than tensor_flops / peak(dtype) (and no faster than it
-     * actually ran), so the largest per-core sum is a true lower bound. */
-    std::vector<double> core_bound(r.cores, 0.0);
-    double peak_core = 0;
-    for (size_t i = 0; i < r.n; ++i) {
-        if (!r.done[i]) continue;
-        const gs_instr *in = gs_program_instr(r.prog, i);
-        st->flops += gs_cost_flops(in);
-        st->hbm_bytes += gs_cost_hbm_bytes(in);
-        if (in->engine != GS_ENG_TENSOR) continue;
-        const double tf = gs_cost_tensor_flops(in);
-        if (!(tf > 0)) continue;
-        double peak = 0;
-        for (int k = 0; k < in->n_in && k < 2; ++k)
-            peak = std::max(peak, gs_config_peak_flops(cfg, in->in[k].dtype));
-        if (!(peak > 0)) continue;
-        peak_core = std::max(peak_core, peak);
-        core_bound[in->core] += std::min(tf / peak * 1e9, ps_to_ns(r.end_ps[i] - r.start_ps[i]));
-    }
-    st->peak_flops = peak_core * st->cores_used;
-    st->peak_hbm_bytes_per_s = gs_config_hbm_bytes_per_s(cfg);
-    if (st->total_ns > 0) {
-        st->achieved_flops = st->flops / (st->total_ns * 1e-9);
-        st->achieved_hbm_bytes_per_s = st->hbm_bytes / (st->total_ns * 1e-9);
-    }
-    for (double b : core_bound)
-        st->compute_bound_ns = std::max(st->compute_bound_ns, b);
-    st->memory_bound_ns = cfg->hbm_bandwidth.v > 0 ? st->hbm_bytes / cfg->hbm_bandwidth.v : 0;
-    st->roofline_ns = std::max(st->compute_bound_ns, st->memory_bound_ns);
-    st->roofline_ratio = st->roofline_ns > 0 ? st->total_ns / st->roofline_ns : 0;
+    roofline(r, st);
 
     /* Critical path: from the last instruction to finish, follow the predecessor that set each
      * start; each instruction's duration and its wait for that predecessor (semaphore) go to
@@ -291,6 +345,11 @@ void write_trace_header(Run &r)
             r.trace.thread_name((int)c, s->trace_tid(), tn.c_str());
             r.trace.thread_sort_index((int)c, s->trace_tid(), s->trace_tid());
         }
+        for (unsigned e = 0; e < r.dma_engines; ++e) {
+            const int tid = kDmaTid0 + (int)r.queues + (int)e;
+            r.trace.thread_name((int)c, tid, ("dma engine " + std::to_string(e)).c_str());
+            r.trace.thread_sort_index((int)c, tid, tid);
+        }
     }
     r.trace.process_name((int)r.cores, "chip");
     r.hbm_counter.reset(new RateCounter(&r.trace, (int)r.cores, "HBM bandwidth in use", "GB/s"));
@@ -308,11 +367,12 @@ gs_model *gs_model_create(const gs_config *cfg, gs_error *err)
     }
     if (!(cfg->cores.v >= 1 && cfg->cores.v <= GS_MAX_CORES) ||
         !(cfg->dma.engines.v >= 1 && cfg->dma.engines.v <= GS_MAX_QUEUES) ||
+        !(cfg->dma.queues.v >= 1 && cfg->dma.queues.v <= GS_MAX_QUEUES) ||
         !(cfg->hbm_bandwidth.v > 0)) {
         gs_error_set(err, GS_ERR_INVALID, cfg->path, 0, 0,
-                     "config %s: the model needs 1..%d cores, 1..%d DMA queues per core and a "
-                     "positive HBM bandwidth",
-                     cfg->name ? cfg->name : "?", GS_MAX_CORES, GS_MAX_QUEUES);
+                     "config %s: the model needs 1..%d cores, 1..%d DMA engines per core, 1..%d "
+                     "queues per engine and a positive HBM bandwidth",
+                     cfg->name ? cfg->name : "?", GS_MAX_CORES, GS_MAX_QUEUES, GS_MAX_QUEUES);
         return nullptr;
     }
     gs_model *m = (gs_model *)gs_calloc(1, sizeof *m);
@@ -409,6 +469,7 @@ gs_status gs_model_run(gs_model *m, const gs_program *p, gs_mem *mem, const gs_r
         }
     }
     collect_stats(r, stats);
+    r.hbm_rate_flush(UINT64_MAX);
     if (r.hbm_counter) r.hbm_counter->finish();
     gs_error terr;
     if (r.trace.close(&terr) != GS_OK && st == GS_OK) {

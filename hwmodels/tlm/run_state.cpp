@@ -17,7 +17,8 @@ Run::Run(const gs_config *cfg_, const gs_program *prog_, gs_mem *mem_, const gs_
       n(gs_program_count(prog_))
 {
     cores = (unsigned)cfg->cores.v;
-    queues = (unsigned)cfg->dma.engines.v;
+    queues = (unsigned)cfg->dma.queues.v;
+    dma_engines = (unsigned)cfg->dma.engines.v;
     streams_per_core = (unsigned)GS_ENG_DMA + queues;
     sem_ps = ns_to_ps(cfg->sem_latency.v);
     hbm_latency_ps = ns_to_ps(cfg->hbm_latency.v);
@@ -39,6 +40,22 @@ double Run::wall_elapsed_s() const
     clock_gettime(CLOCK_MONOTONIC, &now);
     return (double)(now.tv_sec - wall_start.tv_sec) +
            1e-9 * (double)(now.tv_nsec - wall_start.tv_nsec);
+}
+
+void Run::hbm_rate(uint64_t t0_ps, uint64_t t1_ps, double rate)
+{
+    if (!hbm_counter) return;
+    hbm_rate_flush(sc_core::sc_time_stamp().value());
+    hbm_samples.push(RateSample{t0_ps, t1_ps, rate});
+}
+
+void Run::hbm_rate_flush(uint64_t upto_ps)
+{
+    while (hbm_counter && !hbm_samples.empty() && hbm_samples.top().t0 <= upto_ps) {
+        const RateSample s = hbm_samples.top();
+        hbm_samples.pop();
+        hbm_counter->add(s.t0, s.t1, s.rate);
+    }
 }
 
 void Run::fail(gs_status st, const gs_error &e)

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <ctime>
 #include <memory>
+#include <queue>
 #include <vector>
 
 #include "gs/config.h"
@@ -26,6 +27,7 @@ namespace gs_tlm
 
 class Stream;
 class HbmTarget;
+class DmaEngine;
 
 /* Nearest picosecond of a non-negative cost in ns (negative or NaN costs count as 0). */
 inline uint64_t ns_to_ps(double ns)
@@ -38,7 +40,8 @@ inline uint64_t ns_to_ps_ceil(double ns)
     return (ns > 0 && std::isfinite(ns)) ? (uint64_t)std::ceil(ns * 1000.0) : 0;
 }
 
-/* Trace tracks: tid of a compute engine is its gs_engine; DMA queue q is kDmaTid0 + q. */
+/* Trace tracks: tid of a compute engine is its gs_engine; DMA queue q is kDmaTid0 + q; DMA
+ * engine e is kDmaTid0 + queues + e. */
 constexpr int kDmaTid0 = GS_ENG_DMA;
 
 struct Run {
@@ -50,8 +53,9 @@ struct Run {
     bool functional;
     size_t n; /* instructions */
 
-    unsigned cores;  /* cores on the chip (config) */
-    unsigned queues; /* DMA queues per core (config) */
+    unsigned cores;       /* cores on the chip (config) */
+    unsigned queues;      /* DMA queue IDs per core (config core.dma.queues) */
+    unsigned dma_engines; /* DMA engines per core (config core.dma.engines) */
     unsigned streams_per_core;
     uint64_t sem_ps;         /* cross-engine semaphore signal-to-wake */
     uint64_t hbm_latency_ps; /* once per transfer touching HBM */
@@ -63,10 +67,23 @@ struct Run {
     std::vector<uint32_t> owner; /* stream id executing it */
 
     std::vector<Stream *> streams; /* by stream id; nullptr for an absent engine */
+    /* the DMA engines of each elaborated core (statistics) */
+    std::vector<const std::vector<std::unique_ptr<DmaEngine>> *> core_dma_engines;
     HbmTarget *hbm = nullptr;
 
     TraceWriter trace;
     std::unique_ptr<RateCounter> hbm_counter;
+    /* HBM bandwidth in use, for the trace counter: `rate` bytes/ns over [t0, t1). Reservations
+     * may start in the future, so samples wait here until simulated time reaches them (the
+     * counter takes them in time order). */
+    void hbm_rate(uint64_t t0_ps, uint64_t t1_ps, double rate);
+    void hbm_rate_flush(uint64_t upto_ps);
+    struct RateSample {
+        uint64_t t0, t1;
+        double rate;
+        bool operator>(const RateSample &o) const { return t0 > o.t0; }
+    };
+    std::priority_queue<RateSample, std::vector<RateSample>, std::greater<RateSample>> hbm_samples;
 
     /* how the run stopped */
     gs_status status = GS_OK;

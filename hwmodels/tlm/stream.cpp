@@ -12,12 +12,6 @@ namespace gs_tlm
 
 namespace
 {
-/*
- * Modelling granularity of HBM arbitration: a transfer reaches the HBM target in chunks of at
- * most this many (charged) bytes, so concurrent transfers interleave fairly. Not a latency: a
- * single uncontended transfer takes the same time whatever this value.
- */
-constexpr double kHbmChunkBytes = 64.0 * 1024.0;
 /* SystemC thread stack: gs_exec_instr runs on it. */
 constexpr std::size_t kStackBytes = 1u << 20;
 
@@ -58,12 +52,9 @@ const char *operands_only(char *text, const char *opname)
 
 Stream::Stream(sc_core::sc_module_name name, Run &run, unsigned core, gs_engine engine,
                unsigned queue)
-    : sc_core::sc_module(name), hbm_port("hbm_port"), run_(run), core_(core), engine_(engine),
-      queue_(queue), id_(run.stream_id(core, engine, queue))
+    : sc_core::sc_module(name), run_(run), core_(core), engine_(engine), queue_(queue),
+      id_(run.stream_id(core, engine, queue))
 {
-    SC_HAS_PROCESS(Stream);
-    SC_THREAD(thread);
-    set_stack_size(kStackBytes);
 }
 
 void Stream::wait_ps(uint64_t ps)
@@ -71,56 +62,51 @@ void Stream::wait_ps(uint64_t ps)
     if (ps) sc_core::wait(sc_core::sc_time::from_value(ps));
 }
 
-void Stream::thread()
+void Stream::wait_deps(const gs_instr *in)
 {
     Run &r = run_;
-    for (pos_ = 0; pos_ < instrs.size(); ++pos_) {
-        const uint32_t i = instrs[pos_];
-        const gs_instr *in = gs_program_instr(r.prog, i);
-        if (pos_ + 1 < instrs.size()) prefetch_instr(gs_program_instr(r.prog, instrs[pos_ + 1]));
-        for (uint32_t k = 0; k < in->n_deps; ++k) {
-            const uint32_t d = in->deps[k];
-            if (d >= r.n) {
-                waiting_on_ = d;
-                sc_core::wait(never_); /* never returns: reported as a deadlock */
-            }
-            while (!r.done[d]) {
-                waiting_on_ = d;
-                r.streams[r.owner[d]]->add_waiter(d, this);
-                sc_core::wait(wake_);
-            }
+    for (uint32_t k = 0; k < in->n_deps; ++k) {
+        const uint32_t d = in->deps[k];
+        if (d >= r.n) {
+            waiting_on_ = d;
+            sc_core::wait(never_); /* never returns: reported as a deadlock */
         }
-        waiting_on_ = -1;
-
-        /* Which predecessor sets the start: this stream's previous instruction or the latest
-         * dependency (plus the semaphore when it ran elsewhere). Ties keep program order. */
-        uint64_t start = prev_end_ps_;
-        int64_t pred = prev_idx_;
-        bool by_dep = false;
-        for (uint32_t k = 0; k < in->n_deps; ++k) {
-            const uint32_t d = in->deps[k];
-            const uint64_t t = r.end_ps[d] + (r.owner[d] != id_ ? r.sem_ps : 0);
-            if (t > start) {
-                start = t;
-                pred = d;
-                by_dep = true;
-            }
+        while (!r.done[d]) {
+            waiting_on_ = d;
+            r.streams[r.owner[d]]->add_waiter(d, this);
+            sc_core::wait(wake_);
         }
-        const uint64_t stall = start - prev_end_ps_;
-        if (stall) {
-            if (by_dep && r.stream_engine(r.owner[pred]) == GS_ENG_DMA)
-                stats_.stall_dma_ps += stall;
-            else
-                stats_.stall_dep_ps += stall;
-        }
-        r.start_ps[i] = start;
-        r.pred[i] = pred;
-        const uint64_t now = sc_core::sc_time_stamp().value();
-        const uint64_t port = execute(i, in, start - now);
-        if (r.status != GS_OK) return; /* functional error: the run is stopping */
-        r.port_ps[i] = port;
-        complete(i, in);
     }
+    waiting_on_ = -1;
+}
+
+uint64_t Stream::dep_start(uint32_t i, const gs_instr *in, uint64_t floor, int64_t floor_idx)
+{
+    /* Which predecessor sets the start: this stream's own constraint or the latest dependency
+     * (plus the semaphore when it ran elsewhere). Ties keep program order. */
+    Run &r = run_;
+    uint64_t start = floor;
+    int64_t pred = floor_idx;
+    bool by_dep = false;
+    for (uint32_t k = 0; k < in->n_deps; ++k) {
+        const uint32_t d = in->deps[k];
+        const uint64_t t = r.end_ps[d] + (r.owner[d] != id_ ? r.sem_ps : 0);
+        if (t > start) {
+            start = t;
+            pred = d;
+            by_dep = true;
+        }
+    }
+    const uint64_t stall = start - floor;
+    if (stall) {
+        if (by_dep && r.stream_engine(r.owner[pred]) == GS_ENG_DMA)
+            stats_.stall_dma_ps += stall;
+        else
+            stats_.stall_dep_ps += stall;
+    }
+    r.start_ps[i] = start;
+    r.pred[i] = pred;
+    return start;
 }
 
 void Stream::complete(uint32_t i, const gs_instr *in)
@@ -164,81 +150,154 @@ void Stream::complete(uint32_t i, const gs_instr *in)
     r.on_complete();
 }
 
-uint64_t Stream::move_bytes(const gs_instr *in, const gs_dma_cost &d)
-{
-    Run &r = run_;
-    if (!(d.eff_bytes > 0)) return 0;
-    if (!d.hbm) {
-        wait_ps(ns_to_ps(d.eff_bytes / d.queue_bw));
-        return 0;
-    }
-    /* HBM charge: every HBM side of the transfer passes the server (an HBM->HBM copy twice),
-     * and never less than the bytes the statistics count as HBM traffic, so the memory-bound
-     * roofline stays a true lower bound. */
-    const bool src_hbm = in->in[0].space == GS_MEM_HBM;
-    const int sides = (int)src_hbm + (int)(in->n_out > 0 && in->out[0].space == GS_MEM_HBM);
-    const double hbm_bytes = gs_cost_hbm_bytes(in);
-    const double charge = std::max((double)std::max(sides, 1), hbm_bytes / d.eff_bytes);
-    const double counted = hbm_bytes / d.eff_bytes; /* for the bandwidth-in-use counter */
-
-    const gs_ap &ap = src_hbm ? in->in[0] : in->out[0];
-    const gs_tensor_info *ti = ap.tensor >= 0 ? gs_program_tensor(r.prog, ap.tensor) : nullptr;
-    uint64_t addr = (ti ? ti->hbm_addr : 0) +
-                    (uint64_t)std::max<int64_t>(ap.offset, 0) * gs_dtype_size(ap.dtype);
-    trans_.set_command(src_hbm ? tlm::TLM_READ_COMMAND : tlm::TLM_WRITE_COMMAND);
-    trans_.set_data_ptr(nullptr);
-    trans_.set_byte_enable_ptr(nullptr);
-    trans_.set_dmi_allowed(false);
-
-    uint64_t port = 0;
-    double remaining = d.eff_bytes;
-    while (remaining > 0) {
-        const double c = std::min(remaining, kHbmChunkBytes);
-        remaining -= c;
-        const uint64_t charged = (uint64_t)std::ceil(c * charge);
-        const uint64_t t0 = sc_core::sc_time_stamp().value();
-        trans_.set_address(addr);
-        trans_.set_data_length((unsigned)charged);
-        trans_.set_streaming_width((unsigned)charged);
-        trans_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-        sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-        hbm_port->b_transport(trans_, delay);
-        addr += (uint64_t)c;
-        const uint64_t q = ns_to_ps(c / d.queue_bw);
-        const uint64_t h = delay.value();
-        const uint64_t done = std::max(q, h);
-        const uint64_t uncontended = std::max(q, r.hbm->service_ps(charged));
-        port += done - std::min(done, uncontended);
-        if (r.hbm_counter && done)
-            r.hbm_counter->add(t0, t0 + done, c * counted * 1000.0 / (double)done);
-        wait_ps(done);
-    }
-    return port;
-}
+/* ---- compute engines ---- */
 
 ComputeEngine::ComputeEngine(sc_core::sc_module_name name, Run &run, unsigned core,
-                             gs_engine engine)
-    : Stream(name, run, core, engine, 0)
+                             gs_engine engine, std::vector<std::unique_ptr<DmaEngine>> &dma_engines)
+    : Stream(name, run, core, engine, 0), dma_engines_(dma_engines)
 {
     gs_cost_state_init(&cost_state_);
+    SC_HAS_PROCESS(ComputeEngine);
+    SC_THREAD(thread);
+    set_stack_size(kStackBytes);
 }
 
-uint64_t ComputeEngine::execute(uint32_t, const gs_instr *in, uint64_t lead_ps)
+void ComputeEngine::thread()
+{
+    Run &r = run_;
+    for (pos_ = 0; pos_ < instrs.size(); ++pos_) {
+        const uint32_t i = instrs[pos_];
+        const gs_instr *in = gs_program_instr(r.prog, i);
+        if (pos_ + 1 < instrs.size()) prefetch_instr(gs_program_instr(r.prog, instrs[pos_ + 1]));
+        wait_deps(in);
+        const uint64_t start = dep_start(i, in, prev_end_ps_, prev_idx_);
+        const uint64_t now = sc_core::sc_time_stamp().value();
+        const uint64_t port = execute(i, in, start - now);
+        if (r.status != GS_OK) return; /* functional error: the run is stopping */
+        r.port_ps[i] = port;
+        complete(i, in);
+    }
+}
+
+uint64_t ComputeEngine::execute(uint32_t i, const gs_instr *in, uint64_t lead_ps)
 {
     const uint64_t busy = ns_to_ps(gs_cost_compute_ns(run_.cfg, in, &cost_state_));
     if (in->op != GS_OP_GATHER) {
         wait_ps(lead_ps + busy);
         return 0;
     }
-    /* gather: descriptor generation on the engine, then the rows through HBM like a DMA. */
-    const gs_dma_cost d = gs_cost_gather_transfer(run_.cfg, in);
-    wait_ps(lead_ps + busy + ns_to_ps(d.fixed_ns + d.setup_ns) + (d.hbm ? run_.hbm_latency_ps : 0));
-    return move_bytes(in, d);
+    /* gather: descriptor generation on the engine, then the rows over the core's DMA engines
+     * like a DMA transfer. */
+    wait_ps(lead_ps + busy);
+    gs_dma_plan plan;
+    gs_cost_dma_plan(run_.cfg, in, &plan);
+    const uint64_t now = sc_core::sc_time_stamp().value();
+    const TransferTiming t = run_transfer(run_, dma_engines_, i, in, plan, now);
+    wait_ps(t.end_ps - now);
+    count_transfer(plan.bytes);
+    return t.port_ps;
 }
 
-DmaQueue::DmaQueue(sc_core::sc_module_name name, Run &run, unsigned core, unsigned queue)
-    : Stream(name, run, core, GS_ENG_DMA, queue), sbuf_port("sbuf_port"), psum_port("psum_port")
+/* ---- DMA engines ---- */
+
+DmaEngine::DmaEngine(sc_core::sc_module_name name, Run &run, unsigned core, unsigned index)
+    : sc_core::sc_module(name), hbm_port("hbm_port"), run_(run), core_(core), index_(index)
 {
+    trans_.set_data_ptr(nullptr);
+    trans_.set_byte_enable_ptr(nullptr);
+    trans_.set_dmi_allowed(false);
+}
+
+DmaEngine::Timing DmaEngine::serve(uint32_t i, const gs_instr *in, const gs_dma_plan &plan,
+                                   uint64_t ready_ps)
+{
+    Run &r = run_;
+    const gs_dma_share &sh = plan.share[index_];
+    const uint64_t now = sc_core::sc_time_stamp().value();
+    Timing t;
+    t.start_ps = std::max(ready_ps, free_ps_);
+    /* fixed cost and descriptors, then the bytes at the engine's rate */
+    uint64_t bytes_at = t.start_ps + ns_to_ps(plan.fixed_ns + sh.descriptors * plan.descriptor_ns);
+    const uint64_t stream_ps =
+        plan.engine_bw > 0 ? ns_to_ps_ceil(sh.eff_bytes / plan.engine_bw) : 0;
+    uint64_t end = bytes_at + stream_ps; /* the engine is done with the share */
+    t.port_ps = 0;
+    uint64_t latency = 0;
+    if (plan.hbm && sh.eff_bytes > 0) {
+        /* HBM charge: every HBM side of the transfer passes the server (an HBM->HBM copy
+         * twice), and never less than the bytes the statistics count as HBM traffic, so the
+         * memory-bound roofline stays a true lower bound. */
+        const bool src_hbm = in->in[0].space == GS_MEM_HBM;
+        const int sides = (int)src_hbm + (int)(in->n_out > 0 && in->out[0].space == GS_MEM_HBM);
+        const double hbm_bytes = gs_cost_hbm_bytes(in);
+        const double charge = std::max((double)std::max(sides, 1),
+                                       plan.eff_bytes > 0 ? hbm_bytes / plan.eff_bytes : 0);
+        const uint64_t charged = (uint64_t)std::ceil(sh.eff_bytes * charge);
+        const gs_ap &ap = src_hbm ? in->in[0] : in->out[0];
+        const gs_tensor_info *ti = ap.tensor >= 0 ? gs_program_tensor(r.prog, ap.tensor) : nullptr;
+        const uint64_t addr = (ti ? ti->hbm_addr : 0) +
+                              (uint64_t)std::max<int64_t>(ap.offset, 0) * gs_dtype_size(ap.dtype);
+        trans_.set_command(src_hbm ? tlm::TLM_READ_COMMAND : tlm::TLM_WRITE_COMMAND);
+        trans_.set_address(addr);
+        trans_.set_data_length((unsigned)std::min<uint64_t>(charged, UINT32_MAX));
+        trans_.set_streaming_width(trans_.get_data_length());
+        trans_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+        /* loosely timed: the share reaches HBM at bytes_at (annotated delay from now); the
+         * target answers with the delay until it has passed the bytes */
+        sc_core::sc_time delay = sc_core::sc_time::from_value(bytes_at - now);
+        hbm_port->b_transport(trans_, delay);
+        const uint64_t hbm_end = now + delay.value();
+        const uint64_t uncontended = std::max(end, bytes_at + r.hbm->service_ps(charged));
+        if (hbm_end > end) end = hbm_end;
+        t.port_ps = end - std::min(end, uncontended);
+        r.hbm_rate(bytes_at, end,
+                   sh.bytes * (hbm_bytes / std::max(plan.bytes, 1.0)) * 1000.0 /
+                       (double)std::max<uint64_t>(end - bytes_at, 1));
+        /* the access latency delays the share's completion, but the engine pipelines it: it
+         * is free for the next share once the bytes have passed */
+        latency = r.hbm_latency_ps;
+    }
+    free_ps_ = end;
+    stats_.busy_ps += end - t.start_ps;
+    stats_.port_ps += t.port_ps;
+    stats_.bytes += sh.bytes;
+    stats_.shares++;
+    end += latency;
+    t.end_ps = end;
+    if (r.trace.is_open())
+        r.trace.complete((int)core_, kDmaTid0 + (int)r.queues + (int)index_, gs_opcode_name(in->op),
+                         t.start_ps, end - t.start_ps, i, "", nullptr, 0, in->file, in->line,
+                         t.port_ps);
+    return t;
+}
+
+TransferTiming run_transfer(Run &, std::vector<std::unique_ptr<DmaEngine>> &engines, uint32_t i,
+                            const gs_instr *in, const gs_dma_plan &plan, uint64_t ready_ps)
+{
+    TransferTiming t = {ready_ps, 0};
+    for (unsigned e = 0; e < plan.n_engines && e < engines.size(); ++e) {
+        if (!(plan.share[e].bytes > 0)) continue;
+        const DmaEngine::Timing s = engines[e]->serve(i, in, plan, ready_ps);
+        if (s.end_ps > t.end_ps) {
+            t.end_ps = s.end_ps;
+            t.port_ps = s.port_ps;
+        }
+    }
+    return t;
+}
+
+/* ---- DMA queues ---- */
+
+DmaQueue::DmaQueue(sc_core::sc_module_name name, Run &run, unsigned core, unsigned queue,
+                   std::vector<std::unique_ptr<DmaEngine>> &engines)
+    : Stream(name, run, core, GS_ENG_DMA, queue), sbuf_port("sbuf_port"), psum_port("psum_port"),
+      engines_(engines)
+{
+    SC_HAS_PROCESS(DmaQueue);
+    SC_THREAD(issue_thread);
+    set_stack_size(kStackBytes);
+    SC_THREAD(completion_thread);
+    set_stack_size(kStackBytes);
 }
 
 void DmaQueue::local_access(uint32_t i, const gs_instr *in, const gs_ap &ap, tlm::tlm_command cmd)
@@ -262,21 +321,62 @@ void DmaQueue::local_access(uint32_t i, const gs_instr *in, const gs_ap &ap, tlm
                      gs_opcode_name(in->op), gs_memspace_name(ap.space), core());
         run_.fail(GS_ERR_BOUNDS, e);
     }
-    wait_ps(delay.value());
 }
 
-uint64_t DmaQueue::execute(uint32_t i, const gs_instr *in, uint64_t lead_ps)
+void DmaQueue::issue_thread()
 {
-    const gs_dma_cost d = gs_cost_dma(run_.cfg, in);
-    wait_ps(lead_ps + ns_to_ps(d.fixed_ns + d.setup_ns) + (d.hbm ? run_.hbm_latency_ps : 0));
-    if (in->n_in > 0 && is_local(in->in[0].space))
-        local_access(i, in, in->in[0], tlm::TLM_READ_COMMAND);
-    if (in->n_out > 0 && is_local(in->out[0].space))
-        local_access(i, in, in->out[0], tlm::TLM_WRITE_COMMAND);
-    if (run_.status != GS_OK) return 0;
-    const uint64_t port = move_bytes(in, d);
-    count_transfer(d.bytes);
-    return port;
+    Run &r = run_;
+    uint64_t last_trigger = 0;
+    int64_t last_idx = -1;
+    for (pos_ = 0; pos_ < instrs.size(); ++pos_) {
+        const uint32_t i = instrs[pos_];
+        const gs_instr *in = gs_program_instr(r.prog, i);
+        if (pos_ + 1 < instrs.size()) prefetch_instr(gs_program_instr(r.prog, instrs[pos_ + 1]));
+        wait_deps(in);
+        /* triggered in queue order, then the shares reach the engines issue_latency later */
+        const uint64_t trigger = dep_start(i, in, last_trigger, last_idx);
+        last_trigger = trigger;
+        last_idx = i;
+        gs_dma_plan plan;
+        gs_cost_dma_plan(r.cfg, in, &plan);
+        const uint64_t ready = trigger + ns_to_ps(plan.issue_ns);
+        const uint64_t now = sc_core::sc_time_stamp().value();
+        if (ready > now) wait_ps(ready - now);
+        if (in->n_in > 0 && is_local(in->in[0].space))
+            local_access(i, in, in->in[0], tlm::TLM_READ_COMMAND);
+        if (in->n_out > 0 && is_local(in->out[0].space))
+            local_access(i, in, in->out[0], tlm::TLM_WRITE_COMMAND);
+        if (r.status != GS_OK) return;
+        const TransferTiming t = run_transfer(r, engines_, i, in, plan, ready);
+        r.port_ps[i] = t.port_ps;
+        count_transfer(plan.bytes);
+        pending_.push(Pending(t.end_ps, i));
+        pending_changed_.notify(sc_core::SC_ZERO_TIME);
+    }
+    issue_done_ = true;
+    pending_changed_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void DmaQueue::completion_thread()
+{
+    Run &r = run_;
+    for (;;) {
+        if (pending_.empty()) {
+            if (issue_done_) return;
+            sc_core::wait(pending_changed_);
+            continue;
+        }
+        const uint64_t now = sc_core::sc_time_stamp().value();
+        const Pending next = pending_.top();
+        if (next.first > now) {
+            /* a transfer issued meanwhile may end earlier: wake for either */
+            sc_core::wait(sc_core::sc_time::from_value(next.first - now), pending_changed_);
+            continue;
+        }
+        pending_.pop();
+        complete(next.second, gs_program_instr(r.prog, next.second));
+        if (r.status != GS_OK) return;
+    }
 }
 
 } // namespace gs_tlm

@@ -1,29 +1,42 @@
 /*
  * stream.h - the in-order instruction streams of a core: compute engines (tensor, vector,
- * scalar, gpsimd) and DMA queues. Each is one SC_THREAD that walks its instructions in program
- * order.
+ * scalar, gpsimd) and DMA queues, plus the DMA engines the queues share.
  *
- * Per instruction:
+ * Compute engine, per instruction (one SC_THREAD walks the engine's instructions in order):
  *  1. wait until every dependency has completed (targeted wake-up: the owner of the dependency
  *     notifies exactly the waiting stream when that instruction completes);
  *  2. start = max(this stream free, max over deps of dep end + sem_latency if the dependency ran
  *     on another stream) - the predecessor that set the start is recorded for the critical path;
- *  3. busy for the cost-model time (one wait per instruction; DMA and gather: fixed + setup
- *     (+ hbm_latency), then the bytes in chunks through the shared HbmTarget);
+ *  3. busy for the cost-model time (one wait per instruction; gather adds its transfer over the
+ *     core's DMA engines like a DMA queue);
  *  4. functional mode: gs_exec_instr at completion (dependents start no earlier, so they see
  *     the data); mark done, wake waiters, write the trace slice.
  *
- * Timing is consumed at every instruction rather than decoupled with a quantum keeper: with
- * decoupling, queues would reach the shared HBM target out of time order and contention results
- * would change, and results must be exact and deterministic.
+ * DMA queue (queue ID q of a core: the kernel API's queue argument): its issue thread takes the
+ * queue's transfers in order; a transfer is triggered when its dependencies are met (+ the
+ * semaphore) and no earlier than the queue's previous trigger, and its shares reach the DMA
+ * engines issue_latency later. Each engine serves the shares it is given one at a time in
+ * arrival order - with one transfer per queue in flight on an engine, that is the round robin
+ * over queues of the hardware at share granularity, and transfers of one queue stay in order on
+ * every engine. A share is one timed reservation on its engine (fixed + descriptors + bytes at
+ * the engine's bandwidth, its bytes through the shared HBM target), not one event per
+ * descriptor. The queue's completion thread completes each transfer when its last share ends,
+ * so a queue keeps several transfers in flight and their issue latencies overlap.
+ *
+ * Timing is consumed in simulated-time order rather than decoupled with a quantum keeper:
+ * reservations are made at the time a transfer reaches the engines, so the HBM target sees
+ * them in time order and results stay exact and deterministic.
  *
  * Not modelled: instruction fetch/decode, engine-internal pipelining beyond the cost model's
- * min_ii, DMA descriptor queues deeper than one transfer in flight per queue.
+ * min_ii, DMA QoS classes (v4 schedules queues by class; here every queue is equal),
+ * preemption of a share by another queue's (arbitration is per share, not per descriptor).
  */
 #ifndef GS_TLM_STREAM_H
 #define GS_TLM_STREAM_H
 
 #include <cstdint>
+#include <memory>
+#include <queue>
 #include <utility>
 #include <vector>
 
@@ -36,6 +49,8 @@
 
 namespace gs_tlm
 {
+
+class DmaEngine;
 
 /* Accumulated per-stream statistics, in picoseconds. */
 struct StreamStats {
@@ -51,9 +66,6 @@ struct StreamStats {
 class Stream : public sc_core::sc_module
 {
   public:
-    /* Port to device memory (DMA queues; gather on gpsimd). Bound for every stream. */
-    tlm_utils::simple_initiator_socket<Stream> hbm_port;
-
     Stream(sc_core::sc_module_name name, Run &run, unsigned core, gs_engine engine, unsigned queue);
 
     unsigned core() const { return core_; }
@@ -73,13 +85,14 @@ class Stream : public sc_core::sc_module
     void add_waiter(uint32_t instr, Stream *s) { waiters_.emplace_back(instr, s); }
 
   protected:
-    /* Run instruction i starting `lead_ps` from now; on return sc_time_stamp() is its end.
-     * Returns the part of its duration spent waiting for HBM bandwidth. */
-    virtual uint64_t execute(uint32_t i, const gs_instr *in, uint64_t lead_ps) = 0;
-    /* Move a transfer's bytes: through the HBM target in chunks when it touches HBM,
-     * else at the queue rate. Returns the HBM contention wait. */
-    uint64_t move_bytes(const gs_instr *in, const gs_dma_cost &d);
     void wait_ps(uint64_t ps);
+    /* Wait until every dependency of `in` has completed (deadlock reporting via waiting_on). */
+    void wait_deps(const gs_instr *in);
+    /* Earliest start after the dependencies (+ semaphore when they ran elsewhere) and `floor`
+     * (this stream's own constraint, set by instruction floor_idx); records pred[i] and the
+     * dependency stall. */
+    uint64_t dep_start(uint32_t i, const gs_instr *in, uint64_t floor, int64_t floor_idx);
+    void complete(uint32_t i, const gs_instr *in);
     void count_transfer(double bytes)
     {
         stats_.bytes += bytes;
@@ -87,20 +100,16 @@ class Stream : public sc_core::sc_module
     }
 
     Run &run_;
-    tlm::tlm_generic_payload trans_;
-
-  private:
-    void thread();
-    void complete(uint32_t i, const gs_instr *in);
-
-    unsigned core_;
-    gs_engine engine_;
-    unsigned queue_;
-    unsigned id_;
     size_t pos_ = 0;
     int64_t waiting_on_ = -1;
     uint64_t prev_end_ps_ = 0;
     int64_t prev_idx_ = -1;
+
+  private:
+    unsigned core_;
+    gs_engine engine_;
+    unsigned queue_;
+    unsigned id_;
     sc_core::sc_event wake_;
     sc_core::sc_event never_; /* waited on for a dependency that does not exist */
     std::vector<std::pair<uint32_t, Stream *>> waiters_;
@@ -112,30 +121,81 @@ class Stream : public sc_core::sc_module
 class ComputeEngine : public Stream
 {
   public:
-    ComputeEngine(sc_core::sc_module_name name, Run &run, unsigned core, gs_engine engine);
-
-  protected:
-    uint64_t execute(uint32_t i, const gs_instr *in, uint64_t lead_ps) override;
+    ComputeEngine(sc_core::sc_module_name name, Run &run, unsigned core, gs_engine engine,
+                  std::vector<std::unique_ptr<DmaEngine>> &dma_engines);
 
   private:
+    void thread();
+    /* Run instruction i starting `lead_ps` from now; on return sc_time_stamp() is its end.
+     * Returns the part of its duration spent waiting for HBM bandwidth (gather). */
+    uint64_t execute(uint32_t i, const gs_instr *in, uint64_t lead_ps);
     gs_cost_state cost_state_;
+    std::vector<std::unique_ptr<DmaEngine>> &dma_engines_;
 };
 
-/* A DMA queue: one transfer at a time, cost from gs_cost_dma. */
+/* Activity of one DMA engine, in picoseconds. */
+struct DmaEngineStats {
+    uint64_t busy_ps = 0; /* serving shares (incl. HBM contention) */
+    uint64_t port_ps = 0; /* of which waiting for HBM bandwidth */
+    double bytes = 0;
+    uint64_t shares = 0;
+};
+
+/* One DMA engine of a core: serves transfer shares one at a time, in the order they arrive. */
+class DmaEngine : public sc_core::sc_module
+{
+  public:
+    tlm_utils::simple_initiator_socket<DmaEngine> hbm_port;
+
+    DmaEngine(sc_core::sc_module_name name, Run &run, unsigned core, unsigned index);
+
+    struct Timing {
+        uint64_t start_ps, end_ps; /* the share's span on this engine */
+        uint64_t port_ps;          /* of which waiting for HBM bandwidth */
+    };
+    /* Reserve this engine for its share of instruction i, arriving at ready_ps (>= now). */
+    Timing serve(uint32_t i, const gs_instr *in, const gs_dma_plan &plan, uint64_t ready_ps);
+    const DmaEngineStats &stats() const { return stats_; }
+    unsigned index() const { return index_; }
+
+  private:
+    Run &run_;
+    unsigned core_, index_;
+    uint64_t free_ps_ = 0;
+    tlm::tlm_generic_payload trans_;
+    DmaEngineStats stats_;
+};
+
+/* The result of a transfer over the engines: when it ends and how much of it was HBM waiting. */
+struct TransferTiming {
+    uint64_t end_ps;
+    uint64_t port_ps;
+};
+/* Run `plan` for instruction i over the engines of a core, the shares arriving at ready_ps. */
+TransferTiming run_transfer(Run &run, std::vector<std::unique_ptr<DmaEngine>> &engines, uint32_t i,
+                            const gs_instr *in, const gs_dma_plan &plan, uint64_t ready_ps);
+
+/* A DMA queue ID of a core (see the file comment). */
 class DmaQueue : public Stream
 {
   public:
     tlm_utils::simple_initiator_socket<DmaQueue> sbuf_port;
     tlm_utils::simple_initiator_socket<DmaQueue> psum_port;
 
-    DmaQueue(sc_core::sc_module_name name, Run &run, unsigned core, unsigned queue);
-
-  protected:
-    uint64_t execute(uint32_t i, const gs_instr *in, uint64_t lead_ps) override;
+    DmaQueue(sc_core::sc_module_name name, Run &run, unsigned core, unsigned queue,
+             std::vector<std::unique_ptr<DmaEngine>> &engines);
 
   private:
+    void issue_thread();
+    void completion_thread();
     void local_access(uint32_t i, const gs_instr *in, const gs_ap &ap, tlm::tlm_command cmd);
     tlm::tlm_generic_payload local_trans_;
+    std::vector<std::unique_ptr<DmaEngine>> &engines_;
+    /* transfers in flight: (end, instruction), earliest end first */
+    using Pending = std::pair<uint64_t, uint32_t>;
+    std::priority_queue<Pending, std::vector<Pending>, std::greater<Pending>> pending_;
+    sc_core::sc_event pending_changed_;
+    bool issue_done_ = false;
 };
 
 } // namespace gs_tlm

@@ -74,8 +74,10 @@ void gs_test_config_gen2_like(gs_config *c)
 
     gs_dma_cfg *d = &c->dma;
     gs_test_num_set(&d->engines, 16);
+    gs_test_num_set(&d->queues, 16);
     gs_test_num_set(&d->bandwidth_per_engine, 17.0);
-    gs_test_num_set(&d->fixed_latency, 1300);
+    gs_test_num_set(&d->issue_latency, 1300);
+    gs_test_num_set(&d->fixed_latency, 200);
     gs_test_num_set(&d->descriptor_overhead, 30);
     gs_test_num_set(&d->min_efficient_chunk, 512);
     d->transpose = 0;
@@ -100,7 +102,8 @@ void gs_test_config_gen3_like(gs_config *c)
     gs_test_num_set(&c->scalar.clock, 1.2e9);
     gs_test_num_set(&c->gpsimd.clock, 1.2e9);
     gs_test_num_set(&c->dma.bandwidth_per_engine, 23.0);
-    gs_test_num_set(&c->dma.fixed_latency, 600);
+    gs_test_num_set(&c->dma.issue_latency, 600);
+    gs_test_num_set(&c->dma.fixed_latency, 200);
     gs_test_num_set(&c->dma.transpose_factor, 2.0);
     c->dma.transpose = 1;
     c->dma.hw_descriptors = 1;

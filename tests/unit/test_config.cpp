@@ -187,7 +187,7 @@ TEST(ConfigSchema, OpsBitsFollowTheOpcodeEnum)
 
 struct GenCase {
     const char *file;
-    double bf16_tf, fp32_tf, fp8_tf; // expected per-core peaks (FACTS.md), 0 = unsupported
+    double bf16_tf, fp32_tf, fp8_tf; // expected per-core peaks (the public Neuron pages cited in configs/), 0 = unsupported
     int cores;
     bool gpsimd;
 };
@@ -269,16 +269,19 @@ TEST(RealConfigs, GenerationSpecifics)
     EXPECT_EQ(gs_config_psum_partition_bytes(g2.c), 16u * 1024);
     EXPECT_NEAR(gs_config_hbm_bytes_per_s(g2.c), 820.0 * 1073741824.0, 1.0);
     EXPECT_EQ(g2.c->dma.engines.v, 16);
-    EXPECT_EQ(g2.c->dma.bandwidth_per_engine.v, 17);
-    EXPECT_EQ(g2.c->dma.fixed_latency.v, 1300);
+    EXPECT_EQ(g2.c->dma.queues.v, 16);
+    EXPECT_EQ(g2.c->dma.bandwidth_per_engine.v, 27.2);
+    EXPECT_STREQ(g2.c->dma.bandwidth_per_engine.src, "DMAO");
+    EXPECT_EQ(g2.c->dma.issue_latency.v, 1300);
+    EXPECT_STREQ(g2.c->dma.issue_latency.src, "PG");
     EXPECT_EQ(g2.c->dma.min_efficient_chunk.v, 512);
-    EXPECT_STREQ(g2.c->dma.fixed_latency.src, "PG");
+    EXPECT_EQ(gs_config_dma_partitions_per_engine(g2.c), 8u); // 128 partitions / 16 engines
     // the dependent-instruction chain: 64 vector cycles + semaphore ~ 189 ns (PG)
     double chain = 64.0 / g2.c->vector.clock.v * 1e9 + g2.c->sem_latency.v;
     EXPECT_NEAR(chain, 189.0, 2.0);
     // gen3: 28 MiB = 128 x 224 KiB, DGE 600 ns, transpose, vector 4 bf16 / 2 other per lane
     EXPECT_EQ(gs_config_sbuf_partition_bytes(g3.c), 224u * 1024);
-    EXPECT_EQ(g3.c->dma.fixed_latency.v, 600);
+    EXPECT_EQ(g3.c->dma.issue_latency.v, 600);
     EXPECT_TRUE(g3.c->dma.hw_descriptors);
     EXPECT_TRUE(g3.c->dma.transpose);
     EXPECT_TRUE(g3.c->ops & (1ull << GS_OP_DMA_TRANSPOSE));
@@ -321,7 +324,7 @@ TEST(ConfigExtends, DeepOverrideChangesOneValue)
     EXPECT_NE(std::string(l.c->dma.engines.file).find("gen2.yaml"), std::string::npos);
     EXPECT_STREQ(l.c->family, "gen2");
     EXPECT_STREQ(l.c->name, "fast-dma"); // names are not inherited
-    EXPECT_EQ(l.c->n_sources, 6u);       // inherited
+    EXPECT_EQ(l.c->n_sources, 7u);       // inherited
 }
 
 TEST(ConfigExtends, WhatIfFileInSubdirectory)
@@ -577,7 +580,7 @@ TEST(ConfigValidate, ProvenanceTags)
              "extends: gen2\nsources:\n  MINE: my lab notebook\ncore:\n  sbuf: 24MiB [MINE]\n");
     ASSERT_NE(loc.c, nullptr) << loc.errors();
     EXPECT_STREQ(loc.c->sbuf_bytes.src, "MINE");
-    EXPECT_EQ(loc.c->n_sources, 7u);
+    EXPECT_EQ(loc.c->n_sources, 8u);
 }
 
 TEST(ConfigValidate, InconsistentValues)
@@ -634,9 +637,9 @@ TEST(ConfigSet, RelativeOverride)
     EXPECT_EQ(set_err(l.c, "core.sbuf=x1.5", GS_OK), "");
     EXPECT_EQ(l.c->sbuf_bytes.v, 36.0 * 1024 * 1024);
     EXPECT_EQ(set_err(l.c, "core.dma.bandwidth_per_engine=2x", GS_OK), "");
-    EXPECT_EQ(l.c->dma.bandwidth_per_engine.v, 34);
+    EXPECT_EQ(l.c->dma.bandwidth_per_engine.v, 54.4);
     ASSERT_NE(l.c->dma.bandwidth_per_engine.note, nullptr);
-    EXPECT_NE(std::string(l.c->dma.bandwidth_per_engine.note).find("17GB/s (DMA)"),
+    EXPECT_NE(std::string(l.c->dma.bandwidth_per_engine.note).find("27.2GB/s (DMAO)"),
               std::string::npos)
         << l.c->dma.bandwidth_per_engine.note;
     EXPECT_EQ(set_err(l.c, "chip.cores=*2", GS_OK), "");

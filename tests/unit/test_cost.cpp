@@ -389,49 +389,100 @@ TEST_F(Cost, Gather)
     g.n_in = 2;
     g.in[1] = tile(GS_INT32, 128, 1);
     EXPECT_EQ(cycles(g2, g), 128.0 * g2.gpsimd.gather_row_cycles.v + g2.gpsimd.fixed_overhead.v);
-    gs_dma_cost d = gs_cost_gather_transfer(&g2, &g);
+    gs_dma_plan d;
+    gs_cost_dma_plan(&g2, &g, &d);
     EXPECT_EQ(d.bytes, 128.0 * 64 * 2);
     EXPECT_EQ(d.descriptors, 128.0);
     EXPECT_EQ(d.eff_bytes, 128.0 * 512); // 128-byte rows cost min_efficient_chunk each
-    EXPECT_EQ(d.setup_ns, 0.0);          // descriptors come from the gpsimd engine
+    EXPECT_EQ(d.descriptor_ns, 0.0);     // descriptors come from the gpsimd engine
+    EXPECT_EQ(d.issue_ns, 0.0);          // ... which issues the transfer itself
     EXPECT_EQ(d.fixed_ns, g2.dma.fixed_latency.v);
-    EXPECT_EQ(d.queue_bw, g2.dma.bandwidth_per_engine.v);
+    EXPECT_EQ(d.engine_bw, g2.dma.bandwidth_per_engine.v);
     EXPECT_EQ(d.hbm, 1);
-    gs_dma_cost d2 = gs_cost_dma(&g2, &g);
-    EXPECT_EQ(std::memcmp(&d, &d2, sizeof d), 0);
+    EXPECT_EQ(d.engines_used, 16u); // rows land on all 128 partitions
     EXPECT_EQ(gs_cost_hbm_bytes(&g), 128.0 * 64 * 2);
     EXPECT_EQ(gs_cost_flops(&g), 0.0);
 }
 
 // ---- DMA ----
 
-TEST_F(Cost, DmaLargeContiguous)
+namespace
 {
+gs_dma_plan plan_of(const gs_config &c, const gs_instr &in)
+{
+    gs_dma_plan p;
+    gs_cost_dma_plan(&c, &in, &p);
+    return p;
+}
+} // namespace
+
+TEST_F(Cost, DmaSplitsOverEnginesByPartitionGroup)
+{
+    // 128 partitions over 16 engines: 8 partitions each, equal shares.
     gs_instr d = dma(tile(GS_BF16, 128, 2048), tile(GS_BF16, 128, 2048, GS_MEM_HBM));
-    gs_dma_cost c = gs_cost_dma(&g2, &d);
+    gs_dma_plan c = plan_of(g2, d);
     EXPECT_EQ(c.bytes, 128.0 * 2048 * 2);
+    EXPECT_EQ(c.engines_used, 16u);
+    EXPECT_EQ(c.n_engines, 16u);
+    for (unsigned e = 0; e < 16; ++e) {
+        EXPECT_EQ(c.share[e].bytes, 8.0 * 2048 * 2) << e;
+        EXPECT_EQ(c.share[e].descriptors, 8.0) << e;
+    }
     EXPECT_EQ(c.descriptors, 128.0);
     EXPECT_EQ(c.eff_bytes, c.bytes);
-    EXPECT_EQ(c.setup_ns, 128.0 * g2.dma.descriptor_overhead.v);
-    EXPECT_EQ(c.fixed_ns, g2.dma.fixed_latency.v);
-    EXPECT_EQ(c.queue_bw, g2.dma.bandwidth_per_engine.v);
+    EXPECT_EQ(c.descriptor_ns, g2.dma.descriptor_overhead.v);
+    EXPECT_EQ(c.issue_ns, g2.dma.issue_latency.v);
     EXPECT_EQ(c.hbm, 1);
-    EXPECT_DOUBLE_EQ(gs_dma_cost_uncontended_ns(&c), g2.dma.fixed_latency.v +
-                                                         128.0 * g2.dma.descriptor_overhead.v +
-                                                         c.bytes / g2.dma.bandwidth_per_engine.v);
+    const double share = g2.dma.fixed_latency.v + 8.0 * g2.dma.descriptor_overhead.v +
+                         8.0 * 2048 * 2 / g2.dma.bandwidth_per_engine.v;
+    EXPECT_DOUBLE_EQ(gs_dma_share_ns(&c, 0), share);
+    EXPECT_DOUBLE_EQ(gs_dma_plan_uncontended_ns(&c), g2.dma.issue_latency.v + share);
     EXPECT_EQ(gs_cost_hbm_bytes(&d), c.bytes);
     EXPECT_EQ(gs_cost_flops(&d), 0.0);
+}
+
+TEST_F(Cost, DmaFewPartitionsUseFewEngines)
+{
+    // [4, 4096]: partitions 0-3 are one group: one engine moves everything.
+    gs_instr d = dma(tile(GS_BF16, 4, 4096), tile(GS_BF16, 4, 4096, GS_MEM_HBM));
+    gs_dma_plan c = plan_of(g3, d);
+    EXPECT_EQ(c.engines_used, 1u);
+    EXPECT_EQ(c.share[0].bytes, 4.0 * 4096 * 2);
+    // 12 partitions starting at partition 4: groups 0 and 1 (4 + 8 partitions).
+    gs_instr e = dma(tile(GS_BF16, 12, 256), tile(GS_BF16, 12, 256, GS_MEM_HBM));
+    e.out[0].part_start = 4;
+    gs_dma_plan ce = plan_of(g3, e);
+    EXPECT_EQ(ce.engines_used, 2u);
+    EXPECT_EQ(ce.share[0].bytes, 4.0 * 512);
+    EXPECT_EQ(ce.share[1].bytes, 8.0 * 512);
+    // An explicit partitions_per_engine overrides the derived 128 / 16.
+    gs_config wide = g3;
+    gs_test_num_set(&wide.dma.partitions_per_engine, 32);
+    gs_dma_plan cw =
+        plan_of(wide, dma(tile(GS_BF16, 128, 256), tile(GS_BF16, 128, 256, GS_MEM_HBM)));
+    EXPECT_EQ(cw.engines_used, 4u);
+}
+
+TEST_F(Cost, DmaHbmToHbmSplitsRowsRoundRobin)
+{
+    gs_instr d = dma(tile(GS_BF16, 20, 1024, GS_MEM_HBM), tile(GS_BF16, 20, 1024, GS_MEM_HBM));
+    gs_dma_plan c = plan_of(g2, d);
+    EXPECT_EQ(c.engines_used, 16u);
+    EXPECT_EQ(c.share[0].bytes, 2.0 * 2048); // rows 0 and 16
+    EXPECT_EQ(c.share[3].bytes, 2.0 * 2048);
+    EXPECT_EQ(c.share[4].bytes, 1.0 * 2048);
+    EXPECT_EQ(c.share[15].bytes, 1.0 * 2048);
 }
 
 TEST_F(Cost, DmaSmallChunksAreInefficient)
 {
     gs_instr d = dma(tile(GS_BF16, 128, 64), tile(GS_BF16, 128, 64, GS_MEM_HBM));
-    gs_dma_cost c = gs_cost_dma(&g2, &d);
+    gs_dma_plan c = plan_of(g2, d);
     EXPECT_EQ(c.bytes, 128.0 * 128);
     EXPECT_EQ(c.eff_bytes, 128.0 * g2.dma.min_efficient_chunk.v);
     // Exactly min_efficient_chunk per row is efficient.
     gs_instr e = dma(tile(GS_BF16, 128, 256), tile(GS_BF16, 128, 256, GS_MEM_HBM));
-    gs_dma_cost ce = gs_cost_dma(&g2, &e);
+    gs_dma_plan ce = plan_of(g2, e);
     EXPECT_EQ(ce.eff_bytes, ce.bytes);
 }
 
@@ -444,52 +495,71 @@ TEST_F(Cost, DmaDescriptorsFromTheLessContiguousSide)
     src.shape[1] = 32;
     src.stride[1] = 1;
     gs_instr d = dma(tile(GS_BF16, 128, 64), src);
-    gs_dma_cost c = gs_cost_dma(&g2, &d);
+    gs_dma_plan c = plan_of(g2, d);
     EXPECT_EQ(c.descriptors, 256.0);
     EXPECT_EQ(c.eff_bytes, 256.0 * 512); // 64-byte chunks
-    EXPECT_EQ(c.setup_ns, 256.0 * g2.dma.descriptor_overhead.v);
+    EXPECT_EQ(c.share[0].descriptors, 16.0);
     // The same on the destination side.
     gs_instr r = dma(src, tile(GS_BF16, 128, 64));
-    EXPECT_EQ(gs_cost_dma(&g2, &r).descriptors, 256.0);
+    EXPECT_EQ(plan_of(g2, r).descriptors, 256.0);
     // Element-strided: one descriptor per element.
     src.ndim = 1;
     src.shape[0] = 64;
     src.stride[0] = 3;
     gs_instr s = dma(tile(GS_BF16, 128, 64), src);
-    EXPECT_EQ(gs_cost_dma(&g2, &s).descriptors, 128.0 * 64);
+    EXPECT_EQ(plan_of(g2, s).descriptors, 128.0 * 64);
 }
 
 TEST_F(Cost, DmaHardwareDescriptors)
 {
     gs_instr d = dma(tile(GS_BF16, 128, 2048), tile(GS_BF16, 128, 2048, GS_MEM_HBM));
-    gs_dma_cost c = gs_cost_dma(&g3, &d);
+    gs_dma_plan c = plan_of(g3, d);
     EXPECT_EQ(c.descriptors, 128.0); // still counted (chunk efficiency) ...
-    EXPECT_EQ(c.setup_ns, 0.0);      // ... but not charged
-    EXPECT_EQ(c.fixed_ns, g3.dma.fixed_latency.v);
-    EXPECT_DOUBLE_EQ(gs_dma_cost_uncontended_ns(&c),
-                     g3.dma.fixed_latency.v + c.bytes / g3.dma.bandwidth_per_engine.v);
+    EXPECT_EQ(c.descriptor_ns, 0.0); // ... but not charged
+    EXPECT_DOUBLE_EQ(gs_dma_share_ns(&c, 5),
+                     g3.dma.fixed_latency.v + c.share[5].bytes / g3.dma.bandwidth_per_engine.v);
 }
 
 TEST_F(Cost, DmaTransposeFactor)
 {
     gs_instr d =
         dma(tile(GS_BF16, 64, 128), tile(GS_BF16, 128, 64, GS_MEM_HBM), GS_OP_DMA_TRANSPOSE);
-    gs_dma_cost c = gs_cost_dma(&g3, &d);
-    EXPECT_EQ(c.queue_bw, g3.dma.bandwidth_per_engine.v / g3.dma.transpose_factor.v);
+    gs_dma_plan c = plan_of(g3, d);
+    EXPECT_EQ(c.engine_bw, g3.dma.bandwidth_per_engine.v / g3.dma.transpose_factor.v);
     EXPECT_EQ(c.bytes, 128.0 * 64 * 2);
     EXPECT_EQ(c.descriptors, 64.0); // destination partition-rows
+    EXPECT_EQ(c.engines_used, 8u);  // 64 destination partitions
     gs_instr cp = d;
     cp.op = GS_OP_DMA_COPY;
-    EXPECT_EQ(gs_cost_dma(&g3, &cp).queue_bw, g3.dma.bandwidth_per_engine.v);
+    EXPECT_EQ(plan_of(g3, cp).engine_bw, g3.dma.bandwidth_per_engine.v);
 }
 
 TEST_F(Cost, DmaSbufToSbufIsNotHbm)
 {
     gs_instr d = dma(tile(GS_BF16, 128, 256), tile(GS_BF16, 128, 256));
-    EXPECT_EQ(gs_cost_dma(&g2, &d).hbm, 0);
+    EXPECT_EQ(plan_of(g2, d).hbm, 0);
     EXPECT_EQ(gs_cost_hbm_bytes(&d), 0.0);
     gs_instr w = dma(tile(GS_BF16, 128, 256, GS_MEM_HBM), tile(GS_BF16, 128, 256));
-    EXPECT_EQ(gs_cost_dma(&g2, &w).hbm, 1);
+    EXPECT_EQ(plan_of(g2, w).hbm, 1);
+}
+
+TEST_F(Cost, PeakTimeNeverExceedsCost)
+{
+    gs_instr mm = matmul(GS_BF16, GS_BF16, 128, 128, 512);
+    EXPECT_DOUBLE_EQ(gs_cost_peak_ns(&g2, &mm),
+                     2.0 * 128 * 128 * 512 / gs_config_peak_flops(&g2, GS_BF16) * 1e9);
+    EXPECT_LE(gs_cost_peak_ns(&g2, &mm), gs_cost_compute_ns(&g2, &mm, nullptr));
+    gs_instr tt = instr(GS_OP_TENSOR_TENSOR, GS_ENG_VECTOR);
+    tt.n_in = 2;
+    tt.in[0] = tile(GS_BF16, 128, 4096);
+    tt.in[1] = tile(GS_BF16, 128, 4096);
+    tt.n_out = 1;
+    tt.out[0] = tile(GS_BF16, 128, 4096);
+    const double peak = gs_cost_peak_ns(&g2, &tt);
+    EXPECT_DOUBLE_EQ(peak, 128.0 * 4096 /
+                               (g2.vector.lanes.v * g2.vector.elems_per_cycle[GS_BF16].v) /
+                               g2.vector.clock.v * 1e9);
+    EXPECT_LT(peak, gs_cost_compute_ns(&g2, &tt, nullptr)); // two inputs cost 2x, not the ceiling
 }
 
 // ---- statistics ----

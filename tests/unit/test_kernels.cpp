@@ -95,7 +95,8 @@ gs_status exec_adversarial(gs_mem *m, const gs_program *p, gs_error *err)
     for (size_t i = 0; i < n; i++) {
         const gs_instr *in = gs_program_instr(p, i);
         missing[i] = in->n_deps;
-        for (uint32_t d = 0; d < in->n_deps; d++) users[in->deps[d]].push_back((uint32_t)i);
+        for (uint32_t d = 0; d < in->n_deps; d++)
+            users[in->deps[d]].push_back((uint32_t)i);
     }
     std::vector<uint32_t> ready; // a max-heap on the index
     for (size_t i = 0; i < n; i++)
@@ -162,16 +163,19 @@ TEST_P(KernelCheck, MatchesReferenceOrReportsCleanReason)
     std::vector<std::vector<uint8_t>> first;
     for (size_t t = 0; t < gs_program_tensor_count(p); t++) {
         const gs_tensor_info *ti = gs_program_tensor(p, (int32_t)t);
-        const uint8_t *d = static_cast<const uint8_t *>(gs_mem_tensor(gs_job_memory(job), (int32_t)t));
+        const uint8_t *d =
+            static_cast<const uint8_t *>(gs_mem_tensor(gs_job_memory(job), (int32_t)t));
         first.emplace_back(d, d + ti->bytes);
     }
     ASSERT_EQ(gs_job_init_memory(job, &err), GS_OK) << err.message;
     ASSERT_EQ(exec_adversarial(gs_job_memory(job), p, &err), GS_OK) << err.message;
     for (size_t t = 0; t < gs_program_tensor_count(p); t++) {
         const gs_tensor_info *ti = gs_program_tensor(p, (int32_t)t);
-        const uint8_t *d = static_cast<const uint8_t *>(gs_mem_tensor(gs_job_memory(job), (int32_t)t));
+        const uint8_t *d =
+            static_cast<const uint8_t *>(gs_mem_tensor(gs_job_memory(job), (int32_t)t));
         EXPECT_EQ(std::memcmp(d, first[t].data(), ti->bytes), 0)
-            << "tensor " << ti->name << " differs when instructions run in another dependency-respecting "
+            << "tensor " << ti->name
+            << " differs when instructions run in another dependency-respecting "
                "order: a dependency is missing";
     }
     gs_job_free(job);
@@ -278,3 +282,25 @@ TEST(Checker, CatchesWrongValues)
 }
 
 } // namespace
+
+TEST(RooflineCheck, ARunFasterThanPhysicsIsAModelError)
+{
+    gs_run_stats st;
+    memset(&st, 0, sizeof st);
+    gs_error err;
+    EXPECT_EQ(gs_job_check_roofline(&st, &err), GS_OK); // no roofline: nothing to check
+    st.total_ns = 100.0;
+    st.roofline_ns = 80.0;
+    st.min_roofline_ns = 60.0;
+    EXPECT_EQ(gs_job_check_roofline(&st, &err), GS_OK);
+    st.total_ns = 100.0;
+    st.min_roofline_ns = 100.0005; // within a picosecond of rounding
+    EXPECT_EQ(gs_job_check_roofline(&st, &err), GS_OK);
+    st.min_roofline_ns = 101.0;
+    EXPECT_EQ(gs_job_check_roofline(&st, &err), GS_ERR_INTERNAL);
+    EXPECT_NE(std::string(err.message).find("minimum-traffic roofline"), std::string::npos);
+    st.min_roofline_ns = 50.0;
+    st.roofline_ns = 120.0;
+    EXPECT_EQ(gs_job_check_roofline(&st, &err), GS_ERR_INTERNAL);
+    EXPECT_NE(std::string(err.message).find("schedule's traffic"), std::string::npos);
+}

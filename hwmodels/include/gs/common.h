@@ -2,7 +2,7 @@
  * gs/common.h - status codes, error objects and the allocation hook shared by every
  * gensweep module.
  *
- * Conventions (see ../shared/STYLE.md):
+ * Conventions (see docs/STYLE.md):
  *  - every public name carries the gs_ / GS_ prefix;
  *  - functions that can fail return gs_status and fill a caller-owned gs_error
  *    (never a global);

@@ -85,11 +85,17 @@ typedef struct gs_simd_cfg {
 } gs_simd_cfg;
 
 /* YAML: core.dma.* (e.g. --set core.dma.bandwidth_per_engine=34GB/s) */
+/* A dma instruction is split over the engines by SBUF partition group (HBM->HBM: by rows);
+ * each engine's share waits in the instruction's queue ID on that engine (in order), queues on
+ * an engine share it round robin, and the instruction completes when every share is done. */
 typedef struct gs_dma_cfg {
-    gs_num engines;              /* DMA engines (= queues) per core */
+    gs_num engines;              /* DMA engines per core */
+    gs_num queues;               /* queues per engine (the kernel API's queue ID) */
+    gs_num partitions_per_engine; /* SBUF partitions one engine serves; 0: derived */
     gs_num bandwidth_per_engine; /* bytes per ns */
-    gs_num fixed_latency;        /* ns from issue to first byte (semaphore-to-start) */
-    gs_num descriptor_overhead;  /* ns per descriptor (one contiguous chunk) */
+    gs_num issue_latency;        /* ns from trigger to the shares starting (engines not busy) */
+    gs_num fixed_latency;        /* ns per engine share (engine busy) */
+    gs_num descriptor_overhead;  /* ns per descriptor (one contiguous run) on the engine */
     gs_num min_efficient_chunk;  /* bytes; a smaller chunk costs as much as one this size */
     gs_num transpose_factor;     /* dma_transpose: bandwidth divisor vs a plain copy */
     int transpose;               /* dma_transpose supported */
@@ -97,7 +103,7 @@ typedef struct gs_dma_cfg {
 } gs_dma_cfg;
 
 #define GS_MAX_CORES 16  /* validation rejects more cores per chip */
-#define GS_MAX_QUEUES 32 /* ... and more DMA engines per core */
+#define GS_MAX_QUEUES 32 /* ... more DMA engines per core, and more queues per engine */
 
 typedef struct gs_config {
     char *name;        /* from `name:` */
@@ -147,6 +153,11 @@ size_t gs_config_psum_bank_bytes(const gs_config *c);
 double gs_config_peak_flops(const gs_config *c, gs_dtype t);
 /* Peak HBM bytes per second of the chip. */
 double gs_config_hbm_bytes_per_s(const gs_config *c);
+/* SBUF partitions one DMA engine serves (the config's value, or partitions / engines rounded
+ * up); at least 1. */
+unsigned gs_config_dma_partitions_per_engine(const gs_config *c);
+/* Peak DMA bytes per ns of one core: engines x bandwidth_per_engine. */
+double gs_config_dma_core_bytes_per_ns(const gs_config *c);
 int gs_config_has_dtype(const gs_config *c, gs_dtype t);
 /* Is one engine present (tensor/vector/scalar/dma always; gpsimd by config). */
 int gs_config_has_engine(const gs_config *c, gs_engine e);

@@ -41,7 +41,10 @@ typedef struct gs_caps {
     unsigned max_free_psum;     /* ... from PSUM */
     unsigned cores;             /* cores on the chip */
     unsigned core_id;           /* this kernel invocation's core (SPMD) */
-    unsigned dma_queues;        /* per core */
+    unsigned dma_queues;        /* queue IDs per core (a dma instruction's `queue`) */
+    unsigned dma_engines;       /* DMA engines per core: one transfer is split over them */
+    unsigned dma_partitions_per_engine; /* partitions per engine: a transfer touching fewer
+                                           than partitions uses fewer engines */
     int has_gpsimd;
     int dma_transpose;
     uint32_t dtypes;            /* bit (1u << gs_dtype) */
