@@ -326,9 +326,13 @@ static void print_stats_text(const gs_job_spec *spec, const gs_run_stats *s)
            s->achieved_flops / 1e12, s->peak_flops / 1e12);
     printf("hbm         %.4g bytes (%.1f GB/s achieved of %.1f peak)\n", s->hbm_bytes,
            s->achieved_hbm_bytes_per_s / 1e9, s->peak_hbm_bytes_per_s / 1e9);
-    printf("ceilings    compute %.2f TFLOP/s (tensor x %u cores), memory %.1f GB/s = min(HBM %.1f, "
-           "DMA %u x %u engines x %.1f GB/s)\n",
-           s->compute_ceiling_flops / 1e12, GS_MAX(1u, s->cores_used),
+    printf("ceilings    compute: peak rate of");
+    for (int e = 0; e < GS_ENGINE_COUNT; e++)
+        if (s->compute_engines & (1u << e)) printf(" %s", gs_engine_name((gs_engine)e));
+    if (s->compute_ceiling_flops > 0)
+        printf(" (tensor %.2f TFLOP/s on %u cores)", s->compute_ceiling_flops / 1e12,
+               GS_MAX(1u, s->cores_used));
+    printf("; memory %.1f GB/s = min(HBM %.1f, DMA %u cores x %u engines x %.1f GB/s)\n",
            s->memory_ceiling_bytes_per_s / 1e9, s->hbm_ceiling_bytes_per_s / 1e9,
            GS_MAX(1u, s->cores_used), s->dma_engines_per_core, c->dma.bandwidth_per_engine.v);
     printf("roofline    %.3f us bound on the schedule's traffic (compute %.3f, memory %.3f): "

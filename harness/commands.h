@@ -29,6 +29,10 @@ int gs_list_kernels(int argc, char **argv);
 int gs_cmd_report(int argc, char **argv);
 void gs_help_report(void);
 
+/* cmd_calibrate.c */
+int gs_cmd_calibrate(int argc, char **argv);
+void gs_help_calibrate(void);
+
 /* cmd_run.c */
 int gs_cmd_disasm(int argc, char **argv);
 void gs_help_disasm(void);

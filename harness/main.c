@@ -27,6 +27,8 @@ static const gs_command commands[] = {
     {"whatif", "sweep one config parameter over values: sensitivity of every kernel's time",
      gs_cmd_whatif, gs_help_whatif},
     {"tune", "search a kernel's tunable params on one generation", gs_cmd_tune, gs_help_tune},
+    {"calibrate", "model vs cited measurements (calibration cases); fit assumed parameters",
+     gs_cmd_calibrate, gs_help_calibrate},
     {"bench", "measure the simulator itself (speed, memory, sweep, trace) against its targets",
      gs_cmd_bench, gs_help_bench},
     {"report", "write the self-contained HTML report from a results file", gs_cmd_report,

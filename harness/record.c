@@ -191,6 +191,14 @@ void gs_record_write_job(gs_sb *sb, const gs_record_job_info *r)
             gs_sb_json_str(sb, gs_engine_name((gs_engine)e));
         }
         gs_sb_putc(sb, ']');
+        key(sb, &f, "first_instr");
+        gs_sb_putc(sb, '{');
+        int fi = 1;
+        knum(sb, &fi, "trigger_ns", st->first_trigger_ns);
+        knum(sb, &fi, "start_ns", st->first_start_ns);
+        knum(sb, &fi, "end_ns", st->first_end_ns);
+        knum(sb, &fi, "dma_engines", st->first_engines_used);
+        gs_sb_putc(sb, '}');
         kstr(sb, &f, "bottleneck", st->bottleneck_name);
         key(sb, &f, "critical_path_ns");
         gs_sb_putc(sb, '{');
@@ -241,6 +249,7 @@ void gs_record_write_job(gs_sb *sb, const gs_record_job_info *r)
                                                 "hbm_ceiling_gbps",
                                                 "memory_ceiling_gbps",
                                                 "compute_engines",
+                                                "first_instr",
                                                 "bottleneck",
                                                 "critical_path_ns",
                                                 "engines"};

@@ -242,6 +242,11 @@ const gs_config *gs_sweep_config(const gs_sweep *s, size_t i)
     return i < s->n_cfgs ? s->cfgs[i] : NULL;
 }
 
+const char *gs_sweep_config_path(const gs_sweep *s, size_t i)
+{
+    return i < s->n_cfgs ? s->cfg_paths[i] : NULL;
+}
+
 size_t gs_sweep_job_count(const gs_sweep *s)
 {
     return s->n_jobs;

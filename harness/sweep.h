@@ -81,6 +81,7 @@ int gs_sweep_plan(gs_sweep *s);
 int gs_sweep_add(gs_sweep *s, size_t cfg_index, const gs_job_spec *spec, int functional);
 size_t gs_sweep_config_count(const gs_sweep *s);
 const gs_config *gs_sweep_config(const gs_sweep *s, size_t i);
+const char *gs_sweep_config_path(const gs_sweep *s, size_t i); /* the file it was loaded from */
 size_t gs_sweep_job_count(const gs_sweep *s);
 
 /* Run the jobs of this shard and return the results document (RESULTS.md), or NULL on OOM.

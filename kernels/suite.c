@@ -18,6 +18,9 @@ static const gs_kernel_def *const kernels[] = {
     &gs_kernel_mlp,
     &gs_kernel_avgpool2d,
     &gs_kernel_matmul_fp8,
+    &gs_kernel_ubench_dma,
+    &gs_kernel_ubench_chain,
+    &gs_kernel_ubench_matmul_stream,
 };
 
 size_t gs_suite_count(void)

@@ -79,6 +79,9 @@ extern const gs_kernel_def gs_kernel_bmm;
 extern const gs_kernel_def gs_kernel_mlp;
 extern const gs_kernel_def gs_kernel_avgpool2d;
 extern const gs_kernel_def gs_kernel_matmul_fp8;
+extern const gs_kernel_def gs_kernel_ubench_dma;
+extern const gs_kernel_def gs_kernel_ubench_chain;
+extern const gs_kernel_def gs_kernel_ubench_matmul_stream;
 
 #ifdef __cplusplus
 }

@@ -1157,8 +1157,8 @@ static int parse_tag(loader *L, const node *nd, const char *path, int tag_requir
         if (!is_key_char(t[i])) ok = 0;
     if (!ok) {
         ERR_NODE(L, nd, path,
-                 "malformed provenance tag '[%.*s]': expected [SOURCE], [SOURCE: note] or "
-                 "[assumed: why]",
+                 "malformed provenance tag '[%.*s]': expected [SOURCE], [SOURCE: note], "
+                 "[assumed: why] or [fit: how]",
                  (int)GS_MIN((size_t)(tend - (lb + 1)), (size_t)80), lb + 1);
         return -1;
     }
@@ -1172,14 +1172,16 @@ static int parse_tag(loader *L, const node *nd, const char *path, int tag_requir
             ne--;
         if (ne > ns) *note = store_intern(L->c, ns, (size_t)(ne - ns));
     }
-    if (!strcmp(key, "assumed")) {
-        *src = store_cstr(L->c, "assumed");
+    if (!strcmp(key, "assumed") || !strcmp(key, "fit")) {
+        /* fit: fitted by `gensweep calibrate` from cited measurements (the note says which) */
+        *src = store_cstr(L->c, key);
         return 0;
     }
     if (source_index(L->c, key) < 0) {
         const char *cands[64];
         size_t nc = 0;
         cands[nc++] = "assumed";
+        cands[nc++] = "fit";
         for (size_t i = 0; i < L->c->n_sources && nc < 64; i++)
             cands[nc++] = L->c->source_keys[i];
         char dym[128];
@@ -1385,7 +1387,7 @@ static void walk_sources(loader *L, node *nd)
                      "a source key must be a short name of letters, digits, '_', '-', '.'");
             continue;
         }
-        if (!strcmp(k->text, "assumed") || !strcmp(k->text, "--set")) {
+        if (!strcmp(k->text, "assumed") || !strcmp(k->text, "fit") || !strcmp(k->text, "--set")) {
             ERR_NODE(L, k, path, "'%s' is reserved and cannot be a source key", k->text);
             continue;
         }

@@ -294,6 +294,13 @@ void collect_stats(const Run &r, gs_run_stats *st)
         }
     }
     st->instructions = r.completed;
+    if (r.n > 0 && r.done[0]) {
+        st->first_trigger_ns = ps_to_ns(r.start_ps[0]);
+        st->first_engines_used = r.first_engines_used;
+        st->first_start_ns =
+            r.first_engines_used ? ps_to_ns(r.first_share_start_ps) : st->first_trigger_ns;
+        st->first_end_ns = ps_to_ns(r.end_ps[0]);
+    }
     roofline(r, st);
 
     /* Critical path: from the last instruction to finish, follow the predecessor that set each

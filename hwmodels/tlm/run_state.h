@@ -85,6 +85,11 @@ struct Run {
     };
     std::priority_queue<RateSample, std::vector<RateSample>, std::greater<RateSample>> hbm_samples;
 
+    /* instruction 0 (micro-benchmarks measure its span): when its first DMA share started and
+     * on how many engines (0: not a transfer) */
+    uint64_t first_share_start_ps = 0;
+    unsigned first_engines_used = 0;
+
     /* how the run stopped */
     gs_status status = GS_OK;
     gs_error err;

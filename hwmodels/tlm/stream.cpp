@@ -271,17 +271,23 @@ DmaEngine::Timing DmaEngine::serve(uint32_t i, const gs_instr *in, const gs_dma_
     return t;
 }
 
-TransferTiming run_transfer(Run &, std::vector<std::unique_ptr<DmaEngine>> &engines, uint32_t i,
+TransferTiming run_transfer(Run &run, std::vector<std::unique_ptr<DmaEngine>> &engines, uint32_t i,
                             const gs_instr *in, const gs_dma_plan &plan, uint64_t ready_ps)
 {
     TransferTiming t = {ready_ps, 0};
+    uint64_t first = UINT64_MAX;
     for (unsigned e = 0; e < plan.n_engines && e < engines.size(); ++e) {
         if (!(plan.share[e].bytes > 0)) continue;
         const DmaEngine::Timing s = engines[e]->serve(i, in, plan, ready_ps);
+        first = std::min(first, s.start_ps);
         if (s.end_ps > t.end_ps) {
             t.end_ps = s.end_ps;
             t.port_ps = s.port_ps;
         }
+    }
+    if (i == 0) {
+        run.first_engines_used = plan.engines_used;
+        run.first_share_start_ps = first == UINT64_MAX ? ready_ps : first;
     }
     return t;
 }

@@ -230,7 +230,7 @@ TEST_P(RealConfig, EveryNumberHasProvenance)
         const gs_num *v = gs_config_get(l.c, f[i].path);
         if (!v->src) continue;
         written++;
-        bool known = !strcmp(v->src, "assumed");
+        bool known = !strcmp(v->src, "assumed") || !strcmp(v->src, "fit");
         for (size_t k = 0; k < l.c->n_sources; k++)
             known |= !strcmp(v->src, l.c->source_keys[k]);
         EXPECT_TRUE(known) << f[i].path << " [" << v->src << "]";

@@ -86,6 +86,11 @@ typedef struct gs_run_stats {
                                     (not in critical_path_ns; the parts sum to total_ns) */
     uint64_t sbuf_high_water;    /* bytes per partition */
     uint64_t psum_high_water;
+    /* Instruction 0, for micro-benchmarks: trigger (dependencies met), start of its work (for
+     * a transfer: its first engine share, after the issue latency), end, and the DMA engines it
+     * used (0 when it is not a transfer). All 0 when the program is empty or it did not run. */
+    double first_trigger_ns, first_start_ns, first_end_ns;
+    unsigned first_engines_used;
     double wall_s; /* host wall-clock seconds of the simulation */
 } gs_run_stats;
 

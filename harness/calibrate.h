@@ -1,0 +1,65 @@
+/*
+ * calibrate.h - model vs measured: run the micro-benchmark (or kernel) cases of a calibration
+ * file on the generation configs, compare each with its cited measurement, and fit named
+ * [assumed] parameters to the measurements (`gensweep calibrate`, calibration/README.md).
+ *
+ * A case file (YAML):
+ *   sources: {KEY: citation, ...}
+ *   cases:
+ *     - name: dmao-4x4096            # unique
+ *       config: gen3                 # a generation name among the loaded configs
+ *       kernel: ubench_dma           # [variant: V] [dtype: T] [params: {name: value}]
+ *       shape: [4, 4096]
+ *       measure: transfer            # kernel | transfer | per_step
+ *       time: 1416ns                 # or engine_bandwidth: 23GB/s (transfer only)
+ *       engines: 1                   # optional structural check (transfer only)
+ *       source: DMAO                 # a key of sources:
+ *       note: "what was measured, where"
+ * measure: kernel = the job's simulated time; transfer = instruction 0's span from its first
+ * engine share to its end (a DMA transfer, without the issue latency before it); per_step = the
+ * slope of the job's time over its first dimension, (time(2N) - time(N)) / N.
+ *
+ * The runs are ordinary timing-only jobs in their own processes (the sweep library), so a
+ * calibrated number comes from the same code path as every other job.
+ */
+#ifndef GS_CALIBRATE_H
+#define GS_CALIBRATE_H
+
+#include <cjson/cJSON.h>
+
+#include "gs/common.h"
+#include "sweep.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct gs_calib gs_calib;
+
+/* Load and check a case file against the configs of `o` (o->configs, o->sets). NULL with every
+ * problem appended to diags ("file:line:col: key: message"). */
+gs_calib *gs_calib_load(const char *path, const gs_sweep_opts *o, gs_diags *diags);
+void gs_calib_free(gs_calib *c); /* NULL ok */
+size_t gs_calib_case_count(const gs_calib *c);
+
+typedef struct gs_calib_fit_opts {
+    const char *const *keys; /* config keys to fit (each must be [assumed] or [fit]) */
+    size_t n_keys;
+    int rounds;                                    /* coordinate-descent rounds; <= 0: 3 */
+    void (*progress)(const char *line, void *ctx); /* one line per evaluation round, or NULL */
+    void *ctx;
+} gs_calib_fit_opts;
+
+/* Run every case once with the configs as loaded. Returns the calibration document
+ * (RESULTS-style JSON: cases with measured, model, ratio; geomean error), or NULL with err set
+ * (a case's job failed, I/O). With fit != NULL and keys given, first fits the keys per
+ * generation (minimising the squared log error of that generation's timed cases, plus a small
+ * pull towards the starting values so that parameters the cases cannot tell apart stay put),
+ * then reports the cases at the fitted values; the document's "fit" lists before/after values
+ * and errors, and "yaml" holds the fitted values as config lines tagged [fit: ...]. */
+cJSON *gs_calib_run(gs_calib *c, const gs_calib_fit_opts *fit, gs_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

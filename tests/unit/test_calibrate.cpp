@@ -1,0 +1,210 @@
+// gensweep calibrate: the shipped cases reproduce their measurements, a fit recovers a value the
+// cases were made from, and bad case files get file:line:col errors with exit status 2.
+#include <gtest/gtest.h>
+
+#include <cjson/cJSON.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace
+{
+
+const std::string kSrc = GS_SOURCE_DIR;
+
+struct CliRun {
+    int rc = -1;
+    std::string out, err;
+};
+
+std::string slurp(const std::string &path)
+{
+    std::ifstream f(path);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
+}
+
+std::string tmp(const std::string &name)
+{
+    return std::string(GS_BINARY_DIR) + "/calibrate_" + std::to_string(getpid()) + "_" + name;
+}
+
+CliRun gensweep(const std::string &args)
+{
+    const std::string base = tmp("cli");
+    const std::string cmd = "cd '" + kSrc + "' && '" + GS_GENSWEEP_BIN + "' " + args + " >'" +
+                            base + ".out' 2>'" + base + ".err'";
+    const int st = std::system(cmd.c_str());
+    CliRun r;
+    r.rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    r.out = slurp(base + ".out");
+    r.err = slurp(base + ".err");
+    std::remove((base + ".out").c_str());
+    std::remove((base + ".err").c_str());
+    return r;
+}
+
+struct Json {
+    cJSON *doc = nullptr;
+    explicit Json(const std::string &path) : doc(cJSON_Parse(slurp(path).c_str())) {}
+    ~Json() { cJSON_Delete(doc); }
+    const cJSON *find_case(const char *name) const
+    {
+        const cJSON *c;
+        cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(doc, "cases"))
+        {
+            if (!strcmp(cJSON_GetObjectItemCaseSensitive(c, "name")->valuestring, name)) return c;
+        }
+        return nullptr;
+    }
+};
+
+double num(const cJSON *o, const char *k)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+} // namespace
+
+TEST(Calibrate, ShippedCasesReproduceTheirMeasurements)
+{
+    const std::string json = tmp("shipped.json");
+    CliRun r = gensweep("calibrate calibration/cases.yaml -j 2 --json '" + json + "'");
+    ASSERT_EQ(r.rc, 0) << r.out << r.err;
+    Json j(json);
+    ASSERT_NE(j.doc, nullptr);
+    // DMA overview, first example: A[4,4096] bf16 on one engine in 1416 ns, within 15%
+    const cJSON *a = j.find_case("dmao-4x4096");
+    ASSERT_NE(a, nullptr);
+    EXPECT_NEAR(num(a, "ratio"), 1.0, 0.15);
+    EXPECT_EQ(num(a, "model_engines"), 1.0);
+    // second example: A[128,128] on all 16 engines (2 KiB each)
+    const cJSON *b = j.find_case("dmao-128x128");
+    ASSERT_NE(b, nullptr);
+    EXPECT_EQ(num(b, "model_engines"), 16.0);
+    EXPECT_TRUE(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(b, "engines_match")));
+    EXPECT_TRUE(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j.doc, "structure_ok")));
+    // the committed configs hold the fitted values: the whole set stays close
+    EXPECT_LT(num(j.doc, "geomean_error"), 1.10);
+    EXPECT_NE(r.out.find("geomean error factor"), std::string::npos) << r.out;
+    std::remove(json.c_str());
+}
+
+TEST(Calibrate, FitRecoversTheValueTheMeasurementCameFrom)
+{
+    // A config whose fixed_latency is an assumption (100 ns), and a "measurement" made by the
+    // model itself at 300 ns: the fit must find 300 ns again.
+    const std::string cfg = tmp("cfg.yaml"), cases = tmp("cases.yaml"), json = tmp("fit.json");
+    {
+        std::ofstream f(cfg);
+        /* extends: takes a path relative to the file */
+        const std::string rel =
+            std::filesystem::relative(kSrc + "/configs/gen3", std::string(GS_BINARY_DIR)).string();
+        f << "name: fitme\nextends: " << rel << "\ncore:\n  dma:\n"
+          << "    fixed_latency: \"100ns [assumed: test]\"\n";
+    }
+    auto write_cases = [&](const std::string &time) {
+        std::ofstream f(cases);
+        f << "sources: {T: test}\ncases:\n  - name: one\n    config: fitme\n"
+          << "    kernel: ubench_dma\n    shape: [4, 4096]\n    dtype: bf16\n"
+          << "    measure: transfer\n    time: " << time << "\n    source: T\n"
+          << "  - name: two\n    config: fitme\n    kernel: ubench_dma\n    shape: [8, 2048]\n"
+          << "    dtype: bf16\n    measure: transfer\n    time: " << time << "\n    source: T\n";
+    };
+    write_cases("1us");
+    CliRun r = gensweep("calibrate '" + cases + "' --configs '" + cfg +
+                        "' --set core.dma.fixed_latency=300ns --json '" + json + "'");
+    ASSERT_EQ(r.rc, 0) << r.out << r.err;
+    double truth = 0;
+    {
+        Json j(json);
+        ASSERT_NE(j.doc, nullptr);
+        truth = num(j.find_case("one"), "model_ns");
+    }
+    ASSERT_GT(truth, 1000.0);
+    // both cases move 32 KiB through one engine (8 partitions per engine, descriptors made by
+    // hardware on gen3): the same span, so one measured time fits both
+    char t[64];
+    snprintf(t, sizeof t, "%.6fns", truth);
+    write_cases(t);
+    r = gensweep("calibrate '" + cases + "' --configs '" + cfg +
+                 "' --fit core.dma.fixed_latency --json '" + json + "'");
+    ASSERT_EQ(r.rc, 0) << r.out << r.err;
+    EXPECT_NE(r.out.find("[fit: "), std::string::npos) << r.out;
+    Json j(json);
+    ASSERT_NE(j.doc, nullptr);
+    const cJSON *fit = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j.doc, "fit"), 0);
+    ASSERT_NE(fit, nullptr);
+    EXPECT_EQ(num(fit, "before"), 100.0);
+    /* within 2%: the small pull towards the starting value (CAL_PRIOR_WEIGHT) biases it a little */
+    EXPECT_NEAR(num(fit, "after"), 300.0, 6.0);
+    EXPECT_GT(num(fit, "geomean_error_before"), 1.05);
+    EXPECT_LT(num(fit, "geomean_error_after"), 1.02);
+    for (const std::string &p : {cfg, cases, json})
+        std::remove(p.c_str());
+}
+
+TEST(Calibrate, SourcedValuesAreNotFitted)
+{
+    CliRun r = gensweep("calibrate calibration/cases.yaml --fit core.dma.bandwidth_per_engine");
+    ASSERT_EQ(r.rc, 0) << r.out << r.err;
+    EXPECT_NE(r.out.find("not fitted: gen3 core.dma.bandwidth_per_engine (sourced"),
+              std::string::npos)
+        << r.out;
+    EXPECT_EQ(r.out.find("[fit: "), std::string::npos) << r.out;
+}
+
+TEST(Calibrate, UsageErrors)
+{
+    struct Case {
+        const char *args, *msg;
+    } cases[] = {
+        {"calibrate", "missing the case file"},
+        {"calibrate calibration/cases.yaml --fit no.such.key", "not a numeric config key"},
+        {"calibrate calibration/cases.yaml --fit", "needs a value"},
+        {"calibrate calibration/cases.yaml --kernels matmul", "does not apply"},
+        {"calibrate calibration/cases.yaml --bogus", "unknown option"},
+        {"calibrate calibration/cases.yaml calibration/cases.yaml", "one case file"},
+        {"calibrate calibration", "not a regular file"},
+        {"calibrate no/such/file.yaml", "no such file"},
+    };
+    for (const Case &c : cases) {
+        CliRun r = gensweep(c.args);
+        EXPECT_EQ(r.rc, 2) << c.args << "\n" << r.out << r.err;
+        EXPECT_NE(r.err.find(c.msg), std::string::npos) << c.args << "\n" << r.err;
+    }
+}
+
+TEST(Calibrate, BadCaseFilesNameTheProblemAndWhere)
+{
+    struct Case {
+        const char *file, *msg;
+    } cases[] = {
+        {"malformed.yaml", "malformed.yaml:2:1: YAML:"},
+        {"no_cases.yaml", "cases: a list of cases is required"},
+        {"unknown_config.yaml", ":4:13: cases[0].config: no loaded config is named 'gen9'"},
+        {"unknown_kernel.yaml", ":5:13: cases[0].kernel: unknown kernel 'nope'"},
+        {"bad_unit.yaml", ":8:11: cases[0].time: 'GHz' is a frequency unit"},
+        {"unknown_source.yaml", "cases[0].source: 'Y' is not a key of sources:"},
+        {"wrong_rank.yaml", "cases[0].shape: ubench_dma takes 2 sizes, got 1"},
+        {"engines_not_transfer.yaml", "need measure: transfer"},
+        {"duplicate_name.yaml", "cases[1].name: 'a' is used twice (first at line 3)"},
+        {"unknown_keys.yaml", "cases[0].colour: unknown key"},
+        {"nothing_to_compare.yaml", "nothing to compare"},
+    };
+    for (const Case &c : cases) {
+        CliRun r = gensweep(std::string("calibrate tests/calibration/bad/") + c.file);
+        EXPECT_EQ(r.rc, 2) << c.file << "\n" << r.out << r.err;
+        EXPECT_NE(r.err.find(c.msg), std::string::npos) << c.file << "\n" << r.err;
+        EXPECT_EQ(r.out, "") << c.file; // nothing ran
+    }
+}
