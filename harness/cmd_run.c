@@ -452,6 +452,17 @@ int gs_cmd_run(int argc, char **argv)
     if (st == GS_OK && ran_model) st = gs_job_check_roofline(&stats, &err);
     if (st == GS_OK && functional) st = gs_job_check_outputs(job, &chk, &err);
     gs_job_status js = gs_job_status_from(st);
+    /* a kernel must run its own check shapes everywhere: not fitting one is a kernel failure,
+     * not a clean status (a perf shape may legitimately outgrow a small SBUF) */
+    if (js == GS_JOB_DOES_NOT_FIT && gs_job_is_check_shape(&spec)) {
+        js = GS_JOB_FAIL;
+        static const char prefix[] = "a check shape must fit every generation: ";
+        const size_t pl = sizeof prefix - 1;
+        const size_t ml = strnlen(err.message, sizeof err.message - 1 - pl);
+        memmove(err.message + pl, err.message, ml);
+        memcpy(err.message, prefix, pl);
+        err.message[pl + ml] = '\0';
+    }
     if (o.json) {
         printf("{\"generation\":\"%s\",\"kernel\":\"%s\",\"variant\":\"%s\",\"dtype\":\"%s\","
                "\"status\":\"%s\",\"time_ns\":%.6f,\"roofline_ns\":%.6f,\"bottleneck\":\"%s\","

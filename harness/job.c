@@ -323,3 +323,16 @@ gs_status gs_job_check_roofline(const gs_run_stats *st, gs_error *err)
                             st->total_ns, st->min_roofline_ns);
     return GS_OK;
 }
+
+int gs_job_is_check_shape(const gs_job_spec *spec)
+{
+    for (int i = 0; i < GS_SUITE_MAX_SHAPES && spec->kernel->check_shapes[i].n; i++) {
+        const gs_shape *sh = &spec->kernel->check_shapes[i];
+        if (sh->n != spec->n_dims) continue;
+        int same = 1;
+        for (int d = 0; d < sh->n; d++)
+            same &= sh->d[d] == spec->dims[d];
+        if (same) return 1;
+    }
+    return 0;
+}

@@ -83,6 +83,9 @@ gs_status gs_job_check_outputs(gs_job *j, gs_job_check *res, gs_error *err);
  * much. GS_OK otherwise (also when there is no roofline, e.g. an empty program). */
 gs_status gs_job_check_roofline(const gs_run_stats *st, gs_error *err);
 
+/* Is the spec's shape one of its kernel's check shapes? */
+int gs_job_is_check_shape(const gs_job_spec *spec);
+
 /* Parse "128x256x512" into dims; returns 0 or -1 with err set. */
 int gs_parse_shape(const char *s, int64_t *dims, int max, int *n, gs_error *err);
 

@@ -30,7 +30,8 @@ static gs_status build(gs_kb *kb, const gs_kernel_args *a)
     const gs_caps *c = gs_kb_caps(kb);
     const gs_tensor *X = &a->t[0], *G = &a->t[1], *Bt = &a->t[2], *Y = &a->t[3];
     int64_t R = a->dims[0], D = a->dims[1];
-    unsigned bufs = a->param[1] > 0 ? (unsigned)a->param[1] : 2;
+    const int bufs_given = a->param[1] > 0;
+    unsigned bufs = bufs_given ? (unsigned)a->param[1] : 2;
     size_t es = gs_dtype_size(a->dtype);
     gs_engine eng = GS_ENG_SCALAR;
     if (gs_pick_engine(kb, "layernorm", a->param[2], GS_ENG_SCALAR, &eng) != GS_OK)
@@ -41,8 +42,13 @@ static gs_status build(gs_kb *kb, const gs_kernel_args *a)
     if (3 * nch > (int64_t)c->max_free_sbuf)
         return gs_kb_fail(kb, GS_ERR_INVALID, "layernorm: %lld chunks per row; use a larger chunk",
                           (long long)nch);
-    /* the row pool is double-buffered when two rows, gamma, beta and the chunk pools fit */
+    /* the row pool is double-buffered when two rows, gamma, beta and the chunk pools fit; by
+     * default the chunk pools drop to one buffer when two do not fit a small SBUF */
     uint64_t fixed = 2u * (uint64_t)D * es + (uint64_t)bufs * chunk * (4 + es) + 4096;
+    if (!bufs_given && fixed + (uint64_t)D * es > c->sbuf_partition_bytes) {
+        bufs = 1;
+        fixed = 2u * (uint64_t)D * es + (uint64_t)chunk * (4 + es) + 4096;
+    }
     unsigned rowbufs = fixed + 2u * D * es <= c->sbuf_partition_bytes ? 2 : 1;
     gs_pool *pgb = gs_pool_create(kb, GS_MEM_SBUF, "gamma_beta", 2, (uint64_t)D * es);
     gs_pool *prow = gs_pool_create(kb, GS_MEM_SBUF, "xrow", rowbufs, (uint64_t)D * es);

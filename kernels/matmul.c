@@ -82,8 +82,8 @@ static void evacuate(mm_state *s, gs_ap out, gs_ap acc, gs_engine eng, unsigned 
 {
     const gs_mm_problem *p = s->p;
     if (p->bias || p->act != GS_ACT_IDENTITY) {
-        gs_operand bias = p->bias ? gs_per_partition(gs_tile_view(&s->bias, 0, tm, 0, 1))
-                                  : gs_imm(0.0f);
+        gs_operand bias =
+            p->bias ? gs_per_partition(gs_tile_view(&s->bias, 0, tm, 0, 1)) : gs_imm(0.0f);
         gs_activation(s->kb, out, acc, p->act, gs_imm(1.0f), bias, NULL);
     } else {
         gs_tensor_copy(s->kb, eng, out, acc);
@@ -196,6 +196,12 @@ static int64_t round_up(int64_t v, int64_t m)
     return (v + m - 1) / m * m;
 }
 
+/* PSUM groups of the pipelined schedule (see sched_blocked). */
+static int64_t pipelined_group(const gs_caps *c)
+{
+    return GS_MIN(GS_MAX((int64_t)1, (int64_t)c->psum_banks / 2), (int64_t)GS_MAX_PSUM_GROUP);
+}
+
 static void sched_blocked(mm_state *s, int pipelined)
 {
     const gs_mm_problem *p = s->p;
@@ -203,8 +209,7 @@ static void sched_blocked(mm_state *s, int pipelined)
     const gs_caps *c = s->c;
     /* G: matmuls sharing one stationary tile back to back, one PSUM bank each, with a second
      * set of G banks so evacuation overlaps the next group's matmuls. */
-    int64_t G = pipelined ? GS_MAX((int64_t)1, (int64_t)c->psum_banks / 2) : 1;
-    G = GS_MIN(G, (int64_t)GS_MAX_PSUM_GROUP);
+    int64_t G = pipelined ? pipelined_group(c) : 1;
     unsigned nat = pipelined ? 2u : 1u; /* AT blocks (double-buffered when pipelined) */
     uint64_t out_bytes = (uint64_t)s->bufs * (uint64_t)(G * s->TN) * s->oes;
     uint64_t bias_bytes = p->bias ? 2u * gs_dtype_size(p->bias->dtype) : 0u;
@@ -260,15 +265,36 @@ static void sched_blocked(mm_state *s, int pipelined)
                     gs_tile out = gs_tile_alloc(po, s->out_dt, tm, gw);
                     for (int g = 0; g < ntile; g++) {
                         /* pipelined: spread evacuation over two engines */
-                        gs_engine eng = pipelined && (eng_turn++ & 1u) ? GS_ENG_SCALAR : GS_ENG_VECTOR;
-                        evacuate(s,
-                                 gs_tile_view(&out, 0, tm, (uint32_t)(g * s->TN), acc[g].free_elems),
-                                 acc[g].ap, eng, tm);
+                        gs_engine eng =
+                            pipelined && (eng_turn++ & 1u) ? GS_ENG_SCALAR : GS_ENG_VECTOR;
+                        evacuate(
+                            s, gs_tile_view(&out, 0, tm, (uint32_t)(g * s->TN), acc[g].free_elems),
+                            acc[g].ap, eng, tm);
                     }
                     store(s, m0, tm, nb0 + ng, gw, out.ap);
                 }
             }
         }
+    }
+}
+
+/* SBUF bytes per partition the schedule needs at its smallest blocks (one tile wide). */
+static uint64_t min_sbuf_bytes(const mm_state *s, gs_mm_schedule sched, const gs_mm_problem *p)
+{
+    const uint64_t ies = s->ies, oes = s->oes, KT = (uint64_t)s->KT;
+    const uint64_t TM = (uint64_t)s->TM, TN = (uint64_t)s->TN;
+    uint64_t bias = p->bias ? 2u * gs_dtype_size(p->bias->dtype) : 0u;
+    switch (sched) {
+    case GS_MM_NAIVE:
+        return bias + s->bufs * ((TM + TN) * ies + TN * oes);
+    case GS_MM_HOISTED:
+        return bias + KT * (TM + TN) * ies + s->bufs * TN * oes;
+    default: {
+        const int pipelined = sched == GS_MM_PIPELINED;
+        const uint64_t G = pipelined ? (uint64_t)pipelined_group(s->c) : 1u;
+        return bias + s->bufs * G * TN * oes + KT * TN * ies +
+               (pipelined ? 2u : 1u) * KT * TM * ies;
+    }
     }
 }
 
@@ -308,17 +334,32 @@ gs_status gs_mm_build(gs_kb *kb, const gs_mm_problem *p, gs_mm_schedule sched, c
     s.mb_param = param[GS_MM_P_MB];
     s.nb_param = param[GS_MM_P_NB];
     s.bias.ap.tensor = -1;
+    /* Default tile width: shrink TN (512 -> 256 -> 128 -> 64) until the schedule's smallest
+     * blocks fit SBUF, so a small-SBUF target runs the schedule with narrower tiles rather than
+     * reporting does-not-fit. An explicit tn is taken as given. */
+    if (param[GS_MM_P_TN] <= 0)
+        while (s.TN > 64 && min_sbuf_bytes(&s, sched, p) > s.c->sbuf_partition_bytes)
+            s.TN /= 2;
     if (sched == GS_MM_PIPELINED) {
         s.split_queues = s.c->dma_queues >= 2;
         s.q_store_n = GS_MAX(1u, s.c->dma_queues / 4);
     }
     if (p->bias) s.pbias = mk_pool(&s, GS_MEM_SBUF, "bias", 2, gs_dtype_size(p->bias->dtype));
     switch (sched) {
-    case GS_MM_NAIVE: sched_naive(&s); break;
-    case GS_MM_HOISTED: sched_hoisted(&s); break;
-    case GS_MM_BLOCKED: sched_blocked(&s, 0); break;
-    case GS_MM_PIPELINED: sched_blocked(&s, 1); break;
-    default: return gs_kb_fail(kb, GS_ERR_INVALID, "matmul: no schedule %d", (int)sched);
+    case GS_MM_NAIVE:
+        sched_naive(&s);
+        break;
+    case GS_MM_HOISTED:
+        sched_hoisted(&s);
+        break;
+    case GS_MM_BLOCKED:
+        sched_blocked(&s, 0);
+        break;
+    case GS_MM_PIPELINED:
+        sched_blocked(&s, 1);
+        break;
+    default:
+        return gs_kb_fail(kb, GS_ERR_INVALID, "matmul: no schedule %d", (int)sched);
     }
     /* SBUF/PSUM go back to the caller (a batched kernel calls this once per batch); later
      * reuse of the space is ordered after these instructions by the builder's dependencies */
@@ -362,8 +403,8 @@ static int tensors(const gs_kernel_args *a, gs_tensor_decl *t, int max, gs_error
         const char *name;
         gs_tensor_kind kind;
         int64_t r, c;
-    } spec[3] = {{"AT", GS_TENSOR_INPUT, K, M}, {"B", GS_TENSOR_INPUT, K, N},
-                 {"C", GS_TENSOR_OUTPUT, M, N}};
+    } spec[3] = {
+        {"AT", GS_TENSOR_INPUT, K, M}, {"B", GS_TENSOR_INPUT, K, N}, {"C", GS_TENSOR_OUTPUT, M, N}};
     for (int i = 0; i < 3; i++) {
         snprintf(t[i].name, sizeof t[i].name, "%s", spec[i].name);
         t[i].kind = spec[i].kind;
@@ -382,14 +423,15 @@ static void reference(const gs_kernel_args *a, const double *const *in, double *
     gs_mm_reference(a->dims[0], a->dims[1], a->dims[2], in[0], in[1], out[0]);
 }
 
-void gs_mm_reference(int64_t M, int64_t K, int64_t N, const double *at, const double *b,
-                     double *c)
+void gs_mm_reference(int64_t M, int64_t K, int64_t N, const double *at, const double *b, double *c)
 {
-    for (int64_t i = 0; i < M * N; i++) c[i] = 0.0;
+    for (int64_t i = 0; i < M * N; i++)
+        c[i] = 0.0;
     for (int64_t k = 0; k < K; k++)
         for (int64_t m = 0; m < M; m++) {
             double av = at[k * M + m];
-            for (int64_t n = 0; n < N; n++) c[m * N + n] += av * b[k * N + n];
+            for (int64_t n = 0; n < N; n++)
+                c[m * N + n] += av * b[k * N + n];
         }
 }
 

@@ -6,7 +6,7 @@
  *
  * ubench_dma [P x F]: one HBM->SBUF transfer of P partitions x F elements as instruction 0 (the
  *   span calibrate reads), then a store back to HBM so the data can be checked.
- * ubench_chain [N]: N dependent tiny instructions ([partitions x 1] += 1 in place) after one
+ * ubench_chain [N]: N dependent tiny instructions ([1 x 1] += 1 in place) after one
  *   load; "same_engine" all on the vector engine, "cross_engine" alternating vector and scalar
  *   (a semaphore between every pair). calibrate takes the slope of time over N.
  * ubench_matmul_stream [S x K x M x N]: S back-to-back matmuls accumulating stationary [K x M]
@@ -22,13 +22,15 @@ static gs_status dma_build(gs_kb *kb, const gs_kernel_args *a)
     const gs_caps *c = gs_kb_caps(kb);
     const gs_tensor *A = &a->t[0], *B = &a->t[1];
     const int64_t P = a->dims[0], F = a->dims[1];
-    if (P > c->partitions)
-        return gs_kb_fail(kb, GS_ERR_INVALID, "ubench_dma: P=%lld is more than the %u partitions",
-                          (long long)P, c->partitions);
-    gs_pool *pool = gs_pool_create(kb, GS_MEM_SBUF, "a", 1, (uint64_t)F * gs_dtype_size(a->dtype));
-    gs_tile t = gs_tile_alloc(pool, a->dtype, (unsigned)P, (uint32_t)F);
-    gs_dma_copy(kb, t.ap, gs_hbm_rows(A, 0, (unsigned)P, 0, (uint32_t)F), 0);
-    gs_dma_copy(kb, gs_hbm_rows(B, 0, (unsigned)P, 0, (uint32_t)F), t.ap, 1);
+    /* more rows than partitions: one transfer per block of partitions (instruction 0 is the
+     * first block's load) */
+    gs_pool *pool = gs_pool_create(kb, GS_MEM_SBUF, "a", 2, (uint64_t)F * gs_dtype_size(a->dtype));
+    for (int64_t r0 = 0; r0 < P && gs_kb_ok(kb); r0 += c->partitions) {
+        const unsigned np = (unsigned)GS_MIN((int64_t)c->partitions, P - r0);
+        gs_tile t = gs_tile_alloc(pool, a->dtype, np, (uint32_t)F);
+        gs_dma_copy(kb, t.ap, gs_hbm_rows(A, r0, np, 0, (uint32_t)F), 0);
+        gs_dma_copy(kb, gs_hbm_rows(B, r0, np, 0, (uint32_t)F), t.ap, 1);
+    }
     return gs_kb_status(kb);
 }
 
@@ -82,7 +84,8 @@ static gs_status chain_build(gs_kb *kb, const gs_kernel_args *a)
     const gs_caps *c = gs_kb_caps(kb);
     const gs_tensor *A = &a->t[0], *B = &a->t[1];
     const int64_t N = a->dims[0];
-    const unsigned P = c->partitions;
+    const unsigned P = 1; /* tiny: one element, so each instruction costs its minimum */
+    (void)c;
     gs_pool *pool = gs_pool_create(kb, GS_MEM_SBUF, "x", 1, gs_dtype_size(a->dtype));
     gs_tile t = gs_tile_alloc(pool, a->dtype, P, 1);
     gs_dma_copy(kb, t.ap, gs_hbm_rows(A, 0, P, 0, 1), 0);
@@ -108,9 +111,7 @@ static int chain_tensors(const gs_kernel_args *a, gs_tensor_decl *t, int max, gs
         t[i].kind = i == 0 ? GS_TENSOR_INPUT : GS_TENSOR_OUTPUT;
         t[i].dtype = a->dtype;
         t[i].ndim = 2;
-        /* rows = partitions of the target are not known here: 128 rows, the kernel uses the
-         * first `partitions` of them (every shipped generation has 128) */
-        t[i].shape[0] = 128;
+        t[i].shape[0] = 1;
         t[i].shape[1] = 1;
         t[i].lo = -8.0;
         t[i].hi = 8.0;
@@ -121,8 +122,7 @@ static int chain_tensors(const gs_kernel_args *a, gs_tensor_decl *t, int max, gs
 
 static void chain_reference(const gs_kernel_args *a, const double *const *in, double *const *out)
 {
-    for (int64_t i = 0; i < 128; i++)
-        out[0][i] = in[0][i] + (double)a->dims[0];
+    out[0][0] = in[0][0] + (double)a->dims[0];
 }
 
 const gs_kernel_def gs_kernel_ubench_chain = {
@@ -147,29 +147,40 @@ static gs_status mm_build(gs_kb *kb, const gs_kernel_args *a)
     const gs_caps *c = gs_kb_caps(kb);
     const gs_tensor *S = &a->t[0], *Mv = &a->t[1], *O = &a->t[2];
     const int64_t reps = a->dims[0], K = a->dims[1], M = a->dims[2], N = a->dims[3];
-    if (K > c->pe_rows || N > c->moving_free_max)
+    if (N > c->moving_free_max)
         return gs_kb_fail(kb, GS_ERR_INVALID,
-                          "ubench_matmul_stream: K = %lld and N = %lld must fit one matmul (K <= "
-                          "%u, N <= %u)",
-                          (long long)K, (long long)N, c->pe_rows, c->moving_free_max);
-    /* M wider than the PE array: one stream per block of pe_cols stationary columns */
+                          "ubench_matmul_stream: N = %lld must fit one matmul (N <= %u)",
+                          (long long)N, c->moving_free_max);
+    /* M wider than the PE array: one stream per block of pe_cols stationary columns; K deeper
+     * than it: every step accumulates over the K blocks */
     const unsigned mb = GS_MIN((unsigned)M, c->pe_cols);
+    const unsigned kb_rows = GS_MIN((unsigned)K, c->pe_rows);
+    const int64_t KT = (K + kb_rows - 1) / kb_rows;
     const size_t es = gs_dtype_size(a->dtype);
-    gs_pool *ps = gs_pool_create(kb, GS_MEM_SBUF, "stationary", 1, (uint64_t)M * es);
-    gs_pool *pm = gs_pool_create(kb, GS_MEM_SBUF, "moving", 1, (uint64_t)N * es);
+    gs_pool *ps = gs_pool_create(kb, GS_MEM_SBUF, "stationary", 1, (uint64_t)(KT * M) * es);
+    gs_pool *pm = gs_pool_create(kb, GS_MEM_SBUF, "moving", 1, (uint64_t)(KT * N) * es);
     gs_pool *po = gs_pool_create(kb, GS_MEM_SBUF, "out", 2, (uint64_t)N * 4);
     gs_pool *pp = gs_pool_create(kb, GS_MEM_PSUM, "acc", 2, (uint64_t)N * 4);
-    gs_tile ts = gs_tile_alloc(ps, a->dtype, (unsigned)K, (uint32_t)M);
-    gs_tile tm = gs_tile_alloc(pm, a->dtype, (unsigned)K, (uint32_t)N);
-    gs_dma_copy(kb, ts.ap, gs_hbm_rows(S, 0, (unsigned)K, 0, (uint32_t)M), 0);
-    gs_dma_copy(kb, tm.ap, gs_hbm_rows(Mv, 0, (unsigned)K, 0, (uint32_t)N), 1);
+    gs_tile ts = gs_tile_alloc(ps, a->dtype, kb_rows, (uint32_t)(KT * M));
+    gs_tile tm = gs_tile_alloc(pm, a->dtype, kb_rows, (uint32_t)(KT * N));
+    for (int64_t kt = 0; kt < KT; kt++) {
+        const unsigned tk = (unsigned)GS_MIN((int64_t)kb_rows, K - kt * kb_rows);
+        gs_dma_copy(kb, gs_tile_view(&ts, 0, tk, (uint32_t)(kt * M), (uint32_t)M),
+                    gs_hbm_rows(S, kt * kb_rows, tk, 0, (uint32_t)M), 0);
+        gs_dma_copy(kb, gs_tile_view(&tm, 0, tk, (uint32_t)(kt * N), (uint32_t)N),
+                    gs_hbm_rows(Mv, kt * kb_rows, tk, 0, (uint32_t)N), 1);
+    }
     for (int64_t m0 = 0; m0 < M && gs_kb_ok(kb); m0 += mb) {
         const unsigned w = (unsigned)GS_MIN((int64_t)mb, M - m0);
         gs_tile to = gs_tile_alloc(po, GS_FP32, w, (uint32_t)N);
         gs_tile acc = gs_tile_alloc(pp, GS_FP32, w, (uint32_t)N);
-        const gs_ap st = gs_tile_view(&ts, 0, (unsigned)K, (uint32_t)m0, w);
         for (int64_t r = 0; r < reps && gs_kb_ok(kb); r++)
-            gs_matmul(kb, acc.ap, st, tm.ap, r > 0);
+            for (int64_t kt = 0; kt < KT; kt++) {
+                const unsigned tk = (unsigned)GS_MIN((int64_t)kb_rows, K - kt * kb_rows);
+                gs_matmul(kb, acc.ap, gs_tile_view(&ts, 0, tk, (uint32_t)(kt * M + m0), w),
+                          gs_tile_view(&tm, 0, tk, (uint32_t)(kt * N), (uint32_t)N),
+                          r > 0 || kt > 0);
+            }
         gs_tensor_copy(kb, GS_ENG_VECTOR, to.ap, acc.ap);
         gs_dma_copy(kb, gs_hbm_rows(O, m0, w, 0, (uint32_t)N), to.ap, 0);
     }

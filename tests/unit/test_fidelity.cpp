@@ -1,5 +1,6 @@
-// gensweep calibrate: the shipped cases reproduce their measurements, a fit recovers a value the
-// cases were made from, and bad case files get file:line:col errors with exit status 2.
+// Fidelity through the CLI: gensweep calibrate (the shipped cases reproduce their measurements, a
+// fit recovers a value the cases were made from, bad case files get file:line:col errors with
+// exit status 2), the machine-true roofline of `run`, and check shapes that must fit.
 #include <gtest/gtest.h>
 
 #include <cjson/cJSON.h>
@@ -206,5 +207,60 @@ TEST(Calibrate, BadCaseFilesNameTheProblemAndWhere)
         EXPECT_EQ(r.rc, 2) << c.file << "\n" << r.out << r.err;
         EXPECT_NE(r.err.find(c.msg), std::string::npos) << c.file << "\n" << r.err;
         EXPECT_EQ(r.out, "") << c.file; // nothing ran
+    }
+}
+
+TEST(RunFidelity, ACheckShapeThatDoesNotFitIsAFailure)
+{
+    // 64 KiB of SBUF (512 B per partition): matmul's check shape cannot fit
+    CliRun r = gensweep("run --config configs/gen2.yaml --kernel matmul --variant naive --shape "
+                        "128x128x512 --set core.sbuf=64KiB --json");
+    EXPECT_EQ(r.rc, 1) << r.out << r.err;
+    EXPECT_NE(r.out.find("\"status\":\"fail\""), std::string::npos) << r.out;
+    EXPECT_NE(r.err.find("a check shape must fit every generation"), std::string::npos) << r.err;
+    // the same SBUF with a shape that is not a check shape: a clean does-not-fit
+    r = gensweep("run --config configs/gen2.yaml --kernel matmul --variant naive --shape "
+                 "128x128x500 --set core.sbuf=64KiB --json");
+    EXPECT_EQ(r.rc, 0) << r.out << r.err;
+    EXPECT_NE(r.out.find("\"status\":\"does-not-fit\""), std::string::npos) << r.out;
+}
+
+TEST(RunFidelity, LargeElementwiseIsNearTheDmaBound)
+{
+    // 8192 x 8192 bf16 add: 3 x 128 MiB through one core's 16 engines of 27.2 GB/s
+    for (const char *gen : {"gen2", "gen3"}) {
+        CliRun r = gensweep(std::string("run --config configs/") + gen +
+                            ".yaml --kernel elementwise_add --shape 8192x8192 --timing-only");
+        ASSERT_EQ(r.rc, 0) << r.err;
+        const size_t at = r.out.find("bound on the minimum traffic");
+        ASSERT_NE(at, std::string::npos) << r.out;
+        const size_t eq = r.out.find("actual/bound = ", at);
+        ASSERT_NE(eq, std::string::npos) << r.out;
+        const double ratio = std::stod(r.out.substr(eq + 15));
+        EXPECT_GE(ratio, 1.0) << gen;
+        EXPECT_LE(ratio, 1.5) << gen << "\n" << r.out;
+        EXPECT_NE(r.out.find("DMA 1 cores x 16 engines x 27.2 GB/s"), std::string::npos) << r.out;
+    }
+}
+
+TEST(RunFidelity, MatmulSchedulesShrinkTheirTilesToFitASmallCore)
+{
+    // 64 partitions, 4 MiB SBUF, 64x64 PE array: the default tile width no longer fits a
+    // K-deep block; the schedules must narrow it rather than report does-not-fit
+    struct Job {
+        const char *kernel, *variant, *shape;
+    } jobs[] = {{"matmul", "hoisted", "2048x8192x2048"},
+                {"matmul", "blocked", "2048x8192x2048"},
+                {"matmul", "pipelined", "2048x8192x2048"},
+                {"mlp", "fused", "4096x4096x4096"},
+                {"layernorm", "bn_stats", "2048x8192"}};
+    for (const Job &j : jobs) {
+        CliRun r = gensweep(std::string("run --config configs/whatif/small-core.yaml --kernel ") +
+                            j.kernel + " --variant " + j.variant + " --shape " + j.shape +
+                            " --timing-only --json");
+        EXPECT_EQ(r.rc, 0) << j.kernel << "/" << j.variant << "\n" << r.out << r.err;
+        EXPECT_NE(r.out.find("\"status\":\"pass\""), std::string::npos)
+            << j.kernel << "/" << j.variant << "\n"
+            << r.out << r.err;
     }
 }
