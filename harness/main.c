@@ -31,15 +31,18 @@ static const gs_command commands[] = {
      gs_cmd_bench, gs_help_bench},
     {"report", "write the self-contained HTML report from a results file", gs_cmd_report,
      gs_help_report},
+    {"history", "performance history across commits (SQLite): add, show, export, gate",
+     gs_cmd_history, gs_help_history},
 };
 
 static void usage(FILE *out)
 {
-    fprintf(out, "gensweep %s - multi-generation NeuronCore-class accelerator model and kernel "
-                 "portability harness\n\n"
-                 "usage: gensweep <command> [options]\n"
-                 "       gensweep <command> --help\n"
-                 "       gensweep --version\n\ncommands:\n",
+    fprintf(out,
+            "gensweep %s - multi-generation NeuronCore-class accelerator model and kernel "
+            "portability harness\n\n"
+            "usage: gensweep <command> [options]\n"
+            "       gensweep <command> --help\n"
+            "       gensweep --version\n\ncommands:\n",
             GS_VERSION);
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(out, "  %-12s %s\n", commands[i].name, commands[i].summary);
