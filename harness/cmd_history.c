@@ -18,7 +18,8 @@
 void gs_help_history(void)
 {
     printf(
-        "usage: gensweep history add RESULTS.json --db FILE [--commit C] [--date D] [--replace]\n"
+        "usage: gensweep history add RESULTS.json --db FILE [--commit C] [--date D]\n"
+        "                            [--replace] [--bad]\n"
         "       gensweep history show --db FILE [--kernel K] [--gen G] [--last N]\n"
         "                             [--threshold PCT]\n"
         "       gensweep history export --db FILE [--kernel K] [--gen G] [--last N]\n"
@@ -48,7 +49,7 @@ void gs_help_history(void)
 
 typedef struct hist_args {
     const char *db, *kernel, *gen, *commit, *date, *out, *pos;
-    int last, replace;
+    int last, replace, bad;
     double threshold;
 } hist_args;
 
@@ -98,6 +99,8 @@ static int parse(int argc, char **argv, hist_args *a)
             }
         } else if (!strcmp(o, "--replace")) {
             a->replace = 1;
+        } else if (!strcmp(o, "--bad")) {
+            a->bad = 1;
         } else if (o[0] == '-' && o[1]) {
             fprintf(stderr,
                     "gensweep history %s: unknown option '%s' (see gensweep history --help)\n", sub,
@@ -169,7 +172,7 @@ static int cmd_add(int argc, char **argv)
         return rc;
     }
     gs_history_added what;
-    gs_status st = gs_history_add(h, res, &key, a.replace, &what, &err);
+    gs_status st = gs_history_add(h, res, &key, a.replace, a.bad, &what, &err);
     if (st != GS_OK) {
         rc = report_error("add", &err);
         if (st == GS_ERR_IO) rc = GS_EXIT_FAIL;

@@ -311,12 +311,13 @@ static char *json_text(const cJSON *v)
 }
 
 static gs_status insert_run(gs_history *h, const cJSON *res, const char *commit, const char *date,
-                            gs_error *err)
+                            int mark_bad, gs_error *err)
 {
     const cJSON *jobs = cJSON_GetObjectItemCaseSensitive(res, "jobs");
     const cJSON *j;
     int good = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(res, "complete"));
     cJSON_ArrayForEach(j, jobs) if (status_is_failure(gs_json_str(j, "status"))) good = 0;
+    if (mark_bad) good = 0;
     char added[21];
     now_utc(added);
     char *overrides = json_text(cJSON_GetObjectItemCaseSensitive(res, "overrides"));
@@ -423,7 +424,7 @@ gs_status gs_history_key_of(const cJSON *results, const char *commit, const char
 }
 
 gs_status gs_history_add(gs_history *h, const cJSON *results, const gs_history_key *key,
-                         int replace, gs_history_added *outcome, gs_error *err)
+                         int replace, int mark_bad, gs_history_added *outcome, gs_error *err)
 {
     *outcome = GS_HISTORY_UNCHANGED;
     const char *commit = key->commit;
@@ -449,7 +450,7 @@ gs_status gs_history_add(gs_history *h, const cJSON *results, const gs_history_k
         st = exec(h, sql, err);
     }
     if (st == GS_OK && (!existing || replace)) {
-        st = insert_run(h, results, commit, key->date, err);
+        st = insert_run(h, results, commit, key->date, mark_bad, err);
         if (st == GS_OK) *outcome = existing ? GS_HISTORY_REPLACED : GS_HISTORY_ADDED;
     }
     if (st == GS_OK) st = exec(h, "COMMIT", err);

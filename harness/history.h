@@ -60,9 +60,11 @@ gs_status gs_history_key_of(const cJSON *results, const char *commit, const char
                             gs_history_key *key, gs_error *err);
 
 /* Record a results document (harness/RESULTS.md) as the run `key`. Idempotent per commit:
- * adding a recorded commit again writes nothing unless replace is set. */
+ * adding a recorded commit again writes nothing unless replace is set. The run is good when
+ * the sweep was complete and no job failed, unless mark_bad (e.g. it failed a CI gate), so
+ * the gate never takes it as its reference. */
 gs_status gs_history_add(gs_history *h, const cJSON *results, const gs_history_key *key,
-                         int replace, gs_history_added *outcome, gs_error *err);
+                         int replace, int mark_bad, gs_history_added *outcome, gs_error *err);
 
 /* The last n runs (oldest first) and, per job (optionally only those of kernel / generation),
  * its time and status in each run and the change points: consecutive recorded times whose ratio

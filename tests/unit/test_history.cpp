@@ -251,6 +251,13 @@ TEST_F(History, GateComparesWithTheLastGoodRun)
         << out;
     EXPECT_EQ(sql_int(d, "SELECT good FROM runs WHERE commit_id = 'bad2'"), 0);
     EXPECT_EQ(sql_int(d, "SELECT good FROM runs WHERE commit_id = 'good1'"), 1);
+    // a clean run that failed a gate, recorded --bad: skipped too
+    ASSERT_EQ(run("history add " + variant("gatefail", 3.0) + " --db " + d +
+                      " --commit bad3 --date 2026-01-03 --bad",
+                  &out),
+              0)
+        << out;
+    EXPECT_EQ(sql_int(d, "SELECT good FROM runs WHERE commit_id = 'bad3'"), 0);
     EXPECT_EQ(run("history gate --db " + d + " " + results_ + " --commit new3", &out), 0) << out;
     EXPECT_NE(out.find("good1"), std::string::npos) << out;
     EXPECT_EQ(run("history gate --db " + d + " " + variant("slow5", 1.05) + " --commit new3", &out),
