@@ -177,10 +177,8 @@ static int cmd_add(int argc, char **argv)
         rc = report_error("add", &err);
         if (st == GS_ERR_IO) rc = GS_EXIT_FAIL;
     } else {
-        static const char *const said[] = {"recorded",
-                                           "already recorded; unchanged (--replace to "
-                                           "overwrite)",
-                                           "replaced"};
+        static const char *const said[] = {
+            "recorded", "already recorded; unchanged (--replace overwrites)", "replaced"};
         printf("%s: commit %s (%s): %d jobs %s\n", a.db, key.commit, key.date,
                cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(res, "jobs")), said[what]);
     }
