@@ -27,11 +27,18 @@ if [ ${#need[@]} -gt 0 ]; then
         exit 77
     fi
     echo "installing slurm-wlm munge (missing: ${need[*]})"
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends slurm-wlm munge \
-        >/dev/null 2>&1 ||
-        { DEBIAN_FRONTEND=noninteractive apt-get update -qq &&
-            DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-                slurm-wlm munge >/dev/null; } || fail "apt-get install slurm-wlm munge failed"
+    # keep the packages' maintainer scripts from starting the system's munge/slurm services
+    # (this test starts its own daemons and must leave none running): policy-rc.d says no
+    policy=""
+    if [ ! -e /usr/sbin/policy-rc.d ]; then
+        policy=/usr/sbin/policy-rc.d
+        printf '#!/bin/sh\nexit 101\n' >"$policy" && chmod 755 "$policy"
+    fi
+    inst() { DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends slurm-wlm munge >/dev/null; }
+    inst 2>/dev/null || { DEBIAN_FRONTEND=noninteractive apt-get update -qq && inst; }
+    ok=$?
+    [ -z "$policy" ] || rm -f "$policy"
+    [ $ok -eq 0 ] || fail "apt-get install slurm-wlm munge failed"
 fi
 # slurmd runs jobs as the submitting user and the daemons here run as that user too
 if [ "$(id -u)" -ne 0 ]; then
