@@ -192,19 +192,21 @@ void TraceWriter::complete(int pid, int tid, const char *name, uint64_t ts_ps, u
     gs_sb_puts(&sb_, "}}");
     end_event();
 
-    const Slice me = {pid, tid, ts_ps};
+    const Slice me = {index, pid, tid, ts_ps};
     for (uint32_t k = 0; k < n_deps; ++k) {
-        if (deps[k] >= slices_.size()) continue;
-        const Slice &d = slices_[deps[k]];
-        if (d.pid < 0 || (d.pid == pid && d.tid == tid)) continue;
+        const size_t slot = deps[k] % kFlowWindow;
+        if (slot >= slices_.size() || slices_[slot].index != deps[k]) continue;
+        const Slice &d = slices_[slot];
+        if (d.pid == pid && d.tid == tid) continue;
         const uint64_t id = next_flow_++;
         /* "s" inside the producer's slice (its start), "f" at the consumer's start bound to
          * the enclosing slice ("bp":"e"), so viewers draw producer end -> consumer start */
         flow("s", id, d);
         flow("f", id, me);
     }
-    if (index >= slices_.size()) slices_.resize(index + 1, Slice{-1, -1, 0});
-    slices_[index] = me;
+    const size_t slot = index % kFlowWindow;
+    if (slot >= slices_.size()) slices_.resize(slot + 1, Slice{SIZE_MAX, -1, -1, 0});
+    slices_[slot] = me;
 }
 
 void TraceWriter::flow(const char *ph, uint64_t id, const Slice &at)

@@ -10,9 +10,10 @@
  * Dependencies that cross tracks (another engine, DMA queue or core) are drawn as flow events
  * (an "s"/"f" pair per dependency, category "dep", bound to the producer's and the consumer's
  * slices); dependencies on the same track are visible as program order, and every slice lists
- * all its dependencies in args.deps. To place the flows the writer keeps the track and start of
- * every written slice (24 bytes per instruction). Source paths ("src") are relative to the
- * repository root.
+ * all its dependencies in args.deps. To place the flows the writer remembers the track and start
+ * of the slices of the last kFlowWindow instruction indices (a fixed window, so memory stays
+ * bounded however long the trace): a dependency further back in the program keeps its entry in
+ * args.deps but gets no arrow. Source paths ("src") are relative to the repository root.
  */
 #ifndef GS_TLM_TRACE_WRITER_H
 #define GS_TLM_TRACE_WRITER_H
@@ -61,13 +62,15 @@ class TraceWriter
 
   private:
     struct Slice {
-        int32_t pid, tid; /* pid < 0: not written */
+        size_t index; /* SIZE_MAX: empty */
+        int32_t pid, tid;
         uint64_t ts_ps;
     };
+    static constexpr size_t kFlowWindow = 8192;
     void begin_event();
     void end_event();
     void flow(const char *ph, uint64_t id, const Slice &at);
-    std::vector<Slice> slices_; /* by instruction index */
+    std::vector<Slice> slices_; /* slot index % kFlowWindow, grown up to kFlowWindow */
     uint64_t next_flow_;
     FILE *f_;
     gs_sb sb_;
