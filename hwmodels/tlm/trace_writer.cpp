@@ -86,6 +86,7 @@ gs_status TraceWriter::open(const char *path, gs_error *err)
     setvbuf(f_, nullptr, _IOFBF, kFileBuffer);
     path_ = gs_strdup(path);
     first_ = true;
+    slices_.reserve(kFlowWindow); /* once, so growing never copies (pages touched as used) */
     if (fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n", f_) == EOF) io_error_ = true;
     return GS_OK;
 }
