@@ -146,6 +146,7 @@ pids+=($!)
     trap '' INT TERM
     while kill -0 $$ 2>/dev/null; do sleep 1; done
     if [ -s "$base/jobs" ]; then
+        # shellcheck disable=SC2046 # the job ids, one word each
         scancel $(cat "$base/jobs") 2>/dev/null
         sleep 2
     fi
