@@ -15,6 +15,7 @@ gs_require_pkg(SYSTEMC systemc libsystemc-dev)
 gs_require_pkg(YAML yaml-0.1 libyaml-dev)
 gs_require_pkg(CJSON libcjson libcjson-dev)
 gs_require_pkg(OPENBLAS openblas libopenblas-dev)
+gs_require_pkg(SQLITE3 sqlite3 libsqlite3-dev)
 
 find_package(GTest CONFIG QUIET)
 if(NOT GTest_FOUND)

@@ -7,6 +7,7 @@
 
 #include "cli_util.h"
 #include "commands.h"
+#include "datadir.h"
 #include "gs/config.h"
 
 /* Print every diagnostic, sorted, one "file:line:col: key: message" per line. */
@@ -152,7 +153,7 @@ static int list_gens(int argc, char **argv)
         gs_cli_args_free(&a);
         return GS_EXIT_USAGE;
     }
-    const char *dir = a.n_pos ? a.pos[0] : "configs";
+    const char *dir = a.n_pos ? a.pos[0] : gs_default_configs_dir();
     DIR *dh = opendir(dir);
     if (!dh) {
         fprintf(stderr, "gensweep list gens: cannot open directory '%s' (run from the "
@@ -221,7 +222,9 @@ typedef struct list_topic {
 } list_topic;
 
 static const list_topic list_topics[] = {
-    {"gens", "[DIR]", "generation configs in DIR (default: configs) with derived peak numbers",
+    {"gens", "[DIR]",
+     "generation configs in DIR (default: ./configs, else the installed configs) with derived "
+     "peak numbers",
      list_gens},
     {"kernels", "[--names | --check-shapes K]",
      "the kernel suite: variants, dims, dtypes, params, check and perf shapes", gs_list_kernels},

@@ -58,4 +58,8 @@ void gs_help_tune(void);
 int gs_cmd_bench(int argc, char **argv);
 void gs_help_bench(void);
 
+/* cmd_history.c: the performance history database (history add|show|export|gate) */
+int gs_cmd_history(int argc, char **argv);
+void gs_help_history(void);
+
 #endif

@@ -33,6 +33,8 @@ static const gs_command commands[] = {
      gs_cmd_bench, gs_help_bench},
     {"report", "write the self-contained HTML report from a results file", gs_cmd_report,
      gs_help_report},
+    {"history", "performance history across commits (SQLite): add, show, export, gate",
+     gs_cmd_history, gs_help_history},
 };
 
 static void usage(FILE *out)

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "compare.h"
+#include "datadir.h"
 #include "gs/strbuf.h"
 #include "record.h"
 #include "results.h"
@@ -208,7 +209,7 @@ gs_sweep *gs_sweep_create(const gs_sweep_opts *o)
         return NULL;
     }
     s->exe[n] = '\0';
-    static const char *const def_configs[] = {"configs"};
+    const char *const def_configs[] = {gs_default_configs_dir()};
     const char *const *cl = o->n_configs ? o->configs : def_configs;
     size_t ncl = o->n_configs ? o->n_configs : 1;
     for (size_t i = 0; i < ncl; i++)

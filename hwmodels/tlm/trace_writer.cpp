@@ -44,9 +44,28 @@ void put_us(gs_sb *sb, uint64_t ps)
     gs_sb_putn(sb, frac, sizeof frac);
 }
 constexpr size_t kFileBuffer = 1u << 20; /* stdio buffer: fewer write syscalls */
+
+/* The repository root as this file was compiled (its path minus hwmodels/tlm/trace_writer.cpp),
+ * so kernel sources recorded with absolute __FILE__ paths appear relative in the trace. Empty
+ * when the build gave relative paths. */
+std::size_t source_root_len()
+{
+    static const char self[] = __FILE__;
+    static const char tail[] = "hwmodels/tlm/trace_writer.cpp";
+    const std::size_t n = sizeof self - 1, t = sizeof tail - 1;
+    if (n > t && !strcmp(self + n - t, tail) && self[0] == '/') return n - t;
+    return 0;
+}
+const char *relative_source(const char *file)
+{
+    static const std::size_t root = source_root_len();
+    if (file && root && !strncmp(file, __FILE__, root)) return file + root;
+    return file;
+}
 } // namespace
 
-TraceWriter::TraceWriter() : f_(nullptr), first_(true), io_error_(false), path_(nullptr)
+TraceWriter::TraceWriter()
+    : next_flow_(1), f_(nullptr), first_(true), io_error_(false), path_(nullptr)
 {
     gs_sb_init(&sb_);
 }
@@ -67,6 +86,7 @@ gs_status TraceWriter::open(const char *path, gs_error *err)
     setvbuf(f_, nullptr, _IOFBF, kFileBuffer);
     path_ = gs_strdup(path);
     first_ = true;
+    slices_.reserve(kFlowWindow); /* once, so growing never copies (pages touched as used) */
     if (fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n", f_) == EOF) io_error_ = true;
     return GS_OK;
 }
@@ -148,6 +168,7 @@ void TraceWriter::complete(int pid, int tid, const char *name, uint64_t ts_ps, u
         put_u64(&sb_, deps[k]);
     }
     gs_sb_puts(&sb_, "],\"src\":");
+    file = relative_source(file);
     const std::size_t flen = file ? strlen(file) : 1;
     char src[GS_ERROR_FILE_MAX + 24];
     if (flen < GS_ERROR_FILE_MAX) {
@@ -170,6 +191,40 @@ void TraceWriter::complete(int pid, int tid, const char *name, uint64_t ts_ps, u
         put_us(&sb_, port_wait_ps);
     }
     gs_sb_puts(&sb_, "}}");
+    end_event();
+
+    const Slice me = {index, pid, tid, ts_ps};
+    for (uint32_t k = 0; k < n_deps; ++k) {
+        const size_t slot = deps[k] % kFlowWindow;
+        if (slot >= slices_.size() || slices_[slot].index != deps[k]) continue;
+        const Slice &d = slices_[slot];
+        if (d.pid == pid && d.tid == tid) continue;
+        const uint64_t id = next_flow_++;
+        /* "s" inside the producer's slice (its start), "f" at the consumer's start bound to
+         * the enclosing slice ("bp":"e"), so viewers draw producer end -> consumer start */
+        flow("s", id, d);
+        flow("f", id, me);
+    }
+    const size_t slot = index % kFlowWindow;
+    if (slot >= slices_.size()) slices_.resize(slot + 1, Slice{SIZE_MAX, -1, -1, 0});
+    slices_[slot] = me;
+}
+
+void TraceWriter::flow(const char *ph, uint64_t id, const Slice &at)
+{
+    begin_event();
+    gs_sb_puts(&sb_, "{\"ph\":\"");
+    gs_sb_puts(&sb_, ph);
+    gs_sb_puts(&sb_, "\",\"id\":");
+    put_u64(&sb_, id);
+    gs_sb_puts(&sb_, ",\"name\":\"dep\",\"cat\":\"dep\",\"pid\":");
+    put_i64(&sb_, at.pid);
+    gs_sb_puts(&sb_, ",\"tid\":");
+    put_i64(&sb_, at.tid);
+    gs_sb_puts(&sb_, ",\"ts\":");
+    put_us(&sb_, at.ts_ps);
+    if (ph[0] == 'f') gs_sb_puts(&sb_, ",\"bp\":\"e\"");
+    gs_sb_puts(&sb_, "}");
     end_event();
 }
 
@@ -196,6 +251,8 @@ gs_status TraceWriter::close(gs_error *err)
     if (fputs("\n]}\n", f_) == EOF) io_error_ = true;
     if (fclose(f_) != 0) io_error_ = true;
     f_ = nullptr;
+    slices_.clear();
+    slices_.shrink_to_fit();
     gs_status st = GS_OK;
     if (io_error_) {
         st = gs_error_set(err, GS_ERR_IO, path_, 0, 0, "error writing trace file");

@@ -7,8 +7,13 @@
  * picoseconds of simulated time printed as microseconds with six decimals, so they equal the
  * model's times exactly. All strings go through gs_sb_json_str (gs/strbuf.h).
  *
- * Not modelled: flow events (arrows between dependent slices); dependencies are listed in each
- * slice's args instead.
+ * Dependencies that cross tracks (another engine, DMA queue or core) are drawn as flow events
+ * (an "s"/"f" pair per dependency, category "dep", bound to the producer's and the consumer's
+ * slices); dependencies on the same track are visible as program order, and every slice lists
+ * all its dependencies in args.deps. To place the flows the writer remembers the track and start
+ * of the slices of the last kFlowWindow instruction indices (a fixed window, so memory stays
+ * bounded however long the trace): a dependency further back in the program keeps its entry in
+ * args.deps but gets no arrow. Source paths ("src") are relative to the repository root.
  */
 #ifndef GS_TLM_TRACE_WRITER_H
 #define GS_TLM_TRACE_WRITER_H
@@ -43,7 +48,8 @@ class TraceWriter
     /* Sort hint so tracks appear in tid order. */
     void thread_sort_index(int pid, int tid, int index);
 
-    /* One instruction as a complete ("X") slice. */
+    /* One instruction as a complete ("X") slice, plus a flow from each dependency on another
+     * track. An instruction completes after its dependencies, so they were written already. */
     void complete(int pid, int tid, const char *name, uint64_t ts_ps, uint64_t dur_ps, size_t index,
                   const char *operands, const uint32_t *deps, uint32_t n_deps, const char *file,
                   int line, uint64_t port_wait_ps);
@@ -55,8 +61,17 @@ class TraceWriter
     gs_status close(gs_error *err);
 
   private:
+    struct Slice {
+        size_t index; /* SIZE_MAX: empty */
+        int32_t pid, tid;
+        uint64_t ts_ps;
+    };
+    static constexpr size_t kFlowWindow = 8192;
     void begin_event();
     void end_event();
+    void flow(const char *ph, uint64_t id, const Slice &at);
+    std::vector<Slice> slices_; /* slot index % kFlowWindow, grown up to kFlowWindow */
+    uint64_t next_flow_;
     FILE *f_;
     gs_sb sb_;
     bool first_;

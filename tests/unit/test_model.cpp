@@ -839,7 +839,11 @@ TEST(ModelTrace, ValidJsonWithEventsAtTheModelsTimes)
             const gs_instr *in = gs_program_instr(p.get(), (size_t)idx);
             EXPECT_STREQ(cJSON_GetObjectItemCaseSensitive(ev, "name")->valuestring,
                          gs_opcode_name(in->op));
-            const std::string src = std::string(in->file) + ":" + std::to_string(in->line);
+            /* the trace names sources relative to the repository root */
+            std::string file(in->file);
+            const std::string root = std::string(GS_SOURCE_DIR) + "/";
+            if (!file.compare(0, root.size(), root)) file = file.substr(root.size());
+            const std::string src = file + ":" + std::to_string(in->line);
             EXPECT_EQ(src, cJSON_GetObjectItemCaseSensitive(args, "src")->valuestring);
             EXPECT_EQ(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(args, "deps")),
                       (int)in->n_deps);

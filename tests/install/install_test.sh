@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# The installable tool: `cmake --install` into a temporary root and the .deb from `cpack -G DEB`
+# (unpacked with dpkg-deb -x) each run the sweep on the shipped configs from a directory outside
+# the source tree; man pages cover every command and option of --help; bash completion works.
+# usage: install_test.sh SOURCE_DIR BUILD_DIR
+set -euo pipefail
+src=$1
+build=$2
+tmp=$(mktemp -d /tmp/gs-install-test-XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+echo "== cmake --install into a temporary root"
+DESTDIR=$tmp/root cmake --install "$build" --prefix /usr >/dev/null
+r=$tmp/root/usr
+for f in bin/gensweep share/gensweep/configs/gen1.yaml share/gensweep/configs/SCHEMA.md \
+    share/man/man1/gensweep.1.gz share/bash-completion/completions/gensweep; do
+    [ -e "$r/$f" ] || fail "not installed: $f"
+done
+gs=$r/bin/gensweep
+
+echo "== man pages: one per command, every option of --help in it"
+cmds=$("$gs" --help | awk '/^commands:/{f=1;next} f&&/^$/{exit} f{print $1}')
+[ "$(echo "$cmds" | wc -l)" -ge 10 ] || fail "command list not parsed from --help: $cmds"
+for c in $cmds; do
+    page=$r/share/man/man1/gensweep-$c.1.gz
+    [ -f "$page" ] || fail "no man page for $c"
+    text=$(zcat "$page" | sed -e 's/\\-/-/g' -e 's/\\e/\\/g')
+    grep -q "^\\.TH GENSWEEP-$(echo "$c" | tr a-z A-Z) 1" <<<"$text" || fail "$c: no .TH line"
+    for o in $("$gs" "$c" --help | grep -oE -- '--[a-z][a-z0-9-]*' | sort -u); do
+        grep -q -- "$o" <<<"$text" || fail "gensweep-$c(1) lacks $o of gensweep $c --help"
+    done
+    zcat "$r/share/man/man1/gensweep.1.gz" | sed 's/\\-/-/g' | grep "fBgensweep-$c\\\\fR" >/dev/null ||
+        fail "gensweep(1) lacks $c"
+done
+if command -v groff >/dev/null; then
+    for p in "$r"/share/man/man1/*.gz; do
+        w=$(zcat "$p" | groff -man -ww -z 2>&1) || fail "groff: $p"
+        [ -z "$w" ] || fail "groff warnings in $p: $w"
+    done
+fi
+
+echo "== bash completion"
+out=$(bash -c 'source "$1"; gs=$2
+    t() { COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _gensweep 2>/dev/null; echo "${COMPREPLY[*]}"; }
+    t "$gs" swe; t "$gs" sweep --kern; t "$gs" sweep --kernels elementwise_add,soft; t "$gs" history ga' \
+    _ "$r/share/bash-completion/completions/gensweep" "$gs")
+[ "$out" = "$(printf 'sweep\n--kernels\nelementwise_add,softmax\ngate')" ] || fail "completion gave: $out"
+
+# run_outside GENSWEEP: the sweep from a directory without configs/, on the installed configs,
+# must equal the build tree's sweep of the source configs (compare: no regression, none missing)
+ref=$tmp/ref
+"$build/harness/gensweep" sweep --quiet -j 2 --no-report --kernels elementwise_add,softmax \
+    --configs "$src/configs" --out "$ref" >/dev/null || fail "reference sweep failed"
+run_outside() {
+    local g=$1 dir
+    dir=$(mktemp -d "$tmp/outside-XXXXXX")
+    (
+        cd "$dir"
+        [ ! -e configs ] || fail "$dir/configs exists"
+        "$g" list gens | grep gen1 >/dev/null || fail "list gens does not find the installed configs"
+        "$g" sweep --quiet -j 2 --kernels elementwise_add,softmax --out out >/dev/null ||
+            fail "sweep outside the tree failed"
+        grep -q "\"path\":\"$(dirname "$(dirname "$g")")/share/gensweep/configs/gen1.yaml\"" out/results.json ||
+            fail "sweep did not use the installed configs"
+        [ -f out/report.html ] || fail "no report.html"
+        n_ref=$(grep -c '^{"id"' "$ref/results.json" || true)
+        n=$(grep -c '^{"id"' out/results.json || true)
+        [ "$n" -gt 0 ] && [ "$n" = "$n_ref" ] || fail "jobs: $n here, $n_ref in the source tree"
+        "$g" compare "$ref/results.json" out/results.json --threshold 0 >cmp.txt ||
+            fail "differs from the source tree's sweep: $(cat cmp.txt)"
+        grep -q " 0 regressions" cmp.txt || fail "$(cat cmp.txt)"
+        # ./configs wins over the installed ones, --configs over both
+        mkdir configs && cp "$src/configs/gen2.yaml" configs/
+        [ "$("$g" list gens | grep -c '^ *gen[0-9]')" = 1 ] || fail "./configs not preferred: $("$g" list gens)"
+        "$g" list gens "$src/configs" | grep gen3 >/dev/null || fail "explicit DIR not used"
+    )
+}
+run_outside "$gs"
+
+echo "== cpack -G DEB, unpacked with dpkg-deb -x"
+cpack -G DEB --config "$build/CPackConfig.cmake" -B "$tmp/pkg" >/dev/null
+deb=$(ls "$tmp"/pkg/gensweep_*.deb)
+[ "$(dpkg-deb -f "$deb" Package)" = gensweep ] || fail "package name"
+dpkg-deb -f "$deb" Depends | grep libsqlite3 >/dev/null || fail "Depends lacks libsqlite3: $(dpkg-deb -f "$deb" Depends)"
+dpkg-deb -c "$deb" | grep './usr/share/man/man1/gensweep-sweep.1.gz' >/dev/null || fail "no man page in the .deb"
+dpkg-deb -x "$deb" "$tmp/debroot"
+run_outside "$tmp/debroot/usr/bin/gensweep"
+echo "install test: ok"
