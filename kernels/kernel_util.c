@@ -4,6 +4,7 @@
 #include <cblas.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 
 gs_status gs_pick_engine_at(gs_kb *kb, const char *file, int line, const char *kernel,
                             int64_t param, gs_engine dflt, gs_engine *out)
@@ -32,8 +33,9 @@ gs_status gs_pick_engine_at(gs_kb *kb, const char *file, int line, const char *k
     }
 }
 
-/* -1: not decided yet (GS_BASELINE_PATHS in the environment, read once: `gensweep bench`
- * measures the old path in child processes that way); never set by a kernel. */
+/* -1: not decided yet (GS_BASELINE_PATHS=1, =all or naming "reference" in the environment,
+ * read once: `gensweep bench` measures the old path in child processes that way); never set by
+ * a kernel. */
 static int ref_scalar = -1;
 
 void gs_ref_set_scalar(int on)
@@ -67,7 +69,10 @@ void gs_ref_gemm(int ta, int tb, int64_t M, int64_t N, int64_t K, const double *
     /* cblas takes int sizes; a problem beyond them (never a check shape) uses the loop */
     int fits = M <= INT_MAX && N <= INT_MAX && K <= INT_MAX && lda <= INT_MAX && ldb <= INT_MAX &&
                ldc <= INT_MAX;
-    if (ref_scalar < 0) ref_scalar = getenv("GS_BASELINE_PATHS") != NULL;
+    if (ref_scalar < 0) {
+        const char *b = getenv("GS_BASELINE_PATHS");
+        ref_scalar = b && (!strcmp(b, "1") || !strcmp(b, "all") || strstr(b, "reference"));
+    }
     if (ref_scalar || !fits || K <= 0) {
         gemm_scalar(ta, tb, M, N, K, a, lda, b, ldb, c, ldc);
         return;

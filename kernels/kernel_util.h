@@ -33,8 +33,8 @@ void gs_ref_gemm(int ta, int tb, int64_t M, int64_t N, int64_t K, const double *
 
 /*
  * Use the scalar triple loop instead of dgemm in gs_ref_gemm (process-wide; tests). The
- * environment variable GS_BASELINE_PATHS does the same for a whole process: `gensweep bench`
- * measures the old path against the new one in the same run that way.
+ * environment variable GS_BASELINE_PATHS (=1, =all, or a list naming "reference") does the same
+ * for a whole process: `gensweep bench` measures the old path against the new one that way.
  */
 void gs_ref_set_scalar(int on);
 

@@ -176,12 +176,14 @@ struct gs_kb {
     size_t cand_n, cand_cap;
 };
 
-/* GS_BASELINE_PATHS in the environment: scan every history in full, as before the index
- * (`gensweep bench` measures the old build against the new one in the same run; the tests
- * compare the dependencies of both). Read for every builder: a test switches it in-process. */
+/* GS_BASELINE_PATHS=1, =all or a value naming "build" in the environment: scan every history
+ * in full, as before the index (`gensweep bench` measures the old build against the new one in
+ * the same run; the tests compare the dependencies of both). Read for every builder: a test
+ * switches it in-process. */
 static int index_enabled(void)
 {
-    return getenv("GS_BASELINE_PATHS") == NULL;
+    const char *b = getenv("GS_BASELINE_PATHS");
+    return !(b && (!strcmp(b, "1") || !strcmp(b, "all") || strstr(b, "build")));
 }
 
 /* ---- errors ---- */
