@@ -81,7 +81,8 @@ typedef struct child_result {
     double sgemm_cpu_s; /* CPU time of that best run */
     double sim_ns;      /* simulated time */
     uint64_t trace_bytes;
-    double floor_ns; /* SystemC floor child: wall ns per timed switch */
+    double floor_ns;     /* SystemC floor child: wall ns per timed switch */
+    double floor_cpu_ns; /* and CPU ns per switch (elaboration included) */
 } child_result;
 
 typedef struct job_req {
@@ -160,7 +161,9 @@ static double time_sgemm(int64_t M, int64_t K, int64_t N, double *cpu)
 static void child_job(const job_req *q, child_result *r)
 {
     if (q->floor_switches > 0) {
+        double c0 = cpu_s();
         r->floor_ns = gs_sc_floor_ns_per_switch(q->floor_switches);
+        r->floor_cpu_ns = (cpu_s() - c0) * 1e9 / (double)q->floor_switches;
         r->ok = r->floor_ns > 0;
         snprintf(r->status, sizeof r->status, "%s", r->ok ? "pass" : "error");
         return;
@@ -737,7 +740,7 @@ int gs_cmd_bench(int argc, char **argv)
     const int64_t ew = o.quick ? 2048 : 8192; /* elementwise_add R = C */
     const int64_t ew_chunk = 64;              /* small chunks: many short instructions */
     double min_rate = -1, min_cpu_rate = -1, timing_rss_kb = 0;
-    double largest_sim_rate = 0; /* gen1 matmul: the largest timing-only job */
+    double largest_sim_rate = 0, largest_cpu_rate = 0; /* gen1 matmul: the largest job */
     printf("\n1. timing-only simulation speed (instructions per wall second of gs_model_run)\n");
     printf("   %-5s %-32s %8s %7s %7s %11s %11s %11s %7s\n", "gen", "workload", "instrs", "build s",
            "sim s", "instr/s", "per CPU s", "end-to-end", "RSS MB");
@@ -767,7 +770,10 @@ int gs_cmd_bench(int argc, char **argv)
             if (r.ok && (min_rate < 0 || rate < min_rate)) min_rate = rate;
             if (r.ok && (min_cpu_rate < 0 || cpu_rate < min_cpu_rate)) min_cpu_rate = cpu_rate;
             if (w == 0 && rss > timing_rss_kb) timing_rss_kb = (double)rss;
-            if (g == 0 && w == 0 && r.ok) largest_sim_rate = rate;
+            if (g == 0 && w == 0 && r.ok) {
+                largest_sim_rate = rate;
+                largest_cpu_rate = cpu_rate;
+            }
             printf("   %-5s %-32s %8" PRIu64 " %7.3f %7.3f %11.0f %11.0f %11.0f %7.1f%s%s\n",
                    k_gens[g], wl, r.instructions, r.build_s, r.sim_s, rate, cpu_rate, e2e, mb(rss),
                    r.ok ? "" : "  ", r.ok ? "" : r.status);
@@ -858,28 +864,45 @@ int gs_cmd_bench(int argc, char **argv)
     }
 
     /* 3. check-suite sweep */
-    sweep_result s1, s2, s_old;
+    sweep_result s1, s2, s_old, s2b, s_oldb;
     memset(&s1, 0, sizeof s1);
     memset(&s2, 0, sizeof s2);
     memset(&s_old, 0, sizeof s_old);
+    memset(&s2b, 0, sizeof s2b);
+    memset(&s_oldb, 0, sizeof s_oldb);
+    double sweep_cpu_new = 0, sweep_cpu_old = 0; /* best of two each, interleaved */
     printf("\n3. check-suite sweep (gensweep sweep --suite check over %s/gen1-3.yaml)\n",
            o.configs);
     if (o.no_sweep) {
         printf("   skipped (--no-sweep)\n");
     } else {
-        char out1[1100], out2[1100], out3[1100];
+        char out1[1100], out2[1100], out3[1100], out4[1100], out5[1100];
         snprintf(out1, sizeof out1, "%s/sweep-j1", tmp);
         snprintf(out2, sizeof out2, "%s/sweep-j2", tmp);
         snprintf(out3, sizeof out3, "%s/sweep-old-j2", tmp);
+        snprintf(out4, sizeof out4, "%s/sweep-old-j2-b", tmp);
+        snprintf(out5, sizeof out5, "%s/sweep-j2-b", tmp);
         run_sweep(self, cfg_path, 1, out1, 0, &s1);
         run_sweep(self, cfg_path, 2, out2, 0, &s2);
-        /* the same job list through the old paths: exec'd jobs, scalar references, full scans */
+        /* the same job list through the old paths (exec'd jobs, scalar references, full scans),
+         * interleaved with the current one, best CPU time of two each: other work on a shared
+         * machine inflates CPU time too (caches, memory bandwidth) */
         run_sweep(self, cfg_path, 2, out3, 1, &s_old);
-        for (int k = 0; k < 3; k++) {
-            const sweep_result *s = k == 2 ? &s_old : k ? &s2 : &s1;
-            printf("   %s-j%d  %8.2f s wall, %6.2f s CPU, exit status %d, sweep process peak RSS "
-                   "%.1f MB, largest job %.1f MB\n",
-                   k == 2 ? "old paths " : "", k == 2 ? 2 : k + 1, s->wall_s, s->cpu_s,
+        run_sweep(self, cfg_path, 2, out4, 1, &s_oldb);
+        run_sweep(self, cfg_path, 2, out5, 0, &s2b);
+        sweep_cpu_new = s2b.cpu_s > 0 && s2b.cpu_s < s2.cpu_s ? s2b.cpu_s : s2.cpu_s;
+        sweep_cpu_old = s_oldb.cpu_s > 0 && s_oldb.cpu_s < s_old.cpu_s ? s_oldb.cpu_s : s_old.cpu_s;
+        if (s_oldb.exit_status != 0) s_old.exit_status = s_oldb.exit_status;
+        if (s2b.exit_status != 0 && s2.exit_status == 0) s2.exit_status = s2b.exit_status;
+        for (int k = 0; k < 5; k++) {
+            const sweep_result *s = k == 4   ? &s2b
+                                    : k == 3 ? &s_oldb
+                                    : k == 2 ? &s_old
+                                    : k      ? &s2
+                                             : &s1;
+            printf("   %-10s -j%d %8.2f s wall, %6.2f s CPU, exit status %d, sweep process peak "
+                   "RSS %.1f MB, largest job %.1f MB\n",
+                   k == 2 || k == 3 ? "old paths" : "current", k == 0 ? 1 : 2, s->wall_s, s->cpu_s,
                    s->exit_status, mb(s->parent_rss_kb), mb(s->max_rss_kb));
             if (s->exit_status == 2 || s->exit_status >= 127) {
                 failures++;
@@ -893,8 +916,10 @@ int gs_cmd_bench(int argc, char **argv)
         }
         if (s2.wall_s > 0) printf("   speedup -j2 over -j1: %.2fx\n", s1.wall_s / s2.wall_s);
         if (s2.summary[0]) printf("   (-j2 sweep: %s)\n", s2.summary);
-        if (s_old.cpu_s > 0)
-            printf("   CPU time, current paths / old paths at -j2: %.2f\n", s2.cpu_s / s_old.cpu_s);
+        if (sweep_cpu_old > 0)
+            printf("   CPU time at -j2, current / old paths (best of two each): %.2f s / %.2f s = "
+                   "%.2f\n",
+                   sweep_cpu_new, sweep_cpu_old, sweep_cpu_new / sweep_cpu_old);
     }
     jkey(&js, &f0, "sweep");
     {
@@ -910,9 +935,11 @@ int gs_cmd_bench(int argc, char **argv)
             jnum(&js, &f, "j1_cpu_s", s1.cpu_s);
             jnum(&js, &f, "j2_cpu_s", s2.cpu_s);
             jnum(&js, &f, "old_j2_s", s_old.wall_s);
-            jnum(&js, &f, "old_j2_cpu_s", s_old.cpu_s);
             jnum(&js, &f, "old_j2_exit", s_old.exit_status);
-            jnum(&js, &f, "cpu_ratio_new_old", s_old.cpu_s > 0 ? s2.cpu_s / s_old.cpu_s : 0);
+            jnum(&js, &f, "best_j2_cpu_s", sweep_cpu_new);
+            jnum(&js, &f, "best_old_j2_cpu_s", sweep_cpu_old);
+            jnum(&js, &f, "cpu_ratio_new_old",
+                 sweep_cpu_old > 0 ? sweep_cpu_new / sweep_cpu_old : 0);
             jstr(&js, &f, "j2_summary", s2.summary);
             jnum(&js, &f, "parent_rss_kb",
                  (double)(s1.parent_rss_kb > s2.parent_rss_kb ? s1.parent_rss_kb
@@ -1015,7 +1042,7 @@ int gs_cmd_bench(int argc, char **argv)
     /* 6. end to end against the old paths, and the SystemC floor */
     printf("\n6. end to end: jobs as the sweep starts them, current paths vs the old ones "
            "(exec'd job,\n   scalar reference, full-scan dependency tracking), same run\n");
-    double floor_ns = 0, floor_pct = 0;
+    double floor_ns = 0, floor_cpu_ns = 0, floor_pct = 0, floor_pct_wall = 0;
     {
         job_req q;
         memset(&q, 0, sizeof q);
@@ -1024,14 +1051,19 @@ int gs_cmd_bench(int argc, char **argv)
         long rss = 0;
         if (run_child(&q, &r, &rss) != 0 || !r.ok) failures++;
         floor_ns = r.floor_ns;
-        /* instructions per second against timed switches per second */
-        floor_pct = floor_ns > 0 ? largest_sim_rate * floor_ns * 1e-9 * 100.0 : 0;
+        floor_cpu_ns = r.floor_cpu_ns;
+        /* instructions per second against timed switches per second; the CPU-time figures
+         * (whole gs_model_run call against the whole floor process) are the ones a shared
+         * machine does not distort */
+        floor_pct = floor_cpu_ns > 0 ? largest_cpu_rate * floor_cpu_ns * 1e-9 * 100.0 : 0;
+        floor_pct_wall = floor_ns > 0 ? largest_sim_rate * floor_ns * 1e-9 * 100.0 : 0;
         printf("   SystemC floor (two SC_THREADs, timed ping-pong, %ld switches): %.1f ns per "
-               "switch, %.2f M switches/s\n",
-               q.floor_switches, floor_ns, floor_ns > 0 ? 1e3 / floor_ns : 0);
-        printf("   simulation-only rate of gen1 matmul %" PRId64 "^3 (section 1): %.2f M instr/s = "
-               "%.0f%% of the floor (one switch per instruction)\n",
-               mm, largest_sim_rate / 1e6, floor_pct);
+               "switch wall, %.1f ns CPU (%.2f M switches per CPU s)\n",
+               q.floor_switches, floor_ns, floor_cpu_ns, floor_cpu_ns > 0 ? 1e3 / floor_cpu_ns : 0);
+        printf("   gen1 matmul %" PRId64 "^3 (section 1): %.2f M instr per CPU s of gs_model_run = "
+               "%.0f%% of the floor;\n   simulation-only wall rate %.2f M instr/s = %.0f%% of the "
+               "wall floor (one switch per instruction)\n",
+               mm, largest_cpu_rate / 1e6, floor_pct, largest_sim_rate / 1e6, floor_pct_wall);
     }
     char rec[1100], shape_big[64], shape_fn[64];
     snprintf(rec, sizeof rec, "%s/job-record.json", tmp);
@@ -1052,8 +1084,8 @@ int gs_cmd_bench(int argc, char **argv)
             run_job_proc(self, a_fn, rec, k, &fjob[k]);
             if (!fjob[k].ok) failures++;
         }
-        printf("   %-44s %-8s %8s %8s %10s %8s %s\n", "job", "paths", "wall s", "CPU s", "instr/s",
-               "RSS MB", "status");
+        printf("   %-44s %-8s %8s %8s %10s %10s %8s %s\n", "job", "paths", "wall s", "CPU s",
+               "instr/s", "per CPU s", "RSS MB", "status");
         for (int w = 0; w < 2; w++)
             for (int k = 0; k < 2; k++) {
                 const proc_result *pr = w ? &fjob[k] : &big[k];
@@ -1063,9 +1095,11 @@ int gs_cmd_bench(int argc, char **argv)
                            : "gen1 matmul %s "
                              "timing-only",
                          w ? shape_fn : shape_big);
-                printf("   %-44s %-8s %8.3f %8.3f %10.0f %8.1f %s\n", what, k ? "old" : "current",
-                       pr->wall_s, pr->cpu_s, pr->wall_s > 0 ? pr->instructions / pr->wall_s : 0,
-                       mb(pr->maxrss_kb), pr->status);
+                printf("   %-44s %-8s %8.3f %8.3f %10.0f %10.0f %8.1f %s\n", what,
+                       k ? "old" : "current", pr->wall_s, pr->cpu_s,
+                       pr->wall_s > 0 ? pr->instructions / pr->wall_s : 0,
+                       pr->cpu_s > 0 ? pr->instructions / pr->cpu_s : 0, mb(pr->maxrss_kb),
+                       pr->status);
             }
         printf("   speed-up: timing-only %.2fx wall (%.2fx CPU), functional %.2fx wall (%.2fx "
                "CPU)\n",
@@ -1076,14 +1110,20 @@ int gs_cmd_bench(int argc, char **argv)
     }
     double e2e_rate = big[0].wall_s > 0 ? big[0].instructions / big[0].wall_s : 0;
     double func_speedup = fjob[0].cpu_s > 0 ? fjob[1].cpu_s / fjob[0].cpu_s : 0;
-    double sweep_cpu_ratio = s_old.cpu_s > 0 ? s2.cpu_s / s_old.cpu_s : 0;
+    double sweep_cpu_ratio = sweep_cpu_old > 0 ? sweep_cpu_new / sweep_cpu_old : 0;
+    /* per CPU second: the job is single-threaded, so on an idle machine CPU time is its wall
+     * time; on a shared one wall time also counts the other work */
+    double e2e_cpu_rate = big[0].cpu_s > 0 ? big[0].instructions / big[0].cpu_s : 0;
     jkey(&js, &f0, "end_to_end");
     {
         int f = 1;
         gs_sb_putc(&js, '{');
         jnum(&js, &f, "floor_ns_per_switch", floor_ns);
+        jnum(&js, &f, "floor_cpu_ns_per_switch", floor_cpu_ns);
         jnum(&js, &f, "largest_sim_instr_per_s", largest_sim_rate);
+        jnum(&js, &f, "largest_run_instr_per_cpu_s", largest_cpu_rate);
         jnum(&js, &f, "sim_pct_of_floor", floor_pct);
+        jnum(&js, &f, "sim_pct_of_floor_wall", floor_pct_wall);
         for (int w = 0; w < 2; w++)
             for (int k = 0; k < 2; k++) {
                 const proc_result *pr = w ? &fjob[k] : &big[k];
@@ -1102,6 +1142,7 @@ int gs_cmd_bench(int argc, char **argv)
                 gs_sb_putc(&js, '}');
             }
         jnum(&js, &f, "timing_largest_instr_per_s", e2e_rate);
+        jnum(&js, &f, "timing_largest_instr_per_cpu_s", e2e_cpu_rate);
         jnum(&js, &f, "functional_cpu_speedup", func_speedup);
         jnum(&js, &f, "sweep_cpu_ratio", sweep_cpu_ratio);
         gs_sb_putc(&js, '}');
@@ -1140,15 +1181,15 @@ int gs_cmd_bench(int argc, char **argv)
         add_target(tg, &nt, "check sweep CPU time, current / old paths", "<= 0.5", 0, "x", -1,
                    "not run");
     } else {
-        snprintf(note, sizeof note, "%.2f s vs %.2f s CPU at -j2, exit %d / %d", s2.cpu_s,
-                 s_old.cpu_s, s2.exit_status, s_old.exit_status);
+        snprintf(note, sizeof note, "%.2f s vs %.2f s CPU at -j2 (best of 2), exit %d / %d",
+                 sweep_cpu_new, sweep_cpu_old, s2.exit_status, s_old.exit_status);
         add_target(tg, &nt, "check sweep CPU time, current / old paths", "<= 0.5", sweep_cpu_ratio,
                    "x", sweep_cpu_ratio > 0 && sweep_cpu_ratio <= TARGET_SWEEP_CPU_RATIO, note);
     }
-    snprintf(note, sizeof note, "gen1 matmul %s, fork to exit; old paths: %.0f", shape_big,
-             big[1].wall_s > 0 ? big[1].instructions / big[1].wall_s : 0);
-    add_target(tg, &nt, "largest timing-only job end to end", ">= 2000000", e2e_rate, "instr/s",
-               big[0].ok ? e2e_rate >= TARGET_E2E_INSTR_PER_S : 0, note);
+    snprintf(note, sizeof note, "gen1 matmul %s fork to exit, per CPU s; wall: %.0f; old: %.0f",
+             shape_big, e2e_rate, big[1].cpu_s > 0 ? big[1].instructions / big[1].cpu_s : 0);
+    add_target(tg, &nt, "largest timing-only job end to end", ">= 2000000", e2e_cpu_rate, "instr/s",
+               big[0].ok ? e2e_cpu_rate >= TARGET_E2E_INSTR_PER_S : 0, note);
     snprintf(note, sizeof note, "as a sweep job (forked worker)%s",
              o.quick ? "; quick: not the largest perf shape" : "");
     add_target(tg, &nt, "largest timing-only job RSS", "<= 200 MB", mb(big[0].maxrss_kb), "MB",
@@ -1157,7 +1198,8 @@ int gs_cmd_bench(int argc, char **argv)
              fjob[0].wall_s > 0 ? fjob[1].wall_s / fjob[0].wall_s : 0);
     add_target(tg, &nt, "functional matmul job speed-up", ">= 2x", func_speedup, "x",
                fjob[0].ok && fjob[1].ok ? func_speedup >= TARGET_FUNC_SPEEDUP : 0, note);
-    snprintf(note, sizeof note, "floor %.1f ns per timed switch", floor_ns);
+    snprintf(note, sizeof note, "CPU time; floor %.1f ns CPU per timed switch; wall: %.0f%%",
+             floor_cpu_ns, floor_pct_wall);
     add_target(tg, &nt, "simulation-only rate, % of the SystemC floor", "reported", floor_pct, "%",
                -2, note);
 
