@@ -469,6 +469,7 @@ static pid_t launch(gs_sweep *s, size_t ji)
     argv[a++] = tl;
     argv[a] = NULL;
     remove(rec);
+    gs_worker_offer_config(s->cfg_paths[j->cfg], s->o.sets, s->o.n_sets, s->cfgs[j->cfg]);
     fflush(stdout); /* a forked job must not inherit (and flush) the sweep's pending output */
     fflush(stderr);
     pid_t pid = fork();

@@ -14,6 +14,37 @@ extern int blas_thread_shutdown_(void);
 /* Set once at start-up, before any job starts. */
 static gs_worker_runner runner;
 
+/* The config offered to the next forked job (see gs_worker_offer_config); in_job: this process
+ * is a forked job. */
+static struct {
+    const char *path;
+    const char *const *sets;
+    size_t n_sets;
+    gs_config *cfg;
+} offered;
+static int in_job;
+
+void gs_worker_offer_config(const char *path, const char *const *sets, size_t n_sets,
+                            gs_config *cfg)
+{
+    offered.path = path;
+    offered.sets = sets;
+    offered.n_sets = n_sets;
+    offered.cfg = cfg;
+}
+
+gs_config *gs_worker_take_config(const char *path, const char *const *sets, size_t n_sets)
+{
+    gs_config *c = offered.cfg;
+    if (!in_job || !c || !path || !offered.path || strcmp(path, offered.path) != 0 ||
+        n_sets != offered.n_sets)
+        return NULL;
+    for (size_t i = 0; i < n_sets; i++)
+        if (strcmp(sets[i], offered.sets[i]) != 0) return NULL;
+    offered.cfg = NULL;
+    return c;
+}
+
 void gs_worker_set_runner(gs_worker_runner run)
 {
     runner = run;
@@ -36,6 +67,7 @@ void gs_worker_start_job(const char *exe, char *const *argv)
     while (argv[argc])
         argc++;
     /* argv[0] is the binary, argv[1] the command: the runner sees argv from the command on */
+    in_job = 1;
     int rc = runner(argc - 1, (char **)argv + 1);
     fflush(NULL);
     /* No atexit handlers or static destructors of the parent's image: the job is done, and

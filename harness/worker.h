@@ -18,6 +18,10 @@
 #ifndef GS_HARNESS_WORKER_H
 #define GS_HARNESS_WORKER_H
 
+#include <stddef.h>
+
+#include "gs/config.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -35,6 +39,22 @@ int gs_worker_forks(void);
  * or exec exe with argv when jobs are not forked. Returns only if the exec failed.
  */
 void gs_worker_start_job(const char *exe, char *const *argv);
+
+/*
+ * Hand the next forked job the config the sweep already loaded: `cfg`, loaded from `path` with
+ * the overrides `sets` applied in order (the sweep keeps ownership). Called in the parent just
+ * before the fork; the job's `run` takes it instead of loading and overriding the file again
+ * (the same steps on the same file give the same object).
+ */
+void gs_worker_offer_config(const char *path, const char *const *sets, size_t n_sets,
+                            gs_config *cfg);
+
+/*
+ * In a forked job: the offered config if it was loaded from `path` with exactly `sets`, else NULL
+ * (load it). The caller owns it (the job's copy of the sweep's memory: freeing it touches only
+ * the job process). NULL outside a forked job, and after the first call.
+ */
+gs_config *gs_worker_take_config(const char *path, const char *const *sets, size_t n_sets);
 
 /*
  * OpenBLAS single-threaded in this process and the jobs it starts (unless OPENBLAS_NUM_THREADS

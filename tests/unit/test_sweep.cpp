@@ -418,12 +418,15 @@ TEST(SweepTuning, TunedParamsAreUsedAndReported)
     EXPECT_EQ(plain.find("elementwise_add/default", plain.find("Tuning gains")), std::string::npos);
 }
 
-// Jobs start as forks of the sweep process running `run` in-process (harness/worker.h); the
-// results must be byte-identical to exec'd jobs (GS_BASELINE_PATHS=exec), apart from wall times.
+// Jobs start as forks of the sweep process running `run` in-process with the config the sweep
+// already loaded (harness/worker.h); the results must be byte-identical to exec'd jobs
+// (GS_BASELINE_PATHS=exec), apart from wall times, also with a relative override (applied once,
+// not again on the sweep's already overridden config).
 TEST(SweepForkServer, ForkedJobsWriteWhatExecdJobsWrite)
 {
     std::string d = tmpdir("forkserver");
-    std::string sel = " --configs configs/gen1.yaml configs/gen3.yaml --kernels "
+    std::string sel = " --configs configs/gen1.yaml configs/gen3.yaml --set "
+                      "core.dma.bandwidth_per_engine=x1.5 --kernels "
                       "matmul,softmax,elementwise_add -j 2 --quiet --no-report --out '" +
                       d;
     CliRun forked = gensweep("sweep" + sel + "/fork'");
