@@ -12,6 +12,7 @@
 #include "gs/model.h"
 #include "job.h"
 #include "record.h"
+#include "worker.h"
 
 typedef struct job_opts {
     const char *config;
@@ -159,8 +160,11 @@ static int make_spec(const char *cmd, const job_opts *o, gs_config **cfg_out, gs
 {
     gs_diags d;
     gs_diags_init(&d);
-    gs_config *cfg = gs_config_load(o->config, &d);
-    for (int i = 0; cfg && i < o->n_sets; i++)
+    /* a sweep job forked from the sweep: its config, already loaded with these overrides */
+    gs_config *cfg = gs_worker_take_config(o->config, o->sets, (size_t)o->n_sets);
+    int loaded = cfg != NULL;
+    if (!cfg) cfg = gs_config_load(o->config, &d);
+    for (int i = 0; cfg && !loaded && i < o->n_sets; i++)
         if (gs_config_set(cfg, o->sets[i], &d) != GS_OK) {
             gs_config_free(cfg);
             cfg = NULL;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "worker.h"
 #include "compare.h"
 #include "gs/units.h"
 #include "results.h"
@@ -168,6 +169,7 @@ void gs_help_sweep(void)
 
 int gs_cmd_sweep(int argc, char **argv)
 {
+    gs_worker_set_runner(gs_cmd_run); /* jobs start as forks running `run` (worker.h) */
     gs_sweep_opts o;
     gs_sweep_opts_default(&o);
     const char *cfgs[MAX_LIST], *sets[MAX_LIST], *bases[MAX_LIST];

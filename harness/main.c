@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "worker.h"
 
 static const gs_command commands[] = {
     {"validate", "check generation configs (exit 1 if any is invalid)", gs_cmd_validate,
@@ -58,14 +59,10 @@ int main(int argc, char **argv)
         return GS_EXIT_USAGE;
     }
     const char *cmd = argv[1];
-    /* Jobs use OpenBLAS single-threaded (exec.c), but a process linked with it starts its worker
-     * threads at load and they spin for ~0.1 s, taking a CPU from the other -j jobs (measured:
-     * a -j1 check sweep used 15 s of CPU instead of 10). The variable only counts when a process
-     * starts: set it and start again (once; children inherit it). An explicit setting wins. */
-    if (!getenv("OPENBLAS_NUM_THREADS")) {
-        setenv("OPENBLAS_NUM_THREADS", "1", 1);
-        execv("/proc/self/exe", argv); /* returns only on failure: carry on as we are */
-    }
+    /* OpenBLAS single-threaded (the executor uses one thread); sweep jobs start as forks of
+     * this process running `run` (worker.h) */
+    gs_worker_blas_single_thread();
+    gs_worker_set_runner(gs_cmd_run);
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
         if (argc > 2 && strcmp(cmd, "help") == 0) {
             for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)

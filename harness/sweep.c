@@ -22,6 +22,7 @@
 #include "gs/strbuf.h"
 #include "record.h"
 #include "results.h"
+#include "worker.h"
 
 #include "report.h"
 
@@ -474,6 +475,9 @@ static pid_t launch(gs_sweep *s, size_t ji)
     argv[a++] = tl;
     argv[a] = NULL;
     remove(rec);
+    gs_worker_offer_config(s->cfg_paths[j->cfg], s->o.sets, s->o.n_sets, s->cfgs[j->cfg]);
+    fflush(stdout); /* a forked job must not inherit (and flush) the sweep's pending output */
+    fflush(stderr);
     pid_t pid = fork();
     if (pid == 0) {
         /* Own process group: a timeout kills the job and anything it started; Ctrl-C on the
@@ -493,7 +497,7 @@ static pid_t launch(gs_sweep *s, size_t ji)
             dup2(dn, 1);
         }
         if (ef >= 0) dup2(ef, 2);
-        execv(s->exe, (char *const *)argv);
+        gs_worker_start_job(s->exe, (char *const *)argv); /* fork server; exec as fallback */
         fprintf(stderr, "gensweep sweep: cannot run %s: %s\n", s->exe, strerror(errno));
         _exit(127);
     }

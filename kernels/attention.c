@@ -27,6 +27,7 @@
  */
 #include <math.h>
 
+#include "kernel_util.h"
 #include "suite.h"
 
 enum { AT_CAUSAL, AT_NONCAUSAL };
@@ -119,7 +120,8 @@ static gs_status build(gs_kb *kb, const gs_kernel_args *a)
          * 5 row sum of this tile, 6 running sum l, 7 1/l */
         gs_tile st = gs_tile_alloc(pst, GS_FP32, tq, 8);
         gs_ap col[8];
-        for (unsigned i = 0; i < 8; i++) col[i] = gs_tile_view(&st, 0, tq, i, 1);
+        for (unsigned i = 0; i < 8; i++)
+            col[i] = gs_tile_view(&st, 0, tq, i, 1);
         gs_tile oacc = gs_tile_alloc(pacc, GS_FP32, tq, (uint32_t)D);
         gs_memset(kb, GS_ENG_VECTOR, col[0], AT_NEG_BIG);
         gs_memset(kb, GS_ENG_VECTOR, col[6], 0.0f);
@@ -202,34 +204,50 @@ static int tensors(const gs_kernel_args *a, gs_tensor_decl *t, int max, gs_error
     return 4;
 }
 
+/* Rows of Q per score block: bounds the reference's scratch to ROW_BLOCK x S doubles. */
+#define ROW_BLOCK 256
+
 static void reference(const gs_kernel_args *a, const double *const *in, double *const *out)
 {
     int64_t S = a->dims[0], D = a->dims[1];
     const double *q = in[0], *k = in[1], *v = in[2];
     double scale = 1.0 / sqrt((double)D);
-    double *w = gs_malloc((size_t)S * sizeof *w);
-    if (!w) {
+    int64_t rb = GS_MIN(S, (int64_t)ROW_BLOCK);
+    double *w = gs_malloc((size_t)(rb * S) * sizeof *w);
+    double *sums = gs_malloc((size_t)rb * sizeof *sums);
+    if (!w || !sums) {
         /* leave NaN so the check fails loudly rather than passing on garbage */
-        for (int64_t i = 0; i < S * D; i++) out[0][i] = NAN;
+        for (int64_t i = 0; i < S * D; i++)
+            out[0][i] = NAN;
+        gs_free(w);
+        gs_free(sums);
         return;
     }
-    for (int64_t i = 0; i < S; i++) {
-        int64_t kend = a->variant == AT_CAUSAL ? i + 1 : S;
-        double m = -INFINITY, sum = 0.0;
-        for (int64_t j = 0; j < kend; j++) {
-            double s = 0.0;
-            for (int64_t d = 0; d < D; d++) s += q[i * D + d] * k[j * D + d];
-            w[j] = s * scale;
-            if (w[j] > m) m = w[j];
+    for (int64_t i0 = 0; i0 < S; i0 += rb) {
+        int64_t nr = GS_MIN(rb, S - i0);
+        /* keys a causal block can see end at its last row */
+        int64_t nk = a->variant == AT_CAUSAL ? i0 + nr : S;
+        gs_ref_gemm(0, 1, nr, nk, D, q + i0 * D, D, k, D, w, nk);
+        for (int64_t r = 0; r < nr; r++) {
+            int64_t i = i0 + r, kend = a->variant == AT_CAUSAL ? i + 1 : S;
+            double *wr = w + r * nk, m = -INFINITY, sum = 0.0;
+            for (int64_t j = 0; j < kend; j++) {
+                wr[j] *= scale;
+                if (wr[j] > m) m = wr[j];
+            }
+            for (int64_t j = 0; j < kend; j++)
+                sum += (wr[j] = exp(wr[j] - m));
+            for (int64_t j = kend; j < nk; j++)
+                wr[j] = 0.0;
+            sums[r] = sum;
         }
-        for (int64_t j = 0; j < kend; j++) sum += (w[j] = exp(w[j] - m));
-        for (int64_t d = 0; d < D; d++) {
-            double o = 0.0;
-            for (int64_t j = 0; j < kend; j++) o += w[j] * v[j * D + d];
-            out[0][i * D + d] = o / sum;
-        }
+        gs_ref_gemm(0, 0, nr, D, nk, w, nk, v, D, out[0] + i0 * D, D);
+        for (int64_t r = 0; r < nr; r++)
+            for (int64_t d = 0; d < D; d++)
+                out[0][(i0 + r) * D + d] /= sums[r];
     }
     gs_free(w);
+    gs_free(sums);
 }
 
 static double reduction_len(const gs_kernel_args *a)

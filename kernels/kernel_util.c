@@ -1,6 +1,11 @@
 /* kernel_util.c - helpers shared by the kernels (see kernel_util.h). */
 #include "kernel_util.h"
 
+#include <cblas.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
 gs_status gs_pick_engine_at(gs_kb *kb, const char *file, int line, const char *kernel,
                             int64_t param, gs_engine dflt, gs_engine *out)
 {
@@ -26,4 +31,52 @@ gs_status gs_pick_engine_at(gs_kb *kb, const char *file, int line, const char *k
                              "%s: engine=%lld (use 1 vector, 2 scalar, 3 gpsimd)", kernel,
                              (long long)param);
     }
+}
+
+/* -1: not decided yet (GS_BASELINE_PATHS=1, =all or naming "reference" in the environment,
+ * read once: `gensweep bench` measures the old path in child processes that way); never set by
+ * a kernel. */
+static int ref_scalar = -1;
+
+void gs_ref_set_scalar(int on)
+{
+    ref_scalar = on;
+}
+
+static void gemm_scalar(int ta, int tb, int64_t M, int64_t N, int64_t K, const double *a,
+                        int64_t lda, const double *b, int64_t ldb, double *c, int64_t ldc)
+{
+    for (int64_t m = 0; m < M; m++)
+        for (int64_t n = 0; n < N; n++)
+            c[m * ldc + n] = 0.0;
+    for (int64_t k = 0; k < K; k++)
+        for (int64_t m = 0; m < M; m++) {
+            double av = ta ? a[k * lda + m] : a[m * lda + k];
+            double *cr = c + m * ldc;
+            if (tb)
+                for (int64_t n = 0; n < N; n++)
+                    cr[n] += av * b[n * ldb + k];
+            else
+                for (int64_t n = 0; n < N; n++)
+                    cr[n] += av * b[k * ldb + n];
+        }
+}
+
+void gs_ref_gemm(int ta, int tb, int64_t M, int64_t N, int64_t K, const double *a, int64_t lda,
+                 const double *b, int64_t ldb, double *c, int64_t ldc)
+{
+    if (M <= 0 || N <= 0) return;
+    /* cblas takes int sizes; a problem beyond them (never a check shape) uses the loop */
+    int fits = M <= INT_MAX && N <= INT_MAX && K <= INT_MAX && lda <= INT_MAX && ldb <= INT_MAX &&
+               ldc <= INT_MAX;
+    if (ref_scalar < 0) {
+        const char *b = getenv("GS_BASELINE_PATHS");
+        ref_scalar = b && (!strcmp(b, "1") || !strcmp(b, "all") || strstr(b, "reference"));
+    }
+    if (ref_scalar || !fits || K <= 0) {
+        gemm_scalar(ta, tb, M, N, K, a, lda, b, ldb, c, ldc);
+        return;
+    }
+    cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
+                (int)M, (int)N, (int)K, 1.0, a, (int)lda, b, (int)ldb, 0.0, c, (int)ldc);
 }

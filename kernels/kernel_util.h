@@ -21,6 +21,23 @@ extern "C" {
 gs_status gs_pick_engine_at(gs_kb *kb, const char *file, int line, const char *kernel,
                             int64_t param, gs_engine dflt, gs_engine *out);
 
+/*
+ * Reference products in double: c[M x N] = op(a) x op(b) (row-major; ta/tb nonzero = the operand
+ * is stored transposed, lda/ldb/ldc are row pitches). Computed with cblas_dgemm: the data path
+ * multiplies through sgemm in fp32 (hwmodels exec), so the double reference stays an independent
+ * computation on the same rounded inputs. The result differs from a plain triple loop only by
+ * the order of the double additions.
+ */
+void gs_ref_gemm(int ta, int tb, int64_t M, int64_t N, int64_t K, const double *a, int64_t lda,
+                 const double *b, int64_t ldb, double *c, int64_t ldc);
+
+/*
+ * Use the scalar triple loop instead of dgemm in gs_ref_gemm (process-wide; tests). The
+ * environment variable GS_BASELINE_PATHS (=1, =all, or a list naming "reference") does the same
+ * for a whole process: `gensweep bench` measures the old path against the new one that way.
+ */
+void gs_ref_set_scalar(int on);
+
 #ifdef __cplusplus
 }
 #endif

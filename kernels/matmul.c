@@ -26,6 +26,7 @@
  */
 #include "matmul.h"
 
+#include "kernel_util.h"
 #include "suite.h"
 
 #include <string.h>
@@ -425,14 +426,7 @@ static void reference(const gs_kernel_args *a, const double *const *in, double *
 
 void gs_mm_reference(int64_t M, int64_t K, int64_t N, const double *at, const double *b, double *c)
 {
-    for (int64_t i = 0; i < M * N; i++)
-        c[i] = 0.0;
-    for (int64_t k = 0; k < K; k++)
-        for (int64_t m = 0; m < M; m++) {
-            double av = at[k * M + m];
-            for (int64_t n = 0; n < N; n++)
-                c[m * N + n] += av * b[k * N + n];
-        }
+    gs_ref_gemm(1, 0, M, N, K, at, M, b, N, c, N);
 }
 
 static double reduction_len(const gs_kernel_args *a)

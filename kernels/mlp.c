@@ -15,6 +15,7 @@
  * elements per tile of the elementwise passes.
  */
 #include "matmul.h"
+#include "kernel_util.h"
 #include "suite.h"
 
 #include <math.h>
@@ -30,9 +31,12 @@ static void elementwise_pass(gs_kb *kb, const gs_kernel_args *a, const gs_tensor
     int64_t F = a->dims[2], T = a->dims[0];
     int64_t chunk = a->param[4] > 0 ? a->param[4] : 2048;
     chunk = GS_MIN(GS_MIN(chunk, T), (int64_t)c->max_free_sbuf);
-    gs_pool *pin = gs_pool_create(kb, GS_MEM_SBUF, "in", 2, (uint64_t)chunk * gs_dtype_size(src->dtype));
-    gs_pool *pout = gs_pool_create(kb, GS_MEM_SBUF, "out", 2, (uint64_t)chunk * gs_dtype_size(dst->dtype));
-    gs_pool *pb = bias ? gs_pool_create(kb, GS_MEM_SBUF, "bias", 2, gs_dtype_size(bias->dtype)) : NULL;
+    gs_pool *pin =
+        gs_pool_create(kb, GS_MEM_SBUF, "in", 2, (uint64_t)chunk * gs_dtype_size(src->dtype));
+    gs_pool *pout =
+        gs_pool_create(kb, GS_MEM_SBUF, "out", 2, (uint64_t)chunk * gs_dtype_size(dst->dtype));
+    gs_pool *pb =
+        bias ? gs_pool_create(kb, GS_MEM_SBUF, "bias", 2, gs_dtype_size(bias->dtype)) : NULL;
     for (int64_t f0 = 0; f0 < F && gs_kb_ok(kb); f0 += c->partitions) {
         unsigned fp = (unsigned)GS_MIN((int64_t)c->partitions, F - f0);
         gs_tile bt;
@@ -121,10 +125,11 @@ static void reference(const gs_kernel_args *a, const double *const *in, double *
 {
     int64_t T = a->dims[0], D = a->dims[1], F = a->dims[2];
     const double *xt = in[0], *w = in[1], *bias = in[2];
+    /* S[F x T] = W^T XT, held in out[0] until the epilogue overwrites it */
+    gs_ref_gemm(1, 0, F, T, D, w, F, xt, T, out[0], T);
     for (int64_t f = 0; f < F; f++)
         for (int64_t tk = 0; tk < T; tk++) {
-            double s = 0.0;
-            for (int64_t d = 0; d < D; d++) s += w[d * F + f] * xt[d * T + tk];
+            double s = out[0][f * T + tk];
             out[0][f * T + tk] = gelu(s + bias[f]);
             if (a->variant == V_UNFUSED) {
                 out[1][f * T + tk] = s;

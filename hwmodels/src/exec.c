@@ -83,8 +83,9 @@ gs_mem *gs_mem_create(const gs_program *p, gs_error *err)
             if (!m->space[s][c]) goto oom;
         }
     fill_buffers(m, 0);
-    /* one thread: identical results on every run, and the sweep runs jobs in parallel */
-    openblas_set_num_threads(1);
+    /* one thread: identical results on every run, and the sweep runs jobs in parallel. Only
+     * when not set yet: the call restarts OpenBLAS's worker threads in a forked process */
+    if (openblas_get_num_threads() != 1) openblas_set_num_threads(1);
     return m;
 oom:
     gs_mem_free(m);

@@ -9,6 +9,14 @@
  * RUN_LIMIT runs, and falls back to bounding boxes (conservative: an extra dependency, never a
  * missing one) beyond that. An access that is fully covered by a later dense write is dropped
  * from its list: anything overlapping it later also overlaps the write, which is ordered after it.
+ *
+ * Long HBM histories (an output written tile by tile, a tensor read thousands of times) get an
+ * index: a grid over the tensor seen as rows of one pitch, each access filed under the cells its
+ * rectangle covers (a superset of its elements), so a new access is compared only with the
+ * accesses that share a cell. Candidates are then tested exactly as in a full scan and taken in
+ * list order, so the dependencies are the same as scanning the whole list, at a cost per access
+ * that does not grow with the program. Dropped accesses stay in an indexed list as tombstones
+ * until they are half of it (then the list is compacted and the index rebuilt when next needed).
  */
 #include "gs/kernel.h"
 
@@ -21,6 +29,9 @@
 #include "program.h"
 
 #define RUN_LIMIT 4096
+#define INDEX_MIN 32       /* list length from which an HBM list is indexed */
+#define INDEX_MAX_CELLS 64 /* an access covering more cells is kept in the index's wide list */
+#define INDEX_GRID_CELLS (1u << 18) /* cells per index at most (cells grow to fit) */
 #define POOL_ALIGN 64 /* bytes: SBUF pool buffers start on this boundary (assumption) */
 
 /* ---- footprints ---- */
@@ -38,6 +49,7 @@ typedef struct access {
     uint8_t write;
     uint8_t dense; /* footprint == bounding box */
     uint8_t slot;
+    uint8_t dead; /* dropped from an indexed list (a tombstone until the list is compacted) */
     uint32_t p0, p1;
     int64_t lo, hi;
 } access;
@@ -51,12 +63,28 @@ typedef struct access_block {
     uint32_t p0, p1;
 } access_block;
 
+typedef struct index_cell {
+    uint32_t *pos; /* positions in the list's items, increasing */
+    uint32_t n, cap;
+} index_cell;
+
+/* The grid of an indexed HBM list (see the file comment). Rows are `pitch` elements; a cell is
+ * ch rows x cw elements. */
+typedef struct list_index {
+    int64_t pitch, ch, cw, rows;
+    int64_t gr, gc; /* grid rows and columns of cells */
+    index_cell *cells;
+    index_cell wide; /* accesses covering more than INDEX_MAX_CELLS cells */
+} list_index;
+
 typedef struct access_list {
     access *items;
     size_t n, cap;
     access_block *blocks;
     size_t blocks_cap;
     size_t summarized; /* items [0, summarized) are summarized; reset when items move */
+    size_t n_dead;     /* tombstones (indexed lists only) */
+    list_index *idx;   /* NULL: scanned in full */
 } access_list;
 
 /* Reads and writes are kept apart so that a read scans only the writes: programs that read the
@@ -79,6 +107,16 @@ typedef struct tracker {
     size_t n_tile;
 } tracker;
 
+static void index_free(list_index *x)
+{
+    if (!x) return;
+    for (int64_t i = 0; i < x->gr * x->gc; i++)
+        gs_free(x->cells[i].pos);
+    gs_free(x->cells);
+    gs_free(x->wide.pos);
+    gs_free(x);
+}
+
 static void tracker_free(void *v)
 {
     tracker *t = v;
@@ -88,6 +126,8 @@ static void tracker_free(void *v)
         gs_free(t->hbm[i].writes.items);
         gs_free(t->hbm[i].reads.blocks);
         gs_free(t->hbm[i].writes.blocks);
+        index_free(t->hbm[i].reads.idx);
+        index_free(t->hbm[i].writes.idx);
     }
     for (size_t i = 0; i < t->n_buf; i++) {
         gs_free(t->buf[i].reads.items);
@@ -131,7 +171,20 @@ struct gs_kb {
     size_t n_deps, cap_deps;
     uint32_t *match[2]; /* collect(): matches in the write and read lists */
     size_t match_n[2], match_cap[2];
+    int indexed;    /* index long HBM lists (0: scan them in full, the reference behaviour) */
+    uint32_t *cand; /* an indexed scan's candidate positions */
+    size_t cand_n, cand_cap;
 };
+
+/* GS_BASELINE_PATHS=1, =all or a value naming "build" in the environment: scan every history
+ * in full, as before the index (`gensweep bench` measures the old build against the new one in
+ * the same run; the tests compare the dependencies of both). Read for every builder: a test
+ * switches it in-process. */
+static int index_enabled(void)
+{
+    const char *b = getenv("GS_BASELINE_PATHS");
+    return !(b && (!strcmp(b, "1") || !strcmp(b, "all") || strstr(b, "build")));
+}
 
 /* ---- errors ---- */
 
@@ -231,6 +284,7 @@ gs_kb *gs_kb_create(gs_program *p, unsigned core)
     kb->p = p;
     kb->cfg = cfg;
     kb->core = core;
+    kb->indexed = index_enabled();
     gs_error_clear(&kb->err);
     fill_caps(&kb->caps, cfg, core);
     kb->tr = gs_program_builder_state(p);
@@ -256,6 +310,7 @@ void gs_kb_free(gs_kb *kb)
     gs_free(kb->deps);
     gs_free(kb->match[0]);
     gs_free(kb->match[1]);
+    gs_free(kb->cand);
     gs_free(kb);
 }
 
@@ -846,10 +901,188 @@ static int push_match(gs_kb *kb, int which, uint32_t instr)
     return 1;
 }
 
+/* ---- the index of long HBM lists ---- */
+
+/* Rows [*r0, *r1] and elements [*c0, *c1] within a row (inclusive) of `pitch`-element rows that
+ * hold every element of an HBM access: its rows when it is a row pattern of that pitch, else
+ * its bounding box taken as one run. */
+static void hbm_rect(const gs_ap *ap, const access *acc, int64_t pitch, int64_t *r0, int64_t *r1,
+                     int64_t *c0, int64_t *c1)
+{
+    row_pattern r;
+    if (!as_rows(ap, &r) || (r.rows > 1 && r.pitch != pitch) || r.pitch < 0) {
+        r.base = acc->lo;
+        r.n = acc->hi - acc->lo;
+        r.rows = 1;
+    }
+    int64_t q = floor_div(r.base, pitch), col = r.base - q * pitch;
+    int64_t last = r.base + (r.rows - 1) * pitch + r.n - 1;
+    *r0 = q;
+    *r1 = floor_div(last, pitch);
+    if (col + r.n <= pitch) {
+        *c0 = col;
+        *c1 = col + r.n - 1;
+    } else {
+        *c0 = 0;
+        *c1 = pitch - 1;
+    }
+}
+
+static int cell_push(index_cell *c, uint32_t pos)
+{
+    if (c->n == c->cap) {
+        uint32_t nc = c->cap ? c->cap * 2 : 4;
+        uint32_t *n = gs_realloc(c->pos, nc * sizeof *n);
+        if (!n) return 0;
+        c->pos = n;
+        c->cap = nc;
+    }
+    c->pos[c->n++] = pos;
+    return 1;
+}
+
+/* Cells [*g0, *g1] x [*h0, *h1] of an access's rectangle; 0 when it belongs in the wide list. */
+static int index_cells(const list_index *x, const gs_ap *ap, const access *acc, int64_t *g0,
+                       int64_t *g1, int64_t *h0, int64_t *h1)
+{
+    int64_t r0, r1, c0, c1;
+    hbm_rect(ap, acc, x->pitch, &r0, &r1, &c0, &c1);
+    if (r0 < 0 || r1 >= x->rows) return 0;
+    *g0 = r0 / x->ch;
+    *g1 = r1 / x->ch;
+    *h0 = c0 / x->cw;
+    *h1 = c1 / x->cw;
+    return (*g1 - *g0 + 1) * (*h1 - *h0 + 1) <= INDEX_MAX_CELLS;
+}
+
+static int index_insert(list_index *x, const access *acc, const gs_ap *ap, uint32_t pos)
+{
+    int64_t g0, g1, h0, h1;
+    if (!index_cells(x, ap, acc, &g0, &g1, &h0, &h1)) return cell_push(&x->wide, pos);
+    for (int64_t g = g0; g <= g1; g++)
+        for (int64_t h = h0; h <= h1; h++)
+            if (!cell_push(&x->cells[g * x->gc + h], pos)) return 0;
+    return 1;
+}
+
+/* Build the index of HBM list l (tensor `tensor`), its geometry taken from the tensor's rows and
+ * the first row-pattern access of the list (cells of about one tile). */
+static int index_build(gs_kb *kb, access_list *l, int32_t tensor)
+{
+    const gs_tensor_info *ti = gs_program_tensor(kb->p, tensor);
+    if (!ti || ti->elems == 0) return 1; /* leave it unindexed */
+    list_index *x = gs_calloc(1, sizeof *x);
+    if (!x) return 0;
+    x->pitch = ti->ndim > 0 ? ti->shape[ti->ndim - 1] : (int64_t)ti->elems;
+    if (x->pitch <= 0) x->pitch = (int64_t)ti->elems;
+    x->rows = ((int64_t)ti->elems + x->pitch - 1) / x->pitch;
+    x->ch = 1;
+    x->cw = x->pitch;
+    for (size_t i = 0; i < l->n; i++) {
+        row_pattern r;
+        if (l->items[i].dead || !as_rows(access_ap(kb, &l->items[i]), &r)) continue;
+        if (r.rows > 1 && r.pitch != x->pitch) continue;
+        x->ch = GS_MAX(r.rows, 1);
+        x->cw = GS_MIN(GS_MAX(r.n, 1), x->pitch);
+        break;
+    }
+    for (;;) {
+        x->gr = (x->rows + x->ch - 1) / x->ch;
+        x->gc = (x->pitch + x->cw - 1) / x->cw;
+        if (x->gr * x->gc <= (int64_t)INDEX_GRID_CELLS) break;
+        if (x->gr >= x->gc)
+            x->ch *= 2;
+        else
+            x->cw *= 2;
+    }
+    x->cells = gs_calloc((size_t)(x->gr * x->gc), sizeof *x->cells);
+    if (!x->cells) {
+        gs_free(x);
+        return 0;
+    }
+    l->idx = x;
+    for (size_t i = 0; i < l->n; i++)
+        if (!l->items[i].dead &&
+            !index_insert(x, &l->items[i], access_ap(kb, &l->items[i]), (uint32_t)i))
+            return 0;
+    return 1;
+}
+
+static int cand_push(gs_kb *kb, uint32_t pos)
+{
+    if (kb->cand_n == kb->cand_cap) {
+        size_t nc = kb->cand_cap ? kb->cand_cap * 2 : 64;
+        uint32_t *n = gs_realloc(kb->cand, nc * sizeof *n);
+        if (!n) return 0;
+        kb->cand = n;
+        kb->cand_cap = nc;
+    }
+    kb->cand[kb->cand_n++] = pos;
+    return 1;
+}
+
+static int cmp_u32(const void *x, const void *y)
+{
+    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    return (a > b) - (a < b);
+}
+
+/* The live positions of indexed list l that may overlap `acc` (a superset of those that do),
+ * increasing and without repeats, into kb->cand. */
+static int index_candidates(gs_kb *kb, const access_list *l, const access *acc, const gs_ap *ap)
+{
+    const list_index *x = l->idx;
+    kb->cand_n = 0;
+    int64_t g0, g1, h0, h1;
+    if (!index_cells(x, ap, acc, &g0, &g1, &h0, &h1)) {
+        /* a wide access: every live item is a candidate */
+        for (size_t i = 0; i < l->n; i++)
+            if (!l->items[i].dead && !cand_push(kb, (uint32_t)i)) return 0;
+        return 1;
+    }
+    for (uint32_t k = 0; k < x->wide.n; k++)
+        if (!cand_push(kb, x->wide.pos[k])) return 0;
+    for (int64_t g = g0; g <= g1; g++)
+        for (int64_t h = h0; h <= h1; h++) {
+            const index_cell *c = &x->cells[g * x->gc + h];
+            for (uint32_t k = 0; k < c->n; k++)
+                if (!cand_push(kb, c->pos[k])) return 0;
+        }
+    int one_run = x->wide.n == 0 && g0 == g1 && h0 == h1; /* a cell's positions are increasing */
+    if (!one_run) qsort(kb->cand, kb->cand_n, sizeof *kb->cand, cmp_u32);
+    size_t m = 0;
+    for (size_t i = 0; i < kb->cand_n; i++) {
+        uint32_t pos = kb->cand[i];
+        if ((m && kb->cand[m - 1] == pos) || l->items[pos].dead) continue;
+        kb->cand[m++] = pos;
+    }
+    kb->cand_n = m;
+    return 1;
+}
+
+/* Whether list l of a region holding `ap`'s space is (or should now be) indexed. */
+static int use_index(gs_kb *kb, access_list *l, const gs_ap *ap)
+{
+    if (l->idx) return 1;
+    if (!kb->indexed || ap->space != GS_MEM_HBM || l->n - l->n_dead < INDEX_MIN) return 0;
+    if (!index_build(kb, l, ap->tensor)) return -1;
+    return l->idx != NULL;
+}
+
 /* Matches of acc in list l, in list (= instruction) order, into kb->match[which]. */
 static int scan(gs_kb *kb, int which, access_list *l, const access *acc, const gs_ap *ap)
 {
     kb->match_n[which] = 0;
+    int ix = use_index(kb, l, ap);
+    if (ix < 0) return 0;
+    if (ix) {
+        if (!index_candidates(kb, l, acc, ap)) return 0;
+        for (size_t i = 0; i < kb->cand_n; i++) {
+            const access *it = &l->items[kb->cand[i]];
+            if (acc_overlap(kb, acc, ap, it) && !push_match(kb, which, it->instr)) return 0;
+        }
+        return 1;
+    }
     if (!summarize(l)) return 0;
     for (size_t b = 0; b * ACCESS_BLOCK < l->n; b++) {
         const access_block *s = &l->blocks[b];
@@ -889,8 +1122,32 @@ static int covers(const access *w, const access *old)
 }
 
 /* Drop the accesses a dense write covers (see the file comment). */
-static void prune(access_list *l, const access *w)
+static int prune(gs_kb *kb, access_list *l, const access *w, const gs_ap *ap)
 {
+    int ix = use_index(kb, l, ap);
+    if (ix < 0) return 0;
+    if (ix) {
+        /* a covered access lies inside w, so it is among w's candidates */
+        if (!index_candidates(kb, l, w, ap)) return 0;
+        for (size_t i = 0; i < kb->cand_n; i++) {
+            access *it = &l->items[kb->cand[i]];
+            if (covers(w, it)) {
+                it->dead = 1;
+                l->n_dead++;
+            }
+        }
+        if (l->n_dead > INDEX_MIN && l->n_dead * 2 > l->n) {
+            size_t m = 0;
+            for (size_t i = 0; i < l->n; i++)
+                if (!l->items[i].dead) l->items[m++] = l->items[i];
+            l->n = m;
+            l->n_dead = 0;
+            l->summarized = 0;
+            index_free(l->idx);
+            l->idx = NULL; /* rebuilt when next needed */
+        }
+        return 1;
+    }
     size_t m = 0;
     for (size_t i = 0; i < l->n; i++) {
         if (!covers(w, &l->items[i]))
@@ -899,16 +1156,16 @@ static void prune(access_list *l, const access *w)
             l->summarized = m; /* the items from here on move down: summarize them again */
     }
     l->n = m;
+    return 1;
 }
 
 static int record(gs_kb *kb, const access *acc, const gs_ap *ap)
 {
     region *r = region_of(kb->tr, ap);
     if (!r) return 0;
-    if (acc->write && acc->dense) {
-        prune(&r->reads, acc);
-        prune(&r->writes, acc);
-    }
+    if (acc->write && acc->dense &&
+        (!prune(kb, &r->reads, acc, ap) || !prune(kb, &r->writes, acc, ap)))
+        return 0;
     access_list *l = acc->write ? &r->writes : &r->reads;
     if (l->n == l->cap) {
         size_t nc = l->cap ? l->cap * 2 : 8;
@@ -917,7 +1174,11 @@ static int record(gs_kb *kb, const access *acc, const gs_ap *ap)
         l->items = n;
         l->cap = nc;
     }
-    l->items[l->n++] = *acc;
+    if (l->n >= UINT32_MAX) return 0;
+    l->items[l->n] = *acc;
+    l->items[l->n].dead = 0;
+    if (l->idx && !index_insert(l->idx, &l->items[l->n], ap, (uint32_t)l->n)) return 0;
+    l->n++;
     return 1;
 }
 

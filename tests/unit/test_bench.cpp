@@ -85,7 +85,19 @@ TEST(Bench, QuickRunWritesValidJsonWithEverySection)
     }
     const cJSON *targets = cJSON_GetObjectItem(doc, "targets");
     ASSERT_TRUE(cJSON_IsArray(targets));
-    EXPECT_EQ(cJSON_GetArraySize(targets), 6);
+    EXPECT_EQ(cJSON_GetArraySize(targets), 11);
+    // section 6: both paths of both jobs ran and passed; the floor was measured
+    const cJSON *e2e = cJSON_GetObjectItem(doc, "end_to_end");
+    ASSERT_TRUE(cJSON_IsObject(e2e));
+    EXPECT_GT(cJSON_GetNumberValue(cJSON_GetObjectItem(e2e, "floor_ns_per_switch")), 0);
+    for (const char *k :
+         {"timing_largest_current", "timing_largest_old", "functional_current", "functional_old"}) {
+        const cJSON *j = cJSON_GetObjectItem(e2e, k);
+        ASSERT_TRUE(cJSON_IsObject(j)) << k;
+        EXPECT_STREQ(cJSON_GetStringValue(cJSON_GetObjectItem(j, "status")), "pass") << k;
+        EXPECT_GT(cJSON_GetNumberValue(cJSON_GetObjectItem(j, "cpu_s")), 0) << k;
+        EXPECT_GT(cJSON_GetNumberValue(cJSON_GetObjectItem(j, "instructions")), 0) << k;
+    }
     cJSON_ArrayForEach(row, targets)
     {
         const cJSON *met = cJSON_GetObjectItem(row, "met");

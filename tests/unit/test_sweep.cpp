@@ -417,3 +417,24 @@ TEST(SweepTuning, TunedParamsAreUsedAndReported)
     std::string plain = slurp(d + "/plain/report.html");
     EXPECT_EQ(plain.find("elementwise_add/default", plain.find("Tuning gains")), std::string::npos);
 }
+
+// Jobs start as forks of the sweep process running `run` in-process with the config the sweep
+// already loaded (harness/worker.h); the results must be byte-identical to exec'd jobs
+// (GS_BASELINE_PATHS=exec), apart from wall times, also with a relative override (applied once,
+// not again on the sweep's already overridden config).
+TEST(SweepForkServer, ForkedJobsWriteWhatExecdJobsWrite)
+{
+    std::string d = tmpdir("forkserver");
+    std::string sel = " --configs configs/gen1.yaml configs/gen3.yaml --set "
+                      "core.dma.bandwidth_per_engine=x1.5 --kernels "
+                      "matmul,softmax,elementwise_add -j 2 --quiet --no-report --out '" +
+                      d;
+    CliRun forked = gensweep("sweep" + sel + "/fork'");
+    ASSERT_EQ(forked.rc, 0) << forked.err;
+    CliRun execd =
+        exec("env", "GS_BASELINE_PATHS=exec '" GS_GENSWEEP_BIN "' sweep" + sel + "/exec'");
+    ASSERT_EQ(execd.rc, 0) << execd.err;
+    EXPECT_GT(Doc(d + "/fork/results.json").jobs(), 50);
+    EXPECT_EQ(without_wall(d + "/fork/results.json"), without_wall(d + "/exec/results.json"));
+    EXPECT_EQ(slurp(d + "/fork/results.csv"), slurp(d + "/exec/results.csv"));
+}
