@@ -28,33 +28,40 @@ void HbmTarget::b_transport(int, tlm::tlm_generic_payload &trans, sc_core::sc_ti
     while (drop < busy_.size() && busy_[drop].second <= now)
         ++drop;
     busy_.erase(busy_.begin(), busy_.begin() + (std::ptrdiff_t)drop);
-    /* earliest gap of `service` at or after the arrival */
-    uint64_t start = arrival;
+    /* the request takes the idle time after its arrival, gap by gap, until it has had its
+     * service time (work-conserving: no idle interval is skipped because it is too short) */
+    std::vector<std::pair<uint64_t, uint64_t>> merged;
+    merged.reserve(busy_.size() + 4);
+    uint64_t t = arrival, remaining = service;
     size_t k = 0;
-    while (k < busy_.size() && busy_[k].second <= start)
-        ++k;
-    for (; k < busy_.size(); ++k) {
-        if (start + service <= busy_[k].first) break;
-        start = std::max(start, busy_[k].second);
-    }
-    const uint64_t end = start + service;
-    if (service > 0) {
-        /* merge with touching neighbours to keep the list short */
-        if (k > 0 && busy_[k - 1].second == start) {
-            busy_[k - 1].second = end;
-            if (k < busy_.size() && busy_[k].first == end) {
-                busy_[k - 1].second = busy_[k].second;
-                busy_.erase(busy_.begin() + (std::ptrdiff_t)k);
-            }
-        } else if (k < busy_.size() && busy_[k].first == end) {
-            busy_[k].first = start;
-        } else {
-            busy_.insert(busy_.begin() + (std::ptrdiff_t)k, std::make_pair(start, end));
+    for (; k < busy_.size() && busy_[k].second <= t; ++k)
+        merged.push_back(busy_[k]);
+    while (remaining > 0) {
+        if (k < busy_.size() && busy_[k].first <= t) {
+            merged.push_back(busy_[k]);
+            t = std::max(t, busy_[k].second);
+            ++k;
+            continue;
         }
+        const uint64_t gap_end = k < busy_.size() ? busy_[k].first : UINT64_MAX;
+        const uint64_t take = std::min(remaining, gap_end - t);
+        if (!merged.empty() && merged.back().second == t)
+            merged.back().second = t + take;
+        else
+            merged.emplace_back(t, t + take);
+        t += take;
+        remaining -= take;
     }
+    for (; k < busy_.size(); ++k) {
+        if (!merged.empty() && merged.back().second == busy_[k].first)
+            merged.back().second = busy_[k].second;
+        else
+            merged.push_back(busy_[k]);
+    }
+    busy_.swap(merged);
     busy_ps_ += service;
     bytes_ += len;
-    delay = sc_core::sc_time::from_value(end - now);
+    delay = sc_core::sc_time::from_value(std::max(t, arrival) - now);
     trans.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 

@@ -4,13 +4,13 @@
  *
  * Timing: the chip bandwidth (config hbm_bandwidth, bytes/ns) is one server. Each b_transport
  * is one DMA engine's share of a transfer, arriving at now + the annotated delay (a share may
- * be reserved ahead, when its engine is still busy). It occupies the server for
- * bytes / hbm_bandwidth in the earliest idle interval at or after its arrival (reservations
- * are kept as a list of busy intervals, so a later reservation for an earlier time fills a gap
- * instead of queueing behind a future one). The annotated delay returned is "until the server
- * has passed these bytes": N engines streaming at once share hbm_bandwidth, and one engine
- * gets min(its own rate, hbm_bandwidth). The access latency (hbm_latency) is added by the
- * initiator.
+ * be reserved ahead, when its engine is still busy). It needs the server for
+ * bytes / hbm_bandwidth and takes the idle time after its arrival, gap by gap, until it has had
+ * that much (reservations are kept as a list of busy intervals: work-conserving, so a later
+ * reservation for an earlier time fills the gaps instead of queueing behind a future one). The
+ * annotated delay returned is "until the server has passed these bytes": N engines streaming at
+ * once share hbm_bandwidth, and one engine gets min(its own rate, hbm_bandwidth). The access
+ * latency (hbm_latency) is added by the initiator.
  *
  * Data: this target does not copy bytes. The data of HBM tensors lives in the run's gs_mem
  * image (the DMI-style backing store) and is moved by gs_exec_instr when the transfer

@@ -208,8 +208,8 @@ DmaEngine::DmaEngine(sc_core::sc_module_name name, Run &run, unsigned core, unsi
     trans_.set_dmi_allowed(false);
 }
 
-DmaEngine::Timing DmaEngine::serve(uint32_t i, const gs_instr *in, const gs_dma_plan &plan,
-                                   uint64_t ready_ps)
+DmaEngine::Timing DmaEngine::serve(const gs_instr *in, const gs_dma_plan &plan, uint64_t ready_ps,
+                                   unsigned copies)
 {
     Run &r = run_;
     const gs_dma_share &sh = plan.share[index_];
@@ -232,7 +232,9 @@ DmaEngine::Timing DmaEngine::serve(uint32_t i, const gs_instr *in, const gs_dma_
         const double hbm_bytes = gs_cost_hbm_bytes(in);
         const double charge = std::max((double)std::max(sides, 1),
                                        plan.eff_bytes > 0 ? hbm_bytes / plan.eff_bytes : 0);
-        const uint64_t charged = (uint64_t)std::ceil(sh.eff_bytes * charge);
+        /* `copies` engines with this same share, free at the same time, pass the HBM as one
+         * reservation: their transfer ends together either way (one timed event for all) */
+        const uint64_t charged = (uint64_t)std::ceil(sh.eff_bytes * charge) * copies;
         const gs_ap &ap = src_hbm ? in->in[0] : in->out[0];
         const gs_tensor_info *ti = ap.tensor >= 0 ? gs_program_tensor(r.prog, ap.tensor) : nullptr;
         const uint64_t addr = (ti ? ti->hbm_addr : 0) +
@@ -247,28 +249,35 @@ DmaEngine::Timing DmaEngine::serve(uint32_t i, const gs_instr *in, const gs_dma_
         sc_core::sc_time delay = sc_core::sc_time::from_value(bytes_at - now);
         hbm_port->b_transport(trans_, delay);
         const uint64_t hbm_end = now + delay.value();
-        const uint64_t uncontended = std::max(end, bytes_at + r.hbm->service_ps(charged));
+        /* contention: any wait beyond this one share's own HBM time (sharing it with the
+         * engines of the same group counts as waiting for HBM bandwidth) */
+        const uint64_t uncontended = std::max(end, bytes_at + r.hbm->service_ps(charged / copies));
         if (hbm_end > end) end = hbm_end;
         t.port_ps = end - std::min(end, uncontended);
         r.hbm_rate(bytes_at, end,
-                   sh.bytes * (hbm_bytes / std::max(plan.bytes, 1.0)) * 1000.0 /
+                   copies * sh.bytes * (hbm_bytes / std::max(plan.bytes, 1.0)) * 1000.0 /
                        (double)std::max<uint64_t>(end - bytes_at, 1));
         /* the access latency delays the share's completion, but the engine pipelines it: it
          * is free for the next share once the bytes have passed */
         latency = r.hbm_latency_ps;
     }
-    free_ps_ = end;
-    stats_.busy_ps += end - t.start_ps;
+    t.busy_end_ps = end;
+    t.end_ps = end + latency;
+    return t;
+}
+
+void DmaEngine::account(const Timing &t, uint32_t i, const gs_instr *in, const gs_dma_plan &plan)
+{
+    Run &r = run_;
+    free_ps_ = t.busy_end_ps;
+    stats_.busy_ps += t.busy_end_ps - t.start_ps;
     stats_.port_ps += t.port_ps;
-    stats_.bytes += sh.bytes;
+    stats_.bytes += plan.share[index_].bytes;
     stats_.shares++;
-    end += latency;
-    t.end_ps = end;
     if (r.trace.is_open())
         r.trace.complete((int)core_, kDmaTid0 + (int)r.queues + (int)index_, gs_opcode_name(in->op),
-                         t.start_ps, end - t.start_ps, i, "", nullptr, 0, in->file, in->line,
+                         t.start_ps, t.end_ps - t.start_ps, i, "", nullptr, 0, in->file, in->line,
                          t.port_ps);
-    return t;
 }
 
 TransferTiming run_transfer(Run &run, std::vector<std::unique_ptr<DmaEngine>> &engines, uint32_t i,
@@ -276,14 +285,37 @@ TransferTiming run_transfer(Run &run, std::vector<std::unique_ptr<DmaEngine>> &e
 {
     TransferTiming t = {ready_ps, 0};
     uint64_t first = UINT64_MAX;
-    for (unsigned e = 0; e < plan.n_engines && e < engines.size(); ++e) {
-        if (!(plan.share[e].bytes > 0)) continue;
-        const DmaEngine::Timing s = engines[e]->serve(i, in, plan, ready_ps);
+    const unsigned n = std::min<unsigned>(plan.n_engines, (unsigned)engines.size());
+    for (unsigned e = 0; e < n;) {
+        const gs_dma_share &sh = plan.share[e];
+        if (!(sh.bytes > 0)) {
+            ++e;
+            continue;
+        }
+        /* engines in a row with the same share, free at the same time: one reservation */
+        const uint64_t start = engines[e]->start_for(ready_ps);
+        unsigned g = 1;
+        while (e + g < n && plan.share[e + g].bytes == sh.bytes &&
+               plan.share[e + g].eff_bytes == sh.eff_bytes &&
+               plan.share[e + g].descriptors == sh.descriptors &&
+               engines[e + g]->start_for(ready_ps) == start)
+            ++g;
+        /* only while the HBM passes the whole group within one share's streaming time: then
+         * the group ends as its shares would one by one; when the HBM is the limit, shares are
+         * reserved one by one so that each engine is freed as soon as its own bytes passed */
+        if (g > 1 && plan.hbm && plan.engine_bw > 0 &&
+            run.hbm->service_ps((uint64_t)std::ceil(sh.eff_bytes) * g) >
+                ns_to_ps_ceil(sh.eff_bytes / plan.engine_bw))
+            g = 1;
+        const DmaEngine::Timing s = engines[e]->serve(in, plan, ready_ps, g);
+        for (unsigned k = 0; k < g; ++k)
+            engines[e + k]->account(s, i, in, plan);
         first = std::min(first, s.start_ps);
         if (s.end_ps > t.end_ps) {
             t.end_ps = s.end_ps;
             t.port_ps = s.port_ps;
         }
+        e += g;
     }
     if (i == 0) {
         run.first_engines_used = plan.engines_used;
@@ -345,9 +377,10 @@ void DmaQueue::issue_thread()
         last_idx = i;
         gs_dma_plan plan;
         gs_cost_dma_plan(r.cfg, in, &plan);
+        /* reserved now for the time the shares reach the engines: the engines and the HBM take
+         * reservations ahead of time in trigger order, which is ready order (one issue latency
+         * for every transfer of a core), so the queue need not wait here */
         const uint64_t ready = trigger + ns_to_ps(plan.issue_ns);
-        const uint64_t now = sc_core::sc_time_stamp().value();
-        if (ready > now) wait_ps(ready - now);
         if (in->n_in > 0 && is_local(in->in[0].space))
             local_access(i, in, in->in[0], tlm::TLM_READ_COMMAND);
         if (in->n_out > 0 && is_local(in->out[0].space))
@@ -356,8 +389,10 @@ void DmaQueue::issue_thread()
         const TransferTiming t = run_transfer(r, engines_, i, in, plan, ready);
         r.port_ps[i] = t.port_ps;
         count_transfer(plan.bytes);
+        /* wake the completion thread only when this transfer ends before the one it waits for */
+        const bool earlier = pending_.empty() || t.end_ps < pending_.top().first;
         pending_.push(Pending(t.end_ps, i));
-        pending_changed_.notify(sc_core::SC_ZERO_TIME);
+        if (earlier) pending_changed_.notify(sc_core::SC_ZERO_TIME);
     }
     issue_done_ = true;
     pending_changed_.notify(sc_core::SC_ZERO_TIME);

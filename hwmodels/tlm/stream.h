@@ -34,6 +34,7 @@
 #ifndef GS_TLM_STREAM_H
 #define GS_TLM_STREAM_H
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <queue>
@@ -150,11 +151,20 @@ class DmaEngine : public sc_core::sc_module
     DmaEngine(sc_core::sc_module_name name, Run &run, unsigned core, unsigned index);
 
     struct Timing {
-        uint64_t start_ps, end_ps; /* the share's span on this engine */
-        uint64_t port_ps;          /* of which waiting for HBM bandwidth */
+        uint64_t start_ps;    /* the share starts on the engine */
+        uint64_t busy_end_ps; /* the engine is free again (its bytes have passed) */
+        uint64_t end_ps;      /* the share is complete (+ the HBM access latency) */
+        uint64_t port_ps;     /* of which waiting for HBM bandwidth */
     };
-    /* Reserve this engine for its share of instruction i, arriving at ready_ps (>= now). */
-    Timing serve(uint32_t i, const gs_instr *in, const gs_dma_plan &plan, uint64_t ready_ps);
+    /* When a share arriving at ready_ps would start here. */
+    uint64_t start_for(uint64_t ready_ps) const { return std::max(ready_ps, free_ps_); }
+    /* The timing of this engine's share of `plan` arriving at ready_ps (>= now), reserving the
+     * HBM for it and for copies - 1 more engines with the same share that start at the same
+     * time (they end together). Changes nothing of the engine: account() does. */
+    Timing serve(const gs_instr *in, const gs_dma_plan &plan, uint64_t ready_ps,
+                 unsigned copies = 1);
+    /* Occupy this engine for its share of instruction i with timing t (statistics, trace). */
+    void account(const Timing &t, uint32_t i, const gs_instr *in, const gs_dma_plan &plan);
     const DmaEngineStats &stats() const { return stats_; }
     unsigned index() const { return index_; }
 
