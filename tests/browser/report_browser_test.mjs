@@ -57,8 +57,8 @@ function check(ok, name, detail = '') {
   }
 }
 
-const SECTIONS = ['summary', 'generations', 'portability', 'speedups', 'roofline', 'engines',
-  'timelines', 'correctness', 'baseline', 'variants', 'whatif'];
+const SECTIONS = ['verdict', 'heatmap', 'rooflines', 'summary', 'generations', 'portability',
+  'engines', 'timelines', 'correctness', 'baseline', 'variants', 'whatif'];
 const url = pathToFileURL(path.resolve(reportPath)).href;
 
 async function openContext(javaScriptEnabled) {
@@ -88,8 +88,8 @@ async function close({ ctx, dir }) {
 }
 
 // visible rows of the jobs table, as {gen, status, v: [data-v of column i]}
-async function jobRows(page, col) {
-  return page.$$eval('#jobs tbody tr', (rows, c) => rows.filter((r) => !r.hidden).map((r) => ({
+async function jobRows(page, col, sel = 'table.jobs tbody tr') {
+  return page.$$eval(sel, (rows, c) => rows.filter((r) => !r.hidden).map((r) => ({
     gen: r.getAttribute('data-gen'),
     status: r.getAttribute('data-status'),
     v: c >= 0 && r.cells[c] ? r.cells[c].getAttribute('data-v') : null,
@@ -111,6 +111,8 @@ try {
   }
   check(await page.isVisible('#filters'), 'filter controls shown when JavaScript runs');
 
+  // the every-job table is collapsed under the compact correctness table: open it
+  await page.click('details.alljobs > summary');
   // sorting: the time column of the jobs table, ascending then descending
   const headers = await page.$$eval('#jobs thead th', (ths) => ths.map((t) => t.textContent));
   const col = headers.indexOf('time');
@@ -118,16 +120,16 @@ try {
   const nums = (rows) => rows.map((r) => r.v).filter((v) => v !== '' && v !== null).map(Number);
   const sorted = (a, dir) => a.every((x, i) => i === 0 || dir * (x - a[i - 1]) >= 0);
   await page.click(`#jobs thead th:nth-child(${col + 1})`);
-  let v = nums(await jobRows(page, col));
+  let v = nums(await jobRows(page, col, '#jobs tbody tr'));
   check(v.length > 1 && sorted(v, 1), 'clicking "time" sorts ascending', v.slice(0, 8).join(','));
   check((await page.getAttribute(`#jobs thead th:nth-child(${col + 1})`, 'aria-sort')) === 'ascending',
     'sorted header carries aria-sort=ascending');
-  const allRows = await jobRows(page, col);
+  const allRows = await jobRows(page, col, '#jobs tbody tr');
   const lastKnown = allRows.findIndex((r) => r.v === '');
   check(lastKnown < 0 || allRows.slice(lastKnown).every((r) => r.v === ''),
     'jobs without a time sort last');
   await page.click(`#jobs thead th:nth-child(${col + 1})`);
-  v = nums(await jobRows(page, col));
+  v = nums(await jobRows(page, col, '#jobs tbody tr'));
   check(v.length > 1 && sorted(v, -1), 'clicking again sorts descending', v.slice(0, 8).join(','));
   // keyboard: Enter on a focused header sorts too
   await page.focus('#jobs thead th:nth-child(1)');

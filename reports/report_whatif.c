@@ -1,0 +1,217 @@
+/*
+ * report_whatif.c - what-if sensitivity curves, tuning gains and parameter attribution.
+ */
+#include "report_int.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "svg.h"
+
+/* The most sensitive curves drawn per what-if chart (all are in the table). */
+#define WHATIF_MAX_CURVES 8
+
+/*
+ * What-if and tuning come from their own files (harness/RESULTS.md: whatif.json with schema
+ * "gensweep-whatif", tuning files with "gensweep-tuning"), passed with --whatif / --tuning.
+ */
+static void whatif_chart(rep *r, const cJSON *w)
+{
+    gs_sb *sb = r->sb;
+    const cJSON *vals = gs_rp_jget(w, "values"), *jobs = gs_rp_jget(w, "jobs");
+    int nv = cJSON_GetArraySize(vals);
+    double vmin = INFINITY, vmax = 0, tmin = INFINITY, tmax = 0;
+    for (int i = 0; i < nv; i++) {
+        double v = gs_rp_jnum(cJSON_GetArrayItem(vals, i), "value");
+        if (v > 0 && v < vmin) vmin = v;
+        if (v > vmax) vmax = v;
+    }
+    /* pick the curves with the largest |sensitivity| (ties: file order) */
+    const cJSON *pick[WHATIF_MAX_CURVES];
+    int np = 0;
+    const cJSON *j;
+    cJSON_ArrayForEach(j, jobs)
+    {
+        double s = fabs(gs_rp_jnum(j, "sensitivity"));
+        if (!isfinite(s)) s = -1;
+        if (np < WHATIF_MAX_CURVES) {
+            pick[np++] = j;
+        } else {
+            int lo = 0;
+            for (int k = 1; k < np; k++)
+                if (fabs(gs_rp_jnum(pick[k], "sensitivity")) <
+                    fabs(gs_rp_jnum(pick[lo], "sensitivity")))
+                    lo = k;
+            double sl = fabs(gs_rp_jnum(pick[lo], "sensitivity"));
+            if (!isfinite(sl) || s > sl) pick[lo] = j;
+        }
+    }
+    for (int k = 0; k < np; k++) {
+        const cJSON *t;
+        cJSON_ArrayForEach(t, gs_rp_jget(pick[k], "time_ns"))
+        {
+            if (!cJSON_IsNumber(t) || !(t->valuedouble > 0)) continue;
+            if (t->valuedouble < tmin) tmin = t->valuedouble;
+            if (t->valuedouble > tmax) tmax = t->valuedouble;
+        }
+    }
+    gs_sb_puts(sb, "<figure><figcaption>");
+    gs_rp_text(sb, gs_rp_jstr(w, "config"));
+    gs_sb_puts(sb, ": <code>");
+    gs_rp_text(sb, gs_rp_jstr(w, "param"));
+    gs_sb_puts(sb, "</code></figcaption>");
+    if (!(vmax > 0) || !(tmax > 0)) {
+        gs_sb_puts(sb, "<p>No usable points.</p></figure>");
+        return;
+    }
+    char xl[160];
+    snprintf(xl, sizeof xl, "%.100s (%.40s)", gs_rp_jstr(w, "param"),
+             *gs_rp_jstr(w, "unit") ? gs_rp_jstr(w, "unit") : "value");
+    gs_svg_plot p;
+    gs_svg_plot_init(&p, 460, 300);
+    p.top = 48;
+    p.x = (gs_svg_axis){vmin, vmax, 1, xl};
+    p.y = (gs_svg_axis){tmin / 1e3 / 1.5, tmax / 1e3 * 1.5, 1, "time (µs)"};
+    gs_svg_axis_nice(&p.x);
+    gs_svg_axis_nice(&p.y);
+    gs_svg_begin(sb, &p, "what-if sensitivity");
+    double base = gs_rp_jnum(w, "base_value");
+    if (base > 0)
+        gs_sb_printf(sb,
+                     "<line class=\"axisl\" stroke-dasharray=\"3 3\" x1=\"%.1f\" y1=\"%.1f\" "
+                     "x2=\"%.1f\" y2=\"%.1f\"><title>configured value</title></line>",
+                     gs_svg_px(&p, base), p.top, gs_svg_px(&p, base), p.height - p.bottom);
+    const char *labels[WHATIF_MAX_CURVES], *colours[WHATIF_MAX_CURVES];
+    char lbuf[WHATIF_MAX_CURVES][64];
+    for (int k = 0; k < np; k++) {
+        const cJSON *ts = gs_rp_jget(pick[k], "time_ns");
+        gs_sb_printf(sb, "<g class=\"curve\" stroke=\"%s\" fill=\"%s\"><polyline points=\"",
+                     gs_svg_colour(k), gs_svg_colour(k));
+        for (int i = 0; i < nv; i++) {
+            double v = gs_rp_jnum(cJSON_GetArrayItem(vals, i), "value");
+            const cJSON *t = cJSON_GetArrayItem(ts, i);
+            if (!(v > 0) || !cJSON_IsNumber(t) || !(t->valuedouble > 0)) continue;
+            gs_sb_printf(sb, "%.1f,%.1f ", gs_svg_px(&p, v), gs_svg_py(&p, t->valuedouble / 1e3));
+        }
+        gs_sb_puts(sb, "\"/>");
+        for (int i = 0; i < nv; i++) {
+            double v = gs_rp_jnum(cJSON_GetArrayItem(vals, i), "value");
+            const cJSON *t = cJSON_GetArrayItem(ts, i);
+            if (!(v > 0) || !cJSON_IsNumber(t) || !(t->valuedouble > 0)) continue;
+            gs_sb_printf(sb, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\"><title>", gs_svg_px(&p, v),
+                         gs_svg_py(&p, t->valuedouble / 1e3));
+            gs_rp_text(sb, gs_rp_jstr(pick[k], "id"));
+            gs_sb_puts(sb, " at ");
+            gs_rp_text(sb, gs_rp_jstr(cJSON_GetArrayItem(vals, i), "label"));
+            gs_sb_puts(sb, ": ");
+            gs_rp_put_time(sb, t->valuedouble);
+            gs_sb_puts(sb, "</title></circle>");
+        }
+        gs_sb_puts(sb, "</g>");
+        snprintf(lbuf[k], sizeof lbuf[k], "%.30s/%.20s", gs_rp_jstr(pick[k], "kernel"),
+                 gs_rp_jstr(pick[k], "variant"));
+        labels[k] = lbuf[k];
+        colours[k] = gs_svg_colour(k);
+    }
+    gs_svg_plot lp = p;
+    lp.top = 24;
+    gs_svg_legend(sb, &lp, labels, colours, np > 3 ? 3 : np); /* the rest: hover and table */
+    gs_svg_end(sb);
+    gs_sb_puts(sb, "</figure>");
+}
+
+void gs_rp_sec_whatif(rep *r)
+{
+    gs_sb *sb = r->sb;
+    gs_rp_section_open(sb, "whatif", "What-if and tuning");
+    if (!r->n_whatif && !r->n_tuning)
+        gs_sb_puts(sb, "<p>No what-if or tuning results given (<code>gensweep report RESULTS.json "
+                       "--whatif WHATIF.json --tuning configs/tuning/GEN.json</code>).</p>\n");
+    if (r->n_whatif) {
+        gs_sb_puts(sb, "<h3>Sensitivity</h3><p>Each kernel's time as one parameter varies (the "
+                       "dashed line is the configured value; the most sensitive kernels are "
+                       "drawn). Sensitivity = d ln(time) / d ln(value): −1 fully bound by the "
+                       "parameter, 0 insensitive.</p><div class=\"charts\">");
+        for (int i = 0; i < r->n_whatif; i++)
+            whatif_chart(r, r->whatif[i]);
+        gs_sb_puts(sb, "</div>\n<div class=\"scroll\"><table class=\"sortable filterable\"><thead>"
+                       "<tr><th>config</th><th>parameter</th><th>job</th><th>sensitivity</th>"
+                       "</tr></thead><tbody>\n");
+        for (int i = 0; i < r->n_whatif; i++) {
+            const cJSON *j;
+            cJSON_ArrayForEach(j, gs_rp_jget(r->whatif[i], "jobs"))
+            {
+                gs_sb_puts(sb, "<tr");
+                gs_rp_filter_attrs(sb, gs_rp_jstr(r->whatif[i], "config"), gs_rp_jstr(j, "kernel"),
+                                   "");
+                gs_sb_puts(sb, ">");
+                gs_rp_td_text(sb, gs_rp_jstr(r->whatif[i], "config"));
+                gs_rp_td_text(sb, gs_rp_jstr(r->whatif[i], "param"));
+                gs_rp_td_text(sb, gs_rp_jstr(j, "id"));
+                gs_rp_td_num(sb, gs_rp_jnum(j, "sensitivity"));
+                gs_sb_puts(sb, "</tr>\n");
+            }
+        }
+        gs_sb_puts(sb, "</tbody></table></div>\n");
+    }
+    if (r->n_tuning) {
+        gs_sb_puts(sb, "<h3>Tuning gains</h3><div class=\"scroll\"><table class=\"sortable "
+                       "filterable\"><thead><tr><th>generation</th><th>kernel/variant</th>"
+                       "<th>shape</th><th>default</th><th>tuned</th><th>speedup</th>"
+                       "<th>best parameters</th></tr></thead><tbody>\n");
+        for (int i = 0; i < r->n_tuning; i++) {
+            const char *gen = gs_rp_jstr(r->tuning[i], "generation");
+            const cJSON *t;
+            cJSON_ArrayForEach(t, gs_rp_jget(r->tuning[i], "kernels"))
+            {
+                double d = gs_rp_jnum(t, "default_ns"), b = gs_rp_jnum(t, "best_ns");
+                gs_sb_puts(sb, "<tr");
+                gs_rp_filter_attrs(sb, gen, t->string, "");
+                gs_sb_puts(sb, ">");
+                gs_rp_td_text(sb, gen);
+                gs_sb_puts(sb, "<td>");
+                gs_rp_text(sb, t->string);
+                gs_sb_puts(sb, "/");
+                gs_rp_text(sb, gs_rp_jstr(t, "variant"));
+                gs_sb_puts(sb, "</td><td>");
+                const cJSON *d2;
+                int first = 1;
+                cJSON_ArrayForEach(d2, gs_rp_jget(t, "shape"))
+                {
+                    gs_sb_printf(sb, "%s%.0f", first ? "" : "x",
+                                 cJSON_IsNumber(d2) ? d2->valuedouble : 0);
+                    first = 0;
+                }
+                gs_sb_puts(sb, "</td>");
+                gs_rp_td_time(sb, d);
+                gs_rp_td_time(sb, b);
+                double gain = d > 0 && b > 0 ? d / b : NAN;
+                gs_sb_puts(sb, "<td class=\"n\"");
+                gs_rp_put_dv(sb, gain);
+                if (isfinite(gain))
+                    gs_sb_printf(sb, ">%.3g×</td>", gain);
+                else
+                    gs_sb_puts(sb, ">—</td>");
+                gs_sb_puts(sb, "<td>");
+                const cJSON *bp;
+                first = 1;
+                cJSON_ArrayForEach(bp, gs_rp_jget(t, "params"))
+                {
+                    if (!first) gs_sb_puts(sb, ", ");
+                    gs_rp_text(sb, bp->string);
+                    gs_sb_puts(sb, "=");
+                    if (cJSON_IsNumber(bp))
+                        gs_sb_printf(sb, "%g", bp->valuedouble);
+                    else
+                        gs_rp_text(sb, cJSON_IsString(bp) ? bp->valuestring : "?");
+                    first = 0;
+                }
+                gs_sb_puts(sb, "</td></tr>\n");
+            }
+        }
+        gs_sb_puts(sb, "</tbody></table></div>\n");
+    }
+    gs_rp_section_close(sb);
+}
