@@ -27,6 +27,8 @@ static const gs_command commands[] = {
     {"whatif", "sweep one config parameter over values: sensitivity of every kernel's time",
      gs_cmd_whatif, gs_help_whatif},
     {"tune", "search a kernel's tunable params on one generation", gs_cmd_tune, gs_help_tune},
+    {"attribute", "which parameter changes explain the speedup from one config to another",
+     gs_cmd_attribute, gs_help_attribute},
     {"bench", "measure the simulator itself (speed, memory, sweep, trace) against its targets",
      gs_cmd_bench, gs_help_bench},
     {"report", "write the self-contained HTML report from a results file", gs_cmd_report,
@@ -35,11 +37,12 @@ static const gs_command commands[] = {
 
 static void usage(FILE *out)
 {
-    fprintf(out, "gensweep %s - multi-generation NeuronCore-class accelerator model and kernel "
-                 "portability harness\n\n"
-                 "usage: gensweep <command> [options]\n"
-                 "       gensweep <command> --help\n"
-                 "       gensweep --version\n\ncommands:\n",
+    fprintf(out,
+            "gensweep %s - multi-generation NeuronCore-class accelerator model and kernel "
+            "portability harness\n\n"
+            "usage: gensweep <command> [options]\n"
+            "       gensweep <command> --help\n"
+            "       gensweep --version\n\ncommands:\n",
             GS_VERSION);
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(out, "  %-12s %s\n", commands[i].name, commands[i].summary);

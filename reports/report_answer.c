@@ -200,20 +200,34 @@ static void verdict_pair(rep *r, const cJSON **jobs, size_t nj, int a, int b)
             best = q;
         gs_sb_puts(sb, "<p class=\"cause\"><b>Why</b> (attribution, ");
         gs_rp_text(sb, gs_rp_jstr(at, "suite"));
-        gs_sb_printf(sb, " suite: %.3g× geomean with every change)",
+        gs_sb_printf(sb, " suite: every numeric change applied to %s gives %.3g×", r->gens[a],
                      gs_rp_jnum(gs_rp_jget(at, "all"), "geomean"));
+        double gto = gs_rp_jnum(gs_rp_jget(at, "to_all"), "geomean");
+        if (isfinite(gto) && fabs(log(gto / gs_rp_jnum(gs_rp_jget(at, "all"), "geomean"))) > 0.01)
+            gs_sb_printf(sb,
+                         " of %s's %.3g×; the rest comes from what no numeric parameter "
+                         "expresses: family behaviour, parameters on one side only",
+                         r->gens[b], gto);
+        gs_sb_puts(sb, ")");
         if (best) {
             gs_sb_puts(sb, ": <code>");
             gs_rp_text(sb, gs_rp_jstr(best, "key"));
             gs_sb_printf(sb, "</code> explains <b>%.0f %%</b> (%.3g× alone)",
                          100 * gs_rp_jnum(best, "share"), gs_rp_jnum(best, "geomean"));
+            int small = 0;
             cJSON_ArrayForEach(q, ps)
             {
                 if (q == best) continue;
+                double sh = gs_rp_jnum(q, "share");
+                if (!(fabs(sh) >= 0.05)) { /* the verdict names the parts that matter */
+                    small++;
+                    continue;
+                }
                 gs_sb_puts(sb, "; <code>");
                 gs_rp_text(sb, gs_rp_jstr(q, "key"));
-                gs_sb_printf(sb, "</code> %.0f %%", 100 * gs_rp_jnum(q, "share"));
+                gs_sb_printf(sb, "</code> %.0f %%", 100 * sh);
             }
+            if (small) gs_sb_printf(sb, "; %d more under 5 %% each", small);
             double inter = gs_rp_jnum(at, "interaction_share");
             if (isfinite(inter) && fabs(inter) >= 0.05)
                 gs_sb_printf(sb, "; interactions %.0f %% (the parts do not add up)", 100 * inter);

@@ -524,7 +524,7 @@ void gs_rp_put_param(gs_sb *sb, double v, const char *unit)
         gs_rp_put_time(sb, v);
     } else {
         gs_sb_printf(sb, "%g", v);
-        if (*unit) {
+        if (*unit && strcmp(unit, "count") != 0) {
             gs_sb_puts(sb, " ");
             gs_rp_text(sb, unit);
         }

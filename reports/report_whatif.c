@@ -122,11 +122,106 @@ static void whatif_chart(rep *r, const cJSON *w)
     gs_sb_puts(sb, "</figure>");
 }
 
+/* attribute.json (`gensweep attribute`): each parameter's share of a generation pair's
+ * speedup, overall and per job. */
+static void attribution(rep *r, const cJSON *at)
+{
+    gs_sb *sb = r->sb;
+    const cJSON *ps = gs_rp_jget(at, "params");
+    gs_sb_puts(sb, "<h4>");
+    gs_rp_text(sb, gs_rp_jstr(at, "to"));
+    gs_sb_puts(sb, " vs ");
+    gs_rp_text(sb, gs_rp_jstr(at, "from"));
+    gs_sb_printf(sb, ": %.3g× with every numeric change (%g jobs); ",
+                 gs_rp_jnum(gs_rp_jget(at, "all"), "geomean"),
+                 gs_rp_jnum(gs_rp_jget(at, "all"), "jobs"));
+    gs_rp_text(sb, gs_rp_jstr(at, "to"));
+    gs_sb_printf(sb, " itself %.3g×</h4>", gs_rp_jnum(gs_rp_jget(at, "to_all"), "geomean"));
+    gs_sb_puts(sb, "<div class=\"scroll\"><table class=\"sortable\"><thead><tr><th>parameter</th>"
+                   "<th>from</th><th>to</th><th>speedup alone (geomean)</th><th>share of the "
+                   "speedup</th></tr></thead><tbody>");
+    const cJSON *q;
+    cJSON_ArrayForEach(q, ps)
+    {
+        gs_sb_puts(sb, "<tr><td><code>");
+        gs_rp_text(sb, gs_rp_jstr(q, "key"));
+        gs_sb_puts(sb, "</code></td><td class=\"n\">");
+        gs_rp_put_param(sb, gs_rp_jnum(q, "from"), gs_rp_jstr(q, "unit"));
+        gs_sb_puts(sb, "</td><td class=\"n\">");
+        gs_rp_put_param(sb, gs_rp_jnum(q, "to"), gs_rp_jstr(q, "unit"));
+        gs_sb_puts(sb, "</td>");
+        double g = gs_rp_jnum(q, "geomean"), sh = gs_rp_jnum(q, "share");
+        gs_sb_puts(sb, "<td class=\"n\"");
+        gs_rp_put_dv(sb, g);
+        gs_sb_printf(sb, ">%.4g×</td><td class=\"n\"", g);
+        gs_rp_put_dv(sb, sh);
+        if (isfinite(sh))
+            gs_sb_printf(sb, ">%.1f %%</td></tr>", 100 * sh);
+        else
+            gs_sb_puts(sb, ">—</td></tr>");
+    }
+    double inter = gs_rp_jnum(at, "interaction_share");
+    gs_sb_puts(sb, "<tr><td>interactions (the parts do not add up)</td><td></td><td></td><td></td>"
+                   "<td class=\"n\"");
+    gs_rp_put_dv(sb, inter);
+    if (isfinite(inter))
+        gs_sb_printf(sb, ">%.1f %%</td></tr>", 100 * inter);
+    else
+        gs_sb_puts(sb, ">—</td></tr>");
+    gs_sb_puts(sb, "</tbody></table></div>");
+    /* per job: the all-changes speedup and the parameter explaining most of it */
+    gs_sb_puts(sb, "<details><summary>Per job</summary><div class=\"scroll\"><table "
+                   "class=\"sortable filterable\"><thead><tr><th>job</th><th>every change</th>"
+                   "<th>");
+    gs_rp_text(sb, gs_rp_jstr(at, "to"));
+    gs_sb_puts(sb, "</th><th>explained most by</th><th>share</th><th>interactions</th></tr>"
+                   "</thead><tbody>\n");
+    const cJSON *j;
+    cJSON_ArrayForEach(j, gs_rp_jget(at, "jobs"))
+    {
+        int best = -1, i = 0;
+        double bs = -INFINITY;
+        const cJSON *sh;
+        cJSON_ArrayForEach(sh, gs_rp_jget(j, "share"))
+        {
+            if (cJSON_IsNumber(sh) && sh->valuedouble > bs) {
+                bs = sh->valuedouble;
+                best = i;
+            }
+            i++;
+        }
+        gs_sb_puts(sb, "<tr");
+        gs_rp_filter_attrs(sb, "", gs_rp_jstr(j, "kernel"), "");
+        gs_sb_puts(sb, ">");
+        gs_rp_td_text(sb, gs_rp_jstr(j, "key"));
+        gs_rp_td_num(sb, gs_rp_jnum(j, "speedup_all"));
+        gs_rp_td_num(sb, gs_rp_jnum(j, "speedup_to"));
+        gs_sb_puts(sb, "<td><code>");
+        gs_rp_text(sb, best >= 0 ? gs_rp_jstr(cJSON_GetArrayItem(ps, best), "key") : "—");
+        gs_sb_puts(sb, "</code></td>");
+        gs_rp_td_num(sb, best >= 0 ? 100 * bs : NAN);
+        double in = gs_rp_jnum(j, "interaction_share");
+        gs_rp_td_num(sb, isfinite(in) ? 100 * in : NAN);
+        gs_sb_puts(sb, "</tr>\n");
+    }
+    gs_sb_puts(sb, "</tbody></table></div></details>");
+}
+
 void gs_rp_sec_whatif(rep *r)
 {
     gs_sb *sb = r->sb;
     gs_rp_section_open(sb, "whatif", "What-if and tuning");
-    if (!r->n_whatif && !r->n_tuning)
+    if (r->n_attrib) {
+        gs_sb_puts(sb, "<h3 id=\"attribution\">Attribution</h3><p>From <code>gensweep "
+                       "attribute</code>: the suite run on the first config with each differing "
+                       "parameter set to the second config's value alone, and with all of them. "
+                       "Share = ln(speedup alone) / ln(speedup with every change), geometric "
+                       "means over the jobs; the interactions are what the shares do not add up "
+                       "to.</p>");
+        for (int i = 0; i < r->n_attrib; i++)
+            attribution(r, r->attrib[i]);
+    }
+    if (!r->n_whatif && !r->n_tuning && !r->n_attrib)
         gs_sb_puts(sb, "<p>No what-if or tuning results given (<code>gensweep report RESULTS.json "
                        "--whatif WHATIF.json --tuning configs/tuning/GEN.json</code>).</p>\n");
     if (r->n_whatif) {
