@@ -434,7 +434,29 @@ void gs_rp_sec_engines(rep *r)
     gs_rp_section_close(sb);
 }
 
-static void timeline_chart(rep *r, const rjob *j, const cJSON *tl, int slice_budget)
+/* The job of a kernel row on a generation whose timeline is drawn: the largest shape that has
+ * one (timelines come with the functional jobs, not the perf suite's timing-only ones). */
+static const rjob *timeline_job(const rep *r, size_t row, int gen)
+{
+    const rjob *best = NULL;
+    for (size_t i = 0; i < r->n_jobs; i++) {
+        const rjob *j = &r->jobs[i];
+        if (j->row_i != (int)row || j->gen_i != gen ||
+            !cJSON_IsObject(gs_rp_jget(j->o, "timeline")))
+            continue;
+        if (!best || j->size > best->size) best = j;
+    }
+    return best;
+}
+
+static double timeline_total(const rjob *j)
+{
+    double t = gs_rp_jnum(gs_rp_jget(j->o, "timeline"), "total_ns");
+    return t > 0 ? t : j->time_ns;
+}
+
+/* axis_ns: the time axis's extent, shared by the generations of one kernel. */
+static void timeline_chart(rep *r, const rjob *j, const cJSON *tl, int slice_budget, double axis_ns)
 {
     gs_sb *sb = r->sb;
     const cJSON *tracks = gs_rp_jget(tl, "tracks");
@@ -454,7 +476,7 @@ static void timeline_chart(rep *r, const rjob *j, const cJSON *tl, int slice_bud
     gs_svg_plot p;
     gs_svg_plot_init(&p, 900, 28 + 16.0 * shown + 44);
     p.left = 110;
-    p.x = (gs_svg_axis){0, total / 1e3, 0, "time (µs)"};
+    p.x = (gs_svg_axis){0, (axis_ns > total ? axis_ns : total) / 1e3, 0, "time (µs)"};
     p.y = (gs_svg_axis){0, 1, 0, NULL};
     gs_svg_axis_nice(&p.x);
     gs_sb_printf(sb,
@@ -524,13 +546,23 @@ void gs_rp_sec_timelines(rep *r)
 {
     gs_sb *sb = r->sb;
     gs_rp_section_open(sb, "timelines", "Timelines");
-    gs_sb_puts(sb, "<p>For each kernel row's largest shape, engines and DMA queues over time "
-                   "(aggregated: a bar may stand for several instructions). Hover a bar for the "
-                   "instruction and the kernel source line.</p>\n");
+    gs_sb_puts(sb, "<p>For each kernel row's largest shape with a timeline, engines and DMA "
+                   "queues over time (aggregated: a bar may stand for several instructions). The "
+                   "generations of one kernel share one time axis, so bar lengths compare. Hover "
+                   "a bar for the instruction and the kernel source line.</p>\n"
+                   "<p class=\"legend\">");
+    static const struct {
+        const char *name;
+        int colour;
+    } kinds[] = {{"tensor", 3}, {"vector", 0}, {"scalar", 5}, {"gpsimd", 4}, {"DMA queues", 1}};
+    for (size_t i = 0; i < GS_ARRAY_LEN(kinds); i++)
+        gs_sb_printf(sb, "<span><b class=\"sw\" style=\"color:%s\">■</b> %s</span> ",
+                     gs_svg_colour(kinds[i].colour), kinds[i].name);
+    gs_sb_puts(sb, "</p>\n");
     int ntl = 0;
     for (size_t k = 0; k < r->n_rows; k++)
         for (int g = 0; g < r->n_gens; g++) {
-            const rjob *j = gs_rp_representative(r, k, g);
+            const rjob *j = timeline_job(r, k, g);
             if (j && cJSON_IsObject(gs_rp_jget(j->o, "timeline"))) ntl++;
         }
     if (!ntl) gs_sb_puts(sb, "<p>No job in these results carries a timeline.</p>\n");
@@ -540,7 +572,7 @@ void gs_rp_sec_timelines(rep *r)
     for (size_t k = 0; k < r->n_rows; k++) {
         int any = 0;
         for (int g = 0; g < r->n_gens && !any; g++) {
-            const rjob *j = gs_rp_representative(r, k, g);
+            const rjob *j = timeline_job(r, k, g);
             any = j && cJSON_IsObject(gs_rp_jget(j->o, "timeline"));
         }
         if (!any) continue;
@@ -548,8 +580,13 @@ void gs_rp_sec_timelines(rep *r)
         first = 0;
         gs_rp_row_label(sb, &r->rows[k]);
         gs_sb_puts(sb, "</summary>");
+        double axis = 0;
         for (int g = 0; g < r->n_gens; g++) {
-            const rjob *j = gs_rp_representative(r, k, g);
+            const rjob *j = timeline_job(r, k, g);
+            if (j && timeline_total(j) > axis) axis = timeline_total(j);
+        }
+        for (int g = 0; g < r->n_gens; g++) {
+            const rjob *j = timeline_job(r, k, g);
             const cJSON *tl = j ? gs_rp_jget(j->o, "timeline") : NULL;
             if (!cJSON_IsObject(tl)) continue;
             gs_sb_puts(sb, "<h4>");
@@ -557,7 +594,7 @@ void gs_rp_sec_timelines(rep *r)
             gs_sb_puts(sb, " — ");
             gs_rp_put_time(sb, j->time_ns);
             gs_sb_puts(sb, "</h4>");
-            timeline_chart(r, j, tl, budget);
+            timeline_chart(r, j, tl, budget, axis);
             const char *trace = gs_rp_jstr(j->o, "trace");
             if (*trace) {
                 gs_sb_puts(sb, "<p class=\"note\">Full trace: ");

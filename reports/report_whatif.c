@@ -8,10 +8,59 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "speedup.h"
 #include "svg.h"
 
 /* The most sensitive curves drawn per what-if chart (all are in the table). */
-#define WHATIF_MAX_CURVES 8
+#define WHATIF_MAX_CURVES 7 /* one distinct colour each (svg.c's palette) */
+
+/* Display scale of a parameter unit: values are divided by *div and labelled with the unit
+ * returned (bytes as MiB, bandwidth as GB/s, clocks as GHz). */
+static const char *display_unit(const char *unit, double *div)
+{
+    *div = 1;
+    if (!strcmp(unit, "B")) {
+        *div = 1024.0 * 1024.0;
+        return "MiB";
+    }
+    if (!strcmp(unit, "B/ns")) return "GB/s"; /* 1 B/ns = 1 GB/s */
+    if (!strcmp(unit, "B/s")) {
+        *div = 1e9;
+        return "GB/s";
+    }
+    if (!strcmp(unit, "Hz")) {
+        *div = 1e9;
+        return "GHz";
+    }
+    return *unit ? unit : "value";
+}
+
+/* Per-step sensitivities of one what-if job as text ("-0.95, -0.10, 0.00"), with the flags. */
+static void steps_cell(gs_sb *sb, const cJSON *w, const cJSON *job, int *flag_out)
+{
+    const cJSON *vals = gs_rp_jget(w, "values"), *ts = gs_rp_jget(job, "time_ns");
+    double v[GS_SPEEDUP_MAX_STEPS + 1], t[GS_SPEEDUP_MAX_STEPS + 1], st[GS_SPEEDUP_MAX_STEPS];
+    int n = 0;
+    for (int i = 0; i < cJSON_GetArraySize(vals) && n <= GS_SPEEDUP_MAX_STEPS; i++, n++) {
+        v[n] = gs_rp_jnum(cJSON_GetArrayItem(vals, i), "value");
+        const cJSON *x = cJSON_GetArrayItem(ts, i);
+        t[n] = cJSON_IsNumber(x) ? x->valuedouble : NAN;
+    }
+    int nonmono = 0, inv = 0;
+    int ns = gs_sensitivity_steps(v, t, n, gs_param_direction(gs_rp_jstr(w, "unit")), st, &nonmono,
+                                  &inv);
+    gs_sb_puts(sb, "<td class=\"n\">");
+    for (int i = 0; i < ns; i++)
+        gs_sb_printf(sb, "%s%.2f", i ? ", " : "", st[i]);
+    if (ns <= 0) gs_sb_puts(sb, "—");
+    gs_sb_puts(sb, "</td><td>");
+    if (inv)
+        gs_sb_printf(sb, "<b class=\"warn\">inversion</b> (%d step%s the wrong way)", inv,
+                     inv > 1 ? "s" : "");
+    if (nonmono) gs_sb_printf(sb, "%s<b class=\"warn\">non-monotonic</b>", inv ? "; " : "");
+    gs_sb_puts(sb, "</td>");
+    if (flag_out) *flag_out = inv || nonmono;
+}
 
 /*
  * What-if and tuning come from their own files (harness/RESULTS.md: whatif.json with schema
@@ -66,9 +115,12 @@ static void whatif_chart(rep *r, const cJSON *w)
         gs_sb_puts(sb, "<p>No usable points.</p></figure>");
         return;
     }
+    double div;
+    const char *du = display_unit(gs_rp_jstr(w, "unit"), &div);
     char xl[160];
-    snprintf(xl, sizeof xl, "%.100s (%.40s)", gs_rp_jstr(w, "param"),
-             *gs_rp_jstr(w, "unit") ? gs_rp_jstr(w, "unit") : "value");
+    snprintf(xl, sizeof xl, "%.100s (%.40s)", gs_rp_jstr(w, "param"), du);
+    vmin /= div;
+    vmax /= div;
     gs_svg_plot p;
     gs_svg_plot_init(&p, 460, 300);
     p.top = 48;
@@ -77,27 +129,26 @@ static void whatif_chart(rep *r, const cJSON *w)
     gs_svg_axis_nice(&p.x);
     gs_svg_axis_nice(&p.y);
     gs_svg_begin(sb, &p, "what-if sensitivity");
-    double base = gs_rp_jnum(w, "base_value");
+    double base = gs_rp_jnum(w, "base_value") / div;
     if (base > 0)
         gs_sb_printf(sb,
                      "<line class=\"axisl\" stroke-dasharray=\"3 3\" x1=\"%.1f\" y1=\"%.1f\" "
                      "x2=\"%.1f\" y2=\"%.1f\"><title>configured value</title></line>",
                      gs_svg_px(&p, base), p.top, gs_svg_px(&p, base), p.height - p.bottom);
-    const char *labels[WHATIF_MAX_CURVES], *colours[WHATIF_MAX_CURVES];
-    char lbuf[WHATIF_MAX_CURVES][64];
+    const char *colours[WHATIF_MAX_CURVES];
     for (int k = 0; k < np; k++) {
         const cJSON *ts = gs_rp_jget(pick[k], "time_ns");
         gs_sb_printf(sb, "<g class=\"curve\" stroke=\"%s\" fill=\"%s\"><polyline points=\"",
                      gs_svg_colour(k), gs_svg_colour(k));
         for (int i = 0; i < nv; i++) {
-            double v = gs_rp_jnum(cJSON_GetArrayItem(vals, i), "value");
+            double v = gs_rp_jnum(cJSON_GetArrayItem(vals, i), "value") / div;
             const cJSON *t = cJSON_GetArrayItem(ts, i);
             if (!(v > 0) || !cJSON_IsNumber(t) || !(t->valuedouble > 0)) continue;
             gs_sb_printf(sb, "%.1f,%.1f ", gs_svg_px(&p, v), gs_svg_py(&p, t->valuedouble / 1e3));
         }
         gs_sb_puts(sb, "\"/>");
         for (int i = 0; i < nv; i++) {
-            double v = gs_rp_jnum(cJSON_GetArrayItem(vals, i), "value");
+            double v = gs_rp_jnum(cJSON_GetArrayItem(vals, i), "value") / div;
             const cJSON *t = cJSON_GetArrayItem(ts, i);
             if (!(v > 0) || !cJSON_IsNumber(t) || !(t->valuedouble > 0)) continue;
             gs_sb_printf(sb, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\"><title>", gs_svg_px(&p, v),
@@ -110,16 +161,17 @@ static void whatif_chart(rep *r, const cJSON *w)
             gs_sb_puts(sb, "</title></circle>");
         }
         gs_sb_puts(sb, "</g>");
-        snprintf(lbuf[k], sizeof lbuf[k], "%.30s/%.20s", gs_rp_jstr(pick[k], "kernel"),
-                 gs_rp_jstr(pick[k], "variant"));
-        labels[k] = lbuf[k];
         colours[k] = gs_svg_colour(k);
     }
-    gs_svg_plot lp = p;
-    lp.top = 24;
-    gs_svg_legend(sb, &lp, labels, colours, np > 3 ? 3 : np); /* the rest: hover and table */
     gs_svg_end(sb);
-    gs_sb_puts(sb, "</figure>");
+    /* the legend: every curve, as text under the chart (labels never overlap the curves) */
+    gs_sb_puts(sb, "<ul class=\"ceils\">");
+    for (int k = 0; k < np; k++) {
+        gs_sb_printf(sb, "<li><b style=\"color:%s\">━</b> ", colours[k]);
+        gs_rp_text(sb, gs_rp_jstr(pick[k], "id"));
+        gs_sb_printf(sb, " (sensitivity %.2f)</li>", gs_rp_jnum(pick[k], "sensitivity"));
+    }
+    gs_sb_puts(sb, "</ul></figure>");
 }
 
 /* attribute.json (`gensweep attribute`): each parameter's share of a generation pair's
@@ -228,12 +280,17 @@ void gs_rp_sec_whatif(rep *r)
         gs_sb_puts(sb, "<h3>Sensitivity</h3><p>Each kernel's time as one parameter varies (the "
                        "dashed line is the configured value; the most sensitive kernels are "
                        "drawn). Sensitivity = d ln(time) / d ln(value): −1 fully bound by the "
-                       "parameter, 0 insensitive.</p><div class=\"charts\">");
+                       "parameter, 0 insensitive; end to end from the smallest to the largest "
+                       "value, and per step between neighbouring values, so a knee shows. "
+                       "<b>Inversion</b>: a step where more of a resource (bytes, bandwidth, "
+                       "clock, count) made the job slower, or more of a cost (latency, cycles) "
+                       "faster, by over 1 %; <b>non-monotonic</b>: time both rises and "
+                       "falls.</p><div class=\"charts\">");
         for (int i = 0; i < r->n_whatif; i++)
             whatif_chart(r, r->whatif[i]);
         gs_sb_puts(sb, "</div>\n<div class=\"scroll\"><table class=\"sortable filterable\"><thead>"
                        "<tr><th>config</th><th>parameter</th><th>job</th><th>sensitivity</th>"
-                       "</tr></thead><tbody>\n");
+                       "<th>per step</th><th>flags</th></tr></thead><tbody>\n");
         for (int i = 0; i < r->n_whatif; i++) {
             const cJSON *j;
             cJSON_ArrayForEach(j, gs_rp_jget(r->whatif[i], "jobs"))
@@ -246,6 +303,7 @@ void gs_rp_sec_whatif(rep *r)
                 gs_rp_td_text(sb, gs_rp_jstr(r->whatif[i], "param"));
                 gs_rp_td_text(sb, gs_rp_jstr(j, "id"));
                 gs_rp_td_num(sb, gs_rp_jnum(j, "sensitivity"));
+                steps_cell(sb, r->whatif[i], j, NULL);
                 gs_sb_puts(sb, "</tr>\n");
             }
         }

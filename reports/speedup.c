@@ -171,3 +171,47 @@ void gs_speedup_pair_free(gs_speedup_pair *p)
     p->m = NULL;
     p->n_match = 0;
 }
+
+int gs_param_direction(const char *unit)
+{
+    static const char *const more_is_faster[] = {"B", "B/ns", "B/s", "Hz", "count"};
+    static const char *const more_is_slower[] = {"ns", "cycles"};
+    if (!unit) return 0;
+    for (size_t i = 0; i < GS_ARRAY_LEN(more_is_faster); i++)
+        if (!strcmp(unit, more_is_faster[i])) return -1;
+    for (size_t i = 0; i < GS_ARRAY_LEN(more_is_slower); i++)
+        if (!strcmp(unit, more_is_slower[i])) return 1;
+    return 0;
+}
+
+int gs_sensitivity_steps(const double *v, const double *t, int n, int expect, double *steps,
+                         int *non_monotonic, int *inversions)
+{
+    *non_monotonic = 0;
+    *inversions = 0;
+    if (n > GS_SPEEDUP_MAX_STEPS + 1) return -1;
+    double pv[GS_SPEEDUP_MAX_STEPS + 1], pt[GS_SPEEDUP_MAX_STEPS + 1];
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+        if (!(v[i] > 0) || !(t[i] > 0) || !isfinite(v[i]) || !isfinite(t[i])) continue;
+        int k = m++; /* insertion sort by value: n is small */
+        while (k > 0 && pv[k - 1] > v[i]) {
+            pv[k] = pv[k - 1];
+            pt[k] = pt[k - 1];
+            k--;
+        }
+        pv[k] = v[i];
+        pt[k] = t[i];
+    }
+    int up = 0, down = 0, ns = 0;
+    for (int i = 0; i + 1 < m; i++) {
+        if (pv[i + 1] == pv[i]) continue;
+        double dl = log(pt[i + 1] / pt[i]);
+        steps[ns++] = dl / log(pv[i + 1] / pv[i]);
+        up |= dl > log(1.01);
+        down |= dl < -log(1.01);
+        *inversions += (expect < 0 && dl > log(1.01)) || (expect > 0 && dl < -log(1.01));
+    }
+    *non_monotonic = up && down;
+    return ns;
+}

@@ -60,6 +60,23 @@ int gs_speedup_compare(const cJSON *const *jobs, size_t n, const char *base, con
                        int (*keep)(const cJSON *job, void *ctx), void *ctx, gs_speedup_pair *out);
 void gs_speedup_pair_free(gs_speedup_pair *p); /* NULL ok */
 
+/*
+ * What-if steps: the points (value v[i], time t[i]) with both positive, sorted by value, and the
+ * sensitivity of each step between neighbours, d ln(time) / d ln(value), into steps[] (n - 1
+ * at most). *non_monotonic is set when time both rises and falls by more than 1 % over the
+ * steps. expect says which way time should go as the value grows (gs_param_direction):
+ * -1 never up (a resource: bytes, bandwidth, clock, counts), +1 never down (a cost: latency,
+ * cycles), 0 unknown; *inversions counts the steps that go the other way by more than 1 %
+ * (e.g. more SBUF making a job slower). Returns the number of steps (-1 when n exceeds
+ * GS_SPEEDUP_MAX_STEPS + 1).
+ */
+#define GS_SPEEDUP_MAX_STEPS 63
+int gs_sensitivity_steps(const double *v, const double *t, int n, int expect, double *steps,
+                         int *non_monotonic, int *inversions);
+/* Expected direction of time for a parameter unit as results files write it ("B", "B/ns",
+ * "Hz", "count": -1; "ns", "cycles": +1; else 0). */
+int gs_param_direction(const char *unit);
+
 #ifdef __cplusplus
 }
 #endif

@@ -255,7 +255,7 @@ TEST(Report, CheckFixtureContent)
     // no baseline given: said so
     EXPECT_NE(html.find("No baseline was given"), std::string::npos);
     // what-if curves (axis: the parameter with its unit) and tuning table
-    EXPECT_NE(html.find("core.dma.bandwidth_per_engine (B/s)"), std::string::npos);
+    EXPECT_NE(html.find("core.dma.bandwidth_per_engine (GB/s)"), std::string::npos);
     EXPECT_NE(html.find("<h3>Tuning gains</h3>"), std::string::npos);
     EXPECT_NE(html.find("<th>sensitivity</th>"), std::string::npos);
     expect_self_contained(html);

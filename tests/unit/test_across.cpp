@@ -230,4 +230,36 @@ TEST(Speedup, LibraryMatchesBySortedKeys)
     cJSON_Delete(root);
 }
 
+// What-if steps: a knee shows per step; more of a resource making a job slower is an inversion.
+TEST(Speedup, SensitivityStepsKneesAndInversions)
+{
+    double st[GS_SPEEDUP_MAX_STEPS];
+    int nonmono = -1, inv = -1;
+    // unsorted input: 4x, 0.5x, 2x, 1x; steeply bound up to 1x, flat after
+    double v[] = {4, 0.5, 2, 1}, t[] = {100, 200, 100, 100};
+    ASSERT_EQ(gs_sensitivity_steps(v, t, 4, -1, st, &nonmono, &inv), 3);
+    EXPECT_DOUBLE_EQ(st[0], -1.0);
+    EXPECT_DOUBLE_EQ(st[1], 0.0);
+    EXPECT_DOUBLE_EQ(st[2], 0.0);
+    EXPECT_EQ(nonmono, 0);
+    EXPECT_EQ(inv, 0);
+    // more SBUF made it 15 % slower from 0.5x to 1x, faster to 2x, 5 % slower to 4x: the two
+    // slower steps are inversions, and time both rises and falls
+    double t2[] = {100, 100, 95, 115};
+    ASSERT_EQ(gs_sensitivity_steps(v, t2, 4, -1, st, &nonmono, &inv), 3);
+    EXPECT_GT(st[0], 0.1);
+    EXPECT_EQ(inv, 2);
+    EXPECT_EQ(nonmono, 1);
+    // the same numbers for a latency (more is expected slower): only the faster step inverts
+    ASSERT_EQ(gs_sensitivity_steps(v, t2, 4, +1, st, &nonmono, &inv), 3);
+    EXPECT_EQ(inv, 1) << "the step from 1x to 2x got faster";
+    // points without a time are skipped
+    double t3[] = {NAN, 200, -1, 100};
+    ASSERT_EQ(gs_sensitivity_steps(v, t3, 4, 0, st, &nonmono, &inv), 1);
+    EXPECT_DOUBLE_EQ(st[0], -1.0);
+    EXPECT_EQ(gs_param_direction("B/ns"), -1);
+    EXPECT_EQ(gs_param_direction("ns"), 1);
+    EXPECT_EQ(gs_param_direction(""), 0);
+}
+
 } // namespace
