@@ -15,6 +15,7 @@
 #include "record.h"
 #include "report.h"
 #include "results.h"
+#include "speedup.h"
 #include "sweep.h"
 
 static int need(int argc, char **argv, int *i)
@@ -58,13 +59,132 @@ static gs_config *load_with(const char *path, const char *const *sets, size_t n_
 void gs_help_whatif(void)
 {
     printf("usage: gensweep whatif --config FILE --param KEY --values V1,V2,...\n"
+           "                       [--param KEY2 --values W1,W2,...]\n"
            "                       [--kernels LIST] [--suite check|perf] [-j N] [--out DIR]\n"
            "                       [--set KEY=VALUE]... [--timeout S] [--quiet]\n\n"
            "Run the suite once per value of one config parameter (relative 0.5x / x2 or\n"
            "absolute values with units, as --set takes them) and record every job's simulated\n"
-           "time per value and its sensitivity (d ln time / d ln value between the smallest and\n"
-           "largest value) in DIR/whatif.json (format: harness/RESULTS.md); each value's full\n"
-           "results go to DIR/<value>/. Default DIR: build/whatif.\n");
+           "time per value, its sensitivity (d ln time / d ln value between the smallest and\n"
+           "largest value) and the sensitivity of each step between neighbouring values, with\n"
+           "inversions (more of a resource made the job slower, or more of a cost faster, by\n"
+           "over 1%%) and non-monotonic curves flagged, in DIR/whatif.json (format:\n"
+           "harness/RESULTS.md); each value's full results go to DIR/<value>/. With a second\n"
+           "--param/--values pair the suite runs on every combination (a 2-D grid, results in\n"
+           "DIR/<value>_<value2>/) and the report draws it as a heatmap.\n"
+           "Default DIR: build/whatif.\n");
+}
+
+#define WHATIF_MAX_VALUES 32
+
+/* One swept parameter: key, unit, configured value and the values to try. */
+typedef struct wparam {
+    const char *key;
+    const char *unit;
+    double base;
+    char buf[2048];
+    char *labels[WHATIF_MAX_VALUES];
+    double vals[WHATIF_MAX_VALUES];
+    int n;
+    int base_i; /* the unchanged value: "1x"/"x1", else the configured value, else 0 */
+} wparam;
+
+/* Validate a --param/--values pair against the config (each value applied before anything
+ * runs). Returns 0, or -1 after printing the problem. */
+static int whatif_param(const char *cfg, const char *const *sets, size_t n_sets,
+                        const gs_config *base, const char *key, const char *values, wparam *w)
+{
+    const gs_num *bn = gs_config_get(base, key);
+    if (!bn || !bn->src) {
+        fprintf(stderr,
+                "gensweep whatif: --param %s: not a numeric key of %s (see gensweep "
+                "show-config)\n",
+                key, cfg);
+        return -1;
+    }
+    w->key = key;
+    w->base = bn->v;
+    w->unit = "";
+    size_t nf = 0;
+    const gs_config_field *fields = gs_config_fields(&nf);
+    for (size_t i = 0; i < nf; i++)
+        if (!strcmp(fields[i].path, key)) w->unit = gs_record_unit_name(fields[i].unit);
+    if (strlen(values) >= sizeof w->buf) {
+        fprintf(stderr, "gensweep whatif: --values for %s is too long\n", key);
+        return -1;
+    }
+    snprintf(w->buf, sizeof w->buf, "%s", values);
+    w->n = 0;
+    w->base_i = -1;
+    char *save = NULL;
+    for (char *t = strtok_r(w->buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        if (w->n == WHATIF_MAX_VALUES) {
+            fprintf(stderr, "gensweep whatif: at most %d values per parameter\n",
+                    WHATIF_MAX_VALUES);
+            return -1;
+        }
+        char assign[512];
+        snprintf(assign, sizeof assign, "%s=%s", key, t);
+        gs_config *c = load_with(cfg, sets, n_sets, assign);
+        if (!c) return -1;
+        w->labels[w->n] = t;
+        w->vals[w->n] = gs_config_get(c, key)->v;
+        if (!strcmp(t, "1x") || !strcmp(t, "x1")) w->base_i = w->n;
+        w->n++;
+        gs_config_free(c);
+    }
+    if (w->n < 2) {
+        fprintf(stderr, "gensweep whatif: --values for %s needs at least two values\n", key);
+        return -1;
+    }
+    for (int i = 0; i < w->n && w->base_i < 0; i++)
+        if (w->vals[i] == w->base) w->base_i = i;
+    if (w->base_i < 0) w->base_i = 0;
+    return 0;
+}
+
+static void emit_values(gs_sb *sb, const wparam *w, const char *suffix)
+{
+    gs_sb_printf(sb, ",\n\"param%s\": ", suffix);
+    gs_sb_json_str(sb, w->key);
+    gs_sb_printf(sb, ",\n\"unit%s\": ", suffix);
+    gs_sb_json_str(sb, w->unit);
+    gs_sb_printf(sb, ",\n\"base_value%s\": ", suffix);
+    gs_sb_json_num(sb, w->base);
+    gs_sb_printf(sb, ",\n\"values%s\": [", suffix);
+    for (int v = 0; v < w->n; v++) {
+        gs_sb_puts(sb, v ? ",\n{\"label\":" : "\n{\"label\":");
+        gs_sb_json_str(sb, w->labels[v]);
+        gs_sb_puts(sb, ",\"value\":");
+        gs_sb_json_num(sb, w->vals[v]);
+        gs_sb_puts(sb, "}");
+    }
+    gs_sb_puts(sb, "\n]");
+}
+
+/* Time and status of job `id` in a results document. */
+static double job_time(const cJSON *doc, const char *id, const char **status)
+{
+    const cJSON *q;
+    *status = "missing";
+    cJSON_ArrayForEach(q, cJSON_GetObjectItemCaseSensitive(doc, "jobs"))
+    {
+        if (strcmp(gs_json_str(q, "id"), id) != 0) continue;
+        *status = gs_json_str(q, "status");
+        return gs_json_num(q, "time_ns");
+    }
+    return NAN;
+}
+
+/* End-to-end sensitivity: from the smallest to the largest value with a time. */
+static double end_to_end(const double *v, const double *t, int n)
+{
+    int lo = -1, hi = -1;
+    for (int i = 0; i < n; i++) {
+        if (!(t[i] > 0) || !(v[i] > 0)) continue;
+        if (lo < 0 || v[i] < v[lo]) lo = i;
+        if (hi < 0 || v[i] > v[hi]) hi = i;
+    }
+    return lo >= 0 && hi >= 0 && v[hi] != v[lo] ? log(t[hi] / t[lo]) / log(v[hi] / v[lo]) : NAN;
 }
 
 int gs_cmd_whatif(int argc, char **argv)
@@ -72,84 +192,84 @@ int gs_cmd_whatif(int argc, char **argv)
     gs_sweep_opts o;
     gs_sweep_opts_default(&o);
     o.no_report = 1;
-    const char *cfgs[GS_SWEEP_MAX_LIST], *sets[GS_SWEEP_MAX_LIST + 1];
+    const char *cfgs[GS_SWEEP_MAX_LIST], *sets[GS_SWEEP_MAX_LIST + 2];
     size_t n_cfg = 0, n_sets = 0;
-    const char *param = NULL, *values = NULL;
+    const char *param[2] = {NULL, NULL}, *values[2] = {NULL, NULL};
+    int np = 0, nvals = 0;
     for (int i = 1; i < argc; i++) {
         int r = gs_sweep_parse_common(argc, argv, &i, &o, cfgs, &n_cfg, sets, &n_sets);
         if (r < 0) return GS_EXIT_USAGE;
         if (r > 0) continue;
-        if (!strcmp(argv[i], "--param")) {
+        if (!strcmp(argv[i], "--param") || !strcmp(argv[i], "--values")) {
+            int is_param = !strcmp(argv[i], "--param");
             if (!need(argc, argv, &i)) return GS_EXIT_USAGE;
-            param = argv[i];
-        } else if (!strcmp(argv[i], "--values")) {
-            if (!need(argc, argv, &i)) return GS_EXIT_USAGE;
-            values = argv[i];
+            if ((is_param ? np : nvals) == 2) {
+                fprintf(stderr, "gensweep whatif: at most two --param/--values pairs\n");
+                return GS_EXIT_USAGE;
+            }
+            if (is_param)
+                param[np++] = argv[i];
+            else
+                values[nvals++] = argv[i];
         } else {
             fprintf(stderr, "gensweep whatif: unknown option '%s'\n", argv[i]);
             return GS_EXIT_USAGE;
         }
     }
-    if (n_cfg != 1 || !param || !values) {
-        fprintf(stderr, "gensweep whatif: need one --config, --param KEY and --values LIST\n");
+    if (n_cfg != 1 || !np || np != nvals) {
+        fprintf(stderr, "gensweep whatif: need one --config and --param KEY --values LIST (once, "
+                        "or twice for a 2-D grid)\n");
+        return GS_EXIT_USAGE;
+    }
+    if (np == 2 && !strcmp(param[0], param[1])) {
+        fprintf(stderr, "gensweep whatif: the two --param keys are both %s\n", param[0]);
         return GS_EXIT_USAGE;
     }
     const char *out = o.out_dir ? o.out_dir : "build/whatif";
     gs_config *base = load_with(cfgs[0], sets, n_sets, NULL);
     if (!base) return GS_EXIT_USAGE;
-    const gs_num *bn = gs_config_get(base, param);
-    if (!bn || !bn->src) {
-        fprintf(stderr,
-                "gensweep whatif: --param %s: not a numeric key of %s (see gensweep "
-                "show-config)\n",
-                param, cfgs[0]);
-        gs_config_free(base);
-        return GS_EXIT_USAGE;
-    }
-    size_t nf = 0;
-    const gs_config_field *fields = gs_config_fields(&nf);
-    const char *unit = "";
-    for (size_t i = 0; i < nf; i++)
-        if (!strcmp(fields[i].path, param)) unit = gs_record_unit_name(fields[i].unit);
-    /* values: validate each by applying it before running anything */
-    char vbuf[2048];
-    snprintf(vbuf, sizeof vbuf, "%s", values);
-    char *labels[32];
-    double vals[32];
-    int nv = 0;
-    char *save = NULL;
-    for (char *t = strtok_r(vbuf, ",", &save); t && nv < 32; t = strtok_r(NULL, ",", &save)) {
-        char assign[512];
-        snprintf(assign, sizeof assign, "%s=%s", param, t);
-        gs_config *c = load_with(cfgs[0], sets, n_sets, assign);
-        if (!c) {
+    static wparam w[2];
+    for (int p = 0; p < np; p++)
+        if (whatif_param(cfgs[0], sets, n_sets, base, param[p], values[p], &w[p]) != 0) {
             gs_config_free(base);
             return GS_EXIT_USAGE;
         }
-        labels[nv] = t;
-        vals[nv++] = gs_config_get(c, param)->v;
-        gs_config_free(c);
-    }
-    if (nv < 2) {
-        fprintf(stderr, "gensweep whatif: --values needs at least two values\n");
-        gs_config_free(base);
-        return GS_EXIT_USAGE;
-    }
+    int n1 = w[0].n, n2 = np == 2 ? w[1].n : 1, ncell = n1 * n2;
     int rc = GS_EXIT_OK;
-    cJSON *res[32] = {0};
-    char dirs[32][4096];
-    for (int v = 0; v < nv; v++) {
-        char assign[512];
-        snprintf(assign, sizeof assign, "%s=%s", param, labels[v]);
-        sets[n_sets] = assign;
+    cJSON **res = gs_calloc((size_t)ncell, sizeof *res);
+    char(*dirs)[4096] = gs_calloc((size_t)ncell, sizeof *dirs);
+    if (!res || !dirs) {
+        gs_free(res);
+        gs_free(dirs);
+        gs_config_free(base);
+        return GS_EXIT_FAIL;
+    }
+    for (int c = 0; c < ncell; c++) {
+        int i1 = c / n2, i2 = c % n2;
+        char a1[512], a2[512];
+        snprintf(a1, sizeof a1, "%s=%s", w[0].key, w[0].labels[i1]);
+        sets[n_sets] = a1;
+        size_t ns = n_sets + 1;
+        if (np == 2) {
+            snprintf(a2, sizeof a2, "%s=%s", w[1].key, w[1].labels[i2]);
+            sets[ns++] = a2;
+            snprintf(dirs[c], sizeof dirs[c], "%s/%s_%s", out, w[0].labels[i1], w[1].labels[i2]);
+        } else {
+            snprintf(dirs[c], sizeof dirs[c], "%s/%s", out, w[0].labels[i1]);
+        }
         gs_sweep_opts ov = o;
         ov.configs = cfgs;
         ov.n_configs = 1;
         ov.sets = sets;
-        ov.n_sets = n_sets + 1;
-        snprintf(dirs[v], sizeof dirs[v], "%s/%s", out, labels[v]);
-        ov.out_dir = dirs[v];
-        if (!o.quiet) printf("== %s = %s ==\n", param, labels[v]);
+        ov.n_sets = ns;
+        ov.out_dir = dirs[c];
+        if (!o.quiet) {
+            if (np == 2)
+                printf("== %s = %s, %s = %s ==\n", w[0].key, w[0].labels[i1], w[1].key,
+                       w[1].labels[i2]);
+            else
+                printf("== %s = %s ==\n", w[0].key, w[0].labels[i1]);
+        }
         int r = gs_sweep_main(&ov);
         if (r == GS_EXIT_USAGE) {
             rc = r;
@@ -157,12 +277,13 @@ int gs_cmd_whatif(int argc, char **argv)
         }
         if (r != GS_EXIT_OK) rc = GS_EXIT_FAIL;
         char p[4200];
-        snprintf(p, sizeof p, "%s/results.json", dirs[v]);
+        snprintf(p, sizeof p, "%s/results.json", dirs[c]);
         gs_error err;
         gs_error_clear(&err);
-        res[v] = gs_results_load(p, &err);
+        res[c] = gs_results_load(p, &err);
     }
-    if (rc != GS_EXIT_USAGE) {
+    int base_cell = w[0].base_i * n2 + (np == 2 ? w[1].base_i : 0);
+    if (rc != GS_EXIT_USAGE && res[base_cell]) {
         gs_sb sb;
         gs_sb_init(&sb);
         gs_sb_puts(&sb,
@@ -170,58 +291,30 @@ int gs_cmd_whatif(int argc, char **argv)
         gs_sb_json_str(&sb, base->name);
         gs_sb_puts(&sb, ",\n\"path\": ");
         gs_sb_json_str(&sb, gs_record_rel_path(base->path));
-        gs_sb_puts(&sb, ",\n\"param\": ");
-        gs_sb_json_str(&sb, param);
-        gs_sb_puts(&sb, ",\n\"unit\": ");
-        gs_sb_json_str(&sb, unit);
-        gs_sb_puts(&sb, ",\n\"base_value\": ");
-        gs_sb_json_num(&sb, bn->v);
-        gs_sb_puts(&sb, ",\n\"values\": [");
-        for (int v = 0; v < nv; v++) {
-            gs_sb_puts(&sb, v ? ",\n{\"label\":" : "\n{\"label\":");
-            gs_sb_json_str(&sb, labels[v]);
-            gs_sb_puts(&sb, ",\"value\":");
-            gs_sb_json_num(&sb, vals[v]);
-            gs_sb_puts(&sb, ",\"results\":");
-            gs_sb_json_str(&sb, labels[v]);
-            gs_sb_puts(&sb, "}");
-        }
-        gs_sb_puts(&sb, "\n],\n\"jobs\": [");
-        if (!o.quiet) {
+        emit_values(&sb, &w[0], "");
+        if (np == 2) emit_values(&sb, &w[1], "2");
+        gs_sb_puts(&sb, ",\n\"jobs\": [");
+        int flagged = 0;
+        if (!o.quiet && np == 1) {
             printf("\n%-52s", "sensitivity of simulated time (us) to");
-            printf(" %s:\n%-52s", param, "job");
-            for (int v = 0; v < nv; v++)
-                printf(" %10s", labels[v]);
-            printf(" %8s\n", "d ln t/d ln p");
+            printf(" %s:\n%-52s", w[0].key, "job");
+            for (int v = 0; v < n1; v++)
+                printf(" %10s", w[0].labels[v]);
+            printf(" %8s  %s\n", "d ln t/d ln p", "per step");
         }
-        /* jobs of the first value define the rows (ids do not depend on the value) */
+        /* jobs of the unchanged cell define the rows (ids do not depend on the values) */
         const cJSON *j;
         int first = 1;
-        cJSON_ArrayForEach(j, cJSON_GetObjectItemCaseSensitive(res[0], "jobs"))
+        double *t = gs_calloc((size_t)ncell, sizeof *t);
+        const char **st = gs_calloc((size_t)ncell, sizeof *st);
+        cJSON_ArrayForEach(j, cJSON_GetObjectItemCaseSensitive(res[base_cell], "jobs"))
         {
+            if (!t || !st) break;
             const char *id = gs_json_str(j, "id");
-            double t[32];
-            const char *st[32];
-            for (int v = 0; v < nv; v++) {
-                t[v] = NAN;
-                st[v] = "missing";
-                const cJSON *q;
-                cJSON_ArrayForEach(q, cJSON_GetObjectItemCaseSensitive(
-                                          res[v], "jobs")) if (!strcmp(gs_json_str(q, "id"), id))
-                {
-                    t[v] = gs_json_num(q, "time_ns");
-                    st[v] = gs_json_str(q, "status");
-                }
+            for (int c = 0; c < ncell; c++) {
+                st[c] = "missing";
+                t[c] = res[c] ? job_time(res[c], id, &st[c]) : NAN;
             }
-            int lo = -1, hi = -1;
-            for (int v = 0; v < nv; v++) {
-                if (isnan(t[v]) || !(t[v] > 0) || !(vals[v] > 0)) continue;
-                if (lo < 0 || vals[v] < vals[lo]) lo = v;
-                if (hi < 0 || vals[v] > vals[hi]) hi = v;
-            }
-            double sens = lo >= 0 && hi >= 0 && vals[hi] != vals[lo]
-                              ? log(t[hi] / t[lo]) / log(vals[hi] / vals[lo])
-                              : NAN;
             gs_sb_puts(&sb, first ? "\n{\"id\":" : ",\n{\"id\":");
             first = 0;
             gs_sb_json_str(&sb, id);
@@ -233,27 +326,94 @@ int gs_cmd_whatif(int argc, char **argv)
             gs_sb_json_str(&sb, gs_json_str(j, "dtype"));
             gs_sb_puts(&sb, ",\"shape\":");
             gs_json_emit(&sb, cJSON_GetObjectItemCaseSensitive(j, "shape"));
-            gs_sb_puts(&sb, ",\"status\":[");
-            for (int v = 0; v < nv; v++) {
-                if (v) gs_sb_putc(&sb, ',');
-                gs_sb_json_str(&sb, st[v]);
-            }
-            gs_sb_puts(&sb, "],\"time_ns\":[");
-            for (int v = 0; v < nv; v++) {
-                if (v) gs_sb_putc(&sb, ',');
-                gs_sb_json_num(&sb, t[v]);
-            }
-            gs_sb_puts(&sb, "],\"sensitivity\":");
-            gs_sb_json_num(&sb, sens);
-            gs_sb_putc(&sb, '}');
-            if (!o.quiet) {
-                printf("%-52.52s", id);
-                for (int v = 0; v < nv; v++)
-                    printf(" %10.3f", t[v] / 1e3);
-                printf(" %8.3f\n", sens);
+            if (np == 1) {
+                double steps[GS_SPEEDUP_MAX_STEPS];
+                int nonmono = 0, inv = 0;
+                int ns = gs_sensitivity_steps(w[0].vals, t, n1, gs_param_direction(w[0].unit),
+                                              steps, &nonmono, &inv);
+                double sens = end_to_end(w[0].vals, t, n1);
+                gs_sb_puts(&sb, ",\"status\":[");
+                for (int v = 0; v < n1; v++) {
+                    if (v) gs_sb_putc(&sb, ',');
+                    gs_sb_json_str(&sb, st[v]);
+                }
+                gs_sb_puts(&sb, "],\"time_ns\":[");
+                for (int v = 0; v < n1; v++) {
+                    if (v) gs_sb_putc(&sb, ',');
+                    gs_sb_json_num(&sb, t[v]);
+                }
+                gs_sb_puts(&sb, "],\"sensitivity\":");
+                gs_sb_json_num(&sb, sens);
+                gs_sb_puts(&sb, ",\"steps\":[");
+                for (int s = 0; s < ns; s++) {
+                    if (s) gs_sb_putc(&sb, ',');
+                    gs_sb_json_num(&sb, steps[s]);
+                }
+                gs_sb_printf(&sb, "],\"inversions\":%d,\"non_monotonic\":%s}", inv,
+                             nonmono ? "true" : "false");
+                flagged += inv || nonmono;
+                if (!o.quiet) {
+                    printf("%-52.52s", id);
+                    for (int v = 0; v < n1; v++)
+                        printf(" %10.3f", t[v] / 1e3);
+                    printf(" %8.3f ", sens);
+                    for (int s = 0; s < ns; s++)
+                        printf(" %.2f", steps[s]);
+                    if (inv) printf("  INVERSION");
+                    if (nonmono) printf("  NON-MONOTONIC");
+                    printf("\n");
+                }
+            } else {
+                /* rows: values of the first param; columns: values of the second */
+                gs_sb_puts(&sb, ",\"status_grid\":[");
+                for (int a = 0; a < n1; a++) {
+                    gs_sb_puts(&sb, a ? ",[" : "[");
+                    for (int b = 0; b < n2; b++) {
+                        if (b) gs_sb_putc(&sb, ',');
+                        gs_sb_json_str(&sb, st[a * n2 + b]);
+                    }
+                    gs_sb_putc(&sb, ']');
+                }
+                gs_sb_puts(&sb, "],\"time_grid\":[");
+                for (int a = 0; a < n1; a++) {
+                    gs_sb_puts(&sb, a ? ",[" : "[");
+                    for (int b = 0; b < n2; b++) {
+                        if (b) gs_sb_putc(&sb, ',');
+                        gs_sb_json_num(&sb, t[a * n2 + b]);
+                    }
+                    gs_sb_putc(&sb, ']');
+                }
+                /* each parameter's sensitivity with the other at its unchanged value */
+                double row[WHATIF_MAX_VALUES], col[WHATIF_MAX_VALUES];
+                for (int a = 0; a < n1; a++)
+                    row[a] = t[a * n2 + w[1].base_i];
+                for (int b = 0; b < n2; b++)
+                    col[b] = t[w[0].base_i * n2 + b];
+                gs_sb_puts(&sb, "],\"sensitivity\":");
+                gs_sb_json_num(&sb, end_to_end(w[0].vals, row, n1));
+                gs_sb_puts(&sb, ",\"sensitivity2\":");
+                gs_sb_json_num(&sb, end_to_end(w[1].vals, col, n2));
+                gs_sb_putc(&sb, '}');
+                if (!o.quiet) {
+                    printf("\n%s: time (us), rows %s, columns %s\n%12s", id, w[0].key, w[1].key,
+                           "");
+                    for (int b = 0; b < n2; b++)
+                        printf(" %10s", w[1].labels[b]);
+                    printf("\n");
+                    for (int a = 0; a < n1; a++) {
+                        printf("%12s", w[0].labels[a]);
+                        for (int b = 0; b < n2; b++)
+                            printf(" %10.3f", t[a * n2 + b] / 1e3);
+                        printf("\n");
+                    }
+                }
             }
         }
+        gs_free(t);
+        gs_free(st);
         gs_sb_puts(&sb, "\n]\n}\n");
+        if (!o.quiet && np == 1)
+            printf("%d jobs with an inversion or a non-monotonic curve\n", flagged);
         char p[4200];
         snprintf(p, sizeof p, "%s/whatif.json", out);
         gs_error err;
@@ -265,12 +425,9 @@ int gs_cmd_whatif(int argc, char **argv)
             rc = GS_EXIT_FAIL;
         } else {
             if (!o.quiet) printf("whatif: %s\n", p);
-            /* a report of the unchanged value's sweep (1x, else the first) with the curves */
-            int bi = 0;
-            for (int v = 0; v < nv; v++)
-                if (!strcmp(labels[v], "1x") || !strcmp(labels[v], "x1")) bi = v;
+            /* a report of the unchanged values' sweep with the curves / heatmap */
             char rp[4200], html[4200];
-            snprintf(rp, sizeof rp, "%s/results.json", dirs[bi]);
+            snprintf(rp, sizeof rp, "%s/results.json", dirs[base_cell]);
             snprintf(html, sizeof html, "%s/report.html", out);
             const char *extra[1] = {p};
             gs_report_opts ro;
@@ -287,9 +444,14 @@ int gs_cmd_whatif(int argc, char **argv)
             }
         }
         gs_sb_free(&sb);
+    } else if (rc != GS_EXIT_USAGE) {
+        fprintf(stderr, "gensweep whatif: the unchanged values' sweep left no results\n");
+        rc = GS_EXIT_FAIL;
     }
-    for (int v = 0; v < nv; v++)
-        cJSON_Delete(res[v]);
+    for (int c = 0; c < ncell; c++)
+        cJSON_Delete(res[c]);
+    gs_free(res);
+    gs_free(dirs);
     gs_config_free(base);
     return rc;
 }

@@ -174,6 +174,138 @@ static void whatif_chart(rep *r, const cJSON *w)
     gs_sb_puts(sb, "</ul></figure>");
 }
 
+/* A cell of a 2-D what-if grid: time at (a, b), or NAN. */
+static double grid_t(const cJSON *job, int a, int b)
+{
+    const cJSON *v = cJSON_GetArrayItem(cJSON_GetArrayItem(gs_rp_jget(job, "time_grid"), a), b);
+    return cJSON_IsNumber(v) && v->valuedouble > 0 ? v->valuedouble : NAN;
+}
+
+/* Index of the unchanged value of a 2-D axis: labelled 1x/x1, else the configured value. */
+static int grid_base(const cJSON *w, const char *values, const char *base_key)
+{
+    const cJSON *vals = gs_rp_jget(w, values);
+    int n = cJSON_GetArraySize(vals);
+    for (int i = 0; i < n; i++) {
+        const char *l = gs_rp_jstr(cJSON_GetArrayItem(vals, i), "label");
+        if (!strcmp(l, "1x") || !strcmp(l, "x1")) return i;
+    }
+    for (int i = 0; i < n; i++)
+        if (gs_rp_jnum(cJSON_GetArrayItem(vals, i), "value") == gs_rp_jnum(w, base_key)) return i;
+    return 0;
+}
+
+/* One heatmap table: speedup of each cell over the unchanged cell (geomean over the jobs given,
+ * each needing a time in both cells). */
+static void grid_table(rep *r, const cJSON *w, const cJSON *const *jobs, int nj)
+{
+    gs_sb *sb = r->sb;
+    const cJSON *v1 = gs_rp_jget(w, "values"), *v2 = gs_rp_jget(w, "values2");
+    int n1 = cJSON_GetArraySize(v1), n2 = cJSON_GetArraySize(v2);
+    int b1 = grid_base(w, "values", "base_value"), b2 = grid_base(w, "values2", "base_value2");
+    gs_sb_puts(sb, "<table class=\"heat grid\"><thead><tr><th><code>");
+    gs_rp_text(sb, gs_rp_jstr(w, "param"));
+    gs_sb_puts(sb, "</code> ↓ <code>");
+    gs_rp_text(sb, gs_rp_jstr(w, "param2"));
+    gs_sb_puts(sb, "</code> →</th>");
+    for (int b = 0; b < n2; b++) {
+        gs_sb_puts(sb, "<th>");
+        gs_rp_text(sb, gs_rp_jstr(cJSON_GetArrayItem(v2, b), "label"));
+        gs_sb_puts(sb, "</th>");
+    }
+    gs_sb_puts(sb, "</tr></thead><tbody>");
+    for (int a = 0; a < n1; a++) {
+        gs_sb_puts(sb, "<tr><th scope=\"row\">");
+        gs_rp_text(sb, gs_rp_jstr(cJSON_GetArrayItem(v1, a), "label"));
+        gs_sb_puts(sb, "</th>");
+        for (int b = 0; b < n2; b++) {
+            double ls = 0;
+            int n = 0;
+            for (int k = 0; k < nj; k++) {
+                double t0 = grid_t(jobs[k], b1, b2), t = grid_t(jobs[k], a, b);
+                if (t0 > 0 && t > 0) {
+                    ls += log(t0 / t);
+                    n++;
+                }
+            }
+            double s = n ? exp(ls / n) : NAN;
+            gs_sb_puts(sb, "<td class=\"n\"");
+            if (n) gs_rp_speedup_style(sb, s);
+            if (a == b1 && b == b2) gs_sb_puts(sb, " title=\"unchanged\"");
+            gs_sb_puts(sb, ">");
+            if (n)
+                gs_sb_printf(sb, "%s%.3g×%s", a == b1 && b == b2 ? "<b>" : "", s,
+                             a == b1 && b == b2 ? "</b>" : "");
+            else
+                gs_sb_puts(sb, "—");
+            gs_sb_puts(sb, "</td>");
+        }
+        gs_sb_puts(sb, "</tr>");
+    }
+    gs_sb_puts(sb, "</tbody></table>");
+}
+
+/* Most per-job grids drawn for a 2-D what-if (the rest are in whatif.json). */
+#define WHATIF_GRID_JOBS 12
+
+static void whatif_grid(rep *r, const cJSON *w)
+{
+    gs_sb *sb = r->sb;
+    const cJSON *jobs = gs_rp_jget(w, "jobs");
+    int nj = cJSON_GetArraySize(jobs);
+    const cJSON **all = gs_calloc(nj ? (size_t)nj : 1, sizeof *all);
+    double *range = gs_calloc(nj ? (size_t)nj : 1, sizeof *range);
+    if (!all || !range) {
+        gs_free(all);
+        gs_free(range);
+        sb->oom = 1;
+        return;
+    }
+    int n = 0;
+    const cJSON *j;
+    cJSON_ArrayForEach(j, jobs)
+    {
+        double lo = INFINITY, hi = 0;
+        const cJSON *row, *c;
+        cJSON_ArrayForEach(row, gs_rp_jget(j, "time_grid")) cJSON_ArrayForEach(c, row)
+        {
+            if (!cJSON_IsNumber(c) || !(c->valuedouble > 0)) continue;
+            lo = GS_MIN(lo, c->valuedouble);
+            hi = GS_MAX(hi, c->valuedouble);
+        }
+        all[n] = j;
+        range[n++] = hi > 0 ? hi / lo : 1;
+    }
+    gs_sb_puts(sb, "<figure class=\"grid2\"><figcaption>");
+    gs_rp_text(sb, gs_rp_jstr(w, "config"));
+    gs_sb_printf(sb, ": speedup over the unchanged values (bold), geomean of %d jobs</figcaption>",
+                 n);
+    grid_table(r, w, all, n);
+    /* per job: the widest-ranging first */
+    for (int i = 0; i < n; i++)
+        for (int k = i + 1; k < n; k++)
+            if (range[k] > range[i]) {
+                double tr = range[i];
+                const cJSON *tj = all[i];
+                range[i] = range[k];
+                all[i] = all[k];
+                range[k] = tr;
+                all[k] = tj;
+            }
+    gs_sb_printf(sb, "<details><summary>Per job (the %d with the widest range)</summary>",
+                 GS_MIN(n, WHATIF_GRID_JOBS));
+    for (int i = 0; i < n && i < WHATIF_GRID_JOBS; i++) {
+        gs_sb_puts(sb, "<h4>");
+        gs_rp_text(sb, gs_rp_jstr(all[i], "id"));
+        gs_sb_printf(sb, " <span class=\"note\">(%.3g× from fastest to slowest)</span></h4>",
+                     range[i]);
+        grid_table(r, w, &all[i], 1);
+    }
+    gs_sb_puts(sb, "</details></figure>");
+    gs_free(all);
+    gs_free(range);
+}
+
 /* attribute.json (`gensweep attribute`): each parameter's share of a generation pair's
  * speedup, overall and per job. */
 static void attribution(rep *r, const cJSON *at)
@@ -287,7 +419,10 @@ void gs_rp_sec_whatif(rep *r)
                        "faster, by over 1 %; <b>non-monotonic</b>: time both rises and "
                        "falls.</p><div class=\"charts\">");
         for (int i = 0; i < r->n_whatif; i++)
-            whatif_chart(r, r->whatif[i]);
+            if (gs_rp_jget(r->whatif[i], "param2"))
+                whatif_grid(r, r->whatif[i]);
+            else
+                whatif_chart(r, r->whatif[i]);
         gs_sb_puts(sb, "</div>\n<div class=\"scroll\"><table class=\"sortable filterable\"><thead>"
                        "<tr><th>config</th><th>parameter</th><th>job</th><th>sensitivity</th>"
                        "<th>per step</th><th>flags</th></tr></thead><tbody>\n");
@@ -300,10 +435,22 @@ void gs_rp_sec_whatif(rep *r)
                                    "");
                 gs_sb_puts(sb, ">");
                 gs_rp_td_text(sb, gs_rp_jstr(r->whatif[i], "config"));
-                gs_rp_td_text(sb, gs_rp_jstr(r->whatif[i], "param"));
+                gs_sb_puts(sb, "<td>");
+                gs_rp_text(sb, gs_rp_jstr(r->whatif[i], "param"));
+                if (gs_rp_jget(r->whatif[i], "param2")) {
+                    gs_sb_puts(sb, " × ");
+                    gs_rp_text(sb, gs_rp_jstr(r->whatif[i], "param2"));
+                }
+                gs_sb_puts(sb, "</td>");
                 gs_rp_td_text(sb, gs_rp_jstr(j, "id"));
                 gs_rp_td_num(sb, gs_rp_jnum(j, "sensitivity"));
-                steps_cell(sb, r->whatif[i], j, NULL);
+                if (gs_rp_jget(r->whatif[i], "param2")) { /* 2-D: the other parameter's */
+                    gs_sb_puts(sb, "<td colspan=\"2\">");
+                    gs_rp_text(sb, gs_rp_jstr(r->whatif[i], "param2"));
+                    gs_sb_printf(sb, ": %.3g</td>", gs_rp_jnum(j, "sensitivity2"));
+                } else {
+                    steps_cell(sb, r->whatif[i], j, NULL);
+                }
                 gs_sb_puts(sb, "</tr>\n");
             }
         }

@@ -1,0 +1,133 @@
+// gensweep whatif: 1-D with per-step sensitivity and flags, the 2-D grid, and bad input.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace
+{
+
+struct CliRun {
+    int rc = -1;
+    std::string out, err;
+};
+
+std::string slurp(const std::string &path)
+{
+    std::ifstream f(path);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
+}
+
+std::string dir()
+{
+    static std::string d;
+    if (d.empty()) {
+        d = std::string(GS_BINARY_DIR) + "/test_whatif-" + std::to_string(getpid());
+        EXPECT_EQ(std::system(("rm -rf '" + d + "' && mkdir -p '" + d + "'").c_str()), 0);
+    }
+    return d;
+}
+
+CliRun gensweep(const std::string &args)
+{
+    static int n = 0;
+    std::string base = dir() + "/run-" + std::to_string(n++);
+    std::string cmd = "cd '" + std::string(GS_SOURCE_DIR) + "' && '" + GS_GENSWEEP_BIN + "' " +
+                      args + " >'" + base + ".out' 2>'" + base + ".err'";
+    int st = std::system(cmd.c_str());
+    CliRun r;
+    r.rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    r.out = slurp(base + ".out");
+    r.err = slurp(base + ".err");
+    return r;
+}
+
+TEST(WhatIf, OneParameterStepsAndFlags)
+{
+    std::string out = dir() + "/w1";
+    CliRun r = gensweep("whatif --config configs/gen2.yaml --param core.dma.bandwidth_per_engine "
+                        "--values 0.5x,1x,2x --kernels elementwise_add -j 2 --out '" +
+                        out + "'");
+    ASSERT_EQ(r.rc, 0) << r.out << r.err;
+    EXPECT_NE(r.out.find("per step"), std::string::npos) << r.out;
+    cJSON *doc = cJSON_Parse(slurp(out + "/whatif.json").c_str());
+    ASSERT_NE(doc, nullptr);
+    const cJSON *j;
+    int n = 0;
+    cJSON_ArrayForEach(j, cJSON_GetObjectItemCaseSensitive(doc, "jobs"))
+    {
+        const cJSON *steps = cJSON_GetObjectItemCaseSensitive(j, "steps");
+        ASSERT_EQ(cJSON_GetArraySize(steps), 2);
+        const cJSON *s;
+        // more DMA bandwidth never makes a DMA-bound copy slower: no inversion
+        cJSON_ArrayForEach(s, steps) EXPECT_LE(s->valuedouble, 0.01);
+        EXPECT_EQ(cJSON_GetObjectItemCaseSensitive(j, "inversions")->valueint, 0);
+        EXPECT_TRUE(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(j, "non_monotonic")));
+        n++;
+    }
+    EXPECT_GT(n, 0);
+    cJSON_Delete(doc);
+    std::string html = slurp(out + "/report.html");
+    EXPECT_NE(html.find("<th>per step</th><th>flags</th>"), std::string::npos);
+    EXPECT_NE(html.find("core.dma.bandwidth_per_engine (GB/s)"), std::string::npos);
+}
+
+TEST(WhatIf, TwoParametersMakeAGrid)
+{
+    std::string out = dir() + "/w2";
+    CliRun r = gensweep("whatif --config configs/gen2.yaml --param core.dma.bandwidth_per_engine "
+                        "--values 1x,2x --param chip.hbm.capacity --values 1x,2x --kernels "
+                        "elementwise_add -j 2 --quiet --out '" +
+                        out + "'");
+    ASSERT_EQ(r.rc, 0) << r.out << r.err;
+    cJSON *doc = cJSON_Parse(slurp(out + "/whatif.json").c_str());
+    ASSERT_NE(doc, nullptr);
+    EXPECT_STREQ(cJSON_GetObjectItemCaseSensitive(doc, "param2")->valuestring, "chip.hbm.capacity");
+    const cJSON *j = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(doc, "jobs"), 0);
+    const cJSON *g = cJSON_GetObjectItemCaseSensitive(j, "time_grid");
+    ASSERT_EQ(cJSON_GetArraySize(g), 2);
+    ASSERT_EQ(cJSON_GetArraySize(cJSON_GetArrayItem(g, 0)), 2);
+    double t00 = cJSON_GetArrayItem(cJSON_GetArrayItem(g, 0), 0)->valuedouble;
+    double t01 = cJSON_GetArrayItem(cJSON_GetArrayItem(g, 0), 1)->valuedouble;
+    double t10 = cJSON_GetArrayItem(cJSON_GetArrayItem(g, 1), 0)->valuedouble;
+    EXPECT_EQ(t00, t01) << "HBM capacity does not enter a time";
+    EXPECT_LT(t10, t00) << "2x DMA bandwidth is faster";
+    EXPECT_EQ(cJSON_GetObjectItemCaseSensitive(j, "sensitivity2")->valuedouble, 0.0);
+    cJSON_Delete(doc);
+    for (const char *cell : {"1x_1x", "1x_2x", "2x_1x", "2x_2x"})
+        EXPECT_EQ(access((out + "/" + cell + "/results.json").c_str(), R_OK), 0) << cell;
+    std::string html = slurp(out + "/report.html");
+    EXPECT_NE(html.find("<table class=\"heat grid\">"), std::string::npos);
+    EXPECT_NE(html.find("<b>1×</b>"), std::string::npos) << "the unchanged cell";
+}
+
+TEST(WhatIf, BadInputIsExit2)
+{
+    const std::string c = "whatif --config configs/gen2.yaml --kernels elementwise_add ";
+    CliRun r = gensweep(c + "--param core.sbuf --values 1x,2x --param core.sbuf --values 1x,2x");
+    EXPECT_EQ(r.rc, 2);
+    EXPECT_NE(r.err.find("both core.sbuf"), std::string::npos) << r.err;
+    r = gensweep(c + "--param core.sbuf --values 1x,2x --param chip.cores");
+    EXPECT_EQ(r.rc, 2);
+    r = gensweep(c + "--param a.b --values 1x,2x --param c.d --values 1,2 --param e --values 1");
+    EXPECT_EQ(r.rc, 2);
+    EXPECT_NE(r.err.find("at most two"), std::string::npos) << r.err;
+    r = gensweep(c + "--param core.sbuf --values 1x");
+    EXPECT_EQ(r.rc, 2);
+    EXPECT_NE(r.err.find("at least two values"), std::string::npos) << r.err;
+    r = gensweep(c + "--param no.such.key --values 1x,2x");
+    EXPECT_EQ(r.rc, 2);
+    EXPECT_NE(r.err.find("not a numeric key"), std::string::npos) << r.err;
+}
+
+} // namespace
