@@ -461,13 +461,19 @@ int gs_cmd_whatif(int argc, char **argv)
 #define TUNE_MAX_CAND 16
 #define TUNE_FULL_PRODUCT_MAX 64
 
-/* Candidate values of one tunable, from its name and the target's caps: buffer counts 1..4;
+/* Candidate values of one tunable, from its name and the target's caps: engine choices 1..3;
+ * buffer counts 1..4;
  * tile sizes as powers of two up to the engine limit the name refers to. 0 (the kernel's own
  * default) is always first. */
 static int candidates(const char *name, const gs_caps *c, int64_t *out)
 {
     int n = 0;
     out[n++] = 0;
+    if (strstr(name, "engine")) { /* an engine choice: 1 vector, 2 scalar, 3 gpsimd */
+        for (int e = 1; e <= 3; e++)
+            out[n++] = e;
+        return n;
+    }
     if (strstr(name, "buf")) {
         for (int b = 1; b <= 4; b++)
             out[n++] = b;
@@ -495,9 +501,13 @@ void gs_help_tune(void)
     printf("usage: gensweep tune --config FILE --kernel NAME [--shape AxB..] [--variant V]\n"
            "                     [--dtype T] [--top N] [--write [FILE]] [-j N] [--timeout S]\n\n"
            "Search the kernel's tunable params on one generation with timing-only jobs (one\n"
-           "process each): buffer counts 1..4, tile sizes as powers of two up to the engine\n"
-           "limits (full product up to %d combinations, else one param at a time and then the\n"
-           "best of each combined). Prints the best and the top N against the kernel default.\n"
+           "process each). Without --variant every variant runs once with its default params\n"
+           "and the fastest is tuned. The default and each param alone run first (engine\n"
+           "choices 1..3, buffer counts 1..4, tile sizes as powers of two up to the engine\n"
+           "limits); a param that never changes the program is not used by the variant and is\n"
+           "left out. Then the product of the used params (up to %d combinations) or the best\n"
+           "of each combined. Prints the top N (one row per program) with the time against\n"
+           "the default and the roofline ratio.\n"
            "--write stores the best params in <config dir>/tuning/<generation>.json (or FILE),\n"
            "which sweeps then use as the kernel's default params (sweep --no-tuning ignores it).\n"
            "The shape defaults to the kernel's first perf shape.\n",
@@ -507,7 +517,10 @@ void gs_help_tune(void)
 typedef struct tune_row {
     int64_t p[GS_KERNEL_MAX_PARAMS];
     double t;
+    double roofline_ratio; /* time / roofline bound (NAN when not passed) */
+    double instructions;   /* with t, tells whether a param changed the program */
     char status[32];
+    char reason[160];
 } tune_row;
 
 static int row_cmp(const void *a, const void *b)
@@ -539,6 +552,9 @@ static int run_params(const gs_sweep_opts *o, const gs_job_spec *base,
     for (int i = 0; i < n; i++) {
         memcpy(rows[i].p, ps[i], sizeof rows[i].p);
         rows[i].t = NAN;
+        rows[i].roofline_ratio = NAN;
+        rows[i].instructions = NAN;
+        rows[i].reason[0] = '\0';
         snprintf(rows[i].status, sizeof rows[i].status, "missing");
         gs_sb id;
         gs_sb_init(&id);
@@ -550,7 +566,12 @@ static int run_params(const gs_sweep_opts *o, const gs_job_spec *base,
                                   doc, "jobs")) if (!strcmp(gs_json_str(j, "id"), gs_sb_cstr(&id)))
         {
             snprintf(rows[i].status, sizeof rows[i].status, "%s", gs_json_str(j, "status"));
-            if (!strcmp(rows[i].status, "pass")) rows[i].t = gs_json_num(j, "time_ns");
+            snprintf(rows[i].reason, sizeof rows[i].reason, "%s", gs_json_str(j, "reason"));
+            rows[i].instructions = gs_json_num(j, "instructions");
+            if (!strcmp(rows[i].status, "pass")) {
+                rows[i].t = gs_json_num(j, "time_ns");
+                rows[i].roofline_ratio = gs_json_num(j, "roofline_ratio");
+            }
         }
         gs_sb_free(&id);
     }
@@ -559,13 +580,17 @@ static int run_params(const gs_sweep_opts *o, const gs_job_spec *base,
     return intr ? 1 : 0;
 }
 
-static void print_params(const gs_kernel_def *k, const int64_t *p, char *buf, size_t n)
+/* The params the variant uses (used[i]), as "tn=256 bufs=2"; "default" when none. */
+static void print_params(const gs_kernel_def *k, const int64_t *p, const int *used, char *buf,
+                         size_t n)
 {
     size_t w = 0;
     buf[0] = '\0';
     for (int i = 0; i < k->n_params && w < n; i++)
-        w += (size_t)snprintf(buf + w, n - w, "%s%s=%" PRId64, i ? " " : "", k->param_names[i],
-                              p[i]);
+        if (used[i])
+            w += (size_t)snprintf(buf + w, n - w, "%s%s=%" PRId64, w ? " " : "", k->param_names[i],
+                                  p[i]);
+    if (!buf[0]) snprintf(buf, n, "default");
 }
 
 int gs_cmd_tune(int argc, char **argv)
@@ -676,47 +701,117 @@ int gs_cmd_tune(int argc, char **argv)
     gs_caps caps = *gs_kb_caps(kb);
     gs_kb_free(kb);
     gs_program_free(prog);
+    /* no --variant: each variant runs once with its default params and the fastest (the most
+     * optimised one on this generation and shape) is tuned */
+    if (!variant && k->n_variants > 1) {
+        int64_t zero[1][GS_KERNEL_MAX_PARAMS] = {{0}};
+        tune_row vr;
+        int best_v = -1;
+        double best_t = INFINITY;
+        printf("tune %s on %s: choosing the variant (each with its default params):", k->name,
+               cfg->name);
+        for (int v = 0; v < k->n_variants; v++) {
+            gs_job_spec vs = spec;
+            vs.variant = v;
+            if (run_params(&o, &vs, zero, 1, &vr) == 2) {
+                gs_config_free(cfg);
+                return GS_EXIT_USAGE;
+            }
+            if (!isnan(vr.t))
+                printf(" %s %.3f us;", k->variants[v], vr.t / 1e3);
+            else
+                printf(" %s %s;", k->variants[v], vr.status);
+            if (!isnan(vr.t) && vr.t < best_t) {
+                best_t = vr.t;
+                best_v = v;
+            }
+        }
+        if (best_v < 0) {
+            printf("\n");
+            fprintf(stderr,
+                    "gensweep tune: no variant of %s runs at this shape on %s with its "
+                    "default params; name one with --variant\n",
+                    k->name, cfg->name);
+            gs_config_free(cfg);
+            return GS_EXIT_FAIL;
+        }
+        spec.variant = best_v;
+        printf(" tuning %s\n", k->variants[best_v]);
+    }
     int64_t cand[GS_KERNEL_MAX_PARAMS][TUNE_MAX_CAND];
     int nc[GS_KERNEL_MAX_PARAMS];
-    long product = 1;
+    int n_single = 0;
     for (int p = 0; p < k->n_params; p++) {
         nc[p] = candidates(k->param_names[p], &caps, cand[p]);
-        product *= nc[p];
+        n_single += nc[p] - 1;
     }
-    int64_t(*ps)[GS_KERNEL_MAX_PARAMS] =
-        gs_calloc(TUNE_FULL_PRODUCT_MAX + 16 * GS_KERNEL_MAX_PARAMS, sizeof *ps);
-    tune_row *rows = gs_calloc(TUNE_FULL_PRODUCT_MAX + 16 * GS_KERNEL_MAX_PARAMS + 1, sizeof *rows);
+    size_t cap = (size_t)TUNE_FULL_PRODUCT_MAX + (size_t)n_single + 2;
+    int64_t(*ps)[GS_KERNEL_MAX_PARAMS] = gs_calloc(cap, sizeof *ps);
+    tune_row *rows = gs_calloc(cap, sizeof *rows);
     if (!ps || !rows) {
         gs_free(ps);
         gs_free(rows);
         gs_config_free(cfg);
         return GS_EXIT_FAIL;
     }
+    /* 1: the default and each param alone. A param whose every candidate leaves time and
+     * instruction count exactly as the default's is not used by this variant: it is left at its
+     * default and out of the search (and of the printed params). */
     int n = 0, rc = 0;
-    if (product <= TUNE_FULL_PRODUCT_MAX) {
-        for (long c = 0; c < product; c++) {
-            long r = c;
-            for (int p = 0; p < k->n_params; p++) {
-                ps[n][p] = cand[p][r % nc[p]];
-                r /= nc[p];
-            }
+    memset(ps[n++], 0, sizeof ps[0]);
+    for (int p = 0; p < k->n_params; p++)
+        for (int c = 1; c < nc[p]; c++) {
+            memset(ps[n], 0, sizeof ps[n]);
+            ps[n][p] = cand[p][c];
             n++;
         }
-        printf("tune %s on %s: %d combinations (timing only, -j %d)\n", k->name, cfg->name, n,
-               o.jobs > 0 ? o.jobs : 0);
-        rc = run_params(&o, &spec, ps, n, rows);
-    } else {
-        /* one param at a time around the default, then the best of each combined */
+    printf("tune %s/%s on %s: the default and %d single-param runs (timing only)\n", k->name,
+           k->variants[spec.variant], cfg->name, n - 1);
+    rc = run_params(&o, &spec, ps, n, rows);
+    const tune_row *def = &rows[0];
+    int used[GS_KERNEL_MAX_PARAMS] = {0}, n_used = 0;
+    long product = 1;
+    for (int i = 1; i < n && rc == 0; i++) {
+        int p = 0;
+        while (p < k->n_params && rows[i].p[p] == 0)
+            p++;
+        /* evidence of use: a candidate that ran and gave another program than the default
+         * (a value the kernel rejects proves nothing) */
+        int changed = !isnan(rows[i].t) && (isnan(def->t) || rows[i].t != def->t ||
+                                            rows[i].instructions != def->instructions);
+        if (p < k->n_params && changed) used[p] = 1;
+    }
+    for (int p = 0; p < k->n_params; p++)
+        if (used[p]) {
+            n_used++;
+            product *= nc[p];
+        }
+    if (rc == 0 && n_used == 0)
+        printf("no tunable param changes the %s program at this shape: nothing to search\n",
+               k->variants[spec.variant]);
+    else if (rc == 0) {
+        printf("params the %s variant uses:", k->variants[spec.variant]);
         for (int p = 0; p < k->n_params; p++)
-            for (int c = (p ? 1 : 0); c < nc[p]; c++) {
-                memset(ps[n], 0, sizeof ps[n]);
-                ps[n][p] = cand[p][c];
-                n++;
+            if (used[p]) printf(" %s", k->param_names[p]);
+        printf("\n");
+    }
+    /* 2: the full product of the used params when small, else the best of each combined */
+    int n2 = 0;
+    int64_t(*ps2)[GS_KERNEL_MAX_PARAMS] = ps + n;
+    if (rc == 0 && n_used > 1 && product <= TUNE_FULL_PRODUCT_MAX) {
+        for (long c = 0; c < product; c++) {
+            long r = c;
+            memset(ps2[n2], 0, sizeof ps2[n2]);
+            for (int p = 0; p < k->n_params; p++) {
+                if (!used[p]) continue;
+                ps2[n2][p] = cand[p][r % nc[p]];
+                r /= nc[p];
             }
-        printf("tune %s on %s: %d single-param runs + 1 combined (timing only)\n", k->name,
-               cfg->name, n);
-        rc = run_params(&o, &spec, ps, n, rows);
-        int64_t best[GS_KERNEL_MAX_PARAMS] = {0};
+            n2++;
+        }
+        printf("then the %d combinations of the used params\n", n2);
+    } else if (rc == 0 && n_used > 1) {
+        memset(ps2[0], 0, sizeof ps2[0]);
         for (int p = 0; p < k->n_params; p++) {
             double bt = INFINITY;
             for (int i = 0; i < n; i++) {
@@ -725,44 +820,81 @@ int gs_cmd_tune(int argc, char **argv)
                     if (q != p && rows[i].p[q]) only_p = 0;
                 if (only_p && !isnan(rows[i].t) && rows[i].t < bt) {
                     bt = rows[i].t;
-                    best[p] = rows[i].p[p];
+                    ps2[0][p] = rows[i].p[p];
                 }
             }
         }
-        memcpy(ps[n], best, sizeof best);
-        if (rc == 0) rc = run_params(&o, &spec, ps + n, 1, rows + n);
-        n++;
+        n2 = 1;
+        printf("then the best of each combined\n");
     }
+    if (rc == 0 && n2) rc = run_params(&o, &spec, ps2, n2, rows + n);
+    n += n2;
     if (rc == 2) {
         gs_free(ps);
         gs_free(rows);
         gs_config_free(cfg);
         return GS_EXIT_USAGE;
     }
-    double def_t = NAN;
-    for (int i = 0; i < n; i++) {
-        int zero = 1;
-        for (int p = 0; p < k->n_params; p++)
-            zero &= rows[i].p[p] == 0;
-        if (zero) def_t = rows[i].t;
-    }
+    double def_t = rows[0].t;
+    char def_status[32], def_reason[160];
+    snprintf(def_status, sizeof def_status, "%s", rows[0].status);
+    snprintf(def_reason, sizeof def_reason, "%s", rows[0].reason);
     qsort(rows, (size_t)n, sizeof *rows, row_cmp);
+    /* one row per param set (the default also comes back from the product), and one per
+     * program: a set whose time and instruction count equal a better-ranked one's spells the
+     * same program (e.g. an explicit value equal to the kernel default) */
+    int w = 0, merged = 0;
+    for (int i = 0; i < n; i++) {
+        int dup = 0;
+        for (int q = 0; q < w && !dup; q++) {
+            dup = !memcmp(rows[q].p, rows[i].p, sizeof rows[i].p);
+            int same = !isnan(rows[i].t) && rows[q].t == rows[i].t &&
+                       rows[q].instructions == rows[i].instructions &&
+                       !strcmp(rows[q].status, rows[i].status);
+            if (!dup && same) {
+                dup = 1;
+                merged++;
+            }
+        }
+        if (!dup) rows[w++] = rows[i];
+    }
+    n = w;
+    if (merged)
+        printf("(%d param sets gave exactly the program of a better-ranked one: listed once)\n",
+               merged);
     char pb[256];
-    printf("%-4s %-40s %14s %10s\n", "rank", "params", "time us", "vs default");
+    if (isnan(def_t))
+        printf("the kernel default does not run here: %s%s%s\n", def_status,
+               def_reason[0] ? ": " : "", def_reason);
+    printf("%-4s %-40s %14s %10s %10s\n", "rank", "params (0 = kernel default)", "time us",
+           "vs default", "x roofline");
     for (int i = 0; i < n && i < top; i++) {
-        print_params(k, rows[i].p, pb, sizeof pb);
-        printf("%-4d %-40s %14.3f %9.3fx %s\n", i + 1, pb, rows[i].t / 1e3, def_t / rows[i].t,
-               strcmp(rows[i].status, "pass") ? rows[i].status : "");
+        print_params(k, rows[i].p, used, pb, sizeof pb);
+        if (isnan(rows[i].t)) {
+            printf("%-4d %-40s %14s %10s %10s %s\n", i + 1, pb, "-", "-", "-", rows[i].status);
+            continue;
+        }
+        printf("%-4d %-40s %14.3f ", i + 1, pb, rows[i].t / 1e3);
+        if (isnan(def_t))
+            printf("%10s", "-");
+        else
+            printf("%9.3fx", def_t / rows[i].t);
+        printf(" %9.3fx\n", rows[i].roofline_ratio);
     }
     int ok = n > 0 && !isnan(rows[0].t);
-    if (!ok || isnan(def_t)) {
-        fprintf(stderr, "gensweep tune: %s\n",
-                ok ? "the default params did not run; no gain to report" : "no candidate passed");
+    if (!ok) {
+        fprintf(stderr, "gensweep tune: no candidate passed\n");
     } else {
-        print_params(k, rows[0].p, pb, sizeof pb);
-        printf("best: %s  %.3f us vs default %.3f us: %.3fx (%.1f%% less time) on %s\n", pb,
-               rows[0].t / 1e3, def_t / 1e3, def_t / rows[0].t, 100.0 * (1.0 - rows[0].t / def_t),
-               cfg->name);
+        print_params(k, rows[0].p, used, pb, sizeof pb);
+        if (isnan(def_t))
+            printf("best: %s  %.3f us (%.3gx the roofline bound) on %s; the default does not "
+                   "run here (%s), so there is no gain over it\n",
+                   pb, rows[0].t / 1e3, rows[0].roofline_ratio, cfg->name, def_status);
+        else
+            printf("best: %s  %.3f us vs default %.3f us: %.3fx (%.1f%% less time, %.3gx the "
+                   "roofline bound) on %s\n",
+                   pb, rows[0].t / 1e3, def_t / 1e3, def_t / rows[0].t,
+                   100.0 * (1.0 - rows[0].t / def_t), rows[0].roofline_ratio, cfg->name);
     }
     if (ok && write) {
         char path[4096];

@@ -11,6 +11,8 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
+#include <cctype>
 
 namespace
 {
@@ -128,6 +130,54 @@ TEST(WhatIf, BadInputIsExit2)
     r = gensweep(c + "--param no.such.key --values 1x,2x");
     EXPECT_EQ(r.rc, 2);
     EXPECT_NE(r.err.find("not a numeric key"), std::string::npos) << r.err;
+}
+
+// tune: without --variant the fastest variant at default params is tuned; only params the
+// variant uses are searched and printed; one row per program; the roofline ratio is shown.
+TEST(Tune, PicksTheFastestVariantAndOnlyItsParams)
+{
+    CliRun r = gensweep("tune --config configs/gen2.yaml --kernel fused_elementwise --shape "
+                        "1024x1024 -j 2");
+    ASSERT_EQ(r.rc, 0) << r.out << r.err;
+    // "choosing the variant ...: fused T1 us; unfused T2 us; tuning V"
+    double tf = NAN, tu = NAN;
+    size_t at = r.out.find(" fused ");
+    ASSERT_NE(at, std::string::npos) << r.out;
+    tf = std::atof(r.out.c_str() + at + 7);
+    at = r.out.find(" unfused ");
+    ASSERT_NE(at, std::string::npos) << r.out;
+    tu = std::atof(r.out.c_str() + at + 9);
+    ASSERT_TRUE(tf > 0 && tu > 0) << r.out;
+    std::string pick = tf <= tu ? "tuning fused\n" : "tuning unfused\n";
+    EXPECT_NE(r.out.find(pick), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("x roofline"), std::string::npos);
+    EXPECT_EQ(r.out.find("nan"), std::string::npos) << r.out;
+    if (tf <= tu) {
+        // the fused variant has no engine choice: never searched, never printed
+        size_t u = r.out.find("params the fused variant uses:");
+        ASSERT_NE(u, std::string::npos) << r.out;
+        EXPECT_EQ(r.out.substr(u, r.out.find('\n', u) - u).find("engine"), std::string::npos);
+        EXPECT_EQ(r.out.find("engine="), std::string::npos) << r.out;
+    }
+    // ranked rows: no param set twice
+    std::istringstream in(r.out);
+    std::string line;
+    std::vector<std::string> seen;
+    while (std::getline(in, line)) {
+        if (line.empty() || !std::isdigit((unsigned char)line[0])) continue;
+        std::string params = line.substr(5, 40);
+        for (const auto &p : seen)
+            EXPECT_NE(p, params) << r.out;
+        seen.push_back(params);
+    }
+    EXPECT_GE(seen.size(), 2u);
+}
+
+TEST(Tune, UnknownVariantIsExit2)
+{
+    CliRun r = gensweep("tune --config configs/gen2.yaml --kernel matmul --variant nope");
+    EXPECT_EQ(r.rc, 2);
+    EXPECT_NE(r.err.find("no variant 'nope'"), std::string::npos) << r.err;
 }
 
 } // namespace
