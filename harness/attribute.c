@@ -21,6 +21,8 @@ typedef struct change {
     gs_unit unit;
     double from, to;
     char assign[320]; /* "key=<to><unit>" for --set */
+    int alone_ok;     /* the change alone gives a valid config (some only hold together) */
+    char why[256];    /* the config error when not */
 } change;
 
 /* One sweep's passing times by job key. */
@@ -206,10 +208,24 @@ int gs_cmd_attribute(int argc, char **argv)
         gs_config_free(b);
         return GS_EXIT_USAGE;
     }
+    /* a change that breaks a constraint on its own (PSUM banks vs size, say) cannot run alone:
+     * it is reported, left out of the single runs, and its effect stays in the interactions */
+    for (int i = 0; i < nc; i++) {
+        gs_diags d;
+        gs_diags_init(&d);
+        gs_config *t = gs_config_load(from, &d);
+        ch[i].alone_ok = t && gs_config_set(t, ch[i].assign, &d) == GS_OK;
+        ch[i].why[0] = '\0';
+        if (!ch[i].alone_ok && d.count)
+            gs_error_format(&d.items[d.count - 1], ch[i].why, sizeof ch[i].why);
+        gs_config_free(t);
+        gs_diags_free(&d);
+    }
     printf("%s -> %s: %d numeric parameters differ:\n", a->name, b->name, nc);
     for (int i = 0; i < nc; i++)
-        printf("  %-44s %.6g -> %.6g %s\n", ch[i].key, ch[i].from, ch[i].to,
-               gs_record_unit_name(ch[i].unit));
+        printf("  %-44s %.6g -> %.6g %s%s%s\n", ch[i].key, ch[i].from, ch[i].to,
+               gs_record_unit_name(ch[i].unit),
+               ch[i].alone_ok ? "" : "  (invalid alone: ", ch[i].alone_ok ? "" : ch[i].why);
     /* runs: 0 = A, 1..nc = one change each, nc+1 = every change, nc+2 = B */
     int nr = nc + 3, rc = GS_EXIT_OK;
     run *runs = gs_calloc((size_t)nr, sizeof *runs);
@@ -230,6 +246,8 @@ int gs_cmd_attribute(int argc, char **argv)
         if (i == 0) {
             snprintf(label, sizeof label, "from");
             r = run_sweep(&o, from, NULL, 0, out, label, &runs[i]);
+        } else if (i <= nc && !ch[i - 1].alone_ok) {
+            continue;
         } else if (i <= nc) {
             snprintf(label, sizeof label, "only-%.80s", ch[i - 1].key);
             one[0] = ch[i - 1].assign;
@@ -241,7 +259,8 @@ int gs_cmd_attribute(int argc, char **argv)
             snprintf(label, sizeof label, "to");
             r = run_sweep(&o, to, NULL, 0, out, label, &runs[i]);
         }
-        printf("run %d/%d: %s%s\n", i + 1, nr, label, r == GS_EXIT_OK ? "" : " (failures)");
+        if (!o.quiet)
+            printf("run %d/%d: %s%s\n", i + 1, nr, label, r == GS_EXIT_OK ? "" : " (failures)");
         fflush(stdout);
         if (r == GS_EXIT_USAGE || !runs[i].doc)
             rc = r == GS_EXIT_USAGE ? GS_EXIT_USAGE : GS_EXIT_FAIL;
@@ -283,7 +302,7 @@ int gs_cmd_attribute(int argc, char **argv)
             double tall = time_of(runs[nc + 1].doc, key), tto = time_of(runs[nc + 2].doc, key);
             int ok = t0 > 0 && tall > 0;
             for (int c = 0; c < nc && ok; c++)
-                ok = time_of(runs[c + 1].doc, key) > 0;
+                ok = !ch[c].alone_ok || time_of(runs[c + 1].doc, key) > 0;
             if (!ok) continue; /* not passed in every run: not attributed */
             gs_sb_puts(&sb, njok ? ",\n{\"key\":" : "\n{\"key\":");
             njok++;
@@ -301,14 +320,18 @@ int gs_cmd_attribute(int argc, char **argv)
             double lall = log(t0 / tall), shsum = 0;
             lsum[nc + 1] += lall;
             for (int c = 0; c < nc; c++) {
-                double s = t0 / time_of(runs[c + 1].doc, key);
-                lsum[c + 1] += log(s);
+                double s = ch[c].alone_ok ? t0 / time_of(runs[c + 1].doc, key) : NAN;
+                if (ch[c].alone_ok) lsum[c + 1] += log(s);
                 gs_sb_puts(&sb, c ? "," : "");
                 gs_sb_json_num(&sb, s);
                 printf(" %8.3fx", s);
             }
             gs_sb_puts(&sb, "],\"share\":[");
             for (int c = 0; c < nc; c++) {
+                if (!ch[c].alone_ok) {
+                    gs_sb_puts(&sb, c ? ",null" : "null");
+                    continue;
+                }
                 double s = t0 / time_of(runs[c + 1].doc, key);
                 /* a job the changes leave (nearly) unchanged has no speedup to share out */
                 double sh = fabs(lall) > 1e-6 ? log(s) / lall : NAN;
@@ -346,10 +369,12 @@ int gs_cmd_attribute(int argc, char **argv)
         double shsum = 0;
         int best = -1;
         for (int c = 0; c < nc; c++) {
-            double g = njok ? exp(lsum[c + 1] / njok) : NAN;
-            double sh = fabs(lg_all) > 1e-9 ? (lsum[c + 1] / njok) / lg_all : NAN;
-            shsum += sh;
-            if (isfinite(sh) && (best < 0 || sh > (lsum[best + 1] / njok) / lg_all)) best = c;
+            double g = njok && ch[c].alone_ok ? exp(lsum[c + 1] / njok) : NAN;
+            double sh = fabs(lg_all) > 1e-9 && ch[c].alone_ok ? (lsum[c + 1] / njok) / lg_all : NAN;
+            if (ch[c].alone_ok) shsum += sh;
+            if (ch[c].alone_ok && isfinite(sh) &&
+                (best < 0 || sh > (lsum[best + 1] / njok) / lg_all))
+                best = c;
             gs_sb_puts(&sb, c ? ",\n{\"key\":" : "\n{\"key\":");
             gs_sb_json_str(&sb, ch[c].key);
             gs_sb_puts(&sb, ",\"unit\":");
@@ -362,20 +387,32 @@ int gs_cmd_attribute(int argc, char **argv)
             gs_sb_json_num(&sb, g);
             gs_sb_puts(&sb, ",\"share\":");
             gs_sb_json_num(&sb, sh);
+            if (!ch[c].alone_ok) {
+                gs_sb_puts(&sb, ",\"invalid_alone\":");
+                gs_sb_json_str(&sb, ch[c].why);
+            }
             gs_sb_puts(&sb, "}");
         }
         gs_sb_puts(&sb, "\n],\n\"interaction_share\": ");
         gs_sb_json_num(&sb, isfinite(shsum) ? 1 - shsum : NAN);
         gs_sb_puts(&sb, "\n}\n");
-        printf("\n%s vs %s: %.3fx geomean over %d jobs with every numeric change on %s (%s "
-               "itself: %.3fx over %d jobs)\n",
-               b->name, a->name, gall, njok, a->name, b->name, nto ? exp(lto / nto) : NAN, nto);
-        for (int c = 0; c < nc; c++) {
+        if (!njok)
+            fprintf(stderr, "gensweep attribute: no job passed in every run: nothing to "
+                            "attribute\n");
+        else
+            printf("\n%s vs %s: %.3fx geomean over %d jobs with every numeric change on %s (%s "
+                   "itself: %.3fx over %d jobs)\n",
+                   b->name, a->name, gall, njok, a->name, b->name, nto ? exp(lto / nto) : NAN, nto);
+        for (int c = 0; c < nc && njok; c++) {
+            if (!ch[c].alone_ok) {
+                printf("  %-44s cannot run alone (counted in the interactions)\n", ch[c].key);
+                continue;
+            }
             double sh = fabs(lg_all) > 1e-9 ? (lsum[c + 1] / njok) / lg_all : NAN;
             printf("  %-44s %7.3fx alone, explains %5.1f%%%s\n", ch[c].key,
                    njok ? exp(lsum[c + 1] / njok) : NAN, 100 * sh, c == best ? "  <- most" : "");
         }
-        if (isfinite(shsum))
+        if (njok && isfinite(shsum))
             printf("  %-44s explains %5.1f%%%s\n", "interactions (parts do not add up)",
                    100 * (1 - shsum), fabs(1 - shsum) >= 0.05 ? "" : " (negligible)");
         char p[4200];
@@ -383,8 +420,6 @@ int gs_cmd_attribute(int argc, char **argv)
         gs_error err;
         gs_error_clear(&err);
         if (!njok) {
-            fprintf(stderr, "gensweep attribute: no job passed in every run: nothing to "
-                            "attribute\n");
             rc = GS_EXIT_FAIL;
         } else if (gs_sb_write_file(&sb, p, &err) != GS_OK) {
             char buf[2048];

@@ -16,23 +16,26 @@
 extern const char gs_report_asset_css[];
 extern const char gs_report_asset_js[];
 
-/* <select> options: every distinct value of a job field, in first-seen order. */
+/* Most distinct values one filter lists. */
+#define FILTER_MAX_OPTIONS 256
+
+/* <select> options: the distinct values of a job field, in first-seen order (compared with the
+ * options listed so far, so a large results file stays linear in its jobs). */
 static void filter_select(rep *r, const char *id, const char *label, int field)
 {
     gs_sb *sb = r->sb;
+    const char *seen[FILTER_MAX_OPTIONS];
+    int ns = 0;
     gs_sb_printf(sb, "<label>%s <select id=\"%s\"><option value=\"\">all</option>", label, id);
-    for (size_t i = 0; i < r->n_jobs; i++) {
+    for (size_t i = 0; i < r->n_jobs && ns < FILTER_MAX_OPTIONS; i++) {
         const char *v = field == 0   ? r->jobs[i].gen
                         : field == 1 ? r->jobs[i].kernel
                                      : r->jobs[i].status;
-        int seen = 0;
-        for (size_t k = 0; k < i && !seen; k++) {
-            const char *w = field == 0   ? r->jobs[k].gen
-                            : field == 1 ? r->jobs[k].kernel
-                                         : r->jobs[k].status;
-            seen = !strcmp(v, w);
-        }
-        if (seen) continue;
+        int dup = 0;
+        for (int k = 0; k < ns && !dup; k++)
+            dup = !strcmp(seen[k], v);
+        if (dup) continue;
+        seen[ns++] = v;
         gs_sb_puts(sb, "<option value=\"");
         gs_rp_text(sb, v);
         gs_sb_puts(sb, "\">");

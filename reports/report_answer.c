@@ -187,7 +187,12 @@ static void verdict_pair(rep *r, const cJSON **jobs, size_t nj, int a, int b)
             gs_sb_printf(sb, "; %zu ran on only one of them or did not pass on both",
                          (p.n_match - p.n_compared) + (p.n_base - p.n_match) +
                              (p.n_other - p.n_match));
-        gs_sb_puts(sb, ".</p>");
+        gs_sb_puts(sb, ". <span class=\"note\">Every job: <code>gensweep compare --across ");
+        gs_rp_text(sb, r->gens[a]);
+        gs_sb_puts(sb, " ");
+        gs_rp_text(sb, r->gens[b]);
+        gs_sb_puts(sb, r->answer_timing ? " --mode timing" : "");
+        gs_sb_puts(sb, " results.json</code></span></p>");
     } else {
         gs_sb_puts(sb, "no common passing job</h3><p>No kernel/variant/dtype/shape passed on "
                        "both generations.</p>");
@@ -513,6 +518,8 @@ void gs_rp_sec_rooflines(rep *r)
             ymin = GS_MIN(ymin, tf[g]);
             ymax = GS_MAX(ymax, tf[g]);
             if (cc[g] > 0) ymax = GS_MAX(ymax, cc[g]);
+            if (mc[g] > 0) /* the roof above the point stays in the plot */
+                ymax = GS_MAX(ymax, GS_MIN(cc[g] > 0 ? cc[g] : INFINITY, ai[g] * mc[g] / 1e3));
         }
         if (!npts) continue;
         charts++;
@@ -536,12 +543,17 @@ void gs_rp_sec_rooflines(rep *r)
              * diagonal runs across */
             double ridge = cc[g] > 0 && mc[g] > 0 ? cc[g] * 1e3 / mc[g] : p.x.hi;
             double x1 = GS_MIN(ridge, p.x.hi);
-            if (mc[g] > 0 && x1 > p.x.lo)
-                gs_sb_printf(sb,
-                             "<line class=\"ceil\" stroke=\"%s\" x1=\"%.1f\" y1=\"%.1f\" "
-                             "x2=\"%.1f\" y2=\"%.1f\"/>",
-                             col, gs_svg_px(&p, p.x.lo), gs_svg_py(&p, p.x.lo * mc[g] / 1e3),
-                             gs_svg_px(&p, x1), gs_svg_py(&p, x1 * mc[g] / 1e3));
+            if (mc[g] > 0) {
+                /* clipped to the plot: where the diagonal enters and leaves the y range */
+                double x0 = GS_MAX(p.x.lo, p.y.lo * 1e3 / mc[g]);
+                double xe = GS_MIN(x1, p.y.hi * 1e3 / mc[g]);
+                if (xe > x0)
+                    gs_sb_printf(sb,
+                                 "<line class=\"ceil\" stroke=\"%s\" x1=\"%.1f\" y1=\"%.1f\" "
+                                 "x2=\"%.1f\" y2=\"%.1f\"/>",
+                                 col, gs_svg_px(&p, x0), gs_svg_py(&p, x0 * mc[g] / 1e3),
+                                 gs_svg_px(&p, xe), gs_svg_py(&p, xe * mc[g] / 1e3));
+            }
             if (cc[g] > 0)
                 gs_sb_printf(sb,
                              "<line class=\"ceil\" stroke=\"%s\" x1=\"%.1f\" y1=\"%.1f\" "
