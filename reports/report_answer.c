@@ -219,18 +219,27 @@ static void verdict_pair(rep *r, const cJSON **jobs, size_t nj, int a, int b)
             gs_rp_text(sb, gs_rp_jstr(best, "key"));
             gs_sb_printf(sb, "</code> explains <b>%.0f %%</b> (%.3g× alone)",
                          100 * gs_rp_jnum(best, "share"), gs_rp_jnum(best, "geomean"));
-            int small = 0;
+            /* the others that matter (5 % or more either way), largest share first */
+            const cJSON *big[64];
+            int nb = 0, small = 0;
             cJSON_ArrayForEach(q, ps)
             {
                 if (q == best) continue;
-                double sh = gs_rp_jnum(q, "share");
-                if (!(fabs(sh) >= 0.05)) { /* the verdict names the parts that matter */
+                if (!(fabs(gs_rp_jnum(q, "share")) >= 0.05) || nb == 64) {
                     small++;
                     continue;
                 }
+                int k = nb++;
+                while (k > 0 && gs_rp_jnum(big[k - 1], "share") < gs_rp_jnum(q, "share")) {
+                    big[k] = big[k - 1];
+                    k--;
+                }
+                big[k] = q;
+            }
+            for (int k = 0; k < nb; k++) {
                 gs_sb_puts(sb, "; <code>");
-                gs_rp_text(sb, gs_rp_jstr(q, "key"));
-                gs_sb_printf(sb, "</code> %.0f %%", 100 * sh);
+                gs_rp_text(sb, gs_rp_jstr(big[k], "key"));
+                gs_sb_printf(sb, "</code> %.0f %%", 100 * gs_rp_jnum(big[k], "share"));
             }
             if (small) gs_sb_printf(sb, "; %d more under 5 %% each", small);
             double inter = gs_rp_jnum(at, "interaction_share");
