@@ -84,6 +84,12 @@ static void render_page(rep *r)
     gs_rp_sec_baseline(r);
     gs_rp_sec_variants(r);
     gs_rp_sec_whatif(r);
+    if (r->cut)
+        gs_sb_printf(sb,
+                     "<p class=\"warn\" id=\"cut\">This page reached its size budget of %zu "
+                     "MiB: rows past that point were left out of its tables; every job is in "
+                     "the results file.</p>\n",
+                     GS_REPORT_BUDGET_BYTES >> 20);
     gs_sb_puts(sb, "</main>\n<script>");
     gs_sb_puts(sb, gs_report_asset_js);
     gs_sb_puts(sb, "</script>\n</body>\n</html>\n");

@@ -26,6 +26,10 @@ extern "C" {
 /* Largest results file read (a full perf sweep is a few MB). */
 #define GS_REPORT_MAX_INPUT_BYTES ((size_t)512 * 1024 * 1024)
 
+/* Size budget of a report page: past it, sections stop adding rows and say so (the results
+ * file keeps everything). A hostile or huge results file cannot make the page much larger. */
+#define GS_REPORT_BUDGET_BYTES ((size_t)8 * 1024 * 1024)
+
 /* Most what-if + tuning files one report takes. */
 #define GS_REPORT_MAX_EXTRA 16
 

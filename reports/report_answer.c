@@ -352,6 +352,7 @@ void gs_rp_sec_heatmap(rep *r)
     gs_sb tip;
     gs_sb_init(&tip);
     for (size_t k = 0; k < r->n_rows; k++) {
+        if (gs_rp_budget_hit(r)) break;
         int any_job = 0;
         for (size_t i = 0; i < r->n_jobs && !any_job; i++)
             any_job = r->jobs[i].row_i == (int)k && r->jobs[i].answer;
@@ -504,6 +505,7 @@ void gs_rp_sec_rooflines(rep *r)
     gs_sb_puts(sb, "</p>\n<div class=\"charts\">");
     int charts = 0;
     for (size_t k = 0; k < r->n_rows; k++) {
+        if (gs_rp_budget_hit(r)) break;
         const char *shape = roofline_shape(r, k);
         if (!shape) continue;
         const rjob *pt[64] = {NULL};

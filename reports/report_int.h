@@ -57,6 +57,7 @@ typedef struct rep {
     int base_given;    /* --base-gen: speedups against it instead of the previous generation */
     int answer_timing; /* the answer sections use the timing-only (perf) jobs: some exist */
     double regress_pct;
+    int cut; /* the page reached GS_REPORT_BUDGET_BYTES: later rows were left out */
     gs_sb *sb;
 } rep;
 
@@ -106,6 +107,10 @@ int gs_rp_answer_job(const rep *r, const rjob *j);
 /* Text cut to GS_RP_CELL_MAX bytes; a longer text shows its start and keeps up to
  * GS_RP_DETAIL_MAX bytes in a <details> element. */
 void gs_rp_text_cut(gs_sb *sb, const char *s);
+
+/* Whether the page has reached its size budget (GS_REPORT_BUDGET_BYTES); every loop that writes
+ * a row per kernel or job stops then, and the page says where it was cut. */
+int gs_rp_budget_hit(rep *r);
 
 /* Sections, in page order. */
 void gs_rp_sec_verdict(rep *r);

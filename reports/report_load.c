@@ -489,6 +489,13 @@ int gs_rp_baseline_verdict(const rep *r, const rjob *j, const rjob *b, double *p
 
 /* ---- sections ---- */
 
+int gs_rp_budget_hit(rep *r)
+{
+    if (r->sb->len <= GS_REPORT_BUDGET_BYTES) return 0;
+    r->cut = 1;
+    return 1;
+}
+
 void gs_rp_section_open(gs_sb *sb, const char *id, const char *title)
 {
     gs_sb_printf(sb, "<section id=\"%s\"><h2>%s</h2>\n", id, title);

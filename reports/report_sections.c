@@ -92,6 +92,7 @@ void gs_rp_sec_summary(rep *r)
     if (nfail) {
         gs_sb_puts(sb, "<ul class=\"problems\">");
         for (size_t i = 0; i < r->n_jobs; i++) {
+            if (gs_rp_budget_hit(r)) break;
             const rjob *j = &r->jobs[i];
             if (!gs_rp_status_is_failure(j->status)) continue;
             gs_sb_printf(sb, "<li><a href=\"#job-%zu\">", i);
@@ -118,6 +119,7 @@ void gs_rp_sec_summary(rep *r)
         if (nreg) {
             gs_sb_puts(sb, "<ul class=\"problems\">");
             for (size_t i = 0; i < r->n_jobs; i++) {
+                if (gs_rp_budget_hit(r)) break;
                 const rjob *j = &r->jobs[i];
                 if (gs_rp_baseline_verdict(r, j, gs_rp_find_baseline(r, j->id), &pct) <= 0)
                     continue;
@@ -173,6 +175,7 @@ void gs_rp_sec_generations(rep *r)
         const cJSON *prm;
         cJSON_ArrayForEach(prm, gs_rp_jget(r->cfg[c], "params"))
         {
+            if (gs_rp_budget_hit(r)) break;
             const char *key = prm->string;
             if (!key) continue;
             int seen = 0;
@@ -271,6 +274,7 @@ void gs_rp_sec_portability(rep *r)
     gs_sb_init(&gens);
     gs_sb_init(&sts);
     for (size_t k = 0; k < r->n_rows; k++) {
+        if (gs_rp_budget_hit(r)) break;
         gs_sb_reset(&gens);
         gs_sb_reset(&sts);
         for (size_t i = 0; i < r->n_jobs; i++) {
@@ -359,6 +363,7 @@ void gs_rp_sec_engines(rep *r)
     }
     gs_sb_puts(sb, "</tr></thead><tbody>\n");
     for (size_t k = 0; k < r->n_rows; k++) {
+        if (gs_rp_budget_hit(r)) break;
         gs_sb_puts(sb, "<tr");
         gs_rp_filter_attrs(sb, "", r->rows[k].kernel, "");
         gs_sb_puts(sb, "><th scope=\"row\">");
@@ -570,6 +575,7 @@ void gs_rp_sec_timelines(rep *r)
     if (budget < TIMELINE_MIN_SLICES) budget = TIMELINE_MIN_SLICES;
     int first = 1;
     for (size_t k = 0; k < r->n_rows; k++) {
+        if (gs_rp_budget_hit(r)) break;
         int any = 0;
         for (int g = 0; g < r->n_gens && !any; g++) {
             const rjob *j = timeline_job(r, k, g);
@@ -684,6 +690,7 @@ void gs_rp_sec_correctness(rep *r)
         size_t shown = 0;
         for (size_t i = 0; i < r->n_jobs && shown < JOB_TABLE_MAX; i++)
             if (gs_rp_status_is_failure(r->jobs[i].status)) {
+                if (gs_rp_budget_hit(r)) break;
                 job_row(r, i);
                 shown++;
             }
@@ -704,6 +711,7 @@ void gs_rp_sec_correctness(rep *r)
     }
     gs_sb_puts(sb, "</tr></thead><tbody>\n");
     for (size_t k = 0; k < r->n_rows; k++) {
+        if (gs_rp_budget_hit(r)) break;
         int any = 0;
         for (size_t i = 0; i < r->n_jobs && !any; i++)
             any = r->jobs[i].row_i == (int)k &&
@@ -750,6 +758,7 @@ void gs_rp_sec_correctness(rep *r)
     job_table_head(sb, "jobs");
     for (size_t i = 0; i < r->n_jobs && i < JOB_TABLE_MAX; i++) {
         if (gs_rp_status_is_failure(r->jobs[i].status)) continue; /* listed above */
+        if (gs_rp_budget_hit(r)) break;
         job_row(r, i);
     }
     gs_sb_puts(sb, "</tbody></table></div>");
@@ -802,6 +811,7 @@ void gs_rp_sec_baseline(rep *r)
     /* regressions first, then improvements */
     for (int pass = 1; pass >= -1; pass -= 2)
         for (size_t i = 0; i < r->n_jobs; i++) {
+            if (gs_rp_budget_hit(r)) break;
             const rjob *j = &r->jobs[i], *b = gs_rp_find_baseline(r, j->id);
             if (gs_rp_baseline_verdict(r, j, b, &pct) != pass) continue;
             gs_sb_printf(sb, "<tr id=\"base-%zu\" class=\"%s\"", i, pass > 0 ? "bad" : "good");
@@ -837,6 +847,7 @@ void gs_rp_sec_variants(rep *r)
                    "is better).</p>\n<div class=\"charts\">");
     int any = 0;
     for (size_t k = 0; k < r->n_rows; k++) {
+        if (gs_rp_budget_hit(r)) break;
         /* one chart per kernel+dtype, drawn at the first row of that pair */
         int first = 1, nvar = 0;
         for (size_t e = 0; e < k && first; e++)

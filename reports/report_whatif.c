@@ -363,6 +363,7 @@ static void attribution(rep *r, const cJSON *at)
     const cJSON *j;
     cJSON_ArrayForEach(j, gs_rp_jget(at, "jobs"))
     {
+        if (gs_rp_budget_hit(r)) break;
         int best = -1, i = 0;
         double bs = -INFINITY;
         const cJSON *sh;
@@ -430,6 +431,7 @@ void gs_rp_sec_whatif(rep *r)
             const cJSON *j;
             cJSON_ArrayForEach(j, gs_rp_jget(r->whatif[i], "jobs"))
             {
+                if (gs_rp_budget_hit(r)) break;
                 gs_sb_puts(sb, "<tr");
                 gs_rp_filter_attrs(sb, gs_rp_jstr(r->whatif[i], "config"), gs_rp_jstr(j, "kernel"),
                                    "");
@@ -466,6 +468,7 @@ void gs_rp_sec_whatif(rep *r)
             const cJSON *t;
             cJSON_ArrayForEach(t, gs_rp_jget(r->tuning[i], "kernels"))
             {
+                if (gs_rp_budget_hit(r)) break;
                 double d = gs_rp_jnum(t, "default_ns"), b = gs_rp_jnum(t, "best_ns");
                 gs_sb_puts(sb, "<tr");
                 gs_rp_filter_attrs(sb, gen, t->string, "");

@@ -513,6 +513,38 @@ TEST(Report, LongAndInvalidStringsAreCutAndRepaired)
     gs_sb_free(&sb);
 }
 
+// Strings out, at scale: thousands of failed jobs with long reasons and stderr tails. Each
+// string is cut, and once the page reaches its budget the tables stop and the page says so.
+TEST(Report, StaysUnderItsSizeBudgetWhateverTheInput)
+{
+    std::string reason(3000, 'x'), tail(3000, 'y');
+    std::string j =
+        "{\"schema\":\"gensweep-results\",\"schema_version\":1,\"configs\":[],\"jobs\":[";
+    for (int k = 0; k < 3000; k++)
+        for (int g = 0; g < 2; g++) {
+            std::string gen = g ? "b" : "a", kn = "k" + std::to_string(k);
+            j += (k || g ? "," : "");
+            j += "{\"id\":\"" + gen + "/" + kn + "/v/bf16/8\",\"generation\":\"" + gen +
+                 "\",\"kernel\":\"" + kn +
+                 "\",\"variant\":\"v\",\"dtype\":\"bf16\",\"shape\":[8]"
+                 ",\"status\":\"crash\",\"reason\":\"" +
+                 reason + "\",\"stderr_tail\":\"" + tail + "\",\"time_ns\":null}";
+        }
+    j += "]}";
+    gs_sb sb;
+    gs_sb_init(&sb);
+    gs_error err;
+    ASSERT_EQ(gs_report_render(j.c_str(), "huge", nullptr, nullptr, nullptr, &sb, &err), GS_OK)
+        << err.message;
+    std::string html = gs_sb_cstr(&sb);
+    std::printf("%zu MB of results -> %.2f MB of report\n", j.size() >> 20, html.size() / 1e6);
+    EXPECT_GT(j.size(), 30u << 20) << "the input is larger than the budget";
+    EXPECT_LT(html.size(), GS_REPORT_BUDGET_BYTES + (1u << 20));
+    EXPECT_NE(html.find("reached its size budget"), std::string::npos);
+    EXPECT_NE(html.find("</html>"), std::string::npos);
+    gs_sb_free(&sb);
+}
+
 // The report's status table agrees with the harness's (GS_JOB_STATUS_TABLE).
 TEST(Report, StatusTableMatchesHarness)
 {
