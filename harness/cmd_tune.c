@@ -790,7 +790,7 @@ int gs_cmd_tune(int argc, char **argv)
         printf("no tunable param changes the %s program at this shape: nothing to search\n",
                k->variants[spec.variant]);
     else if (rc == 0) {
-        printf("params the %s variant uses:", k->variants[spec.variant]);
+        printf("params that change the %s program here:", k->variants[spec.variant]);
         for (int p = 0; p < k->n_params; p++)
             if (used[p]) printf(" %s", k->param_names[p]);
         printf("\n");
@@ -847,7 +847,11 @@ int gs_cmd_tune(int argc, char **argv)
     for (int i = 0; i < n; i++) {
         int dup = 0;
         for (int q = 0; q < w && !dup; q++) {
-            dup = !memcmp(rows[q].p, rows[i].p, sizeof rows[i].p);
+            /* the same values of the params the variant uses: the same program (or the same
+             * failure) whatever the others say */
+            dup = 1;
+            for (int p = 0; p < k->n_params; p++)
+                if (used[p] && rows[q].p[p] != rows[i].p[p]) dup = 0;
             int same = !isnan(rows[i].t) && rows[q].t == rows[i].t &&
                        rows[q].instructions == rows[i].instructions &&
                        !strcmp(rows[q].status, rows[i].status);
