@@ -13,7 +13,7 @@
 
 #include "report.h"
 
-/* Limits that keep a full sweep's report light (issue 7: under 5 MB). */
+/* Limits that keep a full sweep's report light (a few MB). */
 #define MAX_GENS 64
 #define TIMELINE_TOTAL_SLICES 12000 /* rectangles over all timelines */
 #define TIMELINE_MIN_SLICES 60      /* per timeline, whatever the share */
