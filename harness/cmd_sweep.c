@@ -284,10 +284,11 @@ void gs_help_compare(void)
            "usage: gensweep compare --across BASE_GEN OTHER_GEN [results.json...]\n"
            "                        [--mode timing|functional] [--quiet]\n\n"
            "Which generation is faster on what: match the jobs of two generations by\n"
-           "kernel/variant/dtype/shape (in one results file or several; default %s) and print\n"
-           "each job's speedup (time on BASE_GEN / time on OTHER_GEN), the geometric mean per\n"
-           "kernel class and overall. --mode timing keeps the perf (timing-only) jobs. Exit 2\n"
-           "when a generation is missing or nothing matches.\n",
+           "kernel/variant/dtype/shape (in one results file or several; default\n"
+           "%s) and print each job's speedup (time on BASE_GEN / time\n"
+           "on OTHER_GEN), the geometric mean per kernel class and overall. --mode timing\n"
+           "keeps the perf (timing-only) jobs. Exit 2 when a generation is missing or nothing\n"
+           "matches.\n",
            GS_ACROSS_DEFAULT_RESULTS);
 }
 
