@@ -14,16 +14,22 @@ void gs_help_report(void)
 {
     printf("usage: gensweep report RESULTS.json [-o report.html] [--baseline BASE.json]\n"
            "                       [--base-gen NAME] [--threshold PCT]\n"
-           "                       [--whatif WHATIF.json]... [--tuning TUNING.json]...\n\n"
+           "                       [--whatif WHATIF.json]... [--tuning TUNING.json]...\n"
+           "                       [--attribute ATTRIBUTE.json]...\n\n"
            "Write the self-contained HTML performance report for a results file (no model runs):\n"
-           "summary, generations side by side, portability matrix, speedups, rooflines, engine\n"
-           "time, timelines, correctness, baseline comparison, variants, what-if and tuning.\n"
+           "first the verdict per generation pair (geomean speedup, what bounds each kernel\n"
+           "class, what changed and, with --attribute, how much each change explains), the\n"
+           "speedup heatmap and per-kernel rooflines; then summary, generations side by side,\n"
+           "portability, engine time, timelines, correctness, baseline comparison, variants,\n"
+           "what-if and tuning.\n"
            "  -o FILE           output path (default: report.html next to RESULTS.json)\n"
            "  --baseline FILE   compare with an earlier results file (regressions/improvements)\n"
-           "  --base-gen NAME   generation the speedups are relative to (default: the first)\n"
+           "  --base-gen NAME   generation the speedups are relative to (default: each\n"
+           "                    generation against the previous one that ran the same job)\n"
            "  --threshold PCT   time change that counts as a regression (default 2)\n"
            "  --whatif FILE     add a gensweep whatif result (sensitivity curves)\n"
            "  --tuning FILE     add a tuning file (configs/tuning/GEN.json: tuning gains)\n"
+           "  --attribute FILE  add a gensweep attribute result (attribute.json)\n"
            "exit status: 0 written, 2 usage error or unreadable/invalid results file\n");
 }
 
@@ -37,7 +43,7 @@ int gs_cmd_report(int argc, char **argv)
         int has_value = i + 1 < argc;
         if (!strcmp(a, "-o") || !strcmp(a, "--out") || !strcmp(a, "--baseline") ||
             !strcmp(a, "--base-gen") || !strcmp(a, "--threshold") || !strcmp(a, "--whatif") ||
-            !strcmp(a, "--tuning")) {
+            !strcmp(a, "--tuning") || !strcmp(a, "--attribute")) {
             if (!has_value) {
                 fprintf(stderr, "gensweep report: option %s needs a value\n", a);
                 return GS_EXIT_USAGE;
@@ -45,9 +51,11 @@ int gs_cmd_report(int argc, char **argv)
             const char *v = argv[++i];
             if (!strcmp(a, "--baseline")) {
                 base = v;
-            } else if (!strcmp(a, "--whatif") || !strcmp(a, "--tuning")) {
+            } else if (!strcmp(a, "--whatif") || !strcmp(a, "--tuning") ||
+                       !strcmp(a, "--attribute")) {
                 if (opts.n_extra == GS_REPORT_MAX_EXTRA) {
-                    fprintf(stderr, "gensweep report: at most %d --whatif/--tuning files\n",
+                    fprintf(stderr,
+                            "gensweep report: at most %d --whatif/--tuning/--attribute files\n",
                             GS_REPORT_MAX_EXTRA);
                     return GS_EXIT_USAGE;
                 }
@@ -61,8 +69,10 @@ int gs_cmd_report(int argc, char **argv)
                 double t = strtod(v, &end);
                 if (end != v && *end == '%') end++;
                 if (end == v || *end || errno || !(t > 0)) {
-                    fprintf(stderr, "gensweep report: --threshold: '%s' is not a positive "
-                                    "percentage\n", v);
+                    fprintf(stderr,
+                            "gensweep report: --threshold: '%s' is not a positive "
+                            "percentage\n",
+                            v);
                     return GS_EXIT_USAGE;
                 }
                 opts.regress_pct = t;

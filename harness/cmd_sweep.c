@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "across.h"
 #include "commands.h"
 #include "worker.h"
 #include "compare.h"
@@ -282,11 +283,22 @@ void gs_help_compare(void)
            "Compare two results.json files (BASE may also be a baseline file or a directory of\n"
            "them, e.g. tests/baselines). A job regressed when its simulated time grew by more\n"
            "than the threshold, its status got worse, or its max abs error grew; improvements\n"
-           "and new jobs are listed too. Exit 1 when anything regressed.\n");
+           "and new jobs are listed too. Exit 1 when anything regressed.\n\n"
+           "usage: gensweep compare --across BASE_GEN OTHER_GEN [results.json...]\n"
+           "                        [--mode timing|functional] [--quiet]\n\n"
+           "Which generation is faster on what: match the jobs of two generations by\n"
+           "kernel/variant/dtype/shape (in one results file or several; default\n"
+           "%s) and print each job's speedup (time on BASE_GEN / time\n"
+           "on OTHER_GEN), the geometric mean per kernel class and overall. --mode timing\n"
+           "keeps the perf (timing-only) jobs. Exit 2 when a generation is missing or nothing\n"
+           "matches.\n",
+           GS_ACROSS_DEFAULT_RESULTS);
 }
 
 int gs_cmd_compare(int argc, char **argv)
 {
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--across")) return gs_across_main(argc, argv);
     const char *pos[2];
     int n = 0, quiet = 0;
     double thr = 0.02;

@@ -15,6 +15,7 @@
 #include "record.h"
 #include "report.h"
 #include "results.h"
+#include "speedup.h"
 #include "sweep.h"
 
 static int need(int argc, char **argv, int *i)
@@ -58,13 +59,132 @@ static gs_config *load_with(const char *path, const char *const *sets, size_t n_
 void gs_help_whatif(void)
 {
     printf("usage: gensweep whatif --config FILE --param KEY --values V1,V2,...\n"
+           "                       [--param KEY2 --values W1,W2,...]\n"
            "                       [--kernels LIST] [--suite check|perf] [-j N] [--out DIR]\n"
            "                       [--set KEY=VALUE]... [--timeout S] [--quiet]\n\n"
            "Run the suite once per value of one config parameter (relative 0.5x / x2 or\n"
            "absolute values with units, as --set takes them) and record every job's simulated\n"
-           "time per value and its sensitivity (d ln time / d ln value between the smallest and\n"
-           "largest value) in DIR/whatif.json (format: harness/RESULTS.md); each value's full\n"
-           "results go to DIR/<value>/. Default DIR: build/whatif.\n");
+           "time per value, its sensitivity (d ln time / d ln value between the smallest and\n"
+           "largest value) and the sensitivity of each step between neighbouring values, with\n"
+           "inversions (more of a resource made the job slower, or more of a cost faster, by\n"
+           "over 1%%) and non-monotonic curves flagged, in DIR/whatif.json (format:\n"
+           "harness/RESULTS.md); each value's full results go to DIR/<value>/. With a second\n"
+           "--param/--values pair the suite runs on every combination (a 2-D grid, results in\n"
+           "DIR/<value>_<value2>/) and the report draws it as a heatmap.\n"
+           "Default DIR: build/whatif.\n");
+}
+
+#define WHATIF_MAX_VALUES 32
+
+/* One swept parameter: key, unit, configured value and the values to try. */
+typedef struct wparam {
+    const char *key;
+    const char *unit;
+    double base;
+    char buf[2048];
+    char *labels[WHATIF_MAX_VALUES];
+    double vals[WHATIF_MAX_VALUES];
+    int n;
+    int base_i; /* the unchanged value: "1x"/"x1", else the configured value, else 0 */
+} wparam;
+
+/* Validate a --param/--values pair against the config (each value applied before anything
+ * runs). Returns 0, or -1 after printing the problem. */
+static int whatif_param(const char *cfg, const char *const *sets, size_t n_sets,
+                        const gs_config *base, const char *key, const char *values, wparam *w)
+{
+    const gs_num *bn = gs_config_get(base, key);
+    if (!bn || !bn->src) {
+        fprintf(stderr,
+                "gensweep whatif: --param %s: not a numeric key of %s (see gensweep "
+                "show-config)\n",
+                key, cfg);
+        return -1;
+    }
+    w->key = key;
+    w->base = bn->v;
+    w->unit = "";
+    size_t nf = 0;
+    const gs_config_field *fields = gs_config_fields(&nf);
+    for (size_t i = 0; i < nf; i++)
+        if (!strcmp(fields[i].path, key)) w->unit = gs_record_unit_name(fields[i].unit);
+    if (strlen(values) >= sizeof w->buf) {
+        fprintf(stderr, "gensweep whatif: --values for %s is too long\n", key);
+        return -1;
+    }
+    snprintf(w->buf, sizeof w->buf, "%s", values);
+    w->n = 0;
+    w->base_i = -1;
+    char *save = NULL;
+    for (char *t = strtok_r(w->buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        if (w->n == WHATIF_MAX_VALUES) {
+            fprintf(stderr, "gensweep whatif: at most %d values per parameter\n",
+                    WHATIF_MAX_VALUES);
+            return -1;
+        }
+        char assign[512];
+        snprintf(assign, sizeof assign, "%s=%s", key, t);
+        gs_config *c = load_with(cfg, sets, n_sets, assign);
+        if (!c) return -1;
+        w->labels[w->n] = t;
+        w->vals[w->n] = gs_config_get(c, key)->v;
+        if (!strcmp(t, "1x") || !strcmp(t, "x1")) w->base_i = w->n;
+        w->n++;
+        gs_config_free(c);
+    }
+    if (w->n < 2) {
+        fprintf(stderr, "gensweep whatif: --values for %s needs at least two values\n", key);
+        return -1;
+    }
+    for (int i = 0; i < w->n && w->base_i < 0; i++)
+        if (w->vals[i] == w->base) w->base_i = i;
+    if (w->base_i < 0) w->base_i = 0;
+    return 0;
+}
+
+static void emit_values(gs_sb *sb, const wparam *w, const char *suffix)
+{
+    gs_sb_printf(sb, ",\n\"param%s\": ", suffix);
+    gs_sb_json_str(sb, w->key);
+    gs_sb_printf(sb, ",\n\"unit%s\": ", suffix);
+    gs_sb_json_str(sb, w->unit);
+    gs_sb_printf(sb, ",\n\"base_value%s\": ", suffix);
+    gs_sb_json_num(sb, w->base);
+    gs_sb_printf(sb, ",\n\"values%s\": [", suffix);
+    for (int v = 0; v < w->n; v++) {
+        gs_sb_puts(sb, v ? ",\n{\"label\":" : "\n{\"label\":");
+        gs_sb_json_str(sb, w->labels[v]);
+        gs_sb_puts(sb, ",\"value\":");
+        gs_sb_json_num(sb, w->vals[v]);
+        gs_sb_puts(sb, "}");
+    }
+    gs_sb_puts(sb, "\n]");
+}
+
+/* Time and status of job `id` in a results document. */
+static double job_time(const cJSON *doc, const char *id, const char **status)
+{
+    const cJSON *q;
+    *status = "missing";
+    cJSON_ArrayForEach(q, cJSON_GetObjectItemCaseSensitive(doc, "jobs"))
+    {
+        if (strcmp(gs_json_str(q, "id"), id) != 0) continue;
+        *status = gs_json_str(q, "status");
+        return gs_json_num(q, "time_ns");
+    }
+    return NAN;
+}
+
+/* End-to-end sensitivity: from the smallest to the largest value with a time. */
+static double end_to_end(const double *v, const double *t, int n)
+{
+    int lo = -1, hi = -1;
+    for (int i = 0; i < n; i++) {
+        if (!(t[i] > 0) || !(v[i] > 0)) continue;
+        if (lo < 0 || v[i] < v[lo]) lo = i;
+        if (hi < 0 || v[i] > v[hi]) hi = i;
+    }
+    return lo >= 0 && hi >= 0 && v[hi] != v[lo] ? log(t[hi] / t[lo]) / log(v[hi] / v[lo]) : NAN;
 }
 
 int gs_cmd_whatif(int argc, char **argv)
@@ -72,84 +192,84 @@ int gs_cmd_whatif(int argc, char **argv)
     gs_sweep_opts o;
     gs_sweep_opts_default(&o);
     o.no_report = 1;
-    const char *cfgs[GS_SWEEP_MAX_LIST], *sets[GS_SWEEP_MAX_LIST + 1];
+    const char *cfgs[GS_SWEEP_MAX_LIST], *sets[GS_SWEEP_MAX_LIST + 2];
     size_t n_cfg = 0, n_sets = 0;
-    const char *param = NULL, *values = NULL;
+    const char *param[2] = {NULL, NULL}, *values[2] = {NULL, NULL};
+    int np = 0, nvals = 0;
     for (int i = 1; i < argc; i++) {
         int r = gs_sweep_parse_common(argc, argv, &i, &o, cfgs, &n_cfg, sets, &n_sets);
         if (r < 0) return GS_EXIT_USAGE;
         if (r > 0) continue;
-        if (!strcmp(argv[i], "--param")) {
+        if (!strcmp(argv[i], "--param") || !strcmp(argv[i], "--values")) {
+            int is_param = !strcmp(argv[i], "--param");
             if (!need(argc, argv, &i)) return GS_EXIT_USAGE;
-            param = argv[i];
-        } else if (!strcmp(argv[i], "--values")) {
-            if (!need(argc, argv, &i)) return GS_EXIT_USAGE;
-            values = argv[i];
+            if ((is_param ? np : nvals) == 2) {
+                fprintf(stderr, "gensweep whatif: at most two --param/--values pairs\n");
+                return GS_EXIT_USAGE;
+            }
+            if (is_param)
+                param[np++] = argv[i];
+            else
+                values[nvals++] = argv[i];
         } else {
             fprintf(stderr, "gensweep whatif: unknown option '%s'\n", argv[i]);
             return GS_EXIT_USAGE;
         }
     }
-    if (n_cfg != 1 || !param || !values) {
-        fprintf(stderr, "gensweep whatif: need one --config, --param KEY and --values LIST\n");
+    if (n_cfg != 1 || !np || np != nvals) {
+        fprintf(stderr, "gensweep whatif: need one --config and --param KEY --values LIST (once, "
+                        "or twice for a 2-D grid)\n");
+        return GS_EXIT_USAGE;
+    }
+    if (np == 2 && !strcmp(param[0], param[1])) {
+        fprintf(stderr, "gensweep whatif: the two --param keys are both %s\n", param[0]);
         return GS_EXIT_USAGE;
     }
     const char *out = o.out_dir ? o.out_dir : "build/whatif";
     gs_config *base = load_with(cfgs[0], sets, n_sets, NULL);
     if (!base) return GS_EXIT_USAGE;
-    const gs_num *bn = gs_config_get(base, param);
-    if (!bn || !bn->src) {
-        fprintf(stderr,
-                "gensweep whatif: --param %s: not a numeric key of %s (see gensweep "
-                "show-config)\n",
-                param, cfgs[0]);
-        gs_config_free(base);
-        return GS_EXIT_USAGE;
-    }
-    size_t nf = 0;
-    const gs_config_field *fields = gs_config_fields(&nf);
-    const char *unit = "";
-    for (size_t i = 0; i < nf; i++)
-        if (!strcmp(fields[i].path, param)) unit = gs_record_unit_name(fields[i].unit);
-    /* values: validate each by applying it before running anything */
-    char vbuf[2048];
-    snprintf(vbuf, sizeof vbuf, "%s", values);
-    char *labels[32];
-    double vals[32];
-    int nv = 0;
-    char *save = NULL;
-    for (char *t = strtok_r(vbuf, ",", &save); t && nv < 32; t = strtok_r(NULL, ",", &save)) {
-        char assign[512];
-        snprintf(assign, sizeof assign, "%s=%s", param, t);
-        gs_config *c = load_with(cfgs[0], sets, n_sets, assign);
-        if (!c) {
+    static wparam w[2];
+    for (int p = 0; p < np; p++)
+        if (whatif_param(cfgs[0], sets, n_sets, base, param[p], values[p], &w[p]) != 0) {
             gs_config_free(base);
             return GS_EXIT_USAGE;
         }
-        labels[nv] = t;
-        vals[nv++] = gs_config_get(c, param)->v;
-        gs_config_free(c);
-    }
-    if (nv < 2) {
-        fprintf(stderr, "gensweep whatif: --values needs at least two values\n");
-        gs_config_free(base);
-        return GS_EXIT_USAGE;
-    }
+    int n1 = w[0].n, n2 = np == 2 ? w[1].n : 1, ncell = n1 * n2;
     int rc = GS_EXIT_OK;
-    cJSON *res[32] = {0};
-    char dirs[32][4096];
-    for (int v = 0; v < nv; v++) {
-        char assign[512];
-        snprintf(assign, sizeof assign, "%s=%s", param, labels[v]);
-        sets[n_sets] = assign;
+    cJSON **res = gs_calloc((size_t)ncell, sizeof *res);
+    char(*dirs)[4096] = gs_calloc((size_t)ncell, sizeof *dirs);
+    if (!res || !dirs) {
+        gs_free(res);
+        gs_free(dirs);
+        gs_config_free(base);
+        return GS_EXIT_FAIL;
+    }
+    for (int c = 0; c < ncell; c++) {
+        int i1 = c / n2, i2 = c % n2;
+        char a1[512], a2[512];
+        snprintf(a1, sizeof a1, "%s=%s", w[0].key, w[0].labels[i1]);
+        sets[n_sets] = a1;
+        size_t ns = n_sets + 1;
+        if (np == 2) {
+            snprintf(a2, sizeof a2, "%s=%s", w[1].key, w[1].labels[i2]);
+            sets[ns++] = a2;
+            snprintf(dirs[c], sizeof dirs[c], "%s/%s_%s", out, w[0].labels[i1], w[1].labels[i2]);
+        } else {
+            snprintf(dirs[c], sizeof dirs[c], "%s/%s", out, w[0].labels[i1]);
+        }
         gs_sweep_opts ov = o;
         ov.configs = cfgs;
         ov.n_configs = 1;
         ov.sets = sets;
-        ov.n_sets = n_sets + 1;
-        snprintf(dirs[v], sizeof dirs[v], "%s/%s", out, labels[v]);
-        ov.out_dir = dirs[v];
-        if (!o.quiet) printf("== %s = %s ==\n", param, labels[v]);
+        ov.n_sets = ns;
+        ov.out_dir = dirs[c];
+        if (!o.quiet) {
+            if (np == 2)
+                printf("== %s = %s, %s = %s ==\n", w[0].key, w[0].labels[i1], w[1].key,
+                       w[1].labels[i2]);
+            else
+                printf("== %s = %s ==\n", w[0].key, w[0].labels[i1]);
+        }
         int r = gs_sweep_main(&ov);
         if (r == GS_EXIT_USAGE) {
             rc = r;
@@ -157,12 +277,13 @@ int gs_cmd_whatif(int argc, char **argv)
         }
         if (r != GS_EXIT_OK) rc = GS_EXIT_FAIL;
         char p[4200];
-        snprintf(p, sizeof p, "%s/results.json", dirs[v]);
+        snprintf(p, sizeof p, "%s/results.json", dirs[c]);
         gs_error err;
         gs_error_clear(&err);
-        res[v] = gs_results_load(p, &err);
+        res[c] = gs_results_load(p, &err);
     }
-    if (rc != GS_EXIT_USAGE) {
+    int base_cell = w[0].base_i * n2 + (np == 2 ? w[1].base_i : 0);
+    if (rc != GS_EXIT_USAGE && res[base_cell]) {
         gs_sb sb;
         gs_sb_init(&sb);
         gs_sb_puts(&sb,
@@ -170,58 +291,30 @@ int gs_cmd_whatif(int argc, char **argv)
         gs_sb_json_str(&sb, base->name);
         gs_sb_puts(&sb, ",\n\"path\": ");
         gs_sb_json_str(&sb, gs_record_rel_path(base->path));
-        gs_sb_puts(&sb, ",\n\"param\": ");
-        gs_sb_json_str(&sb, param);
-        gs_sb_puts(&sb, ",\n\"unit\": ");
-        gs_sb_json_str(&sb, unit);
-        gs_sb_puts(&sb, ",\n\"base_value\": ");
-        gs_sb_json_num(&sb, bn->v);
-        gs_sb_puts(&sb, ",\n\"values\": [");
-        for (int v = 0; v < nv; v++) {
-            gs_sb_puts(&sb, v ? ",\n{\"label\":" : "\n{\"label\":");
-            gs_sb_json_str(&sb, labels[v]);
-            gs_sb_puts(&sb, ",\"value\":");
-            gs_sb_json_num(&sb, vals[v]);
-            gs_sb_puts(&sb, ",\"results\":");
-            gs_sb_json_str(&sb, labels[v]);
-            gs_sb_puts(&sb, "}");
-        }
-        gs_sb_puts(&sb, "\n],\n\"jobs\": [");
-        if (!o.quiet) {
+        emit_values(&sb, &w[0], "");
+        if (np == 2) emit_values(&sb, &w[1], "2");
+        gs_sb_puts(&sb, ",\n\"jobs\": [");
+        int flagged = 0;
+        if (!o.quiet && np == 1) {
             printf("\n%-52s", "sensitivity of simulated time (us) to");
-            printf(" %s:\n%-52s", param, "job");
-            for (int v = 0; v < nv; v++)
-                printf(" %10s", labels[v]);
-            printf(" %8s\n", "d ln t/d ln p");
+            printf(" %s:\n%-52s", w[0].key, "job");
+            for (int v = 0; v < n1; v++)
+                printf(" %10s", w[0].labels[v]);
+            printf(" %8s  %s\n", "d ln t/d ln p", "per step");
         }
-        /* jobs of the first value define the rows (ids do not depend on the value) */
+        /* jobs of the unchanged cell define the rows (ids do not depend on the values) */
         const cJSON *j;
         int first = 1;
-        cJSON_ArrayForEach(j, cJSON_GetObjectItemCaseSensitive(res[0], "jobs"))
+        double *t = gs_calloc((size_t)ncell, sizeof *t);
+        const char **st = gs_calloc((size_t)ncell, sizeof *st);
+        cJSON_ArrayForEach(j, cJSON_GetObjectItemCaseSensitive(res[base_cell], "jobs"))
         {
+            if (!t || !st) break;
             const char *id = gs_json_str(j, "id");
-            double t[32];
-            const char *st[32];
-            for (int v = 0; v < nv; v++) {
-                t[v] = NAN;
-                st[v] = "missing";
-                const cJSON *q;
-                cJSON_ArrayForEach(q, cJSON_GetObjectItemCaseSensitive(
-                                          res[v], "jobs")) if (!strcmp(gs_json_str(q, "id"), id))
-                {
-                    t[v] = gs_json_num(q, "time_ns");
-                    st[v] = gs_json_str(q, "status");
-                }
+            for (int c = 0; c < ncell; c++) {
+                st[c] = "missing";
+                t[c] = res[c] ? job_time(res[c], id, &st[c]) : NAN;
             }
-            int lo = -1, hi = -1;
-            for (int v = 0; v < nv; v++) {
-                if (isnan(t[v]) || !(t[v] > 0) || !(vals[v] > 0)) continue;
-                if (lo < 0 || vals[v] < vals[lo]) lo = v;
-                if (hi < 0 || vals[v] > vals[hi]) hi = v;
-            }
-            double sens = lo >= 0 && hi >= 0 && vals[hi] != vals[lo]
-                              ? log(t[hi] / t[lo]) / log(vals[hi] / vals[lo])
-                              : NAN;
             gs_sb_puts(&sb, first ? "\n{\"id\":" : ",\n{\"id\":");
             first = 0;
             gs_sb_json_str(&sb, id);
@@ -233,27 +326,94 @@ int gs_cmd_whatif(int argc, char **argv)
             gs_sb_json_str(&sb, gs_json_str(j, "dtype"));
             gs_sb_puts(&sb, ",\"shape\":");
             gs_json_emit(&sb, cJSON_GetObjectItemCaseSensitive(j, "shape"));
-            gs_sb_puts(&sb, ",\"status\":[");
-            for (int v = 0; v < nv; v++) {
-                if (v) gs_sb_putc(&sb, ',');
-                gs_sb_json_str(&sb, st[v]);
-            }
-            gs_sb_puts(&sb, "],\"time_ns\":[");
-            for (int v = 0; v < nv; v++) {
-                if (v) gs_sb_putc(&sb, ',');
-                gs_sb_json_num(&sb, t[v]);
-            }
-            gs_sb_puts(&sb, "],\"sensitivity\":");
-            gs_sb_json_num(&sb, sens);
-            gs_sb_putc(&sb, '}');
-            if (!o.quiet) {
-                printf("%-52.52s", id);
-                for (int v = 0; v < nv; v++)
-                    printf(" %10.3f", t[v] / 1e3);
-                printf(" %8.3f\n", sens);
+            if (np == 1) {
+                double steps[GS_SPEEDUP_MAX_STEPS];
+                int nonmono = 0, inv = 0;
+                int ns = gs_sensitivity_steps(w[0].vals, t, n1, gs_param_direction(w[0].unit),
+                                              steps, &nonmono, &inv);
+                double sens = end_to_end(w[0].vals, t, n1);
+                gs_sb_puts(&sb, ",\"status\":[");
+                for (int v = 0; v < n1; v++) {
+                    if (v) gs_sb_putc(&sb, ',');
+                    gs_sb_json_str(&sb, st[v]);
+                }
+                gs_sb_puts(&sb, "],\"time_ns\":[");
+                for (int v = 0; v < n1; v++) {
+                    if (v) gs_sb_putc(&sb, ',');
+                    gs_sb_json_num(&sb, t[v]);
+                }
+                gs_sb_puts(&sb, "],\"sensitivity\":");
+                gs_sb_json_num(&sb, sens);
+                gs_sb_puts(&sb, ",\"steps\":[");
+                for (int s = 0; s < ns; s++) {
+                    if (s) gs_sb_putc(&sb, ',');
+                    gs_sb_json_num(&sb, steps[s]);
+                }
+                gs_sb_printf(&sb, "],\"inversions\":%d,\"non_monotonic\":%s}", inv,
+                             nonmono ? "true" : "false");
+                flagged += inv || nonmono;
+                if (!o.quiet) {
+                    printf("%-52.52s", id);
+                    for (int v = 0; v < n1; v++)
+                        printf(" %10.3f", t[v] / 1e3);
+                    printf(" %8.3f ", sens);
+                    for (int s = 0; s < ns; s++)
+                        printf(" %.2f", steps[s]);
+                    if (inv) printf("  INVERSION");
+                    if (nonmono) printf("  NON-MONOTONIC");
+                    printf("\n");
+                }
+            } else {
+                /* rows: values of the first param; columns: values of the second */
+                gs_sb_puts(&sb, ",\"status_grid\":[");
+                for (int a = 0; a < n1; a++) {
+                    gs_sb_puts(&sb, a ? ",[" : "[");
+                    for (int b = 0; b < n2; b++) {
+                        if (b) gs_sb_putc(&sb, ',');
+                        gs_sb_json_str(&sb, st[a * n2 + b]);
+                    }
+                    gs_sb_putc(&sb, ']');
+                }
+                gs_sb_puts(&sb, "],\"time_grid\":[");
+                for (int a = 0; a < n1; a++) {
+                    gs_sb_puts(&sb, a ? ",[" : "[");
+                    for (int b = 0; b < n2; b++) {
+                        if (b) gs_sb_putc(&sb, ',');
+                        gs_sb_json_num(&sb, t[a * n2 + b]);
+                    }
+                    gs_sb_putc(&sb, ']');
+                }
+                /* each parameter's sensitivity with the other at its unchanged value */
+                double row[WHATIF_MAX_VALUES], col[WHATIF_MAX_VALUES];
+                for (int a = 0; a < n1; a++)
+                    row[a] = t[a * n2 + w[1].base_i];
+                for (int b = 0; b < n2; b++)
+                    col[b] = t[w[0].base_i * n2 + b];
+                gs_sb_puts(&sb, "],\"sensitivity\":");
+                gs_sb_json_num(&sb, end_to_end(w[0].vals, row, n1));
+                gs_sb_puts(&sb, ",\"sensitivity2\":");
+                gs_sb_json_num(&sb, end_to_end(w[1].vals, col, n2));
+                gs_sb_putc(&sb, '}');
+                if (!o.quiet) {
+                    printf("\n%s: time (us), rows %s, columns %s\n%12s", id, w[0].key, w[1].key,
+                           "");
+                    for (int b = 0; b < n2; b++)
+                        printf(" %10s", w[1].labels[b]);
+                    printf("\n");
+                    for (int a = 0; a < n1; a++) {
+                        printf("%12s", w[0].labels[a]);
+                        for (int b = 0; b < n2; b++)
+                            printf(" %10.3f", t[a * n2 + b] / 1e3);
+                        printf("\n");
+                    }
+                }
             }
         }
+        gs_free(t);
+        gs_free(st);
         gs_sb_puts(&sb, "\n]\n}\n");
+        if (!o.quiet && np == 1)
+            printf("%d jobs with an inversion or a non-monotonic curve\n", flagged);
         char p[4200];
         snprintf(p, sizeof p, "%s/whatif.json", out);
         gs_error err;
@@ -265,12 +425,9 @@ int gs_cmd_whatif(int argc, char **argv)
             rc = GS_EXIT_FAIL;
         } else {
             if (!o.quiet) printf("whatif: %s\n", p);
-            /* a report of the unchanged value's sweep (1x, else the first) with the curves */
-            int bi = 0;
-            for (int v = 0; v < nv; v++)
-                if (!strcmp(labels[v], "1x") || !strcmp(labels[v], "x1")) bi = v;
+            /* a report of the unchanged values' sweep with the curves / heatmap */
             char rp[4200], html[4200];
-            snprintf(rp, sizeof rp, "%s/results.json", dirs[bi]);
+            snprintf(rp, sizeof rp, "%s/results.json", dirs[base_cell]);
             snprintf(html, sizeof html, "%s/report.html", out);
             const char *extra[1] = {p};
             gs_report_opts ro;
@@ -287,9 +444,14 @@ int gs_cmd_whatif(int argc, char **argv)
             }
         }
         gs_sb_free(&sb);
+    } else if (rc != GS_EXIT_USAGE) {
+        fprintf(stderr, "gensweep whatif: the unchanged values' sweep left no results\n");
+        rc = GS_EXIT_FAIL;
     }
-    for (int v = 0; v < nv; v++)
-        cJSON_Delete(res[v]);
+    for (int c = 0; c < ncell; c++)
+        cJSON_Delete(res[c]);
+    gs_free(res);
+    gs_free(dirs);
     gs_config_free(base);
     return rc;
 }
@@ -299,13 +461,19 @@ int gs_cmd_whatif(int argc, char **argv)
 #define TUNE_MAX_CAND 16
 #define TUNE_FULL_PRODUCT_MAX 64
 
-/* Candidate values of one tunable, from its name and the target's caps: buffer counts 1..4;
+/* Candidate values of one tunable, from its name and the target's caps: engine choices 1..3;
+ * buffer counts 1..4;
  * tile sizes as powers of two up to the engine limit the name refers to. 0 (the kernel's own
  * default) is always first. */
 static int candidates(const char *name, const gs_caps *c, int64_t *out)
 {
     int n = 0;
     out[n++] = 0;
+    if (strstr(name, "engine")) { /* an engine choice: 1 vector, 2 scalar, 3 gpsimd */
+        for (int e = 1; e <= 3; e++)
+            out[n++] = e;
+        return n;
+    }
     if (strstr(name, "buf")) {
         for (int b = 1; b <= 4; b++)
             out[n++] = b;
@@ -333,9 +501,13 @@ void gs_help_tune(void)
     printf("usage: gensweep tune --config FILE --kernel NAME [--shape AxB..] [--variant V]\n"
            "                     [--dtype T] [--top N] [--write [FILE]] [-j N] [--timeout S]\n\n"
            "Search the kernel's tunable params on one generation with timing-only jobs (one\n"
-           "process each): buffer counts 1..4, tile sizes as powers of two up to the engine\n"
-           "limits (full product up to %d combinations, else one param at a time and then the\n"
-           "best of each combined). Prints the best and the top N against the kernel default.\n"
+           "process each). Without --variant every variant runs once with its default params\n"
+           "and the fastest is tuned. The default and each param alone run first (engine\n"
+           "choices 1..3, buffer counts 1..4, tile sizes as powers of two up to the engine\n"
+           "limits); a param that never changes the program is not used by the variant and is\n"
+           "left out. Then the product of the used params (up to %d combinations) or the best\n"
+           "of each combined. Prints the top N (one row per program) with the time against\n"
+           "the default and the roofline ratio.\n"
            "--write stores the best params in <config dir>/tuning/<generation>.json (or FILE),\n"
            "which sweeps then use as the kernel's default params (sweep --no-tuning ignores it).\n"
            "The shape defaults to the kernel's first perf shape.\n",
@@ -345,7 +517,10 @@ void gs_help_tune(void)
 typedef struct tune_row {
     int64_t p[GS_KERNEL_MAX_PARAMS];
     double t;
+    double roofline_ratio; /* time / roofline bound (NAN when not passed) */
+    double instructions;   /* with t, tells whether a param changed the program */
     char status[32];
+    char reason[160];
 } tune_row;
 
 static int row_cmp(const void *a, const void *b)
@@ -377,6 +552,9 @@ static int run_params(const gs_sweep_opts *o, const gs_job_spec *base,
     for (int i = 0; i < n; i++) {
         memcpy(rows[i].p, ps[i], sizeof rows[i].p);
         rows[i].t = NAN;
+        rows[i].roofline_ratio = NAN;
+        rows[i].instructions = NAN;
+        rows[i].reason[0] = '\0';
         snprintf(rows[i].status, sizeof rows[i].status, "missing");
         gs_sb id;
         gs_sb_init(&id);
@@ -388,7 +566,12 @@ static int run_params(const gs_sweep_opts *o, const gs_job_spec *base,
                                   doc, "jobs")) if (!strcmp(gs_json_str(j, "id"), gs_sb_cstr(&id)))
         {
             snprintf(rows[i].status, sizeof rows[i].status, "%s", gs_json_str(j, "status"));
-            if (!strcmp(rows[i].status, "pass")) rows[i].t = gs_json_num(j, "time_ns");
+            snprintf(rows[i].reason, sizeof rows[i].reason, "%s", gs_json_str(j, "reason"));
+            rows[i].instructions = gs_json_num(j, "instructions");
+            if (!strcmp(rows[i].status, "pass")) {
+                rows[i].t = gs_json_num(j, "time_ns");
+                rows[i].roofline_ratio = gs_json_num(j, "roofline_ratio");
+            }
         }
         gs_sb_free(&id);
     }
@@ -397,13 +580,17 @@ static int run_params(const gs_sweep_opts *o, const gs_job_spec *base,
     return intr ? 1 : 0;
 }
 
-static void print_params(const gs_kernel_def *k, const int64_t *p, char *buf, size_t n)
+/* The params the variant uses (used[i]), as "tn=256 bufs=2"; "default" when none. */
+static void print_params(const gs_kernel_def *k, const int64_t *p, const int *used, char *buf,
+                         size_t n)
 {
     size_t w = 0;
     buf[0] = '\0';
     for (int i = 0; i < k->n_params && w < n; i++)
-        w += (size_t)snprintf(buf + w, n - w, "%s%s=%" PRId64, i ? " " : "", k->param_names[i],
-                              p[i]);
+        if (used[i])
+            w += (size_t)snprintf(buf + w, n - w, "%s%s=%" PRId64, w ? " " : "", k->param_names[i],
+                                  p[i]);
+    if (!buf[0]) snprintf(buf, n, "default");
 }
 
 int gs_cmd_tune(int argc, char **argv)
@@ -514,47 +701,117 @@ int gs_cmd_tune(int argc, char **argv)
     gs_caps caps = *gs_kb_caps(kb);
     gs_kb_free(kb);
     gs_program_free(prog);
+    /* no --variant: each variant runs once with its default params and the fastest (the most
+     * optimised one on this generation and shape) is tuned */
+    if (!variant && k->n_variants > 1) {
+        int64_t zero[1][GS_KERNEL_MAX_PARAMS] = {{0}};
+        tune_row vr;
+        int best_v = -1;
+        double best_t = INFINITY;
+        printf("tune %s on %s: choosing the variant (each with its default params):", k->name,
+               cfg->name);
+        for (int v = 0; v < k->n_variants; v++) {
+            gs_job_spec vs = spec;
+            vs.variant = v;
+            if (run_params(&o, &vs, zero, 1, &vr) == 2) {
+                gs_config_free(cfg);
+                return GS_EXIT_USAGE;
+            }
+            if (!isnan(vr.t))
+                printf(" %s %.3f us;", k->variants[v], vr.t / 1e3);
+            else
+                printf(" %s %s;", k->variants[v], vr.status);
+            if (!isnan(vr.t) && vr.t < best_t) {
+                best_t = vr.t;
+                best_v = v;
+            }
+        }
+        if (best_v < 0) {
+            printf("\n");
+            fprintf(stderr,
+                    "gensweep tune: no variant of %s runs at this shape on %s with its "
+                    "default params; name one with --variant\n",
+                    k->name, cfg->name);
+            gs_config_free(cfg);
+            return GS_EXIT_FAIL;
+        }
+        spec.variant = best_v;
+        printf(" tuning %s\n", k->variants[best_v]);
+    }
     int64_t cand[GS_KERNEL_MAX_PARAMS][TUNE_MAX_CAND];
     int nc[GS_KERNEL_MAX_PARAMS];
-    long product = 1;
+    int n_single = 0;
     for (int p = 0; p < k->n_params; p++) {
         nc[p] = candidates(k->param_names[p], &caps, cand[p]);
-        product *= nc[p];
+        n_single += nc[p] - 1;
     }
-    int64_t(*ps)[GS_KERNEL_MAX_PARAMS] =
-        gs_calloc(TUNE_FULL_PRODUCT_MAX + 16 * GS_KERNEL_MAX_PARAMS, sizeof *ps);
-    tune_row *rows = gs_calloc(TUNE_FULL_PRODUCT_MAX + 16 * GS_KERNEL_MAX_PARAMS + 1, sizeof *rows);
+    size_t cap = (size_t)TUNE_FULL_PRODUCT_MAX + (size_t)n_single + 2;
+    int64_t(*ps)[GS_KERNEL_MAX_PARAMS] = gs_calloc(cap, sizeof *ps);
+    tune_row *rows = gs_calloc(cap, sizeof *rows);
     if (!ps || !rows) {
         gs_free(ps);
         gs_free(rows);
         gs_config_free(cfg);
         return GS_EXIT_FAIL;
     }
+    /* 1: the default and each param alone. A param whose every candidate leaves time and
+     * instruction count exactly as the default's is not used by this variant: it is left at its
+     * default and out of the search (and of the printed params). */
     int n = 0, rc = 0;
-    if (product <= TUNE_FULL_PRODUCT_MAX) {
-        for (long c = 0; c < product; c++) {
-            long r = c;
-            for (int p = 0; p < k->n_params; p++) {
-                ps[n][p] = cand[p][r % nc[p]];
-                r /= nc[p];
-            }
+    memset(ps[n++], 0, sizeof ps[0]);
+    for (int p = 0; p < k->n_params; p++)
+        for (int c = 1; c < nc[p]; c++) {
+            memset(ps[n], 0, sizeof ps[n]);
+            ps[n][p] = cand[p][c];
             n++;
         }
-        printf("tune %s on %s: %d combinations (timing only, -j %d)\n", k->name, cfg->name, n,
-               o.jobs > 0 ? o.jobs : 0);
-        rc = run_params(&o, &spec, ps, n, rows);
-    } else {
-        /* one param at a time around the default, then the best of each combined */
+    printf("tune %s/%s on %s: the default and %d single-param runs (timing only)\n", k->name,
+           k->variants[spec.variant], cfg->name, n - 1);
+    rc = run_params(&o, &spec, ps, n, rows);
+    const tune_row *def = &rows[0];
+    int used[GS_KERNEL_MAX_PARAMS] = {0}, n_used = 0;
+    long product = 1;
+    for (int i = 1; i < n && rc == 0; i++) {
+        int p = 0;
+        while (p < k->n_params && rows[i].p[p] == 0)
+            p++;
+        /* evidence of use: a candidate that ran and gave another program than the default
+         * (a value the kernel rejects proves nothing) */
+        int changed = !isnan(rows[i].t) && (isnan(def->t) || rows[i].t != def->t ||
+                                            rows[i].instructions != def->instructions);
+        if (p < k->n_params && changed) used[p] = 1;
+    }
+    for (int p = 0; p < k->n_params; p++)
+        if (used[p]) {
+            n_used++;
+            product *= nc[p];
+        }
+    if (rc == 0 && n_used == 0)
+        printf("no tunable param changes the %s program at this shape: nothing to search\n",
+               k->variants[spec.variant]);
+    else if (rc == 0) {
+        printf("params that change the %s program here:", k->variants[spec.variant]);
         for (int p = 0; p < k->n_params; p++)
-            for (int c = (p ? 1 : 0); c < nc[p]; c++) {
-                memset(ps[n], 0, sizeof ps[n]);
-                ps[n][p] = cand[p][c];
-                n++;
+            if (used[p]) printf(" %s", k->param_names[p]);
+        printf("\n");
+    }
+    /* 2: the full product of the used params when small, else the best of each combined */
+    int n2 = 0;
+    int64_t(*ps2)[GS_KERNEL_MAX_PARAMS] = ps + n;
+    if (rc == 0 && n_used > 1 && product <= TUNE_FULL_PRODUCT_MAX) {
+        for (long c = 0; c < product; c++) {
+            long r = c;
+            memset(ps2[n2], 0, sizeof ps2[n2]);
+            for (int p = 0; p < k->n_params; p++) {
+                if (!used[p]) continue;
+                ps2[n2][p] = cand[p][r % nc[p]];
+                r /= nc[p];
             }
-        printf("tune %s on %s: %d single-param runs + 1 combined (timing only)\n", k->name,
-               cfg->name, n);
-        rc = run_params(&o, &spec, ps, n, rows);
-        int64_t best[GS_KERNEL_MAX_PARAMS] = {0};
+            n2++;
+        }
+        printf("then the %d combinations of the used params\n", n2);
+    } else if (rc == 0 && n_used > 1) {
+        memset(ps2[0], 0, sizeof ps2[0]);
         for (int p = 0; p < k->n_params; p++) {
             double bt = INFINITY;
             for (int i = 0; i < n; i++) {
@@ -563,44 +820,85 @@ int gs_cmd_tune(int argc, char **argv)
                     if (q != p && rows[i].p[q]) only_p = 0;
                 if (only_p && !isnan(rows[i].t) && rows[i].t < bt) {
                     bt = rows[i].t;
-                    best[p] = rows[i].p[p];
+                    ps2[0][p] = rows[i].p[p];
                 }
             }
         }
-        memcpy(ps[n], best, sizeof best);
-        if (rc == 0) rc = run_params(&o, &spec, ps + n, 1, rows + n);
-        n++;
+        n2 = 1;
+        printf("then the best of each combined\n");
     }
+    if (rc == 0 && n2) rc = run_params(&o, &spec, ps2, n2, rows + n);
+    n += n2;
     if (rc == 2) {
         gs_free(ps);
         gs_free(rows);
         gs_config_free(cfg);
         return GS_EXIT_USAGE;
     }
-    double def_t = NAN;
-    for (int i = 0; i < n; i++) {
-        int zero = 1;
-        for (int p = 0; p < k->n_params; p++)
-            zero &= rows[i].p[p] == 0;
-        if (zero) def_t = rows[i].t;
-    }
+    double def_t = rows[0].t;
+    char def_status[32], def_reason[160];
+    snprintf(def_status, sizeof def_status, "%s", rows[0].status);
+    snprintf(def_reason, sizeof def_reason, "%s", rows[0].reason);
     qsort(rows, (size_t)n, sizeof *rows, row_cmp);
+    /* one row per param set (the default also comes back from the product), and one per
+     * program: a set whose time and instruction count equal a better-ranked one's spells the
+     * same program (e.g. an explicit value equal to the kernel default) */
+    int w = 0, merged = 0;
+    for (int i = 0; i < n; i++) {
+        int dup = 0;
+        for (int q = 0; q < w && !dup; q++) {
+            /* the same values of the params the variant uses: the same program (or the same
+             * failure) whatever the others say */
+            dup = 1;
+            for (int p = 0; p < k->n_params; p++)
+                if (used[p] && rows[q].p[p] != rows[i].p[p]) dup = 0;
+            int same = !isnan(rows[i].t) && rows[q].t == rows[i].t &&
+                       rows[q].instructions == rows[i].instructions &&
+                       !strcmp(rows[q].status, rows[i].status);
+            if (!dup && same) {
+                dup = 1;
+                merged++;
+            }
+        }
+        if (!dup) rows[w++] = rows[i];
+    }
+    n = w;
+    if (merged)
+        printf("(%d param sets gave exactly the program of a better-ranked one: listed once)\n",
+               merged);
     char pb[256];
-    printf("%-4s %-40s %14s %10s\n", "rank", "params", "time us", "vs default");
+    if (isnan(def_t))
+        printf("the kernel default does not run here: %s%s%s\n", def_status,
+               def_reason[0] ? ": " : "", def_reason);
+    printf("%-4s %-40s %14s %10s %10s\n", "rank", "params (0 = kernel default)", "time us",
+           "vs default", "x roofline");
     for (int i = 0; i < n && i < top; i++) {
-        print_params(k, rows[i].p, pb, sizeof pb);
-        printf("%-4d %-40s %14.3f %9.3fx %s\n", i + 1, pb, rows[i].t / 1e3, def_t / rows[i].t,
-               strcmp(rows[i].status, "pass") ? rows[i].status : "");
+        print_params(k, rows[i].p, used, pb, sizeof pb);
+        if (isnan(rows[i].t)) {
+            printf("%-4d %-40s %14s %10s %10s %s\n", i + 1, pb, "-", "-", "-", rows[i].status);
+            continue;
+        }
+        printf("%-4d %-40s %14.3f ", i + 1, pb, rows[i].t / 1e3);
+        if (isnan(def_t))
+            printf("%10s", "-");
+        else
+            printf("%9.3fx", def_t / rows[i].t);
+        printf(" %9.3fx\n", rows[i].roofline_ratio);
     }
     int ok = n > 0 && !isnan(rows[0].t);
-    if (!ok || isnan(def_t)) {
-        fprintf(stderr, "gensweep tune: %s\n",
-                ok ? "the default params did not run; no gain to report" : "no candidate passed");
+    if (!ok) {
+        fprintf(stderr, "gensweep tune: no candidate passed\n");
     } else {
-        print_params(k, rows[0].p, pb, sizeof pb);
-        printf("best: %s  %.3f us vs default %.3f us: %.3fx (%.1f%% less time) on %s\n", pb,
-               rows[0].t / 1e3, def_t / 1e3, def_t / rows[0].t, 100.0 * (1.0 - rows[0].t / def_t),
-               cfg->name);
+        print_params(k, rows[0].p, used, pb, sizeof pb);
+        if (isnan(def_t))
+            printf("best: %s  %.3f us (%.3gx the roofline bound) on %s; the default does not "
+                   "run here (%s), so there is no gain over it\n",
+                   pb, rows[0].t / 1e3, rows[0].roofline_ratio, cfg->name, def_status);
+        else
+            printf("best: %s  %.3f us vs default %.3f us: %.3fx (%.1f%% less time, %.3gx the "
+                   "roofline bound) on %s\n",
+                   pb, rows[0].t / 1e3, def_t / 1e3, def_t / rows[0].t,
+                   100.0 * (1.0 - rows[0].t / def_t), rows[0].roofline_ratio, cfg->name);
     }
     if (ok && write) {
         char path[4096];

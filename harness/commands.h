@@ -54,6 +54,10 @@ void gs_help_whatif(void);
 int gs_cmd_tune(int argc, char **argv);
 void gs_help_tune(void);
 
+/* attribute.c: which parameter changes explain a speedup between two configs */
+int gs_cmd_attribute(int argc, char **argv);
+void gs_help_attribute(void);
+
 /* cmd_bench.c */
 int gs_cmd_bench(int argc, char **argv);
 void gs_help_bench(void);

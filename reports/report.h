@@ -1,15 +1,20 @@
 /*
- * report.h - the self-contained HTML performance report (issue 7).
+ * report.h - the self-contained HTML performance report.
  *
  * Reads results files (harness/RESULTS.md, schema version 1) and never runs a model, so a report
  * can be rebuilt from results alone. The output is one HTML file: inline CSS, inline SVG charts,
  * a small inline script for sorting and filtering tables; no network, no external files; every
  * section readable with JavaScript off. Every string from a results file (config, kernel, reason,
- * error text) is escaped through gs/strbuf.h.
+ * error text) is escaped (report_load.c).
  *
- * Sections (element ids): summary, generations, portability, speedups, roofline, engines,
- * timelines, correctness, baseline, variants, whatif. All are always present; a section with no
- * data (no baseline given, no what-if results) says so.
+ * Sections (element ids), the answer first: verdict (per generation pair: geomean speedup,
+ * bound per kernel class, what changed, attribution when given), heatmap (kernel x generation
+ * speedups, pairwise), rooflines (per kernel, one point per generation); then the drill-down:
+ * summary, generations, portability, engines, timelines, correctness, baseline, variants,
+ * whatif (what-if curves and grids, tuning, attribution). All are always present; a section
+ * with no data (no baseline given, no what-if results) says so. Strings from input files are
+ * cut (GS_RP_CELL_MAX in report_int.h, full text up to a cap in a <details>) and repaired to
+ * valid UTF-8; the page stops adding rows at GS_REPORT_BUDGET_BYTES.
  */
 #ifndef GS_REPORT_H
 #define GS_REPORT_H
@@ -25,6 +30,10 @@ extern "C" {
 #define GS_REPORT_SCHEMA_VERSION 1
 /* Largest results file read (a full perf sweep is a few MB). */
 #define GS_REPORT_MAX_INPUT_BYTES ((size_t)512 * 1024 * 1024)
+
+/* Size budget of a report page: past it, sections stop adding rows and say so (the results
+ * file keeps everything). A hostile or huge results file cannot make the page much larger. */
+#define GS_REPORT_BUDGET_BYTES ((size_t)8 * 1024 * 1024)
 
 /* Most what-if + tuning files one report takes. */
 #define GS_REPORT_MAX_EXTRA 16

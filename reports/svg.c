@@ -1,6 +1,8 @@
 /* svg.c - inline-SVG plot frames, axes, legends (see svg.h). */
 #include "svg.h"
 
+#include "report_int.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -88,7 +90,7 @@ void gs_svg_text(gs_sb *sb, double x, double y, const char *anchor, const char *
     gs_sb_printf(sb, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\"", x, y, anchor);
     if (cls) gs_sb_printf(sb, " class=\"%s\"", cls);
     gs_sb_puts(sb, ">");
-    gs_sb_html(sb, text);
+    gs_rp_text(sb, text);
     gs_sb_puts(sb, "</text>");
 }
 
@@ -100,9 +102,11 @@ static int ticks(const gs_svg_axis *a, double *out, int max)
     if (a->log) {
         int d0 = (int)floor(log10(a->lo) + 1e-9), d1 = (int)ceil(log10(a->hi) - 1e-9);
         int step = d1 - d0 > 8 ? 2 : 1;
-        for (int d = d0; d <= d1 && n < max; d += step) out[n++] = pow(10, d);
+        for (int d = d0; d <= d1 && n < max; d += step)
+            out[n++] = pow(10, d);
     } else {
-        for (int i = 0; i <= 5 && n < max; i++) out[n++] = a->lo + (a->hi - a->lo) * i / 5.0;
+        for (int i = 0; i <= 5 && n < max; i++)
+            out[n++] = a->lo + (a->hi - a->lo) * i / 5.0;
     }
     return n;
 }
@@ -113,7 +117,7 @@ void gs_svg_begin(gs_sb *sb, const gs_svg_plot *p, const char *aria_label)
                  "<svg class=\"chart\" viewBox=\"0 0 %.0f %.0f\" width=\"%.0f\" height=\"%.0f\" "
                  "role=\"img\" aria-label=\"",
                  p->width, p->height, p->width, p->height);
-    gs_sb_html(sb, aria_label);
+    gs_rp_text(sb, aria_label);
     gs_sb_puts(sb, "\">");
     double x0 = p->left, x1 = p->width - p->right, y0 = p->height - p->bottom, y1 = p->top;
     double t[32];
@@ -135,8 +139,7 @@ void gs_svg_begin(gs_sb *sb, const gs_svg_plot *p, const char *aria_label)
         gs_svg_num(sb, t[i]);
         gs_sb_puts(sb, "</text>");
     }
-    gs_sb_printf(sb,
-                 "<rect class=\"frame\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>",
+    gs_sb_printf(sb, "<rect class=\"frame\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>",
                  x0, y1, x1 - x0, y0 - y1);
     if (p->x.label) gs_svg_text(sb, (x0 + x1) / 2, p->height - 6, "middle", "axis", p->x.label);
     if (p->y.label) {
@@ -156,7 +159,8 @@ void gs_svg_legend(gs_sb *sb, const gs_svg_plot *p, const char *const *labels,
 {
     /* right-aligned row; widths estimated at 6.5 px per character of the 11 px font */
     double w = 0;
-    for (int i = 0; i < n; i++) w += 18 + 6.5 * (double)strlen(labels[i]) + 10;
+    for (int i = 0; i < n; i++)
+        w += 18 + 6.5 * (double)strlen(labels[i]) + 10;
     double x = p->width - p->right - w;
     if (x < p->left) x = p->left;
     gs_sb_puts(sb, "<g class=\"legend\">");

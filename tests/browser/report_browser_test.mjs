@@ -5,8 +5,14 @@
 // sorting and filtering work, that hostile strings never execute, and that the static content
 // is there with JavaScript off. Saves a full-page screenshot.
 //
+// It also checks the answer sections (the verdict per generation pair, the speedup heatmap,
+// per-kernel rooflines), that no element outside a scrolling table is wider than a 1280 px
+// viewport, the page weight (< 3 MB) and the load time (< 1.5 s).
+//
 // usage: node report_browser_test.mjs REPORT.html SCREENSHOT.png [--hostile] [--top-shot=PNG]
-// (--top-shot also saves the first laptop screen, the README's reports/screenshot.png)
+//        [--drill-shot=PNG]
+// (--top-shot saves the first screen, the README's reports/screenshot.png; --drill-shot one
+// drill-down, the per-kernel rooflines, reports/screenshot-drilldown.png)
 // exit: 0 all passed, 1 a check failed, 77 chromium or playwright-core missing (skipped) unless
 // CI is set, in which case missing tools fail with a clear message.
 import fs from 'node:fs';
@@ -18,6 +24,9 @@ const CHROMIUM = process.env.GS_CHROMIUM || '/usr/bin/chromium';
 const [reportPath, shotPath] = process.argv.slice(2);
 const hostile = process.argv.includes('--hostile');
 const topShot = (process.argv.find((a) => a.startsWith('--top-shot=')) || '').slice(11);
+const drillShot = (process.argv.find((a) => a.startsWith('--drill-shot=')) || '').slice(13);
+const MAX_BYTES = 3 * 1024 * 1024;
+const MAX_LOAD_MS = 1500;
 const inCI = !!process.env.CI && process.env.CI !== 'false' && process.env.CI !== '0';
 
 function missing(what) {
@@ -57,8 +66,8 @@ function check(ok, name, detail = '') {
   }
 }
 
-const SECTIONS = ['summary', 'generations', 'portability', 'speedups', 'roofline', 'engines',
-  'timelines', 'correctness', 'baseline', 'variants', 'whatif'];
+const SECTIONS = ['verdict', 'heatmap', 'rooflines', 'summary', 'generations', 'portability',
+  'engines', 'timelines', 'correctness', 'baseline', 'variants', 'whatif'];
 const url = pathToFileURL(path.resolve(reportPath)).href;
 
 async function openContext(javaScriptEnabled) {
@@ -67,7 +76,7 @@ async function openContext(javaScriptEnabled) {
     executablePath: CHROMIUM,
     headless: true,
     javaScriptEnabled,
-    viewport: { width: 1366, height: 900 }, // a laptop screen
+    viewport: { width: 1280, height: 800 }, // a laptop screen
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
       '--disable-component-update', '--disable-sync', '--no-first-run'],
   });
@@ -88,8 +97,8 @@ async function close({ ctx, dir }) {
 }
 
 // visible rows of the jobs table, as {gen, status, v: [data-v of column i]}
-async function jobRows(page, col) {
-  return page.$$eval('#jobs tbody tr', (rows, c) => rows.filter((r) => !r.hidden).map((r) => ({
+async function jobRows(page, col, sel = 'table.jobs tbody tr') {
+  return page.$$eval(sel, (rows, c) => rows.filter((r) => !r.hidden).map((r) => ({
     gen: r.getAttribute('data-gen'),
     status: r.getAttribute('data-status'),
     v: c >= 0 && r.cells[c] ? r.cells[c].getAttribute('data-v') : null,
@@ -105,12 +114,54 @@ try {
   page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
   page.on('dialog', async (d) => { dialogs.push(d.message()); await d.dismiss(); });
   await page.goto(url, { waitUntil: 'load' });
+  const loadMs = await page.evaluate(() => {
+    const n = performance.getEntriesByType('navigation')[0];
+    return n ? n.loadEventEnd - n.startTime : NaN;
+  });
+  check(loadMs < MAX_LOAD_MS, `loads in under ${MAX_LOAD_MS} ms`, `${Math.round(loadMs)} ms`);
+  const bytes = fs.statSync(reportPath).size;
+  check(bytes < MAX_BYTES, 'page weight under 3 MB', `${(bytes / 1048576).toFixed(2)} MiB`);
+  console.log(`# page ${(bytes / 1048576).toFixed(2)} MiB, load ${Math.round(loadMs)} ms`);
+
+  // the answer first: verdict cards (one per generation pair), heatmap, per-kernel rooflines
+  const gensInPage = await page.$$eval('#heatmap thead th', (t) => t.length - 1);
+  const verdicts = await page.$$eval('#verdict .verdict h3', (h) => h.map((x) => x.textContent));
+  check(gensInPage < 2 || (verdicts.length >= 1 &&
+    verdicts.every((t) => /^\S+ vs \S+: (\d[\d.]*× (faster|slower)|no common passing job)/.test(t))),
+  'verdict states a geomean speedup per generation pair', JSON.stringify(verdicts));
+  const firstScreen = await page.evaluate(() => {
+    const v = document.querySelector('#verdict');
+    return v ? v.getBoundingClientRect().top < window.innerHeight : false;
+  });
+  check(firstScreen, 'the verdict is on the first screen');
+  const heatCells = await page.$$eval('#heatmap td', (t) => t.filter((x) => /\d×/.test(x.textContent)).length);
+  check(gensInPage < 2 || heatCells > 0, 'speedup heatmap has speedups', `${heatCells}`);
+  const roofs = await page.$$eval('#rooflines figure.roof', (f) => f.map((x) => x.querySelectorAll('circle').length));
+  check(roofs.length > 0 && roofs.every((n) => n >= 1), 'per-kernel rooflines with a point per generation',
+    JSON.stringify(roofs.slice(0, 10)));
+  // no element wider than the viewport, outside the tables that scroll on purpose
+  const wide = await page.evaluate(() => {
+    const w = window.innerWidth, out = [];
+    for (const e of document.querySelectorAll('body *')) {
+      if (e.closest('.scroll') || e.closest('details:not([open])')) continue;
+      const r = e.getBoundingClientRect();
+      if (r.width > w + 1) out.push(`${e.tagName.toLowerCase()}${e.id ? '#' + e.id : ''}.${e.className}: ${Math.round(r.width)}px`);
+    }
+    return out;
+  });
+  check(wide.length === 0, 'no element wider than the 1280 px viewport', wide.slice(0, 5).join('; '));
+  // reasons never wrap one character per line: no reason cell narrower than 8 em
+  const narrow = await page.$$eval('td.reason', (t) => t.filter((x) => x.offsetParent && x.textContent.length > 20 &&
+    x.getBoundingClientRect().width < 100).length);
+  check(narrow === 0, 'reason cells keep a readable width', `${narrow} narrow`);
 
   for (const id of SECTIONS) {
     check(await page.isVisible(`section#${id}`), `section #${id} is visible`);
   }
   check(await page.isVisible('#filters'), 'filter controls shown when JavaScript runs');
 
+  // the every-job table is collapsed under the compact correctness table: open it
+  await page.click('details.alljobs > summary');
   // sorting: the time column of the jobs table, ascending then descending
   const headers = await page.$$eval('#jobs thead th', (ths) => ths.map((t) => t.textContent));
   const col = headers.indexOf('time');
@@ -118,16 +169,16 @@ try {
   const nums = (rows) => rows.map((r) => r.v).filter((v) => v !== '' && v !== null).map(Number);
   const sorted = (a, dir) => a.every((x, i) => i === 0 || dir * (x - a[i - 1]) >= 0);
   await page.click(`#jobs thead th:nth-child(${col + 1})`);
-  let v = nums(await jobRows(page, col));
+  let v = nums(await jobRows(page, col, '#jobs tbody tr'));
   check(v.length > 1 && sorted(v, 1), 'clicking "time" sorts ascending', v.slice(0, 8).join(','));
   check((await page.getAttribute(`#jobs thead th:nth-child(${col + 1})`, 'aria-sort')) === 'ascending',
     'sorted header carries aria-sort=ascending');
-  const allRows = await jobRows(page, col);
+  const allRows = await jobRows(page, col, '#jobs tbody tr');
   const lastKnown = allRows.findIndex((r) => r.v === '');
   check(lastKnown < 0 || allRows.slice(lastKnown).every((r) => r.v === ''),
     'jobs without a time sort last');
   await page.click(`#jobs thead th:nth-child(${col + 1})`);
-  v = nums(await jobRows(page, col));
+  v = nums(await jobRows(page, col, '#jobs tbody tr'));
   check(v.length > 1 && sorted(v, -1), 'clicking again sorts descending', v.slice(0, 8).join(','));
   // keyboard: Enter on a focused header sorts too
   await page.focus('#jobs thead th:nth-child(1)');
@@ -189,6 +240,10 @@ try {
   if (topShot) {
     await page.evaluate(() => window.scrollTo(0, 0));
     await page.screenshot({ path: topShot, fullPage: false });
+  }
+  if (drillShot) {
+    await page.evaluate(() => document.querySelector('#rooflines').scrollIntoView());
+    await page.screenshot({ path: drillShot, fullPage: false });
   }
   fs.mkdirSync(path.dirname(path.resolve(shotPath)), { recursive: true });
   await page.screenshot({ path: shotPath, fullPage: true });

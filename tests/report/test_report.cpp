@@ -19,13 +19,14 @@
 #include "job.h"
 #include "report.h"
 
-namespace {
+namespace
+{
 
 const std::string kFixtures = std::string(GS_SOURCE_DIR) + "/tests/report/";
 const std::string kOut = std::string(GS_BINARY_DIR) + "/tests/report_out/";
-const char *const kSections[] = {"summary",  "generations", "portability", "speedups",
-                                 "roofline", "engines",     "timelines",   "correctness",
-                                 "baseline", "variants",    "whatif"};
+const char *const kSections[] = {"verdict",     "heatmap",     "rooflines", "summary",
+                                 "generations", "portability", "engines",   "timelines",
+                                 "correctness", "baseline",    "variants",  "whatif"};
 
 std::string slurp(const std::string &path)
 {
@@ -73,7 +74,8 @@ int run(const std::string &cmd, std::string *output)
     char buf[4096];
     size_t n;
     output->clear();
-    while ((n = fread(buf, 1, sizeof buf, p)) > 0) output->append(buf, n);
+    while ((n = fread(buf, 1, sizeof buf, p)) > 0)
+        output->append(buf, n);
     int st = pclose(p);
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
@@ -101,12 +103,13 @@ std::vector<Tag> tags(const std::string &html)
             continue;
         }
         Tag t;
-        while (j < html.size() && (isalnum((unsigned char)html[j]) || html[j] == '-' ||
-                                   html[j] == ':'))
+        while (j < html.size() &&
+               (isalnum((unsigned char)html[j]) || html[j] == '-' || html[j] == ':'))
             t.name += (char)tolower(html[j++]);
         // attributes: name[="value"]; values never contain a raw '"' (they are escaped)
         while (j < html.size() && html[j] != '>') {
-            while (j < html.size() && isspace((unsigned char)html[j])) j++;
+            while (j < html.size() && isspace((unsigned char)html[j]))
+                j++;
             std::string an;
             while (j < html.size() && !isspace((unsigned char)html[j]) && html[j] != '=' &&
                    html[j] != '>' && html[j] != '/')
@@ -140,7 +143,8 @@ std::vector<Tag> tags(const std::string &html)
 size_t count(const std::string &s, const std::string &what)
 {
     size_t n = 0;
-    for (size_t i = s.find(what); i != std::string::npos; i = s.find(what, i + 1)) n++;
+    for (size_t i = s.find(what); i != std::string::npos; i = s.find(what, i + 1))
+        n++;
     return n;
 }
 
@@ -224,24 +228,34 @@ TEST(Report, CheckFixtureContent)
     // portability: gen1 fp8 is unsupported with its reason in the tooltip
     EXPECT_NE(html.find("unsupported: fp8_e4m3 matmul"), std::string::npos);
     EXPECT_NE(html.find("class=\"cell unsupported\""), std::string::npos);
-    // speedups relative to gen1: gen1 column is exactly 1
-    EXPECT_NE(html.find(">1.00×</td>"), std::string::npos);
-    // roofline: ceilings and labelled points with axis units
-    EXPECT_NE(html.find("arithmetic intensity (FLOP/byte)"), std::string::npos);
-    EXPECT_NE(html.find("achieved (TFLOP/s)"), std::string::npos);
-    EXPECT_NE(html.find("class=\"ceil bw\""), std::string::npos);
-    EXPECT_NE(html.find("class=\"plbl\">matmul</text>"), std::string::npos);
+    // verdict first: gen2 vs gen1 geomean, the same number `compare --across gen1 gen2` gives
+    // for this fixture (1.452x over 6 jobs), with what changed between them
+    EXPECT_LT(html.find("id=\"verdict\""), html.find("id=\"summary\""));
+    EXPECT_NE(html.find("gen2 vs gen1: <b class=\"big\">1.45×</b> faster"), std::string::npos);
+    EXPECT_NE(html.find("over 6 jobs that passed on both"), std::string::npos);
+    EXPECT_NE(html.find("<b>What changed</b>: <code>"), std::string::npos);
+    EXPECT_NE(html.find("These results have no perf-suite"), std::string::npos);
+    // heatmap: pairwise, gen1 is the base, fp8 first runs on gen2 (gen1 unsupported) and is
+    // not blanked on gen3
+    EXPECT_NE(html.find(">base</td>"), std::string::npos);
+    EXPECT_NE(html.find(">first</td>"), std::string::npos);
+    EXPECT_NE(html.find("2.68×"), std::string::npos) << "matmul 200x300x700 gen1 -> gen2";
+    // per-kernel rooflines: one point per generation with the ceilings listed
+    EXPECT_NE(html.find("<figure class=\"roof\">"), std::string::npos);
+    EXPECT_NE(html.find(">FLOP/byte</text>"), std::string::npos);
+    EXPECT_NE(html.find("<ul class=\"ceils\">"), std::string::npos);
     // engines: bottleneck named
     EXPECT_NE(html.find("bottleneck: <b>dma</b>"), std::string::npos);
     // timelines with source lines and a relative trace link
     EXPECT_NE(html.find("kernels/matmul.c:"), std::string::npos);
     EXPECT_NE(html.find("<a href=\"traces/"), std::string::npos);
     // correctness: error next to tolerance
-    EXPECT_NE(html.find("<th>max abs err</th><th>tol abs</th>"), std::string::npos);
+    EXPECT_NE(html.find("<th>max abs err / tol</th>"), std::string::npos);
+    EXPECT_NE(html.find("<h3>Checked outputs</h3>"), std::string::npos);
     // no baseline given: said so
     EXPECT_NE(html.find("No baseline was given"), std::string::npos);
     // what-if curves (axis: the parameter with its unit) and tuning table
-    EXPECT_NE(html.find("core.dma.bandwidth_per_engine (B/s)"), std::string::npos);
+    EXPECT_NE(html.find("core.dma.bandwidth_per_engine (GB/s)"), std::string::npos);
     EXPECT_NE(html.find("<h3>Tuning gains</h3>"), std::string::npos);
     EXPECT_NE(html.find("<th>sensitivity</th>"), std::string::npos);
     expect_self_contained(html);
@@ -310,7 +324,8 @@ TEST(Report, BaseGenerationOption)
     ASSERT_EQ(gs_report_render(text.c_str(), "check.json", nullptr, nullptr, &o, &sb, &err), GS_OK)
         << err.message;
     std::string html = gs_sb_cstr(&sb);
-    EXPECT_NE(html.find("Time on the base generation <b>gen3</b>"), std::string::npos);
+    EXPECT_NE(html.find("reference: <b>gen3</b>, --base-gen"), std::string::npos);
+    EXPECT_NE(html.find("gen1 vs gen3: "), std::string::npos);
     gs_sb_free(&sb);
     gs_sb_init(&sb);
     o.base_gen = "gen9";
@@ -335,7 +350,9 @@ void PrintTo(const BadInput &b, std::ostream *os)
     *os << b.name;
 }
 
-class ReportBadInput : public ::testing::TestWithParam<BadInput> {};
+class ReportBadInput : public ::testing::TestWithParam<BadInput>
+{
+};
 
 TEST_P(ReportBadInput, ClearErrorAndNoOutput)
 {
@@ -422,7 +439,8 @@ TEST(Report, BadWhatIfFileIsNamed)
     EXPECT_EQ(gs_report_write_opts((kFixtures + "check.json").c_str(), nullptr,
                                    out_path("bad-whatif.html").c_str(), &o, &err),
               GS_ERR_INVALID);
-    EXPECT_NE(std::string(err.message).find("not a what-if or tuning file"), std::string::npos);
+    EXPECT_NE(std::string(err.message).find("not a what-if, tuning or attribution file"),
+              std::string::npos);
 }
 
 // Wrong-typed and missing fields render as "—", never crash.
@@ -450,6 +468,80 @@ TEST(Report, SparseAndWrongTypedFieldsRender)
     EXPECT_NE(html.find("unknown status"), std::string::npos);
     EXPECT_NE(html.find("<h3 id=\"failures\">Failures (1)</h3>"), std::string::npos)
         << "an unknown status counts as a failure";
+    gs_sb_free(&sb);
+}
+
+// Strings out: a megabyte-long reason, invalid UTF-8 and control characters. The page stays
+// small (each string is cut, the full text up to a cap in a <details>), and valid UTF-8.
+TEST(Report, LongAndInvalidStringsAreCutAndRepaired)
+{
+    std::string longreason(1000000, 'r');
+    std::string text =
+        "{\"schema\": \"gensweep-results\", \"schema_version\": 1, \"configs\": [], \"jobs\": ["
+        "{\"id\": \"g/k/v/bf16/1\", \"generation\": \"g\", \"kernel\": \"k\", \"variant\": "
+        "\"v\", \"dtype\": \"bf16\", \"status\": \"fail\", \"reason\": \"" +
+        longreason + "\", \"stderr_tail\": \"" + longreason +
+        "\", \"shape\": [1]},"
+        "{\"id\": \"g/k/v/bf16/2\", \"generation\": \"g\", \"kernel\": \"k\xff\xfe\xc0\xaf\", "
+        "\"variant\": \"v\", \"dtype\": \"bf16\", \"status\": \"crash\", \"reason\": "
+        "\"bad \xed\xa0\x80 surrogate, fine \xc3\xa9\", \"shape\": [2]}]}";
+    gs_sb sb;
+    gs_sb_init(&sb);
+    gs_error err;
+    ASSERT_EQ(gs_report_render(text.c_str(), "long", nullptr, nullptr, nullptr, &sb, &err), GS_OK)
+        << err.message;
+    std::string html = gs_sb_cstr(&sb);
+    EXPECT_LT(html.size(), 200000u) << "a 1 MB reason (twice) must not be copied";
+    EXPECT_NE(html.find("<details class=\"more\"><summary>full text</summary>"), std::string::npos);
+    EXPECT_NE(html.find("[cut: 1000000 bytes in all]"), std::string::npos);
+    EXPECT_NE(html.find("k\xef\xbf\xbd"), std::string::npos) << "invalid bytes become U+FFFD";
+    EXPECT_NE(html.find("fine \xc3\xa9"), std::string::npos) << "valid UTF-8 is kept";
+    // the whole page is valid UTF-8
+    const unsigned char *u = (const unsigned char *)html.data();
+    size_t n = html.size(), i = 0;
+    bool valid = true;
+    while (i < n && valid) {
+        unsigned c = u[i];
+        size_t len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+        valid = len && i + len <= n && !(c == 0xC0 || c == 0xC1 || c > 0xF4) &&
+                !(c == 0xED && len > 1 && u[i + 1] >= 0xA0);
+        for (size_t k = 1; valid && k < len; k++)
+            valid = (u[i + k] & 0xC0) == 0x80;
+        i += len ? len : 1;
+    }
+    EXPECT_TRUE(valid) << "invalid UTF-8 at byte " << i;
+    gs_sb_free(&sb);
+}
+
+// Strings out, at scale: thousands of failed jobs with long reasons and stderr tails. Each
+// string is cut, and once the page reaches its budget the tables stop and the page says so.
+TEST(Report, StaysUnderItsSizeBudgetWhateverTheInput)
+{
+    std::string reason(3000, 'x'), tail(3000, 'y');
+    std::string j =
+        "{\"schema\":\"gensweep-results\",\"schema_version\":1,\"configs\":[],\"jobs\":[";
+    for (int k = 0; k < 3000; k++)
+        for (int g = 0; g < 2; g++) {
+            std::string gen = g ? "b" : "a", kn = "k" + std::to_string(k);
+            j += (k || g ? "," : "");
+            j += "{\"id\":\"" + gen + "/" + kn + "/v/bf16/8\",\"generation\":\"" + gen +
+                 "\",\"kernel\":\"" + kn +
+                 "\",\"variant\":\"v\",\"dtype\":\"bf16\",\"shape\":[8]"
+                 ",\"status\":\"crash\",\"reason\":\"" +
+                 reason + "\",\"stderr_tail\":\"" + tail + "\",\"time_ns\":null}";
+        }
+    j += "]}";
+    gs_sb sb;
+    gs_sb_init(&sb);
+    gs_error err;
+    ASSERT_EQ(gs_report_render(j.c_str(), "huge", nullptr, nullptr, nullptr, &sb, &err), GS_OK)
+        << err.message;
+    std::string html = gs_sb_cstr(&sb);
+    std::printf("%zu MB of results -> %.2f MB of report\n", j.size() >> 20, html.size() / 1e6);
+    EXPECT_GT(j.size(), 30u << 20) << "the input is larger than the budget";
+    EXPECT_LT(html.size(), GS_REPORT_BUDGET_BYTES + (1u << 20));
+    EXPECT_NE(html.find("reached its size budget"), std::string::npos);
+    EXPECT_NE(html.find("</html>"), std::string::npos);
     gs_sb_free(&sb);
 }
 
@@ -485,31 +577,34 @@ TEST(Report, LargeSweepStaysUnder5MB)
                 j += first ? "" : ",";
                 first = false;
                 j += "{\"id\":\"" + gen + "/" + kn + "/v/bf16/" + std::to_string(s * 128) +
-                     "\",\"generation\":\"" + gen + "\",\"kernel\":\"" + kn +
-                     "\",\"variant\":\"v" + std::to_string(k % 3) +
-                     "\",\"dtype\":\"bf16\",\"shape\":[" + std::to_string(s * 128) +
+                     "\",\"generation\":\"" + gen + "\",\"kernel\":\"" + kn + "\",\"variant\":\"v" +
+                     std::to_string(k % 3) + "\",\"dtype\":\"bf16\",\"shape\":[" +
+                     std::to_string(s * 128) +
                      "],\"status\":\"pass\",\"time_ns\":" + std::to_string(1000 * s + k) +
                      ",\"arith_intensity\":" + std::to_string(1 + k) +
                      ",\"achieved_tflops\":0.5,\"roofline_ratio\":2,\"cores_used\":1,"
                      "\"bottleneck\":\"dma\",\"engines\":{\"tensor\":{\"busy_ns\":100},"
                      "\"dma\":{\"busy_ns\":900,\"stall_dep_ns\":50}},"
                      "\"error\":{\"checked\":true,\"max_abs\":0.1,\"tol_abs\":0.2,\"max_rel\":0.01,"
-                     "\"tol_rel\":0.02,\"mismatches\":0},\"timeline\":{\"total_ns\":1e6,\"tracks\":[";
+                     "\"tol_rel\":0.02,\"mismatches\":0},\"timeline\":{\"total_ns\":1e6,\"tracks\":"
+                     "[";
                 for (int t = 0; t < 24; t++) {
                     j += std::string(t ? "," : "") + "{\"name\":\"c0 dma q" + std::to_string(t) +
                          "\",\"slices\":[";
                     for (int i = 0; i < 150; i++)
                         j += std::string(i ? "," : "") + "[" + std::to_string(i * 6000) + "," +
-                             std::to_string(i * 6000 + 5000) + ",\"dma_copy\",\"kernels/k.c:" +
-                             std::to_string(i) + "\",1]";
+                             std::to_string(i * 6000 + 5000) +
+                             ",\"dma_copy\",\"kernels/k.c:" + std::to_string(i) + "\",1]";
                     j += "]}";
                 }
                 j += "]},\"trace\":null}";
             }
     j += "],\"whatif\":[{\"generation\":\"gen2\",\"param\":\"p\",\"factors\":[";
-    for (int i = 0; i < 60; i++) j += std::string(i ? "," : "") + std::to_string(0.25 + i * 0.1);
+    for (int i = 0; i < 60; i++)
+        j += std::string(i ? "," : "") + std::to_string(0.25 + i * 0.1);
     j += "],\"curves\":[{\"kernel\":\"k0\",\"variant\":\"v\",\"time_ns\":[";
-    for (int i = 0; i < 60; i++) j += std::string(i ? "," : "") + std::to_string(1000 + i);
+    for (int i = 0; i < 60; i++)
+        j += std::string(i ? "," : "") + std::to_string(1000 + i);
     j += "]}]}]}";
     std::string in = out_path("large.json"), out = out_path("large.html");
     spit(in, j);

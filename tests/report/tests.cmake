@@ -28,3 +28,22 @@ foreach(which report hostile)
     FIXTURES_REQUIRED gs_report_html SKIP_RETURN_CODE 77 TIMEOUT 120
     RESOURCE_LOCK chromium)
 endforeach()
+
+# The main job's report (check + perf suite of every configs/*.yaml, whatever generations are
+# there): the browser test checks the verdict, heatmap and rooflines on real results, the page
+# weight (< 3 MB) and load time (< 1.5 s) (labels browser, slow: ~35 s of sweep in the dev build).
+# Not in sanitizer builds: the sweep's jobs are checked there by the sweep tests, and the page
+# does not depend on how gensweep was compiled.
+if(NOT GS_SANITIZE)
+  add_test(NAME report_browser_main_generate
+    COMMAND $<TARGET_FILE:gensweep> sweep --configs configs --suite all -j 2 --quiet
+            --out ${GS_REPORT_OUT}/main
+    WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+  set_tests_properties(report_browser_main_generate PROPERTIES LABELS "report;browser;slow"
+    FIXTURES_SETUP gs_report_main TIMEOUT 900)
+  add_test(NAME report_browser_main
+    COMMAND ${GS_NODE} ${CMAKE_CURRENT_SOURCE_DIR}/browser/report_browser_test.mjs
+            ${GS_REPORT_OUT}/main/report.html ${GS_REPORT_OUT}/main-screenshot.png)
+  set_tests_properties(report_browser_main PROPERTIES LABELS "browser;slow"
+    FIXTURES_REQUIRED gs_report_main SKIP_RETURN_CODE 77 TIMEOUT 120 RESOURCE_LOCK chromium)
+endif()

@@ -398,7 +398,8 @@ TEST(SweepTuning, TunedParamsAreUsedAndReported)
                               .c_str()),
               0);
     CliRun t = gensweep("tune --config '" + d +
-                        "/cfg/gen2.yaml' --kernel elementwise_add --shape 256x2048 --write");
+                        "/cfg/gen2.yaml' --kernel elementwise_add --variant default --shape "
+                        "256x2048 --write");
     ASSERT_EQ(t.rc, 0) << t.out << t.err;
     std::string tf = slurp(d + "/cfg/tuning/gen2.json");
     ASSERT_NE(tf.find("elementwise_add"), std::string::npos) << tf;

@@ -1,0 +1,617 @@
+/*
+ * report_answer.c - the sections that answer "which generation is faster on what, and why":
+ * the verdict per generation pair, the kernel x generation speedup heatmap and the per-kernel
+ * rooflines. They use the timing-only (perf suite) jobs when the results have any: check-suite
+ * shapes are correctness shapes whose times are mostly fixed latencies.
+ *
+ * Speedups are pairwise: a generation is compared with the previous generation (in the order
+ * of the results' configs) that ran the same kernel/variant/dtype/shape, or with --base-gen,
+ * so a base that cannot run a job never blanks a later generation's number. Geomeans come
+ * from reports/speedup.c, the same code as `gensweep compare --across`.
+ */
+#include "report_int.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "speedup.h"
+#include "svg.h"
+
+int gs_rp_answer_job(const rep *r, const rjob *j)
+{
+    return !r->answer_timing || !strcmp(gs_rp_jstr(j->o, "mode"), "timing");
+}
+
+static int keep_answer(const cJSON *job, void *ctx)
+{
+    const rep *r = ctx;
+    return !r->answer_timing || !strcmp(gs_rp_jstr(job, "mode"), "timing");
+}
+
+static int passed(const rjob *j)
+{
+    return !strcmp(j->status, "pass") && j->time_ns > 0;
+}
+
+/* The generation a job on generation g is compared with: --base-gen, else the nearest earlier
+ * generation where the same kernel/variant/dtype/shape passed. NULL when there is none. */
+static const rjob *reference_job(const rep *r, const rjob *j)
+{
+    if (r->base_given) {
+        if (j->gen_i == r->base_gen) return NULL;
+        for (size_t i = 0; i < r->n_jobs; i++) {
+            const rjob *b = &r->jobs[i];
+            if (b->gen_i == r->base_gen && b->row_i == j->row_i && b->answer && passed(b) &&
+                !strcmp(b->shape, j->shape))
+                return b;
+        }
+        return NULL;
+    }
+    const rjob *best = NULL;
+    for (size_t i = 0; i < r->n_jobs; i++) {
+        const rjob *b = &r->jobs[i];
+        if (b->gen_i >= j->gen_i || b->row_i != j->row_i || !b->answer || !passed(b) ||
+            strcmp(b->shape, j->shape) != 0)
+            continue;
+        if (!best || b->gen_i > best->gen_i) best = b;
+    }
+    return best;
+}
+
+/* Most frequent bottleneck of passing answer jobs of a kernel class on generation g. */
+static const char *class_bound(const rep *r, int g, const char *cls, int *count, int *of)
+{
+    const char *names[16];
+    int cnt[16], nn = 0;
+    *of = 0;
+    for (size_t i = 0; i < r->n_jobs; i++) {
+        const rjob *j = &r->jobs[i];
+        if (j->gen_i != g || !j->answer || !passed(j) || strcmp(gs_kernel_class(j->kernel), cls))
+            continue;
+        const char *b = gs_rp_jstr(j->o, "bottleneck");
+        if (!*b) continue;
+        (*of)++;
+        int k = 0;
+        while (k < nn && strcmp(names[k], b))
+            k++;
+        if (k == nn && nn < 16) {
+            names[nn] = b;
+            cnt[nn++] = 0;
+        }
+        if (k < nn) cnt[k]++;
+    }
+    int best = -1;
+    for (int k = 0; k < nn; k++)
+        if (best < 0 || cnt[k] > cnt[best]) best = k;
+    *count = best >= 0 ? cnt[best] : 0;
+    return best >= 0 ? names[best] : NULL;
+}
+
+static const cJSON *find_attrib(const rep *r, const char *from, const char *to)
+{
+    for (int i = 0; i < r->n_attrib; i++)
+        if (!strcmp(gs_rp_jstr(r->attrib[i], "from"), from) &&
+            !strcmp(gs_rp_jstr(r->attrib[i], "to"), to))
+            return r->attrib[i];
+    return NULL;
+}
+
+/* The parameters that differ between two configs, largest ratio first (at most max). */
+static void changed_params(rep *r, int a, int b, int max)
+{
+    gs_sb *sb = r->sb;
+    const cJSON *pa = gs_rp_jget(r->cfg[a], "params"), *pb = gs_rp_jget(r->cfg[b], "params");
+    const cJSON *keys[256];
+    double score[256];
+    int n = 0, total = 0;
+    const cJSON *p;
+    cJSON_ArrayForEach(p, pb)
+    {
+        double vb = gs_rp_jnum(p, "value"), va = gs_rp_jnum(gs_rp_jget(pa, p->string), "value");
+        if (!p->string || va == vb || (isnan(va) && isnan(vb))) continue;
+        total++;
+        double s = va > 0 && vb > 0 ? fabs(log(vb / va)) : -1; /* added/removed: last */
+        if (n < 256) {
+            keys[n] = p;
+            score[n++] = s;
+        }
+    }
+    if (!total) {
+        gs_sb_puts(sb, "no numeric parameter differs");
+        return;
+    }
+    for (int i = 0; i < n; i++) /* selection sort: n is small */
+        for (int k = i + 1; k < n; k++)
+            if (score[k] > score[i]) {
+                double ts = score[i];
+                const cJSON *tk = keys[i];
+                score[i] = score[k];
+                keys[i] = keys[k];
+                score[k] = ts;
+                keys[k] = tk;
+            }
+    for (int i = 0; i < n && i < max; i++) {
+        const cJSON *q = keys[i];
+        double va = gs_rp_jnum(gs_rp_jget(pa, q->string), "value"), vb = gs_rp_jnum(q, "value");
+        gs_sb_puts(sb, i ? "; <code>" : "<code>");
+        gs_rp_text(sb, q->string);
+        gs_sb_puts(sb, "</code> ");
+        gs_rp_put_param(sb, va, gs_rp_jstr(q, "unit"));
+        gs_sb_puts(sb, " → ");
+        gs_rp_put_param(sb, vb, gs_rp_jstr(q, "unit"));
+        if (va > 0 && vb > 0) gs_sb_printf(sb, " (×%.3g)", vb / va);
+    }
+    if (total > max) gs_sb_printf(sb, "; and %d more (see Generations)", total - max);
+}
+
+static void put_speedup(gs_sb *sb, double s)
+{
+    if (isfinite(s))
+        gs_sb_printf(sb, "%.3g×", s);
+    else
+        gs_sb_puts(sb, "—");
+}
+
+/* One generation pair: a, b indexes into r->gens. */
+static void verdict_pair(rep *r, const cJSON **jobs, size_t nj, int a, int b)
+{
+    gs_sb *sb = r->sb;
+    gs_speedup_pair p;
+    if (gs_speedup_compare(jobs, nj, r->gens[a], r->gens[b], keep_answer, r, &p) != 0) {
+        sb->oom = 1;
+        return;
+    }
+    gs_sb_puts(sb, "<div class=\"verdict\"><h3>");
+    gs_rp_text(sb, r->gens[b]);
+    gs_sb_puts(sb, " vs ");
+    gs_rp_text(sb, r->gens[a]);
+    gs_sb_puts(sb, ": ");
+    if (p.n_compared) {
+        gs_sb_printf(sb, "<b class=\"big\">%.3g×</b> %s", p.geomean,
+                     p.geomean >= 1 ? "faster" : "slower");
+        gs_sb_puts(sb, "</h3><p>Geometric mean of the speedup (time on ");
+        gs_rp_text(sb, r->gens[a]);
+        gs_sb_puts(sb, " / time on ");
+        gs_rp_text(sb, r->gens[b]);
+        double lo = INFINITY, hi = -INFINITY;
+        for (size_t i = 0; i < p.n_match; i++)
+            if (isfinite(p.m[i].speedup)) {
+                if (p.m[i].speedup < lo) lo = p.m[i].speedup;
+                if (p.m[i].speedup > hi) hi = p.m[i].speedup;
+            }
+        gs_sb_printf(sb, ") over %zu %sjobs that passed on both (range %.3g× – %.3g×)",
+                     p.n_compared, r->answer_timing ? "perf-suite (timing-only) " : "", lo, hi);
+        if (p.n_match > p.n_compared || p.n_base > p.n_match || p.n_other > p.n_match)
+            gs_sb_printf(sb, "; %zu ran on only one of them or did not pass on both",
+                         (p.n_match - p.n_compared) + (p.n_base - p.n_match) +
+                             (p.n_other - p.n_match));
+        gs_sb_puts(sb, ". <span class=\"note\">Every job: <code>gensweep compare --across ");
+        gs_rp_text(sb, r->gens[a]);
+        gs_sb_puts(sb, " ");
+        gs_rp_text(sb, r->gens[b]);
+        gs_sb_puts(sb, r->answer_timing ? " --mode timing" : "");
+        gs_sb_puts(sb, " results.json</code></span></p>");
+    } else {
+        gs_sb_puts(sb, "no common passing job</h3><p>No kernel/variant/dtype/shape passed on "
+                       "both generations.</p>");
+    }
+    const cJSON *at = find_attrib(r, r->gens[a], r->gens[b]);
+    if (at) {
+        const cJSON *ps = gs_rp_jget(at, "params"), *best = NULL;
+        const cJSON *q;
+        cJSON_ArrayForEach(q, ps) if (!best || gs_rp_jnum(q, "share") > gs_rp_jnum(best, "share"))
+            best = q;
+        gs_sb_puts(sb, "<p class=\"cause\"><b>Why</b> (attribution, ");
+        gs_rp_text(sb, gs_rp_jstr(at, "suite"));
+        gs_sb_printf(sb, " suite: every numeric change applied to %s gives %.3g×", r->gens[a],
+                     gs_rp_jnum(gs_rp_jget(at, "all"), "geomean"));
+        double gto = gs_rp_jnum(gs_rp_jget(at, "to_all"), "geomean");
+        if (isfinite(gto) && fabs(log(gto / gs_rp_jnum(gs_rp_jget(at, "all"), "geomean"))) > 0.01)
+            gs_sb_printf(sb,
+                         " of %s's %.3g×; the rest comes from what no numeric parameter "
+                         "expresses: family behaviour, parameters on one side only",
+                         r->gens[b], gto);
+        gs_sb_puts(sb, ")");
+        if (best) {
+            gs_sb_puts(sb, ": <code>");
+            gs_rp_text(sb, gs_rp_jstr(best, "key"));
+            gs_sb_printf(sb, "</code> explains <b>%.0f %%</b> (%.3g× alone)",
+                         100 * gs_rp_jnum(best, "share"), gs_rp_jnum(best, "geomean"));
+            /* the others that matter (5 % or more either way), largest share first */
+            const cJSON *big[64];
+            int nb = 0, small = 0;
+            cJSON_ArrayForEach(q, ps)
+            {
+                if (q == best) continue;
+                if (!(fabs(gs_rp_jnum(q, "share")) >= 0.05) || nb == 64) {
+                    small++;
+                    continue;
+                }
+                int k = nb++;
+                while (k > 0 && gs_rp_jnum(big[k - 1], "share") < gs_rp_jnum(q, "share")) {
+                    big[k] = big[k - 1];
+                    k--;
+                }
+                big[k] = q;
+            }
+            for (int k = 0; k < nb; k++) {
+                gs_sb_puts(sb, "; <code>");
+                gs_rp_text(sb, gs_rp_jstr(big[k], "key"));
+                gs_sb_printf(sb, "</code> %.0f %%", 100 * gs_rp_jnum(big[k], "share"));
+            }
+            if (small) gs_sb_printf(sb, "; %d more under 5 %% each", small);
+            double inter = gs_rp_jnum(at, "interaction_share");
+            if (isfinite(inter) && fabs(inter) >= 0.05)
+                gs_sb_printf(sb, "; interactions %.0f %% (the parts do not add up)", 100 * inter);
+        }
+        gs_sb_puts(sb, ". <a href=\"#attribution\">details</a></p>");
+    }
+    gs_sb_puts(sb, "<p class=\"changed\"><b>What changed</b>: ");
+    if (r->cfg[a] && r->cfg[b])
+        changed_params(r, a, b, 5);
+    else
+        gs_sb_puts(sb, "(no configuration in the results)");
+    if (!at)
+        gs_sb_puts(sb, ". <span class=\"note\">The share of the speedup each change explains: "
+                       "<code>gensweep attribute --from A.yaml --to B.yaml</code>, then "
+                       "<code>report --attribute attribute.json</code>.</span>");
+    gs_sb_puts(sb, "</p>");
+    if (p.n_cls) {
+        gs_sb_puts(sb, "<table class=\"classes\"><thead><tr><th>kernel class</th><th>speedup "
+                       "(geomean)</th><th>jobs</th><th>bound on ");
+        gs_rp_text(sb, r->gens[a]);
+        gs_sb_puts(sb, "</th><th>bound on ");
+        gs_rp_text(sb, r->gens[b]);
+        gs_sb_puts(sb, "</th></tr></thead><tbody>");
+        for (int c = 0; c < p.n_cls; c++) {
+            gs_sb_puts(sb, "<tr><th scope=\"row\">");
+            gs_rp_text(sb, p.cls[c].name);
+            gs_sb_puts(sb, "</th><td class=\"n\"");
+            gs_rp_speedup_style(sb, p.cls[c].geomean);
+            gs_sb_puts(sb, ">");
+            put_speedup(sb, p.cls[c].geomean);
+            gs_sb_printf(sb, "</td><td class=\"n\">%d</td>", p.cls[c].n);
+            for (int side = 0; side < 2; side++) {
+                int cnt, of;
+                const char *bn = class_bound(r, side ? b : a, p.cls[c].name, &cnt, &of);
+                gs_sb_puts(sb, "<td>");
+                if (bn) {
+                    gs_rp_text(sb, bn);
+                    gs_sb_printf(sb, " <span class=\"note\">(%d of %d)</span>", cnt, of);
+                } else {
+                    gs_sb_puts(sb, "—");
+                }
+                gs_sb_puts(sb, "</td>");
+            }
+            gs_sb_puts(sb, "</tr>");
+        }
+        gs_sb_puts(sb, "</tbody></table>");
+    }
+    gs_sb_puts(sb, "</div>\n");
+    gs_speedup_pair_free(&p);
+}
+
+void gs_rp_sec_verdict(rep *r)
+{
+    gs_sb *sb = r->sb;
+    gs_rp_section_open(sb, "verdict", "Verdict: which generation is faster on what, and why");
+    if (r->answer_timing)
+        gs_sb_puts(sb, "<p class=\"note\">From the perf suite's timing-only jobs (realistic "
+                       "shapes). Bound = the engine on the critical path, most common over the "
+                       "class's jobs.</p>\n");
+    else
+        gs_sb_puts(sb, "<p class=\"warn\">These results have no perf-suite (timing-only) jobs: the "
+                       "numbers below come from the check suite's small correctness shapes, "
+                       "whose times are mostly fixed latencies. Sweep with <code>--suite "
+                       "all</code> for the machines' answer.</p>\n");
+    size_t nj = r->n_jobs;
+    const cJSON **jobs = gs_calloc(nj ? nj : 1, sizeof *jobs);
+    if (!jobs) {
+        sb->oom = 1;
+        return;
+    }
+    for (size_t i = 0; i < nj; i++)
+        jobs[i] = r->jobs[i].o;
+    if (r->n_gens < 2) gs_sb_puts(sb, "<p>One generation only: nothing to compare.</p>\n");
+    gs_sb_puts(sb, "<div class=\"verdicts\">");
+    for (int g = 0; g < r->n_gens; g++) {
+        int a = r->base_given ? r->base_gen : g - 1;
+        if (g == a || a < 0) continue;
+        verdict_pair(r, jobs, nj, a, g);
+    }
+    gs_sb_puts(sb, "</div>\n");
+    gs_free(jobs);
+    gs_rp_section_close(sb);
+}
+
+void gs_rp_sec_heatmap(rep *r)
+{
+    gs_sb *sb = r->sb;
+    gs_rp_section_open(sb, "heatmap", "Speedup per kernel and generation");
+    gs_sb_puts(sb, "<p>Each cell: geometric mean over the kernel's shapes of the time on the "
+                   "reference generation divided by the time on this one (");
+    if (r->base_given) {
+        gs_sb_puts(sb, "reference: <b>");
+        gs_rp_text(sb, r->gens[r->base_gen]);
+        gs_sb_puts(sb, "</b>, --base-gen");
+    } else {
+        gs_sb_puts(sb, "reference: the previous generation that ran the same shape");
+    }
+    gs_sb_puts(sb, "). Blue: faster, vermillion: slower; a small label names the reference when "
+                   "it is not the previous generation. Hover a cell for its jobs.</p>\n"
+                   "<div class=\"scroll\"><table class=\"sortable filterable heat\"><thead><tr>"
+                   "<th>kernel/variant dtype</th>");
+    for (int g = 0; g < r->n_gens; g++) {
+        gs_sb_puts(sb, "<th>");
+        gs_rp_text(sb, r->gens[g]);
+        gs_sb_puts(sb, "</th>");
+    }
+    gs_sb_puts(sb, "</tr></thead><tbody>\n");
+    gs_sb tip;
+    gs_sb_init(&tip);
+    for (size_t k = 0; k < r->n_rows; k++) {
+        if (gs_rp_budget_hit(r)) break;
+        int any_job = 0;
+        for (size_t i = 0; i < r->n_jobs && !any_job; i++)
+            any_job = r->jobs[i].row_i == (int)k && r->jobs[i].answer;
+        if (!any_job) continue;
+        gs_sb_puts(sb, "<tr");
+        gs_rp_filter_attrs(sb, "", r->rows[k].kernel, "");
+        gs_sb_puts(sb, "><th scope=\"row\">");
+        gs_rp_row_label(sb, &r->rows[k]);
+        gs_sb_puts(sb, "</th>");
+        for (int g = 0; g < r->n_gens; g++) {
+            double lsum = 0;
+            int n = 0, ran = 0, other_ref = -1, mixed = 0;
+            gs_sb_reset(&tip);
+            for (size_t i = 0; i < r->n_jobs; i++) {
+                const rjob *j = &r->jobs[i];
+                if (j->row_i != (int)k || j->gen_i != g || !j->answer) continue;
+                ran++;
+                const rjob *ref = passed(j) ? reference_job(r, j) : NULL;
+                gs_sb_puts(&tip, tip.len ? "\n" : "");
+                gs_sb_puts(&tip, j->shape);
+                if (!ref) {
+                    gs_sb_printf(&tip, ": %s, no reference", j->status);
+                    continue;
+                }
+                double s = ref->time_ns / j->time_ns;
+                lsum += log(s);
+                n++;
+                if (other_ref < 0)
+                    other_ref = ref->gen_i;
+                else if (other_ref != ref->gen_i)
+                    mixed = 1;
+                gs_sb_printf(&tip, ": %.3g× vs %s (", s, r->gens[ref->gen_i]);
+                gs_rp_put_time(&tip, ref->time_ns);
+                gs_sb_puts(&tip, " → ");
+                gs_rp_put_time(&tip, j->time_ns);
+                gs_sb_puts(&tip, ")");
+            }
+            double s = n ? exp(lsum / n) : NAN;
+            gs_sb_puts(sb, "<td class=\"n\"");
+            gs_rp_put_dv(sb, s);
+            if (n) gs_rp_speedup_style(sb, s);
+            gs_sb_puts(sb, " title=\"");
+            gs_rp_text(sb, tip.len ? gs_sb_cstr(&tip) : "not run");
+            gs_sb_puts(sb, "\">");
+            if (n) {
+                gs_sb_printf(sb, "%.2f×", s);
+                int expected = r->base_given ? r->base_gen : g - 1;
+                if (mixed || other_ref != expected) {
+                    gs_sb_puts(sb, "<small> vs ");
+                    gs_rp_text(sb, mixed ? "several" : r->gens[other_ref]);
+                    gs_sb_puts(sb, "</small>");
+                }
+            } else {
+                /* no reference: the base, the first generation to run it, or not passed */
+                const rjob *any = NULL;
+                for (size_t i = 0; i < r->n_jobs && !any; i++)
+                    if (r->jobs[i].row_i == (int)k && r->jobs[i].gen_i == g && r->jobs[i].answer)
+                        any = &r->jobs[i];
+                int base_col = r->base_given ? g == r->base_gen : g == 0;
+                gs_sb_puts(sb, !ran                      ? "not run"
+                               : base_col && passed(any) ? "base"
+                               : passed(any)             ? "first"
+                                                         : "");
+                if (ran && !passed(any)) gs_rp_text(sb, any->status);
+            }
+            gs_sb_puts(sb, "</td>");
+        }
+        gs_sb_puts(sb, "</tr>\n");
+    }
+    if (!gs_sb_ok(&tip)) sb->oom = 1;
+    gs_sb_free(&tip);
+    gs_sb_puts(sb, "</tbody></table></div>\n");
+    gs_rp_section_close(sb);
+}
+
+/* Machine-true ceilings of a job: the record's fields (compute of the engines the kernel uses
+ * x cores used; min of DMA and HBM bandwidth), else derived from today's fields (peak_tflops
+ * of the job, which already counts the cores used; DMA = cores x engines x per-engine rate). */
+static void job_ceilings(const rep *r, const rjob *j, double *tflops, double *mem_gbps,
+                         double *dma_gbps, double *hbm_gbps)
+{
+    *tflops = gs_rp_jnum(j->o, "compute_ceiling_tflops");
+    if (!(*tflops > 0)) *tflops = gs_rp_jnum(j->o, "peak_tflops");
+    *hbm_gbps = gs_rp_jnum(j->o, "hbm_ceiling_gbps");
+    if (!(*hbm_gbps > 0)) *hbm_gbps = gs_rp_jnum(j->o, "peak_hbm_gbps");
+    *dma_gbps = gs_rp_jnum(j->o, "dma_ceiling_gbps");
+    if (!(*dma_gbps > 0)) {
+        const cJSON *prm = gs_rp_jget(r->cfg[j->gen_i], "params");
+        double eng = gs_rp_jnum(gs_rp_jget(prm, "core.dma.engines"), "value");
+        double per = gs_rp_jnum(gs_rp_jget(prm, "core.dma.bandwidth_per_engine"), "value");
+        double cores = gs_rp_jnum(j->o, "cores_used");
+        if (!(cores > 0)) cores = 1;
+        *dma_gbps = eng > 0 && per > 0 ? cores * eng * per : NAN; /* B/ns = GB/s */
+    }
+    *mem_gbps = gs_rp_jnum(j->o, "memory_ceiling_gbps");
+    if (!(*mem_gbps > 0))
+        *mem_gbps = *dma_gbps > 0 && *hbm_gbps > 0 ? GS_MIN(*dma_gbps, *hbm_gbps)
+                    : *hbm_gbps > 0                ? *hbm_gbps
+                                                   : *dma_gbps;
+}
+
+static void put_bw(gs_sb *sb, double gbps)
+{
+    if (!(gbps > 0))
+        gs_sb_puts(sb, "—");
+    else if (gbps >= 1000)
+        gs_sb_printf(sb, "%.3g TB/s", gbps / 1000);
+    else
+        gs_sb_printf(sb, "%.3g GB/s", gbps);
+}
+
+/* Representative shape of a row for the rooflines: the largest answer shape that passed on
+ * the most generations. */
+static const char *roofline_shape(const rep *r, size_t row)
+{
+    const char *best = NULL;
+    int best_n = 0;
+    double best_size = 0;
+    for (size_t i = 0; i < r->n_jobs; i++) {
+        const rjob *j = &r->jobs[i];
+        if (j->row_i != (int)row || !j->answer || !passed(j)) continue;
+        int n = 0;
+        for (size_t k = 0; k < r->n_jobs; k++)
+            n += r->jobs[k].row_i == (int)row && r->jobs[k].answer && passed(&r->jobs[k]) &&
+                 !strcmp(r->jobs[k].shape, j->shape);
+        if (n > best_n || (n == best_n && j->size > best_size)) {
+            best = j->shape;
+            best_n = n;
+            best_size = j->size;
+        }
+    }
+    return best;
+}
+
+void gs_rp_sec_rooflines(rep *r)
+{
+    gs_sb *sb = r->sb;
+    gs_rp_section_open(sb, "rooflines", "Rooflines per kernel");
+    gs_sb_puts(sb, "<p>One point per generation (colour) at the kernel's representative shape: "
+                   "arithmetic intensity (FLOP per HBM byte) against achieved TFLOP/s, log "
+                   "scales. Each generation's ceilings in its colour, for the cores the run used: "
+                   "compute of the engines the kernel uses (horizontal) and memory bandwidth, the "
+                   "smaller of DMA (engines × per-engine rate) and HBM (diagonal). Hover a point "
+                   "for the job.</p>\n<p class=\"legend\">");
+    for (int g = 0; g < r->n_gens; g++) {
+        gs_sb_printf(sb, "<span><b class=\"sw\" style=\"color:%s\">●</b> ", gs_svg_colour(g + 1));
+        gs_rp_text(sb, r->gens[g]);
+        gs_sb_puts(sb, "</span> ");
+    }
+    gs_sb_puts(sb, "</p>\n<div class=\"charts\">");
+    int charts = 0;
+    for (size_t k = 0; k < r->n_rows; k++) {
+        if (gs_rp_budget_hit(r)) break;
+        const char *shape = roofline_shape(r, k);
+        if (!shape) continue;
+        const rjob *pt[64] = {NULL};
+        double ai[64], tf[64], cc[64], mc[64], dc[64], hc[64];
+        double xmin = INFINITY, xmax = 0, ymin = INFINITY, ymax = 0;
+        int npts = 0;
+        for (size_t i = 0; i < r->n_jobs; i++) {
+            const rjob *j = &r->jobs[i];
+            if (j->row_i != (int)k || !j->answer || !passed(j) || strcmp(j->shape, shape) ||
+                j->gen_i >= 64 || pt[j->gen_i])
+                continue;
+            int g = j->gen_i;
+            ai[g] = gs_rp_jnum(j->o, "arith_intensity");
+            tf[g] = gs_rp_jnum(j->o, "achieved_tflops");
+            if (!(ai[g] > 0) || !(tf[g] > 0)) continue;
+            pt[g] = j;
+            npts++;
+            job_ceilings(r, j, &cc[g], &mc[g], &dc[g], &hc[g]);
+            xmin = GS_MIN(xmin, ai[g]);
+            xmax = GS_MAX(xmax, ai[g]);
+            ymin = GS_MIN(ymin, tf[g]);
+            ymax = GS_MAX(ymax, tf[g]);
+            if (cc[g] > 0) ymax = GS_MAX(ymax, cc[g]);
+            if (mc[g] > 0) /* the roof above the point stays in the plot */
+                ymax = GS_MAX(ymax, GS_MIN(cc[g] > 0 ? cc[g] : INFINITY, ai[g] * mc[g] / 1e3));
+        }
+        if (!npts) continue;
+        charts++;
+        gs_sb_puts(sb, "<figure class=\"roof\"><figcaption>");
+        gs_rp_row_label(sb, &r->rows[k]);
+        gs_sb_puts(sb, " <span class=\"note\">");
+        gs_rp_text(sb, shape);
+        gs_sb_puts(sb, "</span></figcaption>");
+        gs_svg_plot p;
+        gs_svg_plot_init(&p, 380, 260);
+        p.x = (gs_svg_axis){xmin / 8, xmax * 8, 1, "FLOP/byte"};
+        p.y = (gs_svg_axis){ymin / 4, ymax * 2, 1, "TFLOP/s"};
+        gs_svg_axis_nice(&p.x);
+        gs_svg_axis_nice(&p.y);
+        gs_svg_begin(sb, &p, "roofline");
+        for (int g = 0; g < r->n_gens && g < 64; g++) {
+            if (!pt[g]) continue;
+            const char *col = gs_svg_colour(g + 1);
+            /* memory diagonal up to the ridge (where it meets the compute ceiling), then the
+             * compute ceiling; without a compute ceiling (no peak for the engines used) the
+             * diagonal runs across */
+            double ridge = cc[g] > 0 && mc[g] > 0 ? cc[g] * 1e3 / mc[g] : p.x.hi;
+            double x1 = GS_MIN(ridge, p.x.hi);
+            if (mc[g] > 0) {
+                /* clipped to the plot: where the diagonal enters and leaves the y range */
+                double x0 = GS_MAX(p.x.lo, p.y.lo * 1e3 / mc[g]);
+                double xe = GS_MIN(x1, p.y.hi * 1e3 / mc[g]);
+                if (xe > x0)
+                    gs_sb_printf(sb,
+                                 "<line class=\"ceil\" stroke=\"%s\" x1=\"%.1f\" y1=\"%.1f\" "
+                                 "x2=\"%.1f\" y2=\"%.1f\"/>",
+                                 col, gs_svg_px(&p, x0), gs_svg_py(&p, x0 * mc[g] / 1e3),
+                                 gs_svg_px(&p, xe), gs_svg_py(&p, xe * mc[g] / 1e3));
+            }
+            if (cc[g] > 0)
+                gs_sb_printf(sb,
+                             "<line class=\"ceil\" stroke=\"%s\" x1=\"%.1f\" y1=\"%.1f\" "
+                             "x2=\"%.1f\" y2=\"%.1f\"/>",
+                             col, gs_svg_px(&p, GS_MAX(x1, p.x.lo)), gs_svg_py(&p, cc[g]),
+                             gs_svg_px(&p, p.x.hi), gs_svg_py(&p, cc[g]));
+            const rjob *j = pt[g];
+            gs_sb_printf(sb,
+                         "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"%s\" stroke=\"#000\" "
+                         "stroke-width=\"0.5\"><title>",
+                         gs_svg_px(&p, ai[g]), gs_svg_py(&p, tf[g]), col);
+            gs_rp_text(sb, j->id);
+            gs_sb_printf(sb, "\n%.4g FLOP/B, %.4g TFLOP/s, ", ai[g], tf[g]);
+            gs_rp_put_time(sb, j->time_ns);
+            gs_sb_printf(sb,
+                         ", %.3g× the roofline bound\nceilings (%g cores): compute %.4g "
+                         "TFLOP/s, memory ",
+                         gs_rp_jnum(j->o, "roofline_ratio"), gs_rp_jnum(j->o, "cores_used"), cc[g]);
+            put_bw(sb, mc[g]);
+            gs_sb_puts(sb, " (DMA ");
+            put_bw(sb, dc[g]);
+            gs_sb_puts(sb, ", HBM ");
+            put_bw(sb, hc[g]);
+            gs_sb_puts(sb, ")</title></circle>");
+        }
+        gs_svg_end(sb);
+        /* ceilings as text under the chart: labels on the chart would overlap */
+        gs_sb_puts(sb, "<ul class=\"ceils\">");
+        for (int g = 0; g < r->n_gens && g < 64; g++) {
+            if (!pt[g]) continue;
+            gs_sb_printf(sb, "<li><b style=\"color:%s\">●</b> ", gs_svg_colour(g + 1));
+            gs_rp_text(sb, r->gens[g]);
+            gs_sb_printf(sb, ": %.3g TFLOP/s, ", tf[g]);
+            gs_rp_put_time(sb, pt[g]->time_ns);
+            gs_sb_puts(sb, ", bound ");
+            gs_rp_text(sb, *gs_rp_jstr(pt[g]->o, "bottleneck") ? gs_rp_jstr(pt[g]->o, "bottleneck")
+                                                               : "—");
+            if (cc[g] > 0)
+                gs_sb_printf(sb, "; ceilings %.3g TFLOP/s, ", cc[g]);
+            else
+                gs_sb_puts(sb, "; ceilings: compute — (no peak for its engines), memory ");
+            put_bw(sb, mc[g]);
+            gs_sb_printf(sb, " (%g cores)</li>", gs_rp_jnum(pt[g]->o, "cores_used"));
+        }
+        gs_sb_puts(sb, "</ul></figure>");
+    }
+    gs_sb_puts(sb, "</div>\n");
+    if (!charts) gs_sb_puts(sb, "<p>No job with FLOPs and HBM traffic to place.</p>\n");
+    gs_rp_section_close(sb);
+}

@@ -1,0 +1,129 @@
+/*
+ * report_int.h - what the report's modules share (not installed, not for other libraries): the
+ * loaded results (rep), escaping and number-formatting helpers, and one function per section.
+ * report_load.c reads and checks the inputs and holds the helpers; report_answer.c writes the
+ * sections that answer "which generation is faster on what, and why" (verdict, speedup
+ * heatmap, per-kernel rooflines); report_sections.c the drill-down; report_whatif.c what-if,
+ * tuning and attribution; report.c the page.
+ */
+#ifndef GS_REPORT_INT_H
+#define GS_REPORT_INT_H
+
+#include <cjson/cJSON.h>
+
+#include "report.h"
+
+/* Limits that keep a full sweep's report light (a few MB). */
+#define MAX_GENS 64
+#define TIMELINE_TOTAL_SLICES 12000 /* rectangles over all timelines */
+#define TIMELINE_MIN_SLICES 60      /* per timeline, whatever the share */
+#define TIMELINE_MAX_TRACKS 24      /* per timeline; the rest are counted, not drawn */
+
+typedef struct rjob {
+    const cJSON *o;
+    const char *id, *gen, *kernel, *variant, *dtype, *status, *reason;
+    char shape[96];
+    double size; /* product of the shape's dims: "largest shape" = largest size */
+    double time_ns;
+    int gen_i;
+    int row_i;  /* kernel row (kernel/variant/dtype) */
+    int answer; /* counts for the verdict, heatmap and rooflines (gs_rp_answer_job) */
+} rjob;
+
+typedef struct krow {
+    const char *kernel, *variant, *dtype;
+} krow;
+
+typedef struct rep {
+    const cJSON *root;
+    const cJSON *cfg[MAX_GENS]; /* NULL for a generation seen only in jobs */
+    const char *gens[MAX_GENS];
+    int n_gens;
+    rjob *jobs;
+    size_t n_jobs;
+    krow *rows;
+    size_t n_rows;
+    const cJSON *broot; /* baseline or NULL */
+    rjob *bjobs;
+    size_t n_bjobs;
+    const char *results_name, *baseline_name;
+    const cJSON *whatif[GS_REPORT_MAX_EXTRA]; /* "gensweep-whatif" documents */
+    int n_whatif;
+    const cJSON *tuning[GS_REPORT_MAX_EXTRA]; /* "gensweep-tuning" documents */
+    int n_tuning;
+    const cJSON *attrib[GS_REPORT_MAX_EXTRA]; /* "gensweep-attribute" documents */
+    int n_attrib;
+    int base_gen;
+    int base_given;    /* --base-gen: speedups against it instead of the previous generation */
+    int answer_timing; /* the answer sections use the timing-only (perf) jobs: some exist */
+    double regress_pct;
+    int cut; /* the page reached GS_REPORT_BUDGET_BYTES: later rows were left out */
+    gs_sb *sb;
+} rep;
+
+/* Longest string shown in full in a cell; longer ones are cut there, with the text up to
+ * GS_RP_DETAIL_MAX in a <details> element (report_load.c, gs_rp_text_cut). */
+#define GS_RP_CELL_MAX 160
+#define GS_RP_DETAIL_MAX 4096
+
+/* Job statuses known to the report (the table in report_load.c, mirroring harness/job.h). */
+size_t gs_rp_status_count(void);
+const char *gs_rp_status_name(size_t i);
+int gs_rp_status_index(const char *s);
+int gs_rp_status_is_failure(const char *s);
+const char *gs_rp_status_class(const char *s);
+const cJSON *gs_rp_jget(const cJSON *o, const char *k);
+const char *gs_rp_jstr(const cJSON *o, const char *k);
+double gs_rp_jnum(const cJSON *o, const char *k);
+void gs_rp_text(gs_sb *sb, const char *s);
+void gs_rp_put_time(gs_sb *sb, double ns);
+void gs_rp_put_num(gs_sb *sb, double v);
+void gs_rp_put_dv(gs_sb *sb, double v);
+void gs_rp_td_num(gs_sb *sb, double v);
+void gs_rp_td_time(gs_sb *sb, double ns);
+void gs_rp_td_text(gs_sb *sb, const char *s);
+void gs_rp_status_badge(gs_sb *sb, const char *status);
+void gs_rp_row_label(gs_sb *sb, const krow *r);
+void gs_rp_filter_attrs(gs_sb *sb, const char *gens, const char *kernel, const char *status);
+gs_status gs_rp_read_file(const char *path, char **out, gs_error *err);
+gs_status gs_rp_parse_results(const char *text, const char *name, cJSON **out, gs_error *err);
+gs_status gs_rp_parse_extra(rep *r, const char *text, const char *name, cJSON **out, gs_error *err);
+int gs_rp_gen_index(rep *r, const char *g);
+gs_status gs_rp_load_jobs(rep *r, const cJSON *root, const char *name, rjob **out, size_t *n,
+                          int main_file, gs_error *err);
+const rjob *gs_rp_representative(const rep *r, size_t row, int gen);
+const rjob *gs_rp_find_baseline(const rep *r, const char *id);
+int gs_rp_baseline_verdict(const rep *r, const rjob *j, const rjob *b, double *pct);
+void gs_rp_section_open(gs_sb *sb, const char *id, const char *title);
+void gs_rp_section_close(gs_sb *sb);
+void gs_rp_put_param(gs_sb *sb, double v, const char *unit);
+int gs_rp_worse_status(const char *a, const char *b);
+void gs_rp_speedup_style(gs_sb *sb, double s);
+int gs_rp_safe_relative_link(const char *p);
+
+/* Whether a job feeds the answer sections: timing-only (perf suite) jobs when the results have
+ * any, else every job. */
+int gs_rp_answer_job(const rep *r, const rjob *j);
+/* Text cut to GS_RP_CELL_MAX bytes; a longer text shows its start and keeps up to
+ * GS_RP_DETAIL_MAX bytes in a <details> element. */
+void gs_rp_text_cut(gs_sb *sb, const char *s);
+
+/* Whether the page has reached its size budget (GS_REPORT_BUDGET_BYTES); every loop that writes
+ * a row per kernel or job stops then, and the page says where it was cut. */
+int gs_rp_budget_hit(rep *r);
+
+/* Sections, in page order. */
+void gs_rp_sec_verdict(rep *r);
+void gs_rp_sec_heatmap(rep *r);
+void gs_rp_sec_rooflines(rep *r);
+void gs_rp_sec_summary(rep *r);
+void gs_rp_sec_generations(rep *r);
+void gs_rp_sec_portability(rep *r);
+void gs_rp_sec_engines(rep *r);
+void gs_rp_sec_timelines(rep *r);
+void gs_rp_sec_correctness(rep *r);
+void gs_rp_sec_baseline(rep *r);
+void gs_rp_sec_variants(rep *r);
+void gs_rp_sec_whatif(rep *r);
+
+#endif

@@ -1,0 +1,571 @@
+/*
+ * report_load.c - reading and checking the report's inputs (results, baseline, what-if, tuning
+ * and attribution files) and the escaping / formatting helpers every section uses.
+ */
+#include "report_int.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Job statuses as results files write them, with whether each counts as a failure. Mirrors
+ * GS_JOB_STATUS_TABLE in harness/job.h (reports sit below the harness and cannot include it;
+ * test_report checks the two agree). Order = severity for a portability cell, worst last. */
+static const struct {
+    const char *name;
+    int failure;
+} statuses[] = {
+    {"pass", 0},  {"unsupported", 0}, {"does-not-fit", 0}, {"fail", 1},
+    {"error", 1}, {"timeout", 1},     {"deadlock", 1},     {"crash", 1},
+};
+
+/* -1 for a status this reader does not know (shown, and counted as a failure). */
+int gs_rp_status_index(const char *s)
+{
+    for (size_t i = 0; i < GS_ARRAY_LEN(statuses); i++)
+        if (!strcmp(statuses[i].name, s)) return (int)i;
+    return -1;
+}
+
+int gs_rp_status_is_failure(const char *s)
+{
+    int i = gs_rp_status_index(s);
+    return i < 0 ? 1 : statuses[i].failure;
+}
+
+size_t gs_rp_status_count(void)
+{
+    return GS_ARRAY_LEN(statuses);
+}
+
+const char *gs_rp_status_name(size_t i)
+{
+    return i < GS_ARRAY_LEN(statuses) ? statuses[i].name : "";
+}
+
+int gs_report_status_known(const char *status, int *is_failure)
+{
+    int i = status ? gs_rp_status_index(status) : -1;
+    if (is_failure) *is_failure = i < 0 ? 1 : statuses[i].failure;
+    return i >= 0;
+}
+
+/* CSS class of a status: its own name when known (safe characters), else "unknown". */
+const char *gs_rp_status_class(const char *s)
+{
+    int i = gs_rp_status_index(s);
+    return i < 0 ? "unknown" : statuses[i].name;
+}
+
+/* ---- JSON access: absent or wrong-typed fields read as "" / NaN, never crash ---- */
+
+const cJSON *gs_rp_jget(const cJSON *o, const char *k)
+{
+    return o ? cJSON_GetObjectItemCaseSensitive(o, k) : NULL;
+}
+
+const char *gs_rp_jstr(const cJSON *o, const char *k)
+{
+    const cJSON *v = gs_rp_jget(o, k);
+    return cJSON_IsString(v) && v->valuestring ? v->valuestring : "";
+}
+
+double gs_rp_jnum(const cJSON *o, const char *k)
+{
+    const cJSON *v = gs_rp_jget(o, k);
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+/* ---- output helpers ---- */
+
+/* Length of the valid UTF-8 sequence at s (1..4), or 0 when it is not one (overlong forms,
+ * surrogates and code points past U+10FFFF are invalid too). */
+static size_t utf8_len(const unsigned char *s)
+{
+    unsigned c = s[0];
+    if (c < 0x80) return 1;
+    size_t n = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 ? 2 : 0;
+    if (!n || c > 0xF4) return 0;
+    for (size_t i = 1; i < n; i++)
+        if ((s[i] & 0xC0) != 0x80) return 0;
+    if (c == 0xE0 && s[1] < 0xA0) return 0;  /* overlong */
+    if (c == 0xED && s[1] >= 0xA0) return 0; /* surrogate */
+    if (c == 0xF0 && s[1] < 0x90) return 0;  /* overlong */
+    if (c == 0xF4 && s[1] >= 0x90) return 0; /* past U+10FFFF */
+    return n;
+}
+
+/* Escape at most max bytes of s (cut at a character boundary): control characters other than
+ * tab/newline become '?', invalid UTF-8 becomes U+FFFD, so the page is always valid UTF-8.
+ * Returns the bytes of s consumed. */
+static size_t text_n(gs_sb *sb, const char *s, size_t max)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    size_t i = 0;
+    while (u[i] && i < max) {
+        size_t n = utf8_len(u + i);
+        if (n == 0) {
+            gs_sb_puts(sb, "\xEF\xBF\xBD");
+            i++;
+            continue;
+        }
+        if (i + n > max) break;
+        unsigned char c = u[i];
+        if (c == '&')
+            gs_sb_puts(sb, "&amp;");
+        else if (c == '<')
+            gs_sb_puts(sb, "&lt;");
+        else if (c == '>')
+            gs_sb_puts(sb, "&gt;");
+        else if (c == '"')
+            gs_sb_puts(sb, "&quot;");
+        else if (c == '\'')
+            gs_sb_puts(sb, "&#39;");
+        else if (c < 0x20 && c != '\n' && c != '\t')
+            gs_sb_putc(sb, '?');
+        else if (c == 0x7f)
+            gs_sb_putc(sb, '?');
+        else
+            gs_sb_putn(sb, s + i, n);
+        i += n;
+    }
+    return i;
+}
+
+/* Escaped text, at most GS_RP_DETAIL_MAX bytes of it: no input string can make the page grow
+ * beyond that per use (a results file may carry a megabyte-long reason). */
+void gs_rp_text(gs_sb *sb, const char *s)
+{
+    if (!s) return;
+    size_t used = text_n(sb, s, GS_RP_DETAIL_MAX);
+    if (s[used]) gs_sb_printf(sb, "… [cut: %zu bytes in all]", used + strlen(s + used));
+}
+
+void gs_rp_text_cut(gs_sb *sb, const char *s)
+{
+    if (!s) return;
+    size_t n = strlen(s);
+    if (n <= GS_RP_CELL_MAX) {
+        text_n(sb, s, n);
+        return;
+    }
+    text_n(sb, s, GS_RP_CELL_MAX);
+    gs_sb_puts(sb, "…<details class=\"more\"><summary>full text</summary><div>");
+    gs_rp_text(sb, s);
+    gs_sb_puts(sb, "</div></details>");
+}
+
+/* A time in ns as text with a readable unit; "—" when unknown. */
+void gs_rp_put_time(gs_sb *sb, double ns)
+{
+    if (!isfinite(ns))
+        gs_sb_puts(sb, "—");
+    else if (ns < 1e3)
+        gs_sb_printf(sb, "%.3g ns", ns);
+    else if (ns < 1e6)
+        gs_sb_printf(sb, "%.4g µs", ns / 1e3);
+    else if (ns < 1e9)
+        gs_sb_printf(sb, "%.4g ms", ns / 1e6);
+    else
+        gs_sb_printf(sb, "%.4g s", ns / 1e9);
+}
+
+void gs_rp_put_num(gs_sb *sb, double v)
+{
+    if (isfinite(v))
+        gs_sb_printf(sb, "%.4g", v);
+    else
+        gs_sb_puts(sb, "—");
+}
+
+/* data-v attribute for sorting numbers ("" for unknown: sorted last by the script). */
+void gs_rp_put_dv(gs_sb *sb, double v)
+{
+    if (isfinite(v))
+        gs_sb_printf(sb, " data-v=\"%.9g\"", v);
+    else
+        gs_sb_puts(sb, " data-v=\"\"");
+}
+
+/* <td> with a number and its sort value. */
+void gs_rp_td_num(gs_sb *sb, double v)
+{
+    gs_sb_puts(sb, "<td class=\"n\"");
+    gs_rp_put_dv(sb, v);
+    gs_sb_puts(sb, ">");
+    gs_rp_put_num(sb, v);
+    gs_sb_puts(sb, "</td>");
+}
+
+void gs_rp_td_time(gs_sb *sb, double ns)
+{
+    gs_sb_puts(sb, "<td class=\"n\"");
+    gs_rp_put_dv(sb, ns);
+    gs_sb_puts(sb, ">");
+    gs_rp_put_time(sb, ns);
+    gs_sb_puts(sb, "</td>");
+}
+
+void gs_rp_td_text(gs_sb *sb, const char *s)
+{
+    gs_sb_puts(sb, "<td>");
+    gs_rp_text(sb, s);
+    gs_sb_puts(sb, "</td>");
+}
+
+void gs_rp_status_badge(gs_sb *sb, const char *status)
+{
+    gs_sb_printf(sb, "<span class=\"st %s\">", gs_rp_status_class(status));
+    gs_rp_text(sb, status);
+    gs_sb_puts(sb, "</span>");
+}
+
+void gs_rp_row_label(gs_sb *sb, const krow *r)
+{
+    gs_rp_text(sb, r->kernel);
+    gs_sb_puts(sb, "/");
+    gs_rp_text(sb, r->variant);
+    gs_sb_puts(sb, " ");
+    gs_rp_text(sb, r->dtype);
+}
+
+/* Attributes the filter script matches on: data-gen, data-kernel, data-status; each a
+ * '|'-separated list (a matrix row spans several generations and statuses). */
+void gs_rp_filter_attrs(gs_sb *sb, const char *gens, const char *kernel, const char *status)
+{
+    gs_sb_puts(sb, " data-gen=\"");
+    gs_rp_text(sb, gens);
+    gs_sb_puts(sb, "\" data-kernel=\"");
+    gs_rp_text(sb, kernel);
+    gs_sb_puts(sb, "\" data-status=\"");
+    gs_rp_text(sb, status);
+    gs_sb_puts(sb, "\"");
+}
+
+/* ---- loading ---- */
+
+gs_status gs_rp_read_file(const char *path, char **out, gs_error *err)
+{
+    *out = NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f) return gs_error_set(err, GS_ERR_IO, path, 0, 0, "cannot read: %s", strerror(errno));
+    gs_sb sb;
+    gs_sb_init(&sb);
+    char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
+        gs_sb_putn(&sb, buf, n);
+        if (sb.len > GS_REPORT_MAX_INPUT_BYTES) {
+            fclose(f);
+            gs_sb_free(&sb);
+            return gs_error_set(err, GS_ERR_INVALID, path, 0, 0,
+                                "results file larger than %zu bytes",
+                                (size_t)GS_REPORT_MAX_INPUT_BYTES);
+        }
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        gs_sb_free(&sb);
+        return gs_error_set(err, GS_ERR_IO, path, 0, 0, "read error");
+    }
+    if (!gs_sb_ok(&sb)) {
+        gs_sb_free(&sb);
+        return gs_error_set(err, GS_ERR_NOMEM, path, 0, 0, "out of memory reading the file");
+    }
+    gs_sb_cstr(&sb);
+    *out = gs_sb_take(&sb);
+    if (!*out) {
+        *out = gs_strdup("");
+        if (!*out) return gs_error_set(err, GS_ERR_NOMEM, path, 0, 0, "out of memory");
+    }
+    return GS_OK;
+}
+
+/* Parse and check the envelope: schema name, version, jobs array. */
+gs_status gs_rp_parse_results(const char *text, const char *name, cJSON **out, gs_error *err)
+{
+    *out = NULL;
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithOpts(text, &end, 1);
+    if (!root) {
+        int line = 1, col = 1;
+        for (const char *p = text; end && p < end && *p; p++) {
+            if (*p == '\n') {
+                line++;
+                col = 1;
+            } else {
+                col++;
+            }
+        }
+        if (!*text) return gs_error_set(err, GS_ERR_PARSE, name, 0, 0, "empty file, not JSON");
+        return gs_error_set(err, GS_ERR_PARSE, name, line, col, "malformed JSON");
+    }
+    gs_status st = GS_OK;
+    const cJSON *ver = gs_rp_jget(root, "schema_version");
+    if (!cJSON_IsObject(root))
+        st = gs_error_set(err, GS_ERR_INVALID, name, 0, 0,
+                          "not a results file: the top level is not a JSON object");
+    else if (strcmp(gs_rp_jstr(root, "schema"), "gensweep-results") != 0)
+        st = gs_error_set(err, GS_ERR_INVALID, name, 0, 0,
+                          "not a results file: \"schema\" is not \"gensweep-results\"");
+    else if (!cJSON_IsNumber(ver))
+        st = gs_error_set(err, GS_ERR_INVALID, name, 0, 0, "\"schema_version\" is missing");
+    else if (ver->valuedouble != GS_REPORT_SCHEMA_VERSION)
+        st = gs_error_set(err, GS_ERR_INVALID, name, 0, 0,
+                          "results schema_version %g is not supported (this gensweep reads "
+                          "version %d; rebuild the report with a matching gensweep)",
+                          ver->valuedouble, GS_REPORT_SCHEMA_VERSION);
+    else if (!cJSON_IsArray(gs_rp_jget(root, "jobs")))
+        st = gs_error_set(err, GS_ERR_INVALID, name, 0, 0, "\"jobs\" is missing or not an array");
+    else if (gs_rp_jget(root, "configs") && !cJSON_IsArray(gs_rp_jget(root, "configs")))
+        st = gs_error_set(err, GS_ERR_INVALID, name, 0, 0, "\"configs\" is not an array");
+    if (st != GS_OK) {
+        cJSON_Delete(root);
+        return st;
+    }
+    *out = root;
+    return GS_OK;
+}
+
+/* A what-if or tuning document: "gensweep-whatif" / "gensweep-tuning", version 1. */
+gs_status gs_rp_parse_extra(rep *r, const char *text, const char *name, cJSON **out, gs_error *err)
+{
+    *out = NULL;
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithOpts(text, &end, 1);
+    if (!root) {
+        int line = 1;
+        for (const char *p = text; end && p < end && *p; p++)
+            line += *p == '\n';
+        return gs_error_set(err, GS_ERR_PARSE, name, line, 0, "malformed JSON");
+    }
+    const char *schema = gs_rp_jstr(root, "schema");
+    int whatif = !strcmp(schema, "gensweep-whatif"), tuning = !strcmp(schema, "gensweep-tuning");
+    int attrib = !strcmp(schema, "gensweep-attribute");
+    gs_status st = GS_OK;
+    if (!whatif && !tuning && !attrib)
+        st = gs_error_set(err, GS_ERR_INVALID, name, 0, 0,
+                          "not a what-if, tuning or attribution file: \"schema\" is none of "
+                          "\"gensweep-whatif\", \"gensweep-tuning\", \"gensweep-attribute\"");
+    else if (gs_rp_jnum(root, "schema_version") != 1)
+        st = gs_error_set(err, GS_ERR_INVALID, name, 0, 0,
+                          "%s schema_version %g is not supported (this gensweep reads 1)", schema,
+                          gs_rp_jnum(root, "schema_version"));
+    if (st != GS_OK) {
+        cJSON_Delete(root);
+        return st;
+    }
+    if (whatif)
+        r->whatif[r->n_whatif++] = root;
+    else if (tuning)
+        r->tuning[r->n_tuning++] = root;
+    else
+        r->attrib[r->n_attrib++] = root;
+    *out = root;
+    return GS_OK;
+}
+
+int gs_rp_gen_index(rep *r, const char *g)
+{
+    for (int i = 0; i < r->n_gens; i++)
+        if (!strcmp(r->gens[i], g)) return i;
+    return -1;
+}
+
+/* Fill jobs (n = size of "jobs"); for the main file also register generations and rows. */
+gs_status gs_rp_load_jobs(rep *r, const cJSON *root, const char *name, rjob **out, size_t *n,
+                          int main_file, gs_error *err)
+{
+    const cJSON *jobs = gs_rp_jget(root, "jobs");
+    size_t cnt = (size_t)cJSON_GetArraySize(jobs);
+    rjob *js = gs_calloc(cnt ? cnt : 1, sizeof *js);
+    if (!js) return gs_error_set(err, GS_ERR_NOMEM, name, 0, 0, "out of memory");
+    size_t i = 0;
+    const cJSON *o;
+    cJSON_ArrayForEach(o, jobs)
+    {
+        rjob *j = &js[i];
+        if (!cJSON_IsObject(o)) {
+            gs_free(js);
+            return gs_error_set(err, GS_ERR_INVALID, name, 0, 0, "jobs[%zu] is not an object", i);
+        }
+        j->o = o;
+        j->id = gs_rp_jstr(o, "id");
+        j->gen = gs_rp_jstr(o, "generation");
+        j->kernel = gs_rp_jstr(o, "kernel");
+        j->variant = gs_rp_jstr(o, "variant");
+        j->dtype = gs_rp_jstr(o, "dtype");
+        j->status = gs_rp_jstr(o, "status");
+        j->reason = gs_rp_jstr(o, "reason");
+        j->time_ns = gs_rp_jnum(o, "time_ns");
+        if (!*j->id || !*j->gen || !*j->kernel || !*j->status) {
+            gs_free(js);
+            return gs_error_set(err, GS_ERR_INVALID, name, 0, 0,
+                                "jobs[%zu] lacks \"id\", \"generation\", \"kernel\" or \"status\"",
+                                i);
+        }
+        j->size = 1;
+        size_t sl = 0;
+        const cJSON *d;
+        cJSON_ArrayForEach(d, gs_rp_jget(o, "shape"))
+        {
+            double v = cJSON_IsNumber(d) ? d->valuedouble : 0;
+            j->size *= v;
+            int w = snprintf(j->shape + sl, sizeof j->shape - sl, "%s%.0f", sl ? "x" : "", v);
+            if (w > 0 && (size_t)w < sizeof j->shape - sl) sl += (size_t)w;
+        }
+        j->gen_i = gs_rp_gen_index(r, j->gen);
+        j->row_i = -1;
+        if (main_file) {
+            if (j->gen_i < 0) {
+                if (r->n_gens == MAX_GENS) {
+                    gs_free(js);
+                    return gs_error_set(err, GS_ERR_INVALID, name, 0, 0,
+                                        "more than %d generations in one report", MAX_GENS);
+                }
+                r->gens[r->n_gens] = j->gen;
+                j->gen_i = r->n_gens++;
+            }
+            for (size_t k = 0; k < r->n_rows; k++)
+                if (!strcmp(r->rows[k].kernel, j->kernel) &&
+                    !strcmp(r->rows[k].variant, j->variant) && !strcmp(r->rows[k].dtype, j->dtype))
+                    j->row_i = (int)k;
+            if (j->row_i < 0) {
+                krow *nr = gs_realloc(r->rows, (r->n_rows + 1) * sizeof *nr);
+                if (!nr) {
+                    gs_free(js);
+                    return gs_error_set(err, GS_ERR_NOMEM, name, 0, 0, "out of memory");
+                }
+                r->rows = nr;
+                r->rows[r->n_rows] = (krow){j->kernel, j->variant, j->dtype};
+                j->row_i = (int)r->n_rows++;
+            }
+        }
+        i++;
+    }
+    *out = js;
+    *n = cnt;
+    return GS_OK;
+}
+
+/* The representative job of a kernel row on a generation: the largest shape, preferring one
+ * that has a time. NULL when the row never ran there. */
+const rjob *gs_rp_representative(const rep *r, size_t row, int gen)
+{
+    const rjob *best = NULL;
+    for (size_t i = 0; i < r->n_jobs; i++) {
+        const rjob *j = &r->jobs[i];
+        if (j->row_i != (int)row || j->gen_i != gen) continue;
+        int jt = isfinite(j->time_ns), bt = best && isfinite(best->time_ns);
+        if (!best || (jt && !bt) || (jt == bt && j->size > best->size)) best = j;
+    }
+    return best;
+}
+
+const rjob *gs_rp_find_baseline(const rep *r, const char *id)
+{
+    for (size_t i = 0; i < r->n_bjobs; i++)
+        if (!strcmp(r->bjobs[i].id, id)) return &r->bjobs[i];
+    return NULL;
+}
+
+/* Baseline verdict for a job: 1 regression, -1 improvement, 0 neither; *pct = time change. */
+int gs_rp_baseline_verdict(const rep *r, const rjob *j, const rjob *b, double *pct)
+{
+    *pct = NAN;
+    if (!b) return 0;
+    int fj = gs_rp_status_is_failure(j->status), fb = gs_rp_status_is_failure(b->status);
+    if (isfinite(j->time_ns) && isfinite(b->time_ns) && b->time_ns > 0)
+        *pct = 100.0 * (j->time_ns - b->time_ns) / b->time_ns;
+    if (fj && !fb) return 1;
+    if (!fj && fb) return -1;
+    if (isfinite(*pct) && *pct > r->regress_pct) return 1;
+    if (isfinite(*pct) && *pct < -r->regress_pct) return -1;
+    return 0;
+}
+
+/* ---- sections ---- */
+
+int gs_rp_budget_hit(rep *r)
+{
+    if (r->sb->len <= GS_REPORT_BUDGET_BYTES) return 0;
+    r->cut = 1;
+    return 1;
+}
+
+void gs_rp_section_open(gs_sb *sb, const char *id, const char *title)
+{
+    gs_sb_printf(sb, "<section id=\"%s\"><h2>%s</h2>\n", id, title);
+}
+
+void gs_rp_section_close(gs_sb *sb)
+{
+    gs_sb_puts(sb, "</section>\n");
+}
+
+/* A parameter value with a readable unit. */
+void gs_rp_put_param(gs_sb *sb, double v, const char *unit)
+{
+    if (!isfinite(v)) {
+        gs_sb_puts(sb, "—");
+    } else if (!strcmp(unit, "B")) {
+        static const char *const u[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+        int k = 0;
+        while (k < 4 && fabs(v) >= 1024 && fmod(v, 1024) == 0) {
+            v /= 1024;
+            k++;
+        }
+        gs_sb_printf(sb, "%g %s", v, u[k]);
+    } else if (!strcmp(unit, "Hz")) {
+        gs_sb_printf(sb, "%g GHz", v / 1e9);
+    } else if (!strcmp(unit, "B/s") || !strcmp(unit, "B/ns")) {
+        double gbps = !strcmp(unit, "B/s") ? v / 1e9 : v; /* 1 B/ns = 1 GB/s */
+        if (fabs(gbps) >= 1000)
+            gs_sb_printf(sb, "%.4g TB/s", gbps / 1000);
+        else
+            gs_sb_printf(sb, "%.4g GB/s", gbps);
+    } else if (!strcmp(unit, "ns")) {
+        gs_rp_put_time(sb, v);
+    } else {
+        gs_sb_printf(sb, "%g", v);
+        if (*unit && strcmp(unit, "count") != 0) {
+            gs_sb_puts(sb, " ");
+            gs_rp_text(sb, unit);
+        }
+    }
+}
+
+int gs_rp_worse_status(const char *a, const char *b)
+{
+    return gs_rp_status_index(a) < 0   ? 0
+           : gs_rp_status_index(b) < 0 ? 1
+                                       : gs_rp_status_index(b) > gs_rp_status_index(a);
+}
+
+/* Heatmap colour for a speedup: blue tints above 1, vermillion tints below (Okabe-Ito blue and
+ * vermillion, both distinguishable under the common colour-vision deficiencies). */
+void gs_rp_speedup_style(gs_sb *sb, double s)
+{
+    double t = fabs(log2(s)) / 3.0; /* full colour at 8x either way */
+    if (t > 1) t = 1;
+    int r0 = s >= 1 ? 0x00 : 0xD5, g0 = s >= 1 ? 0x72 : 0x5E, b0 = s >= 1 ? 0xB2 : 0x00;
+    int rr = (int)(255 + (r0 - 255) * t * 0.75), gg = (int)(255 + (g0 - 255) * t * 0.75),
+        bb = (int)(255 + (b0 - 255) * t * 0.75);
+    gs_sb_printf(sb, " style=\"background:#%02x%02x%02x%s\"", rr, gg, bb,
+                 t > 0.6 ? ";color:#fff" : "");
+}
+
+/* A trace path is linked only when it is relative and stays below the report's folder. */
+int gs_rp_safe_relative_link(const char *p)
+{
+    if (!*p || p[0] == '/' || p[0] == '\\' || strstr(p, "..") || strchr(p, ':') || strstr(p, "//"))
+        return 0;
+    for (const char *c = p; *c; c++)
+        if ((unsigned char)*c < 0x21 || *c == '"' || *c == '\'' || *c == '<' || *c == '>' ||
+            *c == '#' || *c == '?')
+            return 0;
+    return 1;
+}
