@@ -15,7 +15,7 @@ void gs_help_report(void)
     printf("usage: gensweep report RESULTS.json [-o report.html] [--baseline BASE.json]\n"
            "                       [--base-gen NAME] [--threshold PCT]\n"
            "                       [--whatif WHATIF.json]... [--tuning TUNING.json]...\n"
-           "                       [--attribute ATTRIBUTE.json]...\n\n"
+           "                       [--attribute ATTRIBUTE.json]... [--calibration CALIB.json]\n\n"
            "Write the self-contained HTML performance report for a results file (no model runs):\n"
            "first the verdict per generation pair (geomean speedup, what bounds each kernel\n"
            "class, what changed and, with --attribute, how much each change explains), the\n"
@@ -30,6 +30,7 @@ void gs_help_report(void)
            "  --whatif FILE     add a gensweep whatif result (sensitivity curves)\n"
            "  --tuning FILE     add a tuning file (configs/tuning/GEN.json: tuning gains)\n"
            "  --attribute FILE  add a gensweep attribute result (attribute.json)\n"
+           "  --calibration FILE  add gensweep calibrate --json results (model vs measured)\n"
            "exit status: 0 written, 2 usage error or unreadable/invalid results file\n");
 }
 
@@ -43,7 +44,7 @@ int gs_cmd_report(int argc, char **argv)
         int has_value = i + 1 < argc;
         if (!strcmp(a, "-o") || !strcmp(a, "--out") || !strcmp(a, "--baseline") ||
             !strcmp(a, "--base-gen") || !strcmp(a, "--threshold") || !strcmp(a, "--whatif") ||
-            !strcmp(a, "--tuning") || !strcmp(a, "--attribute")) {
+            !strcmp(a, "--tuning") || !strcmp(a, "--attribute") || !strcmp(a, "--calibration")) {
             if (!has_value) {
                 fprintf(stderr, "gensweep report: option %s needs a value\n", a);
                 return GS_EXIT_USAGE;
@@ -52,11 +53,13 @@ int gs_cmd_report(int argc, char **argv)
             if (!strcmp(a, "--baseline")) {
                 base = v;
             } else if (!strcmp(a, "--whatif") || !strcmp(a, "--tuning") ||
-                       !strcmp(a, "--attribute")) {
+                       !strcmp(a, "--attribute") || !strcmp(a, "--calibration")) {
                 if (opts.n_extra == GS_REPORT_MAX_EXTRA) {
-                    fprintf(stderr,
-                            "gensweep report: at most %d --whatif/--tuning/--attribute files\n",
-                            GS_REPORT_MAX_EXTRA);
+                    fprintf(
+                        stderr,
+                        "gensweep report: at most %d --whatif/--tuning/--attribute/--calibration "
+                        "files\n",
+                        GS_REPORT_MAX_EXTRA);
                     return GS_EXIT_USAGE;
                 }
                 extra[opts.n_extra++] = v;

@@ -144,7 +144,8 @@ void gs_help_sweep(void)
         "                      [-j N] [--shard I/N] [--out DIR] [--baseline FILE|DIR]...\n"
         "                      [--threshold 2%%] [--set KEY=VALUE]... [--timeout SECONDS]\n"
         "                      [--mem-limit SIZE] [--quiet] [--trace-dir DIR] [--no-tuning]\n"
-        "                      [--no-report] [--timelines | --no-timelines]\n\n"
+        "                      [--no-report] [--timelines | --no-timelines]\n"
+        "                      [--calibration CASES.yaml|CALIBRATION.json]\n\n"
         "Run every selected kernel on every generation, each job in its own process, and write\n"
         "results.json (harness/RESULTS.md), results.csv, junit.xml and report.html to DIR.\n"
         "  --configs      config files or directories of *.yaml (default: ./configs if it\n"
@@ -163,6 +164,9 @@ void gs_help_sweep(void)
         "  --trace-dir D  also write each job's Perfetto trace into D\n"
         "  --no-tuning    ignore configs/tuning/<gen>.json (tuned default params)\n"
         "  --timelines    aggregated timelines for every job (default: check jobs only)\n"
+        "  --calibration F  add a model-vs-measured section to the report: a case file\n"
+        "                 (calibration/cases.yaml: run on the sweep's configs, results in\n"
+        "                 DIR/calibration.json) or a gensweep calibrate --json result\n"
         "exit status: 0 all passed (or cleanly unsupported / does-not-fit); 1 a job failed,\n"
         "crashed, timed out or deadlocked, a regression, or interrupted; 2 usage error\n",
         GS_SWEEP_DEFAULT_TIMEOUT);
@@ -206,6 +210,9 @@ int gs_cmd_sweep(int argc, char **argv)
             o.trace_dir = argv[i];
         } else if (!strcmp(a, "--no-report")) {
             o.no_report = 1;
+        } else if (!strcmp(a, "--calibration")) {
+            if (!need(argc, argv, &i)) return GS_EXIT_USAGE;
+            o.calibration = argv[i];
         } else if (!strcmp(a, "--timelines")) {
             o.timelines = 1;
         } else if (!strcmp(a, "--no-timelines")) {

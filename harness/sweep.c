@@ -22,6 +22,7 @@
 #include "gs/strbuf.h"
 #include "record.h"
 #include "results.h"
+#include "calibrate.h"
 #include "worker.h"
 
 #include "report.h"
@@ -872,6 +873,55 @@ static void print_summary(const cJSON *doc, double total_s)
     }
 }
 
+/* The calibration results for the report: a calibrate --json file as given, or a case file run
+ * on the sweep's configs (and --set) with the results written to out_dir/calibration.json.
+ * Problems are printed; the report then goes without the section. */
+static gs_status sweep_calibration(const gs_sweep_opts *o, char *path, size_t size)
+{
+    const char *c = o->calibration;
+    const size_t n = strlen(c);
+    if (n > 5 && !strcmp(c + n - 5, ".json")) {
+        snprintf(path, size, "%s", c);
+        return GS_OK;
+    }
+    gs_sweep_opts co = *o;
+    co.quiet = 1;
+    co.no_report = 1;
+    co.n_baselines = 0;
+    co.shard_index = co.shard_count = 0;
+    gs_diags d;
+    gs_diags_init(&d);
+    gs_calib *cal = gs_calib_load(c, &co, &d);
+    if (!cal) {
+        for (size_t i = 0; i < d.count; i++)
+            fprintf(stderr, "gensweep sweep: --calibration: %s:%d:%d: %s\n", d.items[i].file,
+                    d.items[i].line, d.items[i].column, d.items[i].message);
+        gs_diags_free(&d);
+        return GS_ERR_INVALID;
+    }
+    gs_diags_free(&d);
+    gs_error err;
+    gs_error_clear(&err);
+    cJSON *doc = gs_calib_run(cal, NULL, &err);
+    gs_calib_free(cal);
+    if (!doc) {
+        fprintf(stderr, "gensweep sweep: --calibration: %s\n", err.message);
+        return err.code;
+    }
+    snprintf(path, size, "%s/calibration.json", o->out_dir ? o->out_dir : GS_SWEEP_DEFAULT_OUT);
+    char *text = cJSON_Print(doc);
+    cJSON_Delete(doc);
+    FILE *f = text ? fopen(path, "w") : NULL;
+    int ok = f && fputs(text, f) >= 0;
+    if (f && fclose(f) != 0) ok = 0;
+    cJSON_free(text);
+    if (!ok) {
+        fprintf(stderr, "gensweep sweep: --calibration: cannot write %s\n", path);
+        return GS_ERR_IO;
+    }
+    return GS_OK;
+}
+
 int gs_sweep_main(const gs_sweep_opts *o)
 {
     gs_sweep *s = gs_sweep_create(o);
@@ -973,6 +1023,9 @@ int gs_sweep_main(const gs_sweep_opts *o)
                 extra[ro.n_extra] = tpaths[ro.n_extra];
                 ro.n_extra++;
             }
+        char cpath[4096];
+        if (o->calibration && ro.n_extra < 8 && sweep_calibration(o, cpath, sizeof cpath) == GS_OK)
+            extra[ro.n_extra++] = cpath;
         ro.extra_paths = extra;
         if (gs_report_write_opts(path, rb, html, &ro, &err) != GS_OK) {
             char buf[2048];

@@ -49,6 +49,7 @@ typedef struct gs_sweep_opts {
     int no_tuning;         /* ignore configs/tuning/<gen>.json */
     int no_report;         /* do not write report.html */
     int timelines;         /* -1 default (check jobs only), 0 none, 1 every job */
+    const char *calibration; /* case file (.yaml: run) or calibrate --json result, or NULL */
 } gs_sweep_opts;
 
 #define GS_SWEEP_DEFAULT_OUT "build/sweep"

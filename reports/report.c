@@ -62,6 +62,7 @@ static void render_page(rep *r)
                    "<a href=\"#verdict\">Verdict</a><a href=\"#heatmap\">Speedups</a>"
                    "<a href=\"#rooflines\">Rooflines</a><a href=\"#summary\">Summary</a>"
                    "<a href=\"#generations\">Generations</a>"
+                   "<a href=\"#calibration\">Model vs measured</a>"
                    "<a href=\"#portability\">Portability</a><a href=\"#engines\">Engines</a>"
                    "<a href=\"#timelines\">Timelines</a><a href=\"#correctness\">Correctness</a>"
                    "<a href=\"#baseline\">Baseline</a><a href=\"#variants\">Variants</a>"
@@ -77,6 +78,7 @@ static void render_page(rep *r)
                    "<span id=\"f-count\" class=\"note\"></span></div>\n");
     gs_rp_sec_summary(r);
     gs_rp_sec_generations(r);
+    gs_rp_sec_calibration(r);
     gs_rp_sec_portability(r);
     gs_rp_sec_engines(r);
     gs_rp_sec_timelines(r);

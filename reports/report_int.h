@@ -53,6 +53,8 @@ typedef struct rep {
     int n_tuning;
     const cJSON *attrib[GS_REPORT_MAX_EXTRA]; /* "gensweep-attribute" documents */
     int n_attrib;
+    const cJSON *calib[GS_REPORT_MAX_EXTRA]; /* "gensweep-calibration" documents */
+    int n_calib;
     int base_gen;
     int base_given;    /* --base-gen: speedups against it instead of the previous generation */
     int answer_timing; /* the answer sections use the timing-only (perf) jobs: some exist */
@@ -125,5 +127,6 @@ void gs_rp_sec_correctness(rep *r);
 void gs_rp_sec_baseline(rep *r);
 void gs_rp_sec_variants(rep *r);
 void gs_rp_sec_whatif(rep *r);
+void gs_rp_sec_calibration(rep *r); /* report_calibration.c */
 
 #endif

@@ -345,11 +345,13 @@ gs_status gs_rp_parse_extra(rep *r, const char *text, const char *name, cJSON **
     const char *schema = gs_rp_jstr(root, "schema");
     int whatif = !strcmp(schema, "gensweep-whatif"), tuning = !strcmp(schema, "gensweep-tuning");
     int attrib = !strcmp(schema, "gensweep-attribute");
+    int calib = !strcmp(schema, "gensweep-calibration");
     gs_status st = GS_OK;
-    if (!whatif && !tuning && !attrib)
+    if (!whatif && !tuning && !attrib && !calib)
         st = gs_error_set(err, GS_ERR_INVALID, name, 0, 0,
-                          "not a what-if, tuning or attribution file: \"schema\" is none of "
-                          "\"gensweep-whatif\", \"gensweep-tuning\", \"gensweep-attribute\"");
+                          "not a what-if, tuning, attribution or calibration file: \"schema\" is "
+                          "none of \"gensweep-whatif\", \"gensweep-tuning\", "
+                          "\"gensweep-attribute\", \"gensweep-calibration\"");
     else if (gs_rp_jnum(root, "schema_version") != 1)
         st = gs_error_set(err, GS_ERR_INVALID, name, 0, 0,
                           "%s schema_version %g is not supported (this gensweep reads 1)", schema,
@@ -362,6 +364,8 @@ gs_status gs_rp_parse_extra(rep *r, const char *text, const char *name, cJSON **
         r->whatif[r->n_whatif++] = root;
     else if (tuning)
         r->tuning[r->n_tuning++] = root;
+    else if (calib)
+        r->calib[r->n_calib++] = root;
     else
         r->attrib[r->n_attrib++] = root;
     *out = root;

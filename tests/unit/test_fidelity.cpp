@@ -264,3 +264,32 @@ TEST(RunFidelity, MatmulSchedulesShrinkTheirTilesToFitASmallCore)
             << r.out << r.err;
     }
 }
+
+TEST(Calibrate, TheReportShowsModelVsMeasured)
+{
+    // a sweep given the case file runs it on its configs and puts the section in its report
+    const std::string out = tmp("sweep");
+    CliRun r = gensweep("sweep --kernels elementwise_add --suite check -j 2 --quiet --out '" + out +
+                        "' --calibration calibration/cases.yaml");
+    ASSERT_EQ(r.rc, 0) << r.out << r.err;
+    const std::string html = slurp(out + "/report.html");
+    const size_t at = html.find("id=\"calibration\"");
+    ASSERT_NE(at, std::string::npos);
+    const std::string sec = html.substr(at, html.find("</section>", at) - at);
+    EXPECT_NE(sec.find("dmao-4x4096"), std::string::npos) << sec;
+    EXPECT_NE(sec.find("Geometric-mean error factor"), std::string::npos) << sec;
+    EXPECT_NE(sec.find("nki-dma-overview"), std::string::npos) << sec; // the cited page
+    Json cal(out + "/calibration.json");
+    ASSERT_NE(cal.doc, nullptr);
+    EXPECT_STREQ(cJSON_GetObjectItemCaseSensitive(cal.doc, "schema")->valuestring,
+                 "gensweep-calibration");
+    // report --calibration takes the written results; without it the section says how
+    r = gensweep("report '" + out + "/results.json' -o '" + out + "/r2.html' --calibration '" +
+                 out + "/calibration.json'");
+    ASSERT_EQ(r.rc, 0) << r.err;
+    EXPECT_NE(slurp(out + "/r2.html").find("dmao-128x128"), std::string::npos);
+    r = gensweep("report '" + out + "/results.json' -o '" + out + "/r3.html'");
+    ASSERT_EQ(r.rc, 0) << r.err;
+    EXPECT_NE(slurp(out + "/r3.html").find("No calibration results given"), std::string::npos);
+    std::system(("rm -rf '" + out + "'").c_str());
+}
