@@ -191,6 +191,36 @@ void gs_record_write_job(gs_sb *sb, const gs_record_job_info *r)
             gs_sb_json_str(sb, gs_engine_name((gs_engine)e));
         }
         gs_sb_putc(sb, ']');
+        /* the DMA structure: per engine and per queue ID, summed over the cores used */
+        key(sb, &f, "dma");
+        gs_sb_putc(sb, '{');
+        int dm = 1;
+        knum(sb, &dm, "engines", st->dma_engines_per_core);
+        knum(sb, &dm, "queues", st->queues_per_core);
+        const unsigned ne = GS_MIN(st->dma_engines_per_core, (unsigned)GS_MAX_QUEUES);
+        const unsigned nq = GS_MIN(st->queues_per_core, (unsigned)GS_MAX_QUEUES);
+        const unsigned nc = GS_MIN(GS_MAX(st->cores_used, 1u), (unsigned)GS_MAX_CORES);
+        static const char *const arrays[] = {"engine_busy_ns", "engine_bytes", "queue_busy_ns",
+                                             "queue_bytes", "queue_transfers"};
+        for (int a = 0; a < 5; a++) {
+            key(sb, &dm, arrays[a]);
+            gs_sb_putc(sb, '[');
+            const unsigned n = a < 2 ? ne : nq;
+            for (unsigned x = 0; x < n; x++) {
+                double v = 0;
+                for (unsigned c = 0; c < nc; c++) {
+                    if (a == 0) v += st->dma_engine[c][x].busy_ns;
+                    if (a == 1) v += st->dma_engine[c][x].bytes;
+                    if (a == 2) v += st->queue[c][x].busy_ns;
+                    if (a == 3) v += st->queue[c][x].bytes;
+                    if (a == 4) v += (double)st->queue[c][x].transfers;
+                }
+                if (x) gs_sb_putc(sb, ',');
+                gs_sb_json_num(sb, v);
+            }
+            gs_sb_putc(sb, ']');
+        }
+        gs_sb_putc(sb, '}');
         key(sb, &f, "first_instr");
         gs_sb_putc(sb, '{');
         int fi = 1;
@@ -249,6 +279,7 @@ void gs_record_write_job(gs_sb *sb, const gs_record_job_info *r)
                                                 "hbm_ceiling_gbps",
                                                 "memory_ceiling_gbps",
                                                 "compute_engines",
+                                                "dma",
                                                 "first_instr",
                                                 "bottleneck",
                                                 "critical_path_ns",
