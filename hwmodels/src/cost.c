@@ -22,6 +22,8 @@
 
 #include <math.h>
 
+#include "gs/family.h"
+
 #define GS_NS_PER_S 1e9
 
 void gs_cost_state_init(gs_cost_state *s)
@@ -214,6 +216,10 @@ static double simd_cycles(const gs_config *c, const gs_instr *in, gs_cost_state 
 
 double gs_cost_compute_cycles(const gs_config *c, const gs_instr *in, gs_cost_state *st)
 {
+    /* the family's cost override first (gs/family.h); NULL hook or 0: the formulas here */
+    const gs_family *f = gs_family_find(c->family);
+    double cy;
+    if (f && f->compute_cycles && f->compute_cycles(c, in, &cy)) return cy;
     switch (in->engine) {
     case GS_ENG_TENSOR:
         return tensor_cycles(c, in);
@@ -279,10 +285,12 @@ static double out_elems(const gs_instr *in)
 
 double gs_cost_tensor_flops(const gs_instr *in)
 {
-    if (in->op != GS_OP_MATMUL) return 0.0;
+    if (in->op != GS_OP_MATMUL && in->op != GS_OP_MATMUL_MX) return 0.0;
     double K = in->in[0].part_count;
     double M = (double)gs_ap_free_elems(&in->in[0]);
     double N = (double)gs_ap_free_elems(&in->in[1]);
+    if (in->op == GS_OP_MATMUL_MX) return 2.0 * (4.0 * K) * M * N; /* four values per element */
+    if (in->flags & GS_F_DOUBLE_ROW) return 2.0 * (2.0 * K) * (M / 2.0) * (N / 2.0);
     return 2.0 * K * M * N;
 }
 
@@ -290,6 +298,7 @@ double gs_cost_flops(const gs_instr *in)
 {
     switch (in->op) {
     case GS_OP_MATMUL:
+    case GS_OP_MATMUL_MX:
         return gs_cost_tensor_flops(in);
     /* Pure data movement: no arithmetic (transpose multiplies by an identity, but that is an
      * implementation detail, not useful work). */
