@@ -145,7 +145,8 @@ static double tensor_cycles(const gs_config *c, const gs_instr *in)
     double K = in->in[0].part_count;
     double M = (double)gs_ap_free_elems(&in->in[0]);
     double N, rate;
-    if (in->op == GS_OP_MATMUL) {
+    if (in->op == GS_OP_MATMUL || in->op == GS_OP_MATMUL_MX) {
+        /* matmul_mx: M and N in x4 columns, each at rate(x4) columns per cycle */
         N = (double)gs_ap_free_elems(&in->in[1]);
         rate = GS_MIN(t->rate[in->in[0].dtype].v, t->rate[in->in[1].dtype].v);
     } else {
