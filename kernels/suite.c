@@ -18,6 +18,7 @@ static const gs_kernel_def *const kernels[] = {
     &gs_kernel_mlp,
     &gs_kernel_avgpool2d,
     &gs_kernel_matmul_fp8,
+    &gs_kernel_matmul_mx,
 };
 
 size_t gs_suite_count(void)

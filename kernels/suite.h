@@ -79,6 +79,7 @@ extern const gs_kernel_def gs_kernel_bmm;
 extern const gs_kernel_def gs_kernel_mlp;
 extern const gs_kernel_def gs_kernel_avgpool2d;
 extern const gs_kernel_def gs_kernel_matmul_fp8;
+extern const gs_kernel_def gs_kernel_matmul_mx;
 
 #ifdef __cplusplus
 }
