@@ -150,6 +150,10 @@ TEST(CliConfig, ListGens)
         << r.out;
     EXPECT_TRUE(has(r.out, "gen3             gen3        8     78.6     19.7    157.3      2900"))
         << r.out;
+    EXPECT_TRUE(has(
+        r.out,
+        "gen4             gen4        8     78.6     19.7    157.3      4900      32.0    314.6"))
+        << r.out;
     EXPECT_FALSE(has(r.out, "gen3-2x-sbuf")) << "what-if subdirectory is not listed";
     CliRun d = gensweep("list gens"); // default: configs/ of the current directory
     EXPECT_EQ(d.rc, 0) << d.err;
