@@ -257,6 +257,34 @@ TEST(DoubleRow, BuilderRules)
     }
 }
 
+// Hardware descriptor generation (v3 DGE): no per-descriptor software cost; switched off, each
+// descriptor costs descriptor_overhead again.
+TEST(Gen3, DescriptorGenerationInHardware)
+{
+    Cfg c;
+    load(c, "extends: gen3\n");
+    ASSERT_NE(c.c, nullptr) << c.errors();
+    Prog g(c.c);
+    int64_t shape[2] = {128, 2048};
+    gs_error err;
+    int32_t id = gs_program_add_tensor(g.p, "A", GS_BF16, GS_TENSOR_INPUT, 2, shape, &err);
+    ASSERT_GE(id, 0);
+    gs_tensor A{};
+    A.id = id;
+    A.dtype = GS_BF16;
+    A.ndim = 2;
+    A.shape[0] = 128;
+    A.shape[1] = 2048;
+    gs_pool *sb = gs_pool_create(g.kb, GS_MEM_SBUF, "x", 1, 4096);
+    gs_tile t = gs_tile_alloc(sb, GS_BF16, 128, 2048);
+    ASSERT_EQ(gs_dma_copy(g.kb, t.ap, gs_hbm_rows(&A, 0, 128, 0, 2048), 0), GS_OK) << g.error();
+    const gs_instr *in = gs_program_instr(g.p, 0);
+    EXPECT_EQ(gs_cost_dma(c.c, in).setup_ns, 0.0);
+    ASSERT_EQ(gs_config_set(c.c, "core.dma.hw_descriptors=false", &c.d), GS_OK);
+    EXPECT_EQ(gs_cost_dma(c.c, in).setup_ns, 128.0 * c.c->dma.descriptor_overhead.v);
+    EXPECT_GT(c.c->dma.descriptor_overhead.v, 0.0);
+}
+
 // ---- gen4: MX matmul and Quantize-MX ----
 
 // quantize_mx then matmul_mx of the quantised operands: checked against the dtype module's
