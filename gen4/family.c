@@ -7,6 +7,8 @@
  *    one E8M0 scale per group of 32 values along the contraction (8 partitions x 4 values),
  *    scales held in the SBUF partition quadrant of their group; contraction up to 512 values
  *    (128 partitions x 4) per instruction at 4x the bf16 throughput; fp32 or bf16 output.
+ *  - bf16 matmul results in PSUM (engines.tensor.bf16_psum): nc_matmul may write, and add to, a
+ *    bf16 PSUM tile; the array accumulates in fp32 and the result is rounded (RNE) on write.
  *  - Quantize-MX on the vector engine: bf16/fp16 source in SBUF to MXFP8 x4 data and E8M0
  *    scales in SBUF (no fp4 output), four input elements per partition per cycle.
  * Semantics: gs/isa.h and hwmodels/src/exec.c; builder rules: hwmodels/src/kb.c from the caps
@@ -58,6 +60,7 @@ static void caps_fixup(const gs_config *c, gs_caps *caps)
                 caps->mx_dtypes |= 1u << t;
         }
     }
+    caps->matmul_bf16_psum = c->tensor.bf16_psum;
     /* Quantize-MX writes MXFP8 only (no fp4 output) */
     if (c->ops & (1ull << GS_OP_QUANTIZE_MX))
         for (int t = GS_FP8_E4M3_X4; t <= GS_FP8_E5M2_X4; t++)
@@ -83,8 +86,8 @@ const gs_family gs_family_gen4 = {
     .name = "gen4",
     .summary = "NeuronCore-v4 class: MX matmul (MXFP8/MXFP4, K up to 512 at 4x bf16), "
                "Quantize-MX, fp8 double row",
-    .features =
-        (1u << GS_FEAT_FP8_DOUBLE_ROW) | (1u << GS_FEAT_MX_MATMUL) | (1u << GS_FEAT_QUANTIZE_MX),
+    .features = (1u << GS_FEAT_FP8_DOUBLE_ROW) | (1u << GS_FEAT_MX_MATMUL) |
+                (1u << GS_FEAT_QUANTIZE_MX) | (1u << GS_FEAT_BF16_PSUM),
     .isa_ops = (1ull << GS_OP_MATMUL_MX) | (1ull << GS_OP_QUANTIZE_MX),
     .validate = validate,
     .caps_fixup = caps_fixup,

@@ -298,6 +298,7 @@ static const special_def specials[] = {
     {"engines.tensor", SK_MAP},
     {"engines.tensor.rate", SK_MAP},
     {"engines.tensor.double_row", SK_BOOL},
+    {"engines.tensor.bf16_psum", SK_BOOL},
     {"engines.vector", SK_MAP},
     {"engines.vector.present", SK_BOOL},
     {"engines.vector.elems_per_cycle", SK_MAP},
@@ -1492,6 +1493,8 @@ static void walk_map(loader *L, node *m, const char *path)
                 L->c->dma.hw_descriptors = b;
             } else if (!strcmp(full, "engines.tensor.double_row")) {
                 L->c->tensor.double_row = b;
+            } else if (!strcmp(full, "engines.tensor.bf16_psum")) {
+                L->c->tensor.bf16_psum = b;
             }
             break;
         }
@@ -1909,7 +1912,7 @@ void gs_config_free(gs_config *c)
 /* --set                                                                                      */
 
 static const char *const set_bools[] = {"core.dma.transpose", "core.dma.hw_descriptors",
-                                        "engines.tensor.double_row"};
+                                        "engines.tensor.double_row", "engines.tensor.bf16_psum"};
 
 static void trim(char *s)
 {
@@ -1980,8 +1983,10 @@ gs_status gs_config_set(gs_config *c, const char *assignment, gs_diags *diags)
             restore_loc = 1;
         } else if (bi == 1) {
             copy.dma.hw_descriptors = b;
-        } else {
+        } else if (bi == 2) {
             copy.tensor.double_row = b;
+        } else {
+            copy.tensor.bf16_psum = b;
         }
     } else {
         if (impls[fi].engine >= 0 && !gs_config_has_engine(c, (gs_engine)impls[fi].engine)) {
@@ -2196,6 +2201,8 @@ static void on_open(FILE *out, const gs_config *c, const char *section, size_t l
     if (!strcmp(section, "engines.tensor")) {
         indent(out, level);
         fprintf(out, "double_row: %s\n", c->tensor.double_row ? "true" : "false");
+        indent(out, level);
+        fprintf(out, "bf16_psum: %s\n", c->tensor.bf16_psum ? "true" : "false");
     }
     int e = engine_of_path(section);
     if (e >= 0 && !strchr(section + 8, '.')) {

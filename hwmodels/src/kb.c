@@ -1286,8 +1286,12 @@ gs_status gs_matmul_at(gs_kb *kb, const char *file, int line, gs_ap psum, gs_ap 
     gs_instr in;
     instr_init(&in, GS_OP_MATMUL, GS_ENG_TENSOR);
     const gs_caps *c = &kb->caps;
-    REQUIRE(psum.space == GS_MEM_PSUM && psum.dtype == GS_FP32, GS_ERR_INVALID,
-            "matmul: output must be an fp32 PSUM tile");
+    REQUIRE(psum.space == GS_MEM_PSUM &&
+                (psum.dtype == GS_FP32 || (psum.dtype == GS_BF16 && c->matmul_bf16_psum)),
+            GS_ERR_INVALID, "matmul: output must be an fp32 PSUM tile%s",
+            c->matmul_bf16_psum ? " or a bf16 one"
+                                : " (bf16 PSUM output needs engines.tensor.bf16_psum, a "
+                                  "NeuronCore-v4 family feature)");
     REQUIRE(stationary.space == GS_MEM_SBUF && moving.space == GS_MEM_SBUF, GS_ERR_INVALID,
             "matmul: stationary and moving operands must be in SBUF");
     REQUIRE((c->matmul_dtypes & (1u << stationary.dtype)) && (c->matmul_dtypes & (1u << moving.dtype)),

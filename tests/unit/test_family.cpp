@@ -386,6 +386,89 @@ TEST(MX, QuantizeThenMatmulMatchesTheReference)
     EXPECT_DOUBLE_EQ(cycles_of(c.c, qi), std::max(64.0, 4.0 * N / 4.0));
 }
 
+// bf16 matmul results in PSUM (v4): fp32 in the array, rounded to bf16 on write; accumulation
+// adds the bf16 PSUM value in fp32 and rounds again. Switched off (or on gen3): a builder error.
+TEST(Gen4, Bf16PsumOutput)
+{
+    Cfg c;
+    load(c, "extends: gen4\n");
+    ASSERT_NE(c.c, nullptr) << c.errors();
+    const unsigned K = 128, M = 32, N = 64;
+    Prog g(c.c);
+    gs_pool *sb = gs_pool_create(g.kb, GS_MEM_SBUF, "in", 2, 2 * N);
+    gs_pool *ps = gs_pool_create(g.kb, GS_MEM_PSUM, "acc", 1, 2 * N);
+    gs_tile a = gs_tile_alloc(sb, GS_BF16, K, M), b = gs_tile_alloc(sb, GS_BF16, K, N);
+    gs_tile acc = gs_tile_alloc(ps, GS_BF16, M, N);
+    ASSERT_EQ(gs_matmul(g.kb, acc.ap, a.ap, b.ap, 0), GS_OK) << g.error();
+    ASSERT_EQ(gs_matmul(g.kb, acc.ap, a.ap, b.ap, 1), GS_OK) << g.error();
+    gs_error err;
+    gs_mem *mem = gs_mem_create(g.p, &err);
+    ASSERT_NE(mem, nullptr);
+    uint8_t *sbuf = gs_mem_space(mem, GS_MEM_SBUF, 0);
+    size_t pb = gs_config_sbuf_partition_bytes(c.c);
+    std::mt19937 rng(3);
+    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+    std::vector<float> A(K * M), B(K * N);
+    for (unsigned k = 0; k < K; k++) {
+        for (unsigned m = 0; m < M; m++) {
+            uint16_t h = gs_f32_to_bf16(u(rng));
+            A[k * M + m] = gs_bf16_to_f32(h);
+            std::memcpy(sbuf + k * pb + a.ap.offset + 2 * m, &h, 2);
+        }
+        for (unsigned n = 0; n < N; n++) {
+            uint16_t h = gs_f32_to_bf16(u(rng));
+            B[k * N + n] = gs_bf16_to_f32(h);
+            std::memcpy(sbuf + k * pb + b.ap.offset + 2 * n, &h, 2);
+        }
+    }
+    ASSERT_EQ(gs_exec_instr(mem, g.p, 0, &err), GS_OK) << err.message;
+    const uint8_t *psum = gs_mem_space(mem, GS_MEM_PSUM, 0) + acc.ap.offset;
+    size_t ppb = gs_config_psum_partition_bytes(c.c);
+    std::vector<float> first(M * N);
+    int exact = 0;
+    for (unsigned m = 0; m < M; m++)
+        for (unsigned n = 0; n < N; n++) {
+            double ref = 0;
+            for (unsigned k = 0; k < K; k++)
+                ref += (double)A[k * M + m] * B[k * N + n];
+            uint16_t h;
+            std::memcpy(&h, psum + m * ppb + 2 * n, 2);
+            first[m * N + n] = gs_bf16_to_f32(h);
+            // one bf16 rounding of an fp32 sum: within 1 bf16 ulp (+ fp32 accumulation)
+            EXPECT_LE(std::fabs(first[m * N + n] - ref),
+                      std::ldexp(std::fabs(ref), -8) + K * std::ldexp(1.0, -24) * 128);
+            exact += first[m * N + n] == gs_bf16_to_f32(gs_f32_to_bf16((float)ref));
+        }
+    EXPECT_GT(exact, (int)(M * N) * 9 / 10);
+    ASSERT_EQ(gs_exec_instr(mem, g.p, 1, &err), GS_OK) << err.message;
+    for (unsigned m = 0; m < M; m++)
+        for (unsigned n = 0; n < N; n++) {
+            uint16_t h;
+            std::memcpy(&h, psum + m * ppb + 2 * n, 2);
+            // accumulate: result + bf16 value in fp32, rounded to bf16 once more
+            float twice = gs_bf16_to_f32(h);
+            EXPECT_EQ(twice, gs_bf16_to_f32(gs_f32_to_bf16(2.0f * first[m * N + n])))
+                << m << " " << n;
+        }
+    gs_mem_free(mem);
+
+    ASSERT_EQ(gs_config_set(c.c, "engines.tensor.bf16_psum=false", &c.d), GS_OK);
+    Prog off(c.c);
+    gs_pool *sb2 = gs_pool_create(off.kb, GS_MEM_SBUF, "in", 2, 2 * N);
+    gs_pool *ps2 = gs_pool_create(off.kb, GS_MEM_PSUM, "acc", 1, 2 * N);
+    gs_tile a2 = gs_tile_alloc(sb2, GS_BF16, K, M), b2 = gs_tile_alloc(sb2, GS_BF16, K, N);
+    gs_tile acc2 = gs_tile_alloc(ps2, GS_BF16, M, N);
+    EXPECT_EQ(gs_matmul(off.kb, acc2.ap, a2.ap, b2.ap, 0), GS_ERR_INVALID);
+    EXPECT_NE(off.error().find("bf16 PSUM output needs engines.tensor.bf16_psum"),
+              std::string::npos)
+        << off.error();
+    Cfg g3;
+    load(g3, "extends: gen3\nengines:\n  tensor:\n    bf16_psum: true\n");
+    ASSERT_EQ(g3.c, nullptr);
+    EXPECT_NE(g3.errors().find("bf16_psum, which family gen3 does not have"), std::string::npos)
+        << g3.errors();
+}
+
 TEST(MX, BuilderRules)
 {
     Cfg c;

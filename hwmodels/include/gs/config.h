@@ -64,6 +64,8 @@ typedef struct gs_tensor_cfg {
                                      src==NULL: dtype not supported by matmul */
     int double_row;               /* fp8 "double row" matmul: contraction 2 x rows (a family
                                      feature, gs/family.h) */
+    int bf16_psum;                /* matmul may write / accumulate bf16 PSUM (fp32 accumulate in
+                                     the array, rounded on write; a family feature) */
 } gs_tensor_cfg;
 
 /* Vector, scalar and gpsimd engines share this shape. */

@@ -185,6 +185,8 @@ enum {
  *  dma_copy       out[0] <- in[0]; same dtype, same P, same F per row.
  *  dma_transpose  out[0] [F,P] <- in[0] [P,F] (2-byte dtypes).
  *  matmul         out[0] PSUM fp32 [M,N] (+)= in[0]^T [K,M] x in[1] [K,N]. GS_F_ACCUMULATE.
+ *                 A bf16 out[0] (engines.tensor.bf16_psum): the fp32 result, plus the bf16 PSUM
+ *                 value read as fp32 when accumulating, rounded to bf16 on write.
  *                 GS_F_DOUBLE_ROW (fp8 "double row", a family feature): in[0] is [P, 2, M],
  *                 in[1] [P, 2, N] (outermost free dim 2), the contraction runs over the 2P
  *                 (partition, half) pairs: out[m][n] = sum_{p,h} in0[p][h][m] * in1[p][h][n].

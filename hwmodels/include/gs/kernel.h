@@ -57,6 +57,7 @@ typedef struct gs_caps {
     unsigned mx_group;           /* MX scaling group: values sharing one scale (32) */
     uint32_t mx_dtypes;          /* quad-packed dtypes gs_matmul_mx multiplies */
     uint32_t quantize_mx_dtypes; /* quad-packed dtypes gs_quantize_mx produces */
+    int matmul_bf16_psum;        /* gs_matmul may write a bf16 PSUM tile */
 } gs_caps;
 
 typedef struct gs_kb gs_kb;     /* the kernel builder (opaque) */
