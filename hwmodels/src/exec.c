@@ -323,7 +323,7 @@ static gs_status exec_matmul_mx(gs_mem *m, const gs_instr *in, gs_error *err)
     float *a = scratch(m, 0, K * M), *b = scratch(m, 1, K * N);
     if (!a || !b) return gs_error_set(err, GS_ERR_NOMEM, in->file, in->line, 0, "out of memory");
     gs_status rc = mx_decode(m, in, err, st, &in->in[2], a, 2);
-    if (rc == GS_OK) rc = mx_decode(m, in, err, mv, &in->in[3], b, 3);
+    if (rc == GS_OK) rc = mx_decode(m, in, err, mv, GS_MX_MOVING_SCALE(in), b, 3);
     if (rc != GS_OK) return rc;
     return mm_finish(m, in, err, a, b, K, M, N);
 }

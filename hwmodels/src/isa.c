@@ -471,6 +471,11 @@ void gs_instr_format(const gs_program *p, size_t i, char *buf, size_t size)
         out_str(&o, k ? ", " : " ");
         out_str(&o, ap);
     }
+    if (in->op == GS_OP_MATMUL_MX) {
+        gs_ap_format(GS_MX_MOVING_SCALE(in), ap, sizeof ap);
+        out_str(&o, ", ");
+        out_str(&o, ap);
+    }
     switch (in->op) {
     case GS_OP_MATMUL:
         out_str(&o, (in->flags & GS_F_ACCUMULATE) ? " acc=1" : " acc=0");

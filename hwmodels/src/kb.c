@@ -994,7 +994,7 @@ static int inherit_history(gs_kb *kb, const gs_pool *pool)
 static const char *operand_name(int is_out, int k)
 {
     static const char *const outs[GS_INSTR_MAX_OUT] = {"out0", "out1"};
-    static const char *const ins[GS_INSTR_MAX_IN] = {"in0", "in1", "in2", "in3"};
+    static const char *const ins[GS_INSTR_MAX_IN] = {"in0", "in1", "in2"};
     if (k < 0) return "?";
     if (is_out) return k < GS_INSTR_MAX_OUT ? outs[k] : "out?";
     return k < GS_INSTR_MAX_IN ? ins[k] : "in?";
@@ -1137,8 +1137,8 @@ static gs_status emit(gs_kb *kb, const char *file, int line, gs_instr *in)
         return kb->err.code;
 
     kb->n_deps = 0;
-    access accs[GS_INSTR_MAX_IN + GS_INSTR_MAX_OUT + 1];
-    const gs_ap *aps[GS_INSTR_MAX_IN + GS_INSTR_MAX_OUT + 1];
+    access accs[GS_INSTR_MAX_IN + GS_INSTR_MAX_OUT + 2];
+    const gs_ap *aps[GS_INSTR_MAX_IN + GS_INSTR_MAX_OUT + 2];
     int na = 0;
     for (int k = 0; k < in->n_in; k++) {
         if (in->in[k].tensor < 0) continue;
@@ -1146,6 +1146,14 @@ static gs_status emit(gs_kb *kb, const char *file, int line, gs_instr *in)
         footprint(aps[na], &accs[na]);
         accs[na].write = 0;
         accs[na].slot = (uint8_t)k;
+        na++;
+    }
+    if (in->op == GS_OP_MATMUL_MX) {
+        /* the moving scales: a read, held in the out[1] slot (gs/isa.h) */
+        aps[na] = GS_MX_MOVING_SCALE(in);
+        footprint(aps[na], &accs[na]);
+        accs[na].write = 0;
+        accs[na].slot = GS_INSTR_MAX_IN + 1;
         na++;
     }
     if ((in->op == GS_OP_MATMUL || in->op == GS_OP_MATMUL_MX) && (in->flags & GS_F_ACCUMULATE)) {
@@ -1456,9 +1464,13 @@ gs_status gs_matmul_mx_at(gs_kb *kb, const char *file, int line, gs_ap psum, gs_
     in.in[0] = stationary;
     in.in[1] = moving;
     in.in[2] = st_scale;
-    in.in[3] = mv_scale;
+    *GS_MX_MOVING_SCALE(&in) = mv_scale;
     in.n_out = 1;
-    in.n_in = 4;
+    in.n_in = 3;
+    /* emit checks in[] and out[0]; the moving scales (in the out[1] slot) are checked here */
+    if (check_ap(kb, file, line, &in, &mv_scale, "moving scale") ||
+        check_alignment(kb, file, line, &in, &mv_scale, "moving scale"))
+        return kb->err.code;
     if (accumulate) in.flags |= GS_F_ACCUMULATE;
     return emit(kb, file, line, &in);
 }

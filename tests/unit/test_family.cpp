@@ -3,6 +3,7 @@
 // Every feature test also runs with the feature switched off and expects the difference.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -531,6 +532,36 @@ TEST(MX, BuilderRules)
         setup(g, &x, q, s, &acc);
         EXPECT_EQ(gs_matmul_mx(g.kb, acc.ap, x.ap, s[0].ap, q[1].ap, s[1].ap, 0),
                   GS_ERR_UNSUPPORTED);
+    }
+    {
+        // the moving scales (held in the out[1] slot) are a tracked read: a matmul_mx depends on
+        // the DMA that wrote them, and a later write to them depends on the matmul
+        Prog g(c.c);
+        setup(g, &x, q, s, &acc);
+        int64_t shape[2] = {128, 128};
+        gs_error err;
+        int32_t id = gs_program_add_tensor(g.p, "S", GS_E8M0, GS_TENSOR_INPUT, 2, shape, &err);
+        ASSERT_GE(id, 0);
+        gs_tensor S{};
+        S.id = id;
+        S.dtype = GS_E8M0;
+        S.ndim = 2;
+        S.shape[0] = 128;
+        S.shape[1] = 128;
+        ASSERT_EQ(gs_dma_copy(g.kb, s[1].ap, gs_hbm_rows(&S, 0, 128, 0, 128), 0), GS_OK)
+            << g.error();
+        size_t dma = gs_program_count(g.p) - 1;
+        ASSERT_EQ(gs_matmul_mx(g.kb, gs_tile_view(&acc, 0, 128, 0, 128), q[0].ap, s[0].ap, q[1].ap,
+                               s[1].ap, 0),
+                  GS_OK)
+            << g.error();
+        size_t mm = gs_program_count(g.p) - 1;
+        const gs_instr *in = gs_program_instr(g.p, mm);
+        EXPECT_NE(std::find(in->deps, in->deps + in->n_deps, (uint32_t)dma), in->deps + in->n_deps);
+        ASSERT_EQ(gs_dma_copy(g.kb, s[1].ap, gs_hbm_rows(&S, 0, 128, 0, 128), 1), GS_OK)
+            << g.error();
+        const gs_instr *w = gs_program_instr(g.p, gs_program_count(g.p) - 1);
+        EXPECT_NE(std::find(w->deps, w->deps + w->n_deps, (uint32_t)mm), w->deps + w->n_deps);
     }
     // switched off: the same calls on gen3 (no MX) are unsupported
     Cfg g3;

@@ -177,7 +177,7 @@ enum {
     GS_F_DOUBLE_ROW = 1u << 5, /* matmul: fp8 double-row mode (contraction 2 x partitions) */
 };
 
-#define GS_INSTR_MAX_IN 4 /* matmul_mx: two data and two scale operands */
+#define GS_INSTR_MAX_IN 3
 #define GS_INSTR_MAX_OUT 2
 
 /*
@@ -193,7 +193,9 @@ enum {
  *  matmul_mx      out[0] PSUM fp32 or bf16 [M,N] (+)= MX product (a family feature) of in[0]
  *                 [P, M] (stationary) and in[1] [P, N] (moving), quad-packed MX dtypes whose
  *                 elements hold four values j = 0..3 each, with E8M0 scales in[2] (for in[0])
- *                 and in[3] (for in[1]). The contraction runs over the 4P (partition, j) pairs;
+ *                 and GS_MX_MOVING_SCALE(in) (for in[1]: held in the unused out[1] slot, so
+ *                 instructions keep three input slots and their size; it is read, never
+ *                 written, and the builder derives its dependencies as a read). The contraction runs over the 4P (partition, j) pairs;
  *                 the values of partitions 8g..8g+7 of one element column share one scale,
  *                 held at partition 32*(p/32) + (p%32)/8 of the scale tile, same column:
  *                 out[m][n] = sum_{p,j} st[p][m][j] * S(st)[p][m] * mv[p][n][j] * S(mv)[p][n].
@@ -223,6 +225,9 @@ enum {
  *  gather         out[0][p][:] = row idx[p] of in[0] (an HBM [V, D] tensor view), idx = in[1]
  *                 [P,1] int32; an index outside [0, V) is a run-time error.
  */
+/* matmul_mx's fourth input, the moving operand's scales (see matmul_mx above). */
+#define GS_MX_MOVING_SCALE(instr) (&(instr)->out[1])
+
 typedef struct gs_instr {
     gs_opcode op : 8;
     gs_engine engine : 8;
