@@ -9,6 +9,9 @@
  *    (128 partitions x 4) per instruction at 4x the bf16 throughput; fp32 or bf16 output.
  *  - bf16 matmul results in PSUM (engines.tensor.bf16_psum): nc_matmul may write, and add to, a
  *    bf16 PSUM tile; the array accumulates in fp32 and the result is rounded (RNE) on write.
+ *  - fast exponential on the vector engine (op exponential: exp(x - s) with an optional row
+ *    sum), priced by the generic vector formula at the engine's element rate, with no function
+ *    table to load.
  *  - Quantize-MX on the vector engine: bf16/fp16 source in SBUF to MXFP8 x4 data and E8M0
  *    scales in SBUF (no fp4 output), four input elements per partition per cycle.
  * Semantics: gs/isa.h and hwmodels/src/exec.c; builder rules: hwmodels/src/kb.c from the caps
@@ -87,8 +90,10 @@ const gs_family gs_family_gen4 = {
     .summary = "NeuronCore-v4 class: MX matmul (MXFP8/MXFP4, K up to 512 at 4x bf16), "
                "Quantize-MX, fp8 double row",
     .features = (1u << GS_FEAT_FP8_DOUBLE_ROW) | (1u << GS_FEAT_MX_MATMUL) |
-                (1u << GS_FEAT_QUANTIZE_MX) | (1u << GS_FEAT_BF16_PSUM),
-    .isa_ops = (1ull << GS_OP_MATMUL_MX) | (1ull << GS_OP_QUANTIZE_MX),
+                (1u << GS_FEAT_QUANTIZE_MX) | (1u << GS_FEAT_BF16_PSUM) |
+                (1u << GS_FEAT_VECTOR_EXP),
+    .isa_ops =
+        (1ull << GS_OP_MATMUL_MX) | (1ull << GS_OP_QUANTIZE_MX) | (1ull << GS_OP_EXPONENTIAL),
     .validate = validate,
     .caps_fixup = caps_fixup,
     .compute_cycles = compute_cycles,

@@ -104,6 +104,7 @@ static int in_is_side(const gs_instr *in, int i)
     switch (in->op) {
     case GS_OP_ACTIVATION:
     case GS_OP_TENSOR_SCALAR:
+    case GS_OP_EXPONENTIAL:
         return (i == 1 && (in->flags & GS_F_SCALE_AP)) || (i == 2 && (in->flags & GS_F_BIAS_AP));
     case GS_OP_GATHER:
         return i == 1;
@@ -114,7 +115,7 @@ static int in_is_side(const gs_instr *in, int i)
 
 static int out_is_side(const gs_instr *in, int i)
 {
-    return in->op == GS_OP_ACTIVATION && i == 1;
+    return (in->op == GS_OP_ACTIVATION || in->op == GS_OP_EXPONENTIAL) && i == 1;
 }
 
 static int alu_is_slow(gs_alu op)

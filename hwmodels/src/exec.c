@@ -438,6 +438,20 @@ static gs_status exec_elementwise(gs_mem *m, const gs_instr *in, gs_error *err)
             }
             break;
         }
+        case GS_OP_EXPONENTIAL: {
+            load_row(m, &in->in[0], p, x);
+            float s = operand(m, in, 2, GS_F_BIAS_AP, in->imm[1], p);
+            double acc = 0.0;
+            for (size_t i = 0; i < n; i++) {
+                x[i] = gs_act_apply(GS_ACT_EXP, x[i] - s);
+                acc += x[i];
+            }
+            if (in->flags & GS_F_ACC_OUT) {
+                float a = (float)acc;
+                store_row(m, &in->out[1], p, &a);
+            }
+            break;
+        }
         case GS_OP_TENSOR_TENSOR:
             load_row(m, &in->in[0], p, x);
             load_row(m, &in->in[1], p, y);

@@ -48,6 +48,7 @@ uint32_t gs_config_features(const gs_config *c)
     if (!c) return 0;
     if (c->tensor.double_row) f |= 1u << GS_FEAT_FP8_DOUBLE_ROW;
     if (c->tensor.bf16_psum) f |= 1u << GS_FEAT_BF16_PSUM;
+    if (c->ops & (1ull << GS_OP_EXPONENTIAL)) f |= 1u << GS_FEAT_VECTOR_EXP;
     if (c->ops & (1ull << GS_OP_MATMUL_MX)) f |= 1u << GS_FEAT_MX_MATMUL;
     if (c->ops & (1ull << GS_OP_QUANTIZE_MX)) f |= 1u << GS_FEAT_QUANTIZE_MX;
     return f;

@@ -480,6 +480,12 @@ void gs_instr_format(const gs_program *p, size_t i, char *buf, size_t size)
     case GS_OP_MATMUL:
         out_str(&o, (in->flags & GS_F_ACCUMULATE) ? " acc=1" : " acc=0");
         break;
+    case GS_OP_EXPONENTIAL:
+        if (!(in->flags & GS_F_BIAS_AP)) {
+            out_str(&o, " sub=");
+            out_g(&o, (double)in->imm[1]);
+        }
+        break;
     case GS_OP_ACTIVATION:
         out_str(&o, " func=");
         out_str(&o, gs_act_name(in->act));

@@ -1591,6 +1591,39 @@ gs_status gs_activation_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_
     return emit(kb, file, line, &in);
 }
 
+gs_status gs_exponential_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_ap src,
+                            gs_operand sub, const gs_ap *acc_out)
+{
+    if (!kb || kb->failed) return gs_kb_status(kb);
+    gs_instr in;
+    instr_init(&in, GS_OP_EXPONENTIAL, GS_ENG_VECTOR);
+    REQUIRE(is_onchip(&out) && is_onchip(&src), GS_ERR_INVALID,
+            "exponential: operands must be SBUF/PSUM tiles");
+    REQUIRE(same_shape(&out, &src), GS_ERR_INVALID, "exponential: input and output shapes differ");
+    in.act = GS_ACT_EXP;
+    in.out[0] = out;
+    in.in[0] = src;
+    in.n_out = 1;
+    in.n_in = 3;
+    if (sub.is_ap) {
+        REQUIRE(is_col(&sub.ap, src.part_count), GS_ERR_INVALID,
+                "exponential: per-partition subtrahend must be [%u x 1]", src.part_count);
+        in.in[2] = sub.ap;
+        in.flags |= GS_F_BIAS_AP;
+    } else {
+        in.imm[1] = sub.imm;
+    }
+    if (acc_out) {
+        REQUIRE(is_col(acc_out, src.part_count) && acc_out->dtype == GS_FP32, GS_ERR_INVALID,
+                "exponential: accumulate output must be an fp32 [%u x 1] pattern",
+                src.part_count);
+        in.out[1] = *acc_out;
+        in.n_out = 2;
+        in.flags |= GS_F_ACC_OUT;
+    }
+    return emit(kb, file, line, &in);
+}
+
 gs_status gs_tensor_tensor_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_ap a, gs_ap b,
                               gs_alu op)
 {

@@ -79,7 +79,8 @@ TEST(Family, TableHoldsEveryGeneration)
     char list[128];
     gs_family_list(list, sizeof list);
     EXPECT_STREQ(list, "gen1, gen2, gen3, gen4");
-    EXPECT_EQ(gs_family_extension_ops(), (1ull << GS_OP_MATMUL_MX) | (1ull << GS_OP_QUANTIZE_MX));
+    EXPECT_EQ(gs_family_extension_ops(), (1ull << GS_OP_MATMUL_MX) | (1ull << GS_OP_QUANTIZE_MX) |
+                                             (1ull << GS_OP_EXPONENTIAL));
 }
 
 TEST(Family, UnknownFamilyListsTheKnownOnes)
@@ -467,6 +468,83 @@ TEST(Gen4, Bf16PsumOutput)
     load(g3, "extends: gen3\nengines:\n  tensor:\n    bf16_psum: true\n");
     ASSERT_EQ(g3.c, nullptr);
     EXPECT_NE(g3.errors().find("bf16_psum, which family gen3 does not have"), std::string::npos)
+        << g3.errors();
+}
+
+// v4 fast exponential on the vector engine: exp(x - s) with the row sum, no function table,
+// at the vector engine's element rate. Switched off (op not listed, or on gen3): unsupported /
+// a config error.
+TEST(Gen4, VectorExponential)
+{
+    Cfg c;
+    load(c, "extends: gen4\n");
+    ASSERT_NE(c.c, nullptr) << c.errors();
+    const unsigned P = 128, N = 512;
+    Prog g(c.c);
+    gs_pool *sb = gs_pool_create(g.kb, GS_MEM_SBUF, "x", 2, 2 * N);
+    gs_pool *col = gs_pool_create(g.kb, GS_MEM_SBUF, "c", 2, 4);
+    gs_tile x = gs_tile_alloc(sb, GS_BF16, P, N), y = gs_tile_alloc(sb, GS_BF16, P, N);
+    gs_tile mx = gs_tile_alloc(col, GS_FP32, P, 1), sum = gs_tile_alloc(col, GS_FP32, P, 1);
+    gs_ap sum_ap = sum.ap;
+    ASSERT_EQ(gs_exponential(g.kb, y.ap, x.ap, gs_per_partition(mx.ap), &sum_ap), GS_OK)
+        << g.error();
+    ASSERT_EQ(gs_activation(g.kb, y.ap, x.ap, GS_ACT_EXP, gs_imm(1.0f), gs_imm(0.0f), nullptr),
+              GS_OK)
+        << g.error();
+    const gs_instr *e = gs_program_instr(g.p, 0), *a = gs_program_instr(g.p, 1);
+    double ve = cycles_of(c.c, e);
+    EXPECT_DOUBLE_EQ(ve,
+                     std::max(c.c->vector.min_ii.v, N / c.c->vector.elems_per_cycle[GS_BF16].v));
+    double ns_e = ve / c.c->vector.clock.v, ns_a = cycles_of(c.c, a) / c.c->scalar.clock.v;
+    EXPECT_LT(2 * ns_e, ns_a) << "the vector exponential is at least 2x the scalar activation";
+
+    gs_error err;
+    gs_mem *mem = gs_mem_create(g.p, &err);
+    ASSERT_NE(mem, nullptr);
+    uint8_t *sbuf = gs_mem_space(mem, GS_MEM_SBUF, 0);
+    size_t pb = gs_config_sbuf_partition_bytes(c.c);
+    std::mt19937 rng(9);
+    std::uniform_real_distribution<float> u(-4.0f, 4.0f);
+    std::vector<float> X(P * N), M(P);
+    for (unsigned p = 0; p < P; p++) {
+        M[p] = u(rng);
+        std::memcpy(sbuf + p * pb + mx.ap.offset, &M[p], 4);
+        for (unsigned i = 0; i < N; i++) {
+            uint16_t h = gs_f32_to_bf16(u(rng));
+            X[p * N + i] = gs_bf16_to_f32(h);
+            std::memcpy(sbuf + p * pb + x.ap.offset + 2 * i, &h, 2);
+        }
+    }
+    ASSERT_EQ(gs_exec_instr(mem, g.p, 0, &err), GS_OK) << err.message;
+    for (unsigned p = 0; p < P; p += 9) {
+        double s = 0;
+        for (unsigned i = 0; i < N; i++) {
+            float r = std::exp(X[p * N + i] - M[p]);
+            s += r;
+            uint16_t h;
+            std::memcpy(&h, sbuf + p * pb + y.ap.offset + 2 * i, 2);
+            EXPECT_NEAR(gs_bf16_to_f32(h), r, std::ldexp(std::fabs(r), -8)) << p << " " << i;
+        }
+        float got;
+        std::memcpy(&got, sbuf + p * pb + sum.ap.offset, 4);
+        EXPECT_NEAR(got, s, 1e-5 * s) << p;
+    }
+    gs_mem_free(mem);
+
+    // off: a gen4 config without the op, and gen3 with it
+    Cfg off;
+    load(off, "extends: gen4\nops: [dma_copy, matmul, activation, tensor_copy, memset]\n");
+    ASSERT_NE(off.c, nullptr) << off.errors();
+    Prog h(off.c);
+    gs_pool *sb2 = gs_pool_create(h.kb, GS_MEM_SBUF, "x", 2, 2 * N);
+    gs_tile x2 = gs_tile_alloc(sb2, GS_BF16, P, N), y2 = gs_tile_alloc(sb2, GS_BF16, P, N);
+    EXPECT_EQ(gs_exponential(h.kb, y2.ap, x2.ap, gs_imm(0.0f), nullptr), GS_ERR_UNSUPPORTED);
+    EXPECT_NE(h.error().find("unsupported: exponential"), std::string::npos) << h.error();
+    Cfg g3;
+    load(g3, "extends: gen3\nops: [dma_copy, matmul, exponential]\n");
+    ASSERT_EQ(g3.c, nullptr);
+    EXPECT_NE(g3.errors().find("vector_exponential, which family gen3 does not have"),
+              std::string::npos)
         << g3.errors();
 }
 

@@ -34,7 +34,8 @@ extern "C" {
     X(GS_FEAT_FP8_DOUBLE_ROW, "fp8_double_row", "engines.tensor.double_row: true")                 \
     X(GS_FEAT_MX_MATMUL, "mx_matmul", "ops: matmul_mx")                                            \
     X(GS_FEAT_QUANTIZE_MX, "quantize_mx", "ops: quantize_mx")                                      \
-    X(GS_FEAT_BF16_PSUM, "bf16_psum", "engines.tensor.bf16_psum: true")
+    X(GS_FEAT_BF16_PSUM, "bf16_psum", "engines.tensor.bf16_psum: true")                            \
+    X(GS_FEAT_VECTOR_EXP, "vector_exponential", "ops: exponential")
 
 typedef enum gs_feature {
 #define GS_FEAT_ENUM(e, n, how) e,

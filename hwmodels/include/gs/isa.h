@@ -97,7 +97,8 @@ void gs_ap_format(const gs_ap *a, char *buf, size_t size);
     X(GS_OP_PARTITION_BROADCAST, "partition_broadcast", GS_ENG_GPSIMD)                             \
     X(GS_OP_GATHER, "gather", GS_ENG_GPSIMD)                                                       \
     X(GS_OP_MATMUL_MX, "matmul_mx", GS_ENG_TENSOR)                                                 \
-    X(GS_OP_QUANTIZE_MX, "quantize_mx", GS_ENG_VECTOR)
+    X(GS_OP_QUANTIZE_MX, "quantize_mx", GS_ENG_VECTOR)                                             \
+    X(GS_OP_EXPONENTIAL, "exponential", GS_ENG_VECTOR)
 
 typedef enum gs_opcode {
 #define GS_OP_ENUM(e, n, eng) e,
@@ -200,6 +201,9 @@ enum {
  *                 held at partition 32*(p/32) + (p%32)/8 of the scale tile, same column:
  *                 out[m][n] = sum_{p,j} st[p][m][j] * S(st)[p][m] * mv[p][n][j] * S(mv)[p][n].
  *                 GS_F_ACCUMULATE.
+ *  exponential    out[0] = exp(in[0] - s) on the vector engine (a family feature), s = imm[1]
+ *                 or in[2] [P,1] (GS_F_BIAS_AP); GS_F_ACC_OUT: out[1] [P,1] fp32 = sum over
+ *                 free of the result (as activation's accumulate).
  *  quantize_mx    out[0] [P, F/4] MXFP8 x4 and out[1] [P, F/4] e8m0 scales <- in[0] [P, F]
  *                 bf16/fp16 in SBUF (vector engine): each group of 8 partitions x 4 consecutive
  *                 elements gets one OCP MX scale (gs_mx_quantize_group), scales placed as for

@@ -213,6 +213,14 @@ static inline gs_operand gs_per_partition(gs_ap ap)
 gs_status gs_activation_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_ap in, gs_act func,
                            gs_operand scale, gs_operand bias, const gs_ap *acc_out);
 
+/* Vector-engine exponential (targets whose ops include exponential: caps.ops):
+ * out = exp(in - sub), sub an immediate or a [P,1] pattern; acc_out NULL or an fp32 [P,1]
+ * pattern receiving the row sum of the result. */
+#define gs_exponential(kb, out, in, sub, acc_out)                                                  \
+    gs_exponential_at(GS_KB_SITE(kb), (out), (in), (sub), (acc_out))
+gs_status gs_exponential_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_ap in,
+                            gs_operand sub, const gs_ap *acc_out);
+
 #define gs_tensor_tensor(kb, out, a, b, op)                                                        \
     gs_tensor_tensor_at(GS_KB_SITE(kb), (out), (a), (b), (op))
 gs_status gs_tensor_tensor_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_ap a, gs_ap b,
