@@ -222,3 +222,28 @@ TEST(MatmulMx, QuarterOfTheBf16TensorTimeOnGen4)
     EXPECT_NEAR(t_bf / t_mx, 4.0, 0.01);
     EXPECT_GE(mx.total_ns, mx.roofline_ns);
 }
+
+// The v4 vector exponential in softmax: passes on gen4, moves the exps off the scalar engine,
+// unsupported where the family lacks it.
+TEST(SoftmaxVexp, RunsOnGen4OffTheScalarEngine)
+{
+    Config g3("gen3"), g4("gen4");
+    ASSERT_NE(g3.cfg, nullptr);
+    ASSERT_NE(g4.cfg, nullptr);
+    gs_error err;
+    EXPECT_EQ(run_checked(g4.cfg, "softmax", "fused_vexp", {200, 3000}, &err), GS_OK)
+        << err.message;
+    EXPECT_EQ(run_checked(g4.cfg, "softmax", "fused_vexp", {130, 700}, &err, GS_FP32), GS_OK)
+        << err.message;
+    EXPECT_EQ(run_checked(g3.cfg, "softmax", "fused_vexp", {200, 3000}, &err), GS_ERR_UNSUPPORTED);
+    EXPECT_NE(std::strstr(err.message, "unsupported: vector exponential"), nullptr) << err.message;
+    gs_run_stats sc = time_variant(g4.cfg, "softmax", "fused", {1024, 4096});
+    gs_run_stats ve = time_variant(g4.cfg, "softmax", "fused_vexp", {1024, 4096});
+    std::printf("gen4 softmax 1024x4096: fused %.1f us (scalar %.1f), fused_vexp %.1f us (scalar "
+                "%.1f, vector %.1f)\n",
+                sc.total_ns / 1e3, sc.engine[0][GS_ENG_SCALAR].busy_ns / 1e3, ve.total_ns / 1e3,
+                ve.engine[0][GS_ENG_SCALAR].busy_ns / 1e3,
+                ve.engine[0][GS_ENG_VECTOR].busy_ns / 1e3);
+    EXPECT_LT(ve.engine[0][GS_ENG_SCALAR].busy_ns * 4, sc.engine[0][GS_ENG_SCALAR].busy_ns);
+    EXPECT_LE(ve.total_ns, sc.total_ns);
+}
