@@ -30,8 +30,9 @@
 /* The ops list is stored as bits in gs_opcode order; these pin the order config files rely on
  * (a reordering of GS_OPCODE_TABLE must be a deliberate, visible change). */
 _Static_assert(GS_OPCODE_COUNT == 20, "ops: update the config loader and SCHEMA.md");
-_Static_assert(GS_OP_DMA_COPY == 0 && GS_OP_MATMUL == 2 && GS_OP_MEMSET == 11 && GS_OP_GATHER == 16 &&
-                   GS_OP_MATMUL_MX == 17 && GS_OP_QUANTIZE_MX == 18 && GS_OP_EXPONENTIAL == 19,
+_Static_assert(GS_OP_DMA_COPY == 0 && GS_OP_MATMUL == 2 && GS_OP_MEMSET == 11 &&
+                   GS_OP_GATHER == 16 && GS_OP_MATMUL_MX == 17 && GS_OP_QUANTIZE_MX == 18 &&
+                   GS_OP_EXPONENTIAL == 19,
                "gs_opcode order changed: config ops bits depend on it");
 _Static_assert(GS_OPCODE_COUNT <= 64, "ops is a uint64_t bit set");
 _Static_assert(GS_DTYPE_COUNT <= 32, "dtypes is a uint32_t bit set");
@@ -86,7 +87,6 @@ static int op_needs_gpsimd(int op)
 {
     return op_engines[op] == GS_ENG_GPSIMD && op != GS_OP_MEMSET;
 }
-
 
 /* ------------------------------------------------------------------------------------------ */
 /* the field table                                                                            */
@@ -1771,8 +1771,7 @@ static void validate_struct(const gs_config *c, const unsigned char *bad, gs_dia
     /* The family: registered, has every feature the config enables, and its own checks. */
     if (c->family) {
         const gs_loc *fl = st ? &st->family_loc : NULL;
-        gs_family_check_config(c, fl ? fl->file : c->path, fl ? fl->line : 0, fl ? fl->col : 0,
-                               d);
+        gs_family_check_config(c, fl ? fl->file : c->path, fl ? fl->line : 0, fl ? fl->col : 0, d);
     }
 }
 

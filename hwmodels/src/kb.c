@@ -1437,15 +1437,15 @@ gs_status gs_matmul_mx_at(gs_kb *kb, const char *file, int line, gs_ap psum, gs_
     uint64_t P = stationary.part_count, M = gs_ap_free_elems(&stationary);
     uint64_t N = gs_ap_free_elems(&moving);
     REQUIRE(moving.part_count == P, GS_ERR_INVALID,
-            "matmul_mx: contraction sizes differ (stationary %" PRIu64 ", moving %u partitions)",
-            P, moving.part_count);
+            "matmul_mx: contraction sizes differ (stationary %" PRIu64 ", moving %u partitions)", P,
+            moving.part_count);
     REQUIRE(P % 8 == 0, GS_ERR_INVALID,
             "matmul_mx: %" PRIu64 " partitions is not a whole number of 8-partition scaling "
             "groups (32 values = 8 partitions x 4)",
             P);
     REQUIRE(4 * P <= c->mx_k, GS_ERR_INVALID,
-            "matmul_mx: contraction %" PRIu64 " values exceeds %u (4 x %u PE rows)", 4 * P,
-            c->mx_k, c->pe_rows);
+            "matmul_mx: contraction %" PRIu64 " values exceeds %u (4 x %u PE rows)", 4 * P, c->mx_k,
+            c->pe_rows);
     REQUIRE(M <= c->pe_cols, GS_ERR_INVALID,
             "matmul_mx: stationary free size %" PRIu64 " exceeds %u PE columns", M, c->pe_cols);
     REQUIRE(N <= c->moving_free_max, GS_ERR_INVALID,
@@ -1458,8 +1458,7 @@ gs_status gs_matmul_mx_at(gs_kb *kb, const char *file, int line, gs_ap psum, gs_
             "matmul_mx: output does not fit one PSUM bank");
     if (check_mx_scale(kb, file, line, "matmul_mx stationary", &stationary, &st_scale))
         return kb->err.code;
-    if (check_mx_scale(kb, file, line, "matmul_mx moving", &moving, &mv_scale))
-        return kb->err.code;
+    if (check_mx_scale(kb, file, line, "matmul_mx moving", &moving, &mv_scale)) return kb->err.code;
     in.out[0] = psum;
     in.in[0] = stationary;
     in.in[1] = moving;
@@ -1615,8 +1614,7 @@ gs_status gs_exponential_at(gs_kb *kb, const char *file, int line, gs_ap out, gs
     }
     if (acc_out) {
         REQUIRE(is_col(acc_out, src.part_count) && acc_out->dtype == GS_FP32, GS_ERR_INVALID,
-                "exponential: accumulate output must be an fp32 [%u x 1] pattern",
-                src.part_count);
+                "exponential: accumulate output must be an fp32 [%u x 1] pattern", src.part_count);
         in.out[1] = *acc_out;
         in.n_out = 2;
         in.flags |= GS_F_ACC_OUT;

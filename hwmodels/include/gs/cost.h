@@ -82,9 +82,10 @@ double gs_dma_cost_uncontended_ns(const gs_dma_cost *d);
 gs_dma_cost gs_cost_gather_transfer(const gs_config *c, const gs_instr *in);
 
 /* FLOPs and bytes of an instruction for statistics and rooflines.
- * matmul: 2*K*M*N (double row: K = 2 x partitions; matmul_mx: K = 4 x partitions); data movement (DMA, transpose, tensor_copy, memset, partition_broadcast,
- * gather): 0; reductions (tensor_reduce, bn_stats, bn_aggr, partition_reduce): one per input
- * element; other elementwise ops: one per output element. */
+ * matmul: 2*K*M*N (double row: K = 2 x partitions; matmul_mx: K = 4 x partitions); data movement
+ * (DMA, transpose, tensor_copy, memset, partition_broadcast, gather): 0; reductions (tensor_reduce,
+ * bn_stats, bn_aggr, partition_reduce): one per input element; other elementwise ops: one per
+ * output element. */
 double gs_cost_flops(const gs_instr *in);
 /* The part of gs_cost_flops that runs on the tensor engine (matmul only): what is compared
  * with gs_config_peak_flops. A matmul never takes less than tensor_flops / peak_flops. */
