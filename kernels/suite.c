@@ -4,11 +4,21 @@
 #include <string.h>
 
 static const gs_kernel_def *const kernels[] = {
-    &gs_kernel_elementwise_add, &gs_kernel_matmul,     &gs_kernel_fused_elementwise,
-    &gs_kernel_softmax,         &gs_kernel_layernorm,  &gs_kernel_rmsnorm,
-    &gs_kernel_attention,       &gs_kernel_reduce,     &gs_kernel_embedding,
-    &gs_kernel_transpose,       &gs_kernel_bmm,        &gs_kernel_mlp,
-    &gs_kernel_avgpool2d,       &gs_kernel_matmul_fp8, &gs_kernel_matmul_mx,
+    &gs_kernel_elementwise_add,
+    &gs_kernel_matmul,
+    &gs_kernel_fused_elementwise,
+    &gs_kernel_softmax,
+    &gs_kernel_layernorm,
+    &gs_kernel_rmsnorm,
+    &gs_kernel_attention,
+    &gs_kernel_reduce,
+    &gs_kernel_embedding,
+    &gs_kernel_transpose,
+    &gs_kernel_bmm,
+    &gs_kernel_mlp,
+    &gs_kernel_avgpool2d,
+    &gs_kernel_matmul_fp8,
+    &gs_kernel_matmul_mx,
 };
 
 size_t gs_suite_count(void)

@@ -196,29 +196,38 @@ enum {
  *                 elements hold four values j = 0..3 each, with E8M0 scales in[2] (for in[0])
  *                 and GS_MX_MOVING_SCALE(in) (for in[1]: held in the unused out[1] slot, so
  *                 instructions keep three input slots and their size; it is read, never
- *                 written, and the builder derives its dependencies as a read). The contraction
- * runs over the 4P (partition, j) pairs; the values of partitions 8g..8g+7 of one element column
- * share one scale, held at partition 32*(p/32) + (p%32)/8 of the scale tile, same column: out[m][n]
- * = sum_{p,j} st[p][m][j] * S(st)[p][m] * mv[p][n][j] * S(mv)[p][n]. GS_F_ACCUMULATE. exponential
- * out[0] = exp(in[0] - s) on the vector engine (a family feature), s = imm[1] or in[2] [P,1]
- * (GS_F_BIAS_AP); GS_F_ACC_OUT: out[1] [P,1] fp32 = sum over free of the result (as activation's
- * accumulate). quantize_mx    out[0] [P, F/4] MXFP8 x4 and out[1] [P, F/4] e8m0 scales <- in[0] [P,
- * F] bf16/fp16 in SBUF (vector engine): each group of 8 partitions x 4 consecutive elements gets
- * one OCP MX scale (gs_mx_quantize_group), scales placed as for matmul_mx. transpose      out[0]
- * PSUM [F,P] <- in[0] [P,F] (tensor engine, identity trick). activation     out[0] = f(in[0] *
- * scale + bias); scale = imm[0] or in[1] [P,1]; bias = imm[1] or in[2] [P,1]; func = act.
- * GS_F_ACC_OUT: out[1] [P,1] fp32 = sum over free of the result. tensor_tensor  out[0] = in[0] alu0
- * in[1]. tensor_scalar  out[0] = (in[0] alu0 s0) alu1 s1; s0 = imm[0] or in[1] [P,1], s1 = imm[1]
- * or in[2] [P,1]; alu1 only with GS_F_HAS_OP1. tensor_reduce  out[0] [P, outer dims] = reduce(alu0:
- * add/max/min) of in[0] over its innermost `axes` free dims (iimm[0] = axes, 1..ndim). bn_stats
- * out[0] [P,3] fp32 = (count, mean, M2) of in[0]'s free elements. bn_aggr        out[0] [P,2] fp32
- * = (mean, variance) combining in[0] [P, 3*k] chunks. tensor_copy    out[0] = in[0] with dtype
- * conversion (e.g. PSUM fp32 -> SBUF bf16). memset         out[0] = imm[0]. iota out[0][p][j] =
- * iimm[0] + iimm[1]*p + iimm[2]*j (j = flat free index). affine_select  out[0][p][j] = (iimm[0] +
- * iimm[1]*p + iimm[2]*j) alu0 0 ? in[0][p][j] : imm[0] (alu0 a comparison). partition_reduce
- * out[0][p][j] = reduce(alu0) over q of in[0][q][j] for every p of out[0]. partition_broadcast
- * out[0][p][j] = in[0][0][j]. gather         out[0][p][:] = row idx[p] of in[0] (an HBM [V, D]
- * tensor view), idx = in[1] [P,1] int32; an index outside [0, V) is a run-time error.
+ *                 written, and the builder derives its dependencies as a read). The
+ *                 contraction runs over the 4P (partition, j) pairs; the values of partitions 8g..8g+7 of one element column share one scale,
+ *                 held at partition 32*(p/32) + (p%32)/8 of the scale tile, same column:
+ *                 out[m][n] = sum_{p,j} st[p][m][j] * S(st)[p][m] * mv[p][n][j] * S(mv)[p][n].
+ *                 GS_F_ACCUMULATE.
+ *  exponential    out[0] = exp(in[0] - s) on the vector engine (a family feature), s = imm[1]
+ *                 or in[2] [P,1] (GS_F_BIAS_AP); GS_F_ACC_OUT: out[1] [P,1] fp32 = sum over
+ *                 free of the result (as activation's accumulate).
+ *  quantize_mx    out[0] [P, F/4] MXFP8 x4 and out[1] [P, F/4] e8m0 scales <- in[0] [P, F]
+ *                 bf16/fp16 in SBUF (vector engine): each group of 8 partitions x 4 consecutive
+ *                 elements gets one OCP MX scale (gs_mx_quantize_group), scales placed as for
+ *                 matmul_mx.
+ *  transpose      out[0] PSUM [F,P] <- in[0] [P,F] (tensor engine, identity trick).
+ *  activation     out[0] = f(in[0] * scale + bias); scale = imm[0] or in[1] [P,1];
+ *                 bias = imm[1] or in[2] [P,1]; func = act. GS_F_ACC_OUT: out[1] [P,1] fp32 =
+ *                 sum over free of the result.
+ *  tensor_tensor  out[0] = in[0] alu0 in[1].
+ *  tensor_scalar  out[0] = (in[0] alu0 s0) alu1 s1; s0 = imm[0] or in[1] [P,1], s1 = imm[1] or
+ *                 in[2] [P,1]; alu1 only with GS_F_HAS_OP1.
+ *  tensor_reduce  out[0] [P, outer dims] = reduce(alu0: add/max/min) of in[0] over its innermost
+ *                 `axes` free dims (iimm[0] = axes, 1..ndim).
+ *  bn_stats       out[0] [P,3] fp32 = (count, mean, M2) of in[0]'s free elements.
+ *  bn_aggr        out[0] [P,2] fp32 = (mean, variance) combining in[0] [P, 3*k] chunks.
+ *  tensor_copy    out[0] = in[0] with dtype conversion (e.g. PSUM fp32 -> SBUF bf16).
+ *  memset         out[0] = imm[0].
+ *  iota           out[0][p][j] = iimm[0] + iimm[1]*p + iimm[2]*j (j = flat free index).
+ *  affine_select  out[0][p][j] = (iimm[0] + iimm[1]*p + iimm[2]*j) alu0 0 ? in[0][p][j] : imm[0]
+ *                 (alu0 a comparison).
+ *  partition_reduce    out[0][p][j] = reduce(alu0) over q of in[0][q][j] for every p of out[0].
+ *  partition_broadcast out[0][p][j] = in[0][0][j].
+ *  gather         out[0][p][:] = row idx[p] of in[0] (an HBM [V, D] tensor view), idx = in[1]
+ *                 [P,1] int32; an index outside [0, V) is a run-time error.
  */
 /* matmul_mx's fourth input, the moving operand's scales (see matmul_mx above). */
 #define GS_MX_MOVING_SCALE(instr) (&(instr)->out[1])
