@@ -197,8 +197,9 @@ enum {
  *                 and GS_MX_MOVING_SCALE(in) (for in[1]: held in the unused out[1] slot, so
  *                 instructions keep three input slots and their size; it is read, never
  *                 written, and the builder derives its dependencies as a read). The
- *                 contraction runs over the 4P (partition, j) pairs; the values of partitions 8g..8g+7 of one element column share one scale,
- *                 held at partition 32*(p/32) + (p%32)/8 of the scale tile, same column:
+ *                 contraction runs over the 4P (partition, j) pairs; the values of partitions
+ *                 8g..8g+7 of one element column share one scale, held at partition
+ *                 32*(p/32) + (p%32)/8 of the scale tile, same column:
  *                 out[m][n] = sum_{p,j} st[p][m][j] * S(st)[p][m] * mv[p][n][j] * S(mv)[p][n].
  *                 GS_F_ACCUMULATE.
  *  exponential    out[0] = exp(in[0] - s) on the vector engine (a family feature), s = imm[1]
