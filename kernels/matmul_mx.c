@@ -49,7 +49,23 @@ typedef struct mx_state {
     int64_t KT;       /* K-tiles */
     int64_t TN;       /* output tile columns */
     gs_pool *ld, *il; /* bf16 staging: contiguous load, interleaved */
+    unsigned q_store_n, q_next_load, q_next_store; /* loads and stores on disjoint queues */
 } mx_state;
+
+/* Loads and stores on disjoint DMA queues: a queue runs in order, so a store waiting for its
+ * matmul must not hold the loads that matmul (or the next one) needs behind it. */
+static int q_load(mx_state *s)
+{
+    unsigned n = s->c->dma_queues;
+    if (n < 2) return -1;
+    return (int)(s->q_store_n + s->q_next_load++ % (n - s->q_store_n));
+}
+
+static int q_store(mx_state *s)
+{
+    if (s->c->dma_queues < 2) return -1;
+    return (int)(s->q_next_store++ % s->q_store_n);
+}
 
 static unsigned tile_rows(const mx_state *s, int64_t kt)
 {
@@ -78,7 +94,8 @@ static void quantize_tile(mx_state *s, const gs_tensor *t, int64_t kt, int64_t c
         uint32_t shape[1] = {w};
         int64_t stride[1] = {1};
         gs_dma_copy(kb, gs_tile_view(&ld, 0, np, j * w, w),
-                    gs_hbm_ap(t, (k0 + j) * cols + c0, np, LANES * cols, 1, shape, stride), -1);
+                    gs_hbm_ap(t, (k0 + j) * cols + c0, np, LANES * cols, 1, shape, stride),
+                    q_load(s));
     }
     /* [p][j][x] -> [p][x][j]: read the lanes with stride w, write densely */
     gs_tile il = gs_tile_alloc(s->il, GS_BF16, P, LANES * w);
@@ -105,12 +122,12 @@ static void load_fp4_tile(mx_state *s, const gs_tensor *q4, const gs_tensor *s4,
         gs_memset(kb, GS_ENG_VECTOR, gs_tile_view(sc, 0, P, f0, w), 1.0f);
     }
     gs_dma_copy(kb, gs_tile_view(q, 0, rows, f0, w),
-                gs_hbm_rows(q4, kt * s->TK / LANES, rows, c0, w), -1);
+                gs_hbm_rows(q4, kt * s->TK / LANES, rows, c0, w), q_load(s));
     /* group g of the tile -> scale row 32 (g / 4) + g % 4 (its quadrant) */
     for (unsigned g0 = 0; g0 < groups; g0 += 4) {
         unsigned n = GS_MIN(4u, groups - g0);
         gs_dma_copy(kb, gs_tile_view(sc, 32 * (g0 / 4), n, f0, w),
-                    gs_hbm_rows(s4, kt * s->TK / GROUP + g0, n, c0, w), -1);
+                    gs_hbm_rows(s4, kt * s->TK / GROUP + g0, n, c0, w), q_load(s));
     }
 }
 
@@ -134,6 +151,7 @@ static gs_status build(gs_kb *kb, const gs_kernel_args *a)
     s.TK = c->mx_k;
     s.KT = (s.K + s.TK - 1) / s.TK;
     s.TN = GS_MIN((int64_t)c->moving_free_max, (int64_t)(c->psum_bank_bytes / 4));
+    s.q_store_n = GS_MAX(1u, c->dma_queues / 4);
     const int64_t TM = c->pe_cols;
     const gs_tensor *C = a->variant == V_MXFP4 ? &a->t[3] : &a->t[2];
     const gs_tensor *B = a->variant == V_MXFP4 ? &a->t[2] : &a->t[1];
@@ -195,7 +213,7 @@ static gs_status build(gs_kb *kb, const gs_kernel_args *a)
                 }
                 gs_tile out = gs_tile_alloc(po, C->dtype, tm, tn);
                 gs_tensor_copy(kb, GS_ENG_VECTOR, out.ap, acc.ap);
-                gs_dma_copy(kb, gs_hbm_rows(C, m0, tm, nb0 + n0, tn), out.ap, -1);
+                gs_dma_copy(kb, gs_hbm_rows(C, m0, tm, nb0 + n0, tn), out.ap, q_store(&s));
             }
         }
     }
