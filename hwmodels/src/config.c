@@ -63,8 +63,8 @@ int gs_engine_parse(const char *name, gs_engine *out)
     return -1;
 }
 
-/* Our own name lists (built from the header tables, so they cannot drift), because the loader
- * must not depend on dtype.c / isa.c being linked. */
+/* Our own name lists (built from the header tables, so they cannot drift), so the loader itself
+ * does not call dtype.c / isa.c (the family checks it runs link ap.c and dtype.c). */
 static const char *const dtype_names[] = {
 #define GS_DT_NAME(e, n, b, f) n,
     GS_DTYPE_TABLE(GS_DT_NAME)
