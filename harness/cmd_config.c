@@ -112,8 +112,9 @@ int gs_cmd_show_config(int argc, char **argv)
     gs_cli_args a;
     if (gs_cli_parse(argc, argv, 1, &a) < 0) return GS_EXIT_USAGE;
     if (a.n_pos != 1) {
-        fprintf(stderr, "gensweep show-config: expected exactly one config file, got %zu (see "
-                        "gensweep show-config --help)\n",
+        fprintf(stderr,
+                "gensweep show-config: expected exactly one config file, got %zu (see "
+                "gensweep show-config --help)\n",
                 a.n_pos);
         gs_cli_args_free(&a);
         return GS_EXIT_USAGE;
@@ -156,8 +157,10 @@ static int list_gens(int argc, char **argv)
     const char *dir = a.n_pos ? a.pos[0] : gs_default_configs_dir();
     DIR *dh = opendir(dir);
     if (!dh) {
-        fprintf(stderr, "gensweep list gens: cannot open directory '%s' (run from the "
-                        "repository root or pass DIR)\n", dir);
+        fprintf(stderr,
+                "gensweep list gens: cannot open directory '%s' (run from the "
+                "repository root or pass DIR)\n",
+                dir);
         gs_cli_args_free(&a);
         return GS_EXIT_USAGE;
     }
@@ -183,8 +186,8 @@ static int list_gens(int argc, char **argv)
         rc = GS_EXIT_USAGE;
     } else {
         qsort(names, n, sizeof *names, cmp_str);
-        printf("%-16s %-7s %5s %8s %8s %8s %9s %9s\n", "name", "family", "cores", "bf16", "fp32",
-               "fp8", "HBM GB/s", "SBUF MiB");
+        printf("%-16s %-7s %5s %8s %8s %8s %9s %9s %8s\n", "name", "family", "cores", "bf16",
+               "fp32", "fp8", "HBM GB/s", "SBUF MiB", "mxfp8");
         for (size_t i = 0; i < n; i++) {
             char path[4096];
             snprintf(path, sizeof path, "%s/%s", dir, names[i]);
@@ -200,15 +203,19 @@ static int list_gens(int argc, char **argv)
                 print_tflops(gs_config_peak_flops(c, GS_BF16));
                 print_tflops(gs_config_peak_flops(c, GS_FP32));
                 print_tflops(gs_config_peak_flops(c, GS_FP8_E4M3));
-                printf(" %9.0f %9.1f\n", gs_config_hbm_bytes_per_s(c) / 1e9,
+                printf(" %9.0f %9.1f", gs_config_hbm_bytes_per_s(c) / 1e9,
                        c->sbuf_bytes.v / (1024.0 * 1024.0));
+                print_tflops(gs_config_peak_flops(c, GS_FP8_E4M3_X4));
+                printf("\n");
             }
             gs_config_free(c);
             gs_diags_free(&d);
         }
-        printf("(bf16/fp32/fp8: peak matmul TFLOP/s per core; HBM per chip)\n");
+        printf("(bf16/fp32/fp8/mxfp8: peak matmul TFLOP/s per core (fp8 with double row where the "
+               "family has it); HBM per chip)\n");
     }
-    for (size_t i = 0; i < n; i++) gs_free(names[i]);
+    for (size_t i = 0; i < n; i++)
+        gs_free(names[i]);
     gs_free(names);
     gs_cli_args_free(&a);
     return rc;

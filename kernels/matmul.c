@@ -16,6 +16,9 @@
  *    element is loaded N/NB times and every B element M/MB times, with wide (MB or NB
  *    elements) rows per DMA descriptor. Single-buffered: the next block's loads wait for the
  *    last matmul reading the current one, and stores share the queues with loads.
+ *  - blocked and pipelined use fp8 "double row" matmuls (caps.double_row_k: K-tiles of
+ *    2 x pe_rows as two halves, each matmul as long as a bf16 one of pe_rows) where the target
+ *    has them and both operands are fp8.
  *  - pipelined: the same blocks with the AT block double-buffered (the next block loads while
  *    this one is multiplied), loads and stores on disjoint DMA queues (an in-order queue never
  *    holds a load behind a store waiting for its evacuation), the stationary AT tile reused for
@@ -41,6 +44,7 @@ typedef struct mm_state {
     gs_dtype in_dt, out_dt;
     size_t ies, oes;
     int64_t TM, TK, TN, KT, PK; /* PK: partitions of a K-tile buffer (min(TK, K)) */
+    int64_t dr; /* blocked/pipelined: values per PE row (2: fp8 double row, K-tile = 2 halves) */
     unsigned bufs;
     int64_t mb_param, nb_param; /* block columns asked for (0: derive from SBUF) */
     int split_queues;           /* pipelined: loads and stores on disjoint queues */
@@ -180,16 +184,49 @@ static void sched_hoisted(mm_state *s)
 }
 
 /* Load columns [c0, c0+w) of every K-tile of an operand into a block tile: K-tile kt lands at
- * free offset kt * bw, one DMA (one w-element descriptor per partition row) per K-tile. */
+ * free offset kt * bw, one DMA (one w-element descriptor per partition row) per K-tile. With
+ * double row (dr 2) a K-tile of tk rows is two halves at free offsets (2 kt + h) * bw: rows
+ * [0, ph) and [ph, tk) on partitions 0.. (ph = ceil(tk / 2)); an odd tk leaves the last row of
+ * half 1 short, which is zeroed (the contraction must be padded with zeros). */
 static void load_block(mm_state *s, gs_tile *blk, int64_t bw, const gs_tensor *t, int64_t row0,
                        int64_t c0, uint32_t w)
 {
     for (int64_t kt = 0; kt < s->KT; kt++) {
         int64_t k0 = kt * s->TK;
         unsigned tk = (unsigned)GS_MIN(s->TK, s->p->K - k0);
-        gs_dma_copy(s->kb, gs_tile_view(blk, 0, tk, (uint32_t)(kt * bw), w),
-                    gs_hbm_rows(t, row0 + k0, tk, c0, w), q_load(s));
+        if (s->dr == 1) {
+            gs_dma_copy(s->kb, gs_tile_view(blk, 0, tk, (uint32_t)(kt * bw), w),
+                        gs_hbm_rows(t, row0 + k0, tk, c0, w), q_load(s));
+            continue;
+        }
+        unsigned ph = (tk + 1) / 2;
+        for (unsigned h = 0; h < 2; h++) {
+            unsigned rows = h ? tk - ph : ph;
+            uint32_t f0 = (uint32_t)((2 * kt + h) * bw);
+            if (rows < ph) gs_memset(s->kb, GS_ENG_VECTOR, gs_tile_view(blk, 0, ph, f0, w), 0.0f);
+            if (rows)
+                gs_dma_copy(s->kb, gs_tile_view(blk, 0, rows, f0, w),
+                            gs_hbm_rows(t, row0 + k0 + h * ph, rows, c0, w), q_load(s));
+        }
     }
+}
+
+/* One matmul of K-tile kt: stationary columns [sf, sf+tm) of block a (block width ab), moving
+ * columns [mf, mf+n) of block b (width bb). */
+static void kt_matmul(mm_state *s, gs_ap acc, const gs_tile *a, int64_t ab, uint32_t sf,
+                      unsigned tm, const gs_tile *b, int64_t bb, uint32_t mf, uint32_t n,
+                      int64_t kt)
+{
+    unsigned tk = (unsigned)GS_MIN(s->TK, s->p->K - kt * s->TK);
+    if (s->dr == 1) {
+        gs_matmul(s->kb, acc, gs_tile_view(a, 0, tk, (uint32_t)(kt * ab) + sf, tm),
+                  gs_tile_view(b, 0, tk, (uint32_t)(kt * bb) + mf, n), kt > 0);
+        return;
+    }
+    unsigned ph = (tk + 1) / 2;
+    gs_matmul_dr(s->kb, acc,
+                 gs_tile_view2(a, 0, ph, (uint32_t)(2 * kt * ab) + sf, 2, tm, (uint32_t)ab),
+                 gs_tile_view2(b, 0, ph, (uint32_t)(2 * kt * bb) + mf, 2, n, (uint32_t)bb), kt > 0);
 }
 
 static int64_t round_up(int64_t v, int64_t m)
@@ -214,7 +251,7 @@ static void sched_blocked(mm_state *s, int pipelined)
     unsigned nat = pipelined ? 2u : 1u; /* AT blocks (double-buffered when pipelined) */
     uint64_t out_bytes = (uint64_t)s->bufs * (uint64_t)(G * s->TN) * s->oes;
     uint64_t bias_bytes = p->bias ? 2u * gs_dtype_size(p->bias->dtype) : 0u;
-    int64_t col = s->KT * (int64_t)s->ies; /* bytes per partition per block column */
+    int64_t col = s->KT * s->dr * (int64_t)s->ies; /* bytes per partition per block column */
     int64_t avail = (int64_t)c->sbuf_partition_bytes - (int64_t)(out_bytes + bias_bytes);
     /* B gets up to half of what is left, AT the rest (nat blocks of it); the smallest block is
      * one tile, and a block larger than the problem is pointless */
@@ -227,18 +264,21 @@ static void sched_blocked(mm_state *s, int pipelined)
     MB = GS_MIN(GS_MAX(MB, s->TM), round_up(p->m_hi - p->m_lo, s->TM));
     G = GS_MIN(G, NB / s->TN);
 
-    gs_pool *pbb = mk_pool(s, GS_MEM_SBUF, "b_block", 1, (uint64_t)(s->KT * NB) * s->ies);
-    gs_pool *pab = mk_pool(s, GS_MEM_SBUF, "at_block", nat, (uint64_t)(s->KT * MB) * s->ies);
+    gs_pool *pbb = mk_pool(s, GS_MEM_SBUF, "b_block", 1, (uint64_t)(s->KT * s->dr * NB) * s->ies);
+    gs_pool *pab =
+        mk_pool(s, GS_MEM_SBUF, "at_block", nat, (uint64_t)(s->KT * s->dr * MB) * s->ies);
     gs_pool *po = mk_pool(s, GS_MEM_SBUF, "c", s->bufs, (uint64_t)(G * s->TN) * s->oes);
     gs_pool *pp = psum_pool(s, pipelined ? (unsigned)(2 * G) : s->bufs);
     unsigned eng_turn = 0;
     for (int64_t nb0 = 0; nb0 < p->N && gs_kb_ok(kb); nb0 += NB) {
         uint32_t nbw = (uint32_t)GS_MIN(NB, p->N - nb0);
-        gs_tile bblk = gs_tile_alloc(pbb, s->in_dt, (unsigned)s->PK, (uint32_t)(s->KT * NB));
+        gs_tile bblk =
+            gs_tile_alloc(pbb, s->in_dt, (unsigned)s->PK, (uint32_t)(s->KT * s->dr * NB));
         load_block(s, &bblk, NB, p->b, p->b_row0, nb0, nbw);
         for (int64_t mb0 = p->m_lo; mb0 < p->m_hi && gs_kb_ok(kb); mb0 += MB) {
             uint32_t mbw = (uint32_t)GS_MIN(MB, p->m_hi - mb0);
-            gs_tile ablk = gs_tile_alloc(pab, s->in_dt, (unsigned)s->PK, (uint32_t)(s->KT * MB));
+            gs_tile ablk =
+                gs_tile_alloc(pab, s->in_dt, (unsigned)s->PK, (uint32_t)(s->KT * s->dr * MB));
             load_block(s, &ablk, MB, p->at, p->at_row0, mb0, mbw);
             for (uint32_t mi = 0; mi < mbw && gs_kb_ok(kb); mi += (uint32_t)s->TM) {
                 unsigned tm = (unsigned)GS_MIN(s->TM, (int64_t)(mbw - mi));
@@ -252,17 +292,11 @@ static void sched_blocked(mm_state *s, int pipelined)
                     for (int g = 0; g < ntile; g++)
                         acc[g] = gs_tile_alloc(pp, GS_FP32, tm,
                                                (uint32_t)GS_MIN(s->TN, (int64_t)gw - g * s->TN));
-                    for (int64_t kt = 0; kt < s->KT && gs_kb_ok(kb); kt++) {
-                        unsigned tk = (unsigned)GS_MIN(s->TK, p->K - kt * s->TK);
-                        gs_ap st = gs_tile_view(&ablk, 0, tk, (uint32_t)(kt * MB) + mi, tm);
-                        /* the same stationary tile for every matmul of the group */
+                    /* the same stationary tile for every matmul of the group */
+                    for (int64_t kt = 0; kt < s->KT && gs_kb_ok(kb); kt++)
                         for (int g = 0; g < ntile; g++)
-                            gs_matmul(kb, acc[g].ap, st,
-                                      gs_tile_view(&bblk, 0, tk,
-                                                   (uint32_t)(kt * NB) + ng + (uint32_t)(g * s->TN),
-                                                   acc[g].free_elems),
-                                      kt > 0);
-                    }
+                            kt_matmul(s, acc[g].ap, &ablk, MB, mi, tm, &bblk, NB,
+                                      ng + (uint32_t)(g * s->TN), acc[g].free_elems, kt);
                     gs_tile out = gs_tile_alloc(po, s->out_dt, tm, gw);
                     for (int g = 0; g < ntile; g++) {
                         /* pipelined: spread evacuation over two engines */
@@ -328,8 +362,17 @@ gs_status gs_mm_build(gs_kb *kb, const gs_mm_problem *p, gs_mm_schedule sched, c
     if (param[GS_MM_P_TN] > 0) s.TN = GS_MIN(s.TN, param[GS_MM_P_TN]);
     if (s.TM <= 0 || s.TK <= 0 || s.TN <= 0)
         return gs_kb_fail(kb, GS_ERR_UNSUPPORTED, "unsupported: target has no tensor engine tiles");
+    /* fp8 double row where the target has it (blocked schedules): K-tiles of 2 x pe_rows */
+    s.dr = 1;
+    if ((sched == GS_MM_BLOCKED || sched == GS_MM_PIPELINED) && s.c->double_row_k &&
+        (s.c->double_row_dtypes & (1u << s.in_dt)) &&
+        (s.c->double_row_dtypes & (1u << p->b->dtype))) {
+        s.dr = 2;
+        s.TK = s.c->double_row_k;
+    }
     s.KT = (p->K + s.TK - 1) / s.TK;
-    s.PK = GS_MIN(s.TK, p->K);
+    s.PK = s.dr == 1 ? GS_MIN(s.TK, p->K)
+                     : GS_MIN((int64_t)s.c->pe_rows, (GS_MIN(s.TK, p->K) + 1) / 2);
     if (param[GS_MM_P_BUFS] > 64) return gs_kb_fail(kb, GS_ERR_INVALID, "bufs must be <= 64");
     s.bufs = param[GS_MM_P_BUFS] > 0 ? (unsigned)param[GS_MM_P_BUFS] : 2u;
     s.mb_param = param[GS_MM_P_MB];

@@ -3,9 +3,10 @@
  * fp32 accumulation in PSUM and a bf16 or fp32 output (the kernel's dtype).
  *
  * Runs the pipelined schedule of matmul.c: fp8 halves the bytes per operand element, so blocks
- * hold twice the columns, and where the tensor engine has an fp8 rate above bf16 (matmul_rate)
- * the matmuls are that much shorter. A target whose tensor engine does not multiply fp8_e4m3
- * gets "unsupported: fp8 matmul". Params as matmul.
+ * hold twice the columns, and where the target has fp8 "double row" matmul (caps.double_row_k)
+ * each matmul contracts 2 x pe_rows in the time of a bf16 one of pe_rows; elsewhere fp8
+ * multiplies at its matmul_rate. A target whose tensor engine does not multiply fp8_e4m3 gets
+ * "unsupported: fp8 matmul". Params as matmul.
  */
 #include "matmul.h"
 #include "suite.h"

@@ -14,6 +14,9 @@
  *   accumulate output giving the chunk sums in the same instruction (no separate reduction),
  *   then scales and stores. Needs C x (dtype + fp32) bytes per partition: a row longer than SBUF
  *   holds is "does not fit" (use three_pass).
+ * Variant "fused_vexp": "fused" with pass 2 on the vector engine's exponential instruction
+ *   (exp(x - max) and the row sum in one instruction, no scalar-engine function table) where the
+ *   target has it (caps.ops: exponential); "unsupported: vector exponential" elsewhere.
  * Exps are kept in fp32 (in SBUF) or in the output dtype (three_pass, in Y itself, as a real
  * three-kernel pipeline would); sums and maxima are fp32. bufs (param 1, default max(2, DMA
  * queues / 4)) sets buffers per streaming pool.
@@ -22,7 +25,7 @@
 
 #include "suite.h"
 
-enum { SM_THREE_PASS, SM_FUSED };
+enum { SM_THREE_PASS, SM_FUSED, SM_FUSED_VEXP };
 
 #define SM_DEFAULT_CHUNK_CAP 2048 /* elements per instruction: amortises the ~64-cycle issue cost */
 
@@ -31,6 +34,10 @@ static gs_status build(gs_kb *kb, const gs_kernel_args *a)
     const gs_caps *c = gs_kb_caps(kb);
     const gs_tensor *X = &a->t[0], *Y = &a->t[1];
     int64_t R = a->dims[0], W = a->dims[1];
+    if (a->variant == SM_FUSED_VEXP && !(c->ops & (1ull << GS_OP_EXPONENTIAL)))
+        return gs_kb_fail(kb, GS_ERR_UNSUPPORTED,
+                          "unsupported: vector exponential (the target has no exponential op)");
+    int fused = a->variant == SM_FUSED || a->variant == SM_FUSED_VEXP;
     /* several chunks in flight so more than a couple of DMA queues work at once */
     unsigned bufs = a->param[1] > 0 ? (unsigned)a->param[1] : GS_MAX(2u, c->dma_queues / 4);
     size_t es = gs_dtype_size(a->dtype);
@@ -44,7 +51,7 @@ static gs_status build(gs_kb *kb, const gs_kernel_args *a)
     gs_pool *ppart = gs_pool_create(kb, GS_MEM_SBUF, "partials", 2, (uint64_t)nch * 4);
     gs_pool *pstat = gs_pool_create(kb, GS_MEM_SBUF, "stats", 2, 4 * 4);
     gs_pool *px = NULL, *pe = NULL, *py = NULL;
-    if (a->variant == SM_FUSED) {
+    if (fused) {
         /* whole row block resident: the input and its exps */
         px = gs_pool_create(kb, GS_MEM_SBUF, "xrow", 2, (uint64_t)W * es);
         pe = gs_pool_create(kb, GS_MEM_SBUF, "erow", 1, (uint64_t)W * 4);
@@ -61,7 +68,7 @@ static gs_status build(gs_kb *kb, const gs_kernel_args *a)
         gs_ap mx = gs_tile_view(&st, 0, np, 0, 1), nmx = gs_tile_view(&st, 0, np, 1, 1);
         gs_ap sum = gs_tile_view(&st, 0, np, 2, 1), rcp = gs_tile_view(&st, 0, np, 3, 1);
         gs_tile xrow = {.free_elems = 0}, erow = {.free_elems = 0};
-        if (a->variant == SM_FUSED) {
+        if (fused) {
             xrow = gs_tile_alloc(px, a->dtype, np, (uint32_t)W);
             erow = gs_tile_alloc(pe, GS_FP32, np, (uint32_t)W);
         }
@@ -70,7 +77,7 @@ static gs_status build(gs_kb *kb, const gs_kernel_args *a)
             int64_t c0 = k * chunk;
             uint32_t nf = (uint32_t)GS_MIN(chunk, W - c0);
             gs_ap xv;
-            if (a->variant == SM_FUSED) {
+            if (fused) {
                 xv = gs_tile_view(&xrow, 0, np, (uint32_t)c0, nf);
             } else {
                 gs_tile tx = gs_tile_alloc(px, a->dtype, np, nf);
@@ -87,7 +94,11 @@ static gs_status build(gs_kb *kb, const gs_kernel_args *a)
             int64_t c0 = k * chunk;
             uint32_t nf = (uint32_t)GS_MIN(chunk, W - c0);
             gs_ap part = gs_tile_view(&psum, 0, np, (uint32_t)k, 1);
-            if (a->variant == SM_FUSED) {
+            if (a->variant == SM_FUSED_VEXP) {
+                gs_exponential(kb, gs_tile_view(&erow, 0, np, (uint32_t)c0, nf),
+                               gs_tile_view(&xrow, 0, np, (uint32_t)c0, nf), gs_per_partition(mx),
+                               &part);
+            } else if (a->variant == SM_FUSED) {
                 gs_activation(kb, gs_tile_view(&erow, 0, np, (uint32_t)c0, nf),
                               gs_tile_view(&xrow, 0, np, (uint32_t)c0, nf), GS_ACT_EXP,
                               gs_imm(1.0f), gs_per_partition(nmx), &part);
@@ -109,7 +120,7 @@ static gs_status build(gs_kb *kb, const gs_kernel_args *a)
             uint32_t nf = (uint32_t)GS_MIN(chunk, W - c0);
             gs_tile ty = gs_tile_alloc(py, a->dtype, np, nf);
             gs_ap src;
-            if (a->variant == SM_FUSED) {
+            if (fused) {
                 src = gs_tile_view(&erow, 0, np, (uint32_t)c0, nf);
             } else {
                 gs_tile tx = gs_tile_alloc(px, a->dtype, np, nf);
@@ -152,9 +163,12 @@ static void reference(const gs_kernel_args *a, const double *const *in, double *
         const double *x = in[0] + r * W;
         double *y = out[0] + r * W;
         double m = x[0], s = 0.0;
-        for (int64_t i = 1; i < W; i++) m = x[i] > m ? x[i] : m;
-        for (int64_t i = 0; i < W; i++) s += (y[i] = exp(x[i] - m));
-        for (int64_t i = 0; i < W; i++) y[i] /= s;
+        for (int64_t i = 1; i < W; i++)
+            m = x[i] > m ? x[i] : m;
+        for (int64_t i = 0; i < W; i++)
+            s += (y[i] = exp(x[i] - m));
+        for (int64_t i = 0; i < W; i++)
+            y[i] /= s;
     }
 }
 
@@ -165,11 +179,11 @@ static double reduction_len(const gs_kernel_args *a)
 
 const gs_kernel_def gs_kernel_softmax = {
     .name = "softmax",
-    .summary = "row softmax of X [R x C]; three_pass vs fused",
+    .summary = "row softmax of X [R x C]; three_pass vs fused (scalar or vector exponential)",
     .n_dims = 2,
     .dim_names = {"R", "C"},
-    .n_variants = 2,
-    .variants = {"three_pass", "fused"},
+    .n_variants = 3,
+    .variants = {"three_pass", "fused", "fused_vexp"},
     .n_params = 2,
     .param_names = {"chunk", "bufs"},
     .param_help = {"free elements per instruction (0: min(C, 2048))",

@@ -21,6 +21,7 @@ static const gs_kernel_def *const kernels[] = {
     &gs_kernel_ubench_dma,
     &gs_kernel_ubench_chain,
     &gs_kernel_ubench_matmul_stream,
+    &gs_kernel_matmul_mx,
 };
 
 size_t gs_suite_count(void)

@@ -82,6 +82,7 @@ extern const gs_kernel_def gs_kernel_matmul_fp8;
 extern const gs_kernel_def gs_kernel_ubench_dma;
 extern const gs_kernel_def gs_kernel_ubench_chain;
 extern const gs_kernel_def gs_kernel_ubench_matmul_stream;
+extern const gs_kernel_def gs_kernel_matmul_mx;
 
 #ifdef __cplusplus
 }

@@ -22,14 +22,17 @@
 #include <sys/stat.h>
 #include <yaml.h>
 
+#include "gs/family.h"
 #include "gs/isa.h"
 #include "gs/strbuf.h"
 #include "gs/units.h"
 
 /* The ops list is stored as bits in gs_opcode order; these pin the order config files rely on
  * (a reordering of GS_OPCODE_TABLE must be a deliberate, visible change). */
-_Static_assert(GS_OPCODE_COUNT == 17, "ops: update the config loader and SCHEMA.md");
-_Static_assert(GS_OP_DMA_COPY == 0 && GS_OP_MATMUL == 2 && GS_OP_MEMSET == 11 && GS_OP_GATHER == 16,
+_Static_assert(GS_OPCODE_COUNT == 20, "ops: update the config loader and SCHEMA.md");
+_Static_assert(GS_OP_DMA_COPY == 0 && GS_OP_MATMUL == 2 && GS_OP_MEMSET == 11 &&
+                   GS_OP_GATHER == 16 && GS_OP_MATMUL_MX == 17 && GS_OP_QUANTIZE_MX == 18 &&
+                   GS_OP_EXPONENTIAL == 19,
                "gs_opcode order changed: config ops bits depend on it");
 _Static_assert(GS_OPCODE_COUNT <= 64, "ops is a uint64_t bit set");
 _Static_assert(GS_DTYPE_COUNT <= 32, "dtypes is a uint32_t bit set");
@@ -60,8 +63,8 @@ int gs_engine_parse(const char *name, gs_engine *out)
     return -1;
 }
 
-/* Our own name lists (built from the header tables, so they cannot drift), because the loader
- * must not depend on dtype.c / isa.c being linked. */
+/* Our own name lists (built from the header tables, so they cannot drift), so the loader itself
+ * does not call dtype.c / isa.c (the family checks it runs link ap.c and dtype.c). */
 static const char *const dtype_names[] = {
 #define GS_DT_NAME(e, n, b, f) n,
     GS_DTYPE_TABLE(GS_DT_NAME)
@@ -84,9 +87,6 @@ static int op_needs_gpsimd(int op)
 {
     return op_engines[op] == GS_ENG_GPSIMD && op != GS_OP_MEMSET;
 }
-
-/* The model folders a `family:` may name. A new generation with new behaviour adds a row. */
-static const char *const families[] = {"gen1", "gen2", "gen3"};
 
 /* ------------------------------------------------------------------------------------------ */
 /* the field table                                                                            */
@@ -308,6 +308,8 @@ static const special_def specials[] = {
     {"engines", SK_MAP},
     {"engines.tensor", SK_MAP},
     {"engines.tensor.rate", SK_MAP},
+    {"engines.tensor.double_row", SK_BOOL},
+    {"engines.tensor.bf16_psum", SK_BOOL},
     {"engines.vector", SK_MAP},
     {"engines.vector.present", SK_BOOL},
     {"engines.vector.elems_per_cycle", SK_MAP},
@@ -1502,6 +1504,10 @@ static void walk_map(loader *L, node *m, const char *path)
                 if (st) set_loc(&st->transpose_loc, v);
             } else if (!strcmp(full, "core.dma.hw_descriptors")) {
                 L->c->dma.hw_descriptors = b;
+            } else if (!strcmp(full, "engines.tensor.double_row")) {
+                L->c->tensor.double_row = b;
+            } else if (!strcmp(full, "engines.tensor.bf16_psum")) {
+                L->c->tensor.bf16_psum = b;
             }
             break;
         }
@@ -1526,23 +1532,9 @@ static void walk_map(loader *L, node *m, const char *path)
                 gs_free(L->c->name);
                 L->c->name = gs_strdup(s);
             } else if (!strcmp(full, "family")) {
-                size_t f = 0;
-                while (f < GS_ARRAY_LEN(families) && strcmp(families[f], s))
-                    f++;
+                /* Checked against the registered families (gs/family.h) after the walk. */
                 struct gs_config_store *st = store_get(L->c);
                 if (st) set_loc(&st->family_loc, v);
-                if (f == GS_ARRAY_LEN(families)) {
-                    gs_sb fl;
-                    gs_sb_init(&fl);
-                    for (size_t k = 0; k < GS_ARRAY_LEN(families); k++)
-                        gs_sb_printf(&fl, "%s%s", k ? ", " : "", families[k]);
-                    ERR_NODE(L, v, full,
-                             "unknown family '%s'; expected one of %s (the model "
-                             "folders)",
-                             s, gs_sb_cstr(&fl));
-                    gs_sb_free(&fl);
-                    break;
-                }
                 gs_free(L->c->family);
                 L->c->family = gs_strdup(s);
             } else if (!strcmp(full, "description")) {
@@ -1633,7 +1625,7 @@ static void check_required(loader *L)
         if (!any) report_missing(L, dmaps[k], "a map of dtype: value, at least one entry");
     }
     if (!c->family && !map_get(L->root, "family"))
-        report_missing(L, "family", "the model folder: gen1, gen2 or gen3");
+        report_missing(L, "family", "the family whose behaviour applies (a genN/ folder)");
     if (!c->dtypes && !map_get(L->root, "dtypes"))
         report_missing(L, "dtypes", "list of supported dtypes");
     if (!c->ops && !map_get(L->root, "ops")) report_missing(L, "ops", "list of supported ops");
@@ -1795,6 +1787,11 @@ static void validate_struct(const gs_config *c, const unsigned char *bad, gs_dia
     if (c->dma.transpose && !c->dma.transpose_factor.src)
         lerr(&V, st ? &st->transpose_loc : NULL, "core.dma.transpose_factor",
              "required when core.dma.transpose is true");
+    /* The family: registered, has every feature the config enables, and its own checks. */
+    if (c->family) {
+        const gs_loc *fl = st ? &st->family_loc : NULL;
+        gs_family_check_config(c, fl ? fl->file : c->path, fl ? fl->line : 0, fl ? fl->col : 0, d);
+    }
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -1932,7 +1929,8 @@ void gs_config_free(gs_config *c)
 /* ------------------------------------------------------------------------------------------ */
 /* --set                                                                                      */
 
-static const char *const set_bools[] = {"core.dma.transpose", "core.dma.hw_descriptors"};
+static const char *const set_bools[] = {"core.dma.transpose", "core.dma.hw_descriptors",
+                                        "engines.tensor.double_row", "engines.tensor.bf16_psum"};
 
 static void trim(char *s)
 {
@@ -2001,8 +1999,12 @@ gs_status gs_config_set(gs_config *c, const char *assignment, gs_diags *diags)
             saved_loc = c->store->transpose_loc;
             c->store->transpose_loc = (gs_loc){"--set", 0, 0};
             restore_loc = 1;
-        } else {
+        } else if (bi == 1) {
             copy.dma.hw_descriptors = b;
+        } else if (bi == 2) {
+            copy.tensor.double_row = b;
+        } else {
+            copy.tensor.bf16_psum = b;
         }
     } else {
         if (impls[fi].engine >= 0 && !gs_config_has_engine(c, (gs_engine)impls[fi].engine)) {
@@ -2101,7 +2103,12 @@ double gs_config_peak_flops(const gs_config *c, gs_dtype t)
     if (!c || (int)t < 0 || t >= GS_DTYPE_COUNT) return 0;
     const gs_num *r = &c->tensor.rate[t];
     if (!r->src || !(r->v > 0)) return 0;
-    return 2.0 * c->tensor.rows.v * c->tensor.cols.v * c->tensor.clock.v * r->v;
+    /* values contracted per PE row per column: 2 in fp8 double-row mode, 4 for the quad-packed
+     * MX types (one x4 element per PE per cycle) */
+    double k = 1.0;
+    if (c->tensor.double_row && (t == GS_FP8_E4M3 || t == GS_FP8_E5M2)) k = 2.0;
+    if (t == GS_FP8_E4M3_X4 || t == GS_FP8_E5M2_X4 || t == GS_FP4_E2M1_X4) k = 4.0;
+    return 2.0 * k * c->tensor.rows.v * c->tensor.cols.v * c->tensor.clock.v * r->v;
 }
 
 unsigned gs_config_dma_partitions_per_engine(const gs_config *c)
@@ -2221,6 +2228,12 @@ static void on_open(FILE *out, const gs_config *c, const char *section, size_t l
         fprintf(out, "transpose: %s\n", c->dma.transpose ? "true" : "false");
         indent(out, level);
         fprintf(out, "hw_descriptors: %s\n", c->dma.hw_descriptors ? "true" : "false");
+    }
+    if (!strcmp(section, "engines.tensor")) {
+        indent(out, level);
+        fprintf(out, "double_row: %s\n", c->tensor.double_row ? "true" : "false");
+        indent(out, level);
+        fprintf(out, "bf16_psum: %s\n", c->tensor.bf16_psum ? "true" : "false");
     }
     int e = engine_of_path(section);
     if (e >= 0 && !strchr(section + 8, '.')) {

@@ -23,6 +23,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "gs/family.h"
+
 #define GS_NS_PER_S 1e9
 
 void gs_cost_state_init(gs_cost_state *s)
@@ -103,6 +105,7 @@ static int in_is_side(const gs_instr *in, int i)
     switch (in->op) {
     case GS_OP_ACTIVATION:
     case GS_OP_TENSOR_SCALAR:
+    case GS_OP_EXPONENTIAL:
         return (i == 1 && (in->flags & GS_F_SCALE_AP)) || (i == 2 && (in->flags & GS_F_BIAS_AP));
     case GS_OP_GATHER:
         return i == 1;
@@ -113,7 +116,7 @@ static int in_is_side(const gs_instr *in, int i)
 
 static int out_is_side(const gs_instr *in, int i)
 {
-    return in->op == GS_OP_ACTIVATION && i == 1;
+    return (in->op == GS_OP_ACTIVATION || in->op == GS_OP_EXPONENTIAL) && i == 1;
 }
 
 static int alu_is_slow(gs_alu op)
@@ -144,7 +147,8 @@ static double tensor_cycles(const gs_config *c, const gs_instr *in)
     double K = in->in[0].part_count;
     double M = (double)gs_ap_free_elems(&in->in[0]);
     double N, rate;
-    if (in->op == GS_OP_MATMUL) {
+    if (in->op == GS_OP_MATMUL || in->op == GS_OP_MATMUL_MX) {
+        /* matmul_mx: M and N in x4 columns, each at rate(x4) columns per cycle */
         N = (double)gs_ap_free_elems(&in->in[1]);
         rate = GS_MIN(t->rate[in->in[0].dtype].v, t->rate[in->in[1].dtype].v);
     } else {
@@ -228,6 +232,10 @@ static double simd_cycles(const gs_config *c, const gs_instr *in, gs_cost_state 
 
 double gs_cost_compute_cycles(const gs_config *c, const gs_instr *in, gs_cost_state *st)
 {
+    /* the family's cost override first (gs/family.h); NULL hook or 0: the formulas here */
+    const gs_family *f = gs_family_find(c->family);
+    double cy;
+    if (f && f->compute_cycles && f->compute_cycles(c, in, &cy)) return cy;
     switch (in->engine) {
     case GS_ENG_TENSOR:
         return tensor_cycles(c, in);
@@ -356,10 +364,12 @@ static double out_elems(const gs_instr *in)
 
 double gs_cost_tensor_flops(const gs_instr *in)
 {
-    if (in->op != GS_OP_MATMUL) return 0.0;
+    if (in->op != GS_OP_MATMUL && in->op != GS_OP_MATMUL_MX) return 0.0;
     double K = in->in[0].part_count;
     double M = (double)gs_ap_free_elems(&in->in[0]);
     double N = (double)gs_ap_free_elems(&in->in[1]);
+    if (in->op == GS_OP_MATMUL_MX) return 2.0 * (4.0 * K) * M * N; /* four values per element */
+    if (in->flags & GS_F_DOUBLE_ROW) return 2.0 * (2.0 * K) * (M / 2.0) * (N / 2.0);
     return 2.0 * K * M * N;
 }
 
@@ -367,6 +377,7 @@ double gs_cost_flops(const gs_instr *in)
 {
     switch (in->op) {
     case GS_OP_MATMUL:
+    case GS_OP_MATMUL_MX:
         return gs_cost_tensor_flops(in);
     /* Pure data movement: no arithmetic (transpose multiplies by an identity, but that is an
      * implementation detail, not useful work). */

@@ -82,6 +82,14 @@ int gs_dtype_parse(const char *name, gs_dtype *out)
         {"i8", GS_INT8},
         {"int32", GS_INT32},
         {"i32", GS_INT32},
+        {"fp8_e4m3_x4", GS_FP8_E4M3_X4},
+        {"float8_e4m3fn_x4", GS_FP8_E4M3_X4},
+        {"fp8_e5m2_x4", GS_FP8_E5M2_X4},
+        {"float8_e5m2_x4", GS_FP8_E5M2_X4},
+        {"fp4_e2m1_x4", GS_FP4_E2M1_X4},
+        {"float4_e2m1fn_x4", GS_FP4_E2M1_X4},
+        {"e8m0", GS_E8M0},
+        {"float8_e8m0fnu", GS_E8M0},
     };
     if (!name) return -1;
     for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++) {
@@ -120,6 +128,13 @@ double gs_dtype_max(gs_dtype t)
         return 127.0;
     case GS_INT32:
         return 2147483647.0;
+    case GS_FP8_E4M3_X4:
+    case GS_FP8_E5M2_X4:
+        return 4294967295.0; /* the bit pattern as an unsigned integer */
+    case GS_FP4_E2M1_X4:
+        return 65535.0;
+    case GS_E8M0:
+        return ldexp(1.0, 127);
     default:
         return 0.0;
     }
@@ -389,9 +404,30 @@ float gs_dtype_load(gs_dtype t, const void *buf, size_t i)
         memcpy(&v, (const char *)buf + i * 4, 4);
         return (float)v;
     }
+    case GS_FP8_E4M3_X4:
+    case GS_FP8_E5M2_X4: {
+        uint32_t v;
+        memcpy(&v, (const char *)buf + i * 4, 4);
+        return (float)v;
+    }
+    case GS_FP4_E2M1_X4: {
+        uint16_t v;
+        memcpy(&v, (const char *)buf + i * 2, 2);
+        return (float)v;
+    }
+    case GS_E8M0:
+        return gs_e8m0_to_f32(((const uint8_t *)buf)[i]);
     default:
         return 0.0f;
     }
+}
+
+/* A packed element's bit pattern from a float: nearest integer, clamped to [0, max]. */
+static double bits_of(float v, double max)
+{
+    if (!(v > 0.0f)) return 0.0;
+    double r = nearbyint((double)v);
+    return r > max ? max : r;
 }
 
 void gs_dtype_store(gs_dtype t, void *buf, size_t i, float v)
@@ -424,6 +460,20 @@ void gs_dtype_store(gs_dtype t, void *buf, size_t i, float v)
         memcpy((char *)buf + i * 4, &x, 4);
         break;
     }
+    case GS_FP8_E4M3_X4:
+    case GS_FP8_E5M2_X4: {
+        uint32_t x = (uint32_t)bits_of(v, 4294967295.0);
+        memcpy((char *)buf + i * 4, &x, 4);
+        break;
+    }
+    case GS_FP4_E2M1_X4: {
+        uint16_t x = (uint16_t)bits_of(v, 65535.0);
+        memcpy((char *)buf + i * 2, &x, 2);
+        break;
+    }
+    case GS_E8M0:
+        ((uint8_t *)buf)[i] = gs_f32_to_e8m0(v);
+        break;
     default:
         break;
     }
@@ -446,6 +496,13 @@ float gs_dtype_round(gs_dtype t, float v)
         return (float)gs_f32_to_i8(v);
     case GS_INT32:
         return (float)gs_f32_to_i32(v);
+    case GS_FP8_E4M3_X4:
+    case GS_FP8_E5M2_X4:
+        return (float)bits_of(v, 4294967295.0);
+    case GS_FP4_E2M1_X4:
+        return (float)bits_of(v, 65535.0);
+    case GS_E8M0:
+        return gs_e8m0_to_f32(gs_f32_to_e8m0(v));
     default:
         return 0.0f;
     }
@@ -501,7 +558,9 @@ void gs_dtype_to_f32(gs_dtype t, const void *src, ptrdiff_t src_stride, float *d
             dst[i] = (float)v;
         }
         break;
-    default:
+    default: /* the MX types: element by element */
+        for (size_t i = 0; i < n; i++, s += step)
+            dst[i] = gs_dtype_load(t, s, 0);
         break;
     }
 }
@@ -549,7 +608,188 @@ void gs_dtype_from_f32(gs_dtype t, const float *src, void *dst, ptrdiff_t dst_st
             memcpy(d, &v, 4);
         }
         break;
-    default:
+    default: /* the MX types: element by element */
+        for (size_t i = 0; i < n; i++, d += step)
+            gs_dtype_store(t, d, 0, src[i]);
         break;
     }
+}
+
+/* ---- microscaling (OCP MX v1.0) ---- */
+
+/* fp4 e2m1 magnitudes by code 0..7 */
+static const float e2m1_mag[8] = {0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f};
+
+float gs_e2m1_to_f32(uint8_t code)
+{
+    float m = e2m1_mag[code & 7u];
+    return (code & 8u) ? -m : m;
+}
+
+uint8_t gs_f32_to_e2m1(float f)
+{
+    if (isnan(f)) return 0;
+    uint8_t sign = signbit(f) ? 8u : 0u;
+    float a = fabsf(f);
+    if (a >= 6.0f) return sign | 7u;
+    /* the two neighbours; a tie goes to the even code (mantissa bit 0) */
+    uint8_t k = 0;
+    while (k < 7 && e2m1_mag[k + 1] <= a)
+        k++;
+    if (e2m1_mag[k] == a || k == 7) return sign | k;
+    float lo = a - e2m1_mag[k], hi = e2m1_mag[k + 1] - a;
+    uint8_t c = lo < hi ? k : hi < lo ? (uint8_t)(k + 1) : ((k & 1u) ? (uint8_t)(k + 1) : k);
+    return sign | c;
+}
+
+float gs_e8m0_to_f32(uint8_t b)
+{
+    if (b == 0xFFu) return NAN;
+    return ldexpf(1.0f, (int)b - 127);
+}
+
+uint8_t gs_f32_to_e8m0(float f)
+{
+    if (!(f > 0.0f) || isinf(f)) return 0xFFu;
+    int e;
+    frexpf(f, &e); /* f = m * 2^e, m in [0.5, 1): floor(log2 f) = e - 1 */
+    int x = e - 1;
+    if (x < -127) x = -127;
+    if (x > 127) x = 127;
+    return (uint8_t)(x + 127);
+}
+
+gs_dtype gs_dtype_mx_element(gs_dtype t)
+{
+    switch (t) {
+    case GS_FP8_E4M3_X4:
+        return GS_FP8_E4M3;
+    case GS_FP8_E5M2_X4:
+        return GS_FP8_E5M2;
+    case GS_FP4_E2M1_X4:
+        return GS_FP4_E2M1_X4;
+    default:
+        return GS_DTYPE_COUNT;
+    }
+}
+
+int gs_dtype_is_mx(gs_dtype t)
+{
+    return gs_dtype_mx_element(t) != GS_DTYPE_COUNT;
+}
+
+double gs_mx_elem_max(gs_dtype t)
+{
+    switch (t) {
+    case GS_FP8_E4M3_X4:
+        return 448.0;
+    case GS_FP8_E5M2_X4:
+        return 57344.0;
+    case GS_FP4_E2M1_X4:
+        return 6.0;
+    default:
+        return 0.0;
+    }
+}
+
+int gs_mx_elem_emax(gs_dtype t)
+{
+    switch (t) {
+    case GS_FP8_E4M3_X4:
+        return 8;
+    case GS_FP8_E5M2_X4:
+        return 15;
+    case GS_FP4_E2M1_X4:
+        return 2;
+    default:
+        return 0;
+    }
+}
+
+uint8_t gs_mx_lane_code(gs_dtype t, const void *buf, size_t i, int j)
+{
+    const uint8_t *b = buf;
+    if (t == GS_FP4_E2M1_X4) {
+        uint8_t byte = b[i * 2 + (size_t)(j >> 1)];
+        return (j & 1) ? (uint8_t)(byte >> 4) : (uint8_t)(byte & 0x0Fu);
+    }
+    return b[i * 4 + (size_t)j];
+}
+
+void gs_mx_set_lane(gs_dtype t, void *buf, size_t i, int j, uint8_t code)
+{
+    uint8_t *b = buf;
+    if (t == GS_FP4_E2M1_X4) {
+        uint8_t *p = &b[i * 2 + (size_t)(j >> 1)];
+        *p = (j & 1) ? (uint8_t)((*p & 0x0Fu) | (uint8_t)(code << 4))
+                     : (uint8_t)((*p & 0xF0u) | (code & 0x0Fu));
+        return;
+    }
+    b[i * 4 + (size_t)j] = code;
+}
+
+float gs_mx_code_to_f32(gs_dtype t, uint8_t code)
+{
+    switch (t) {
+    case GS_FP8_E4M3_X4:
+        return gs_e4m3_to_f32(code);
+    case GS_FP8_E5M2_X4:
+        return gs_e5m2_to_f32(code);
+    case GS_FP4_E2M1_X4:
+        return gs_e2m1_to_f32(code);
+    default:
+        return 0.0f;
+    }
+}
+
+uint8_t gs_mx_f32_to_code(gs_dtype t, float v)
+{
+    /* saturate first: MX element conversion clamps to the largest finite value */
+    float mx = (float)gs_mx_elem_max(t);
+    if (v > mx) v = mx;
+    if (v < -mx) v = -mx;
+    switch (t) {
+    case GS_FP8_E4M3_X4:
+        return gs_f32_to_e4m3(v);
+    case GS_FP8_E5M2_X4:
+        return gs_f32_to_e5m2(v);
+    case GS_FP4_E2M1_X4:
+        return gs_f32_to_e2m1(v);
+    default:
+        return 0;
+    }
+}
+
+float gs_mx_lane(gs_dtype t, const void *buf, size_t i, int j)
+{
+    return gs_mx_code_to_f32(t, gs_mx_lane_code(t, buf, i, j));
+}
+
+uint8_t gs_mx_quantize_group(gs_dtype t, const float *x, size_t n, uint8_t *codes)
+{
+    float amax = 0.0f;
+    int bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!isfinite(x[i]))
+            bad = 1;
+        else if (fabsf(x[i]) > amax)
+            amax = fabsf(x[i]);
+    }
+    if (bad) {
+        for (size_t i = 0; i < n; i++)
+            codes[i] = 0;
+        return 0xFFu;
+    }
+    int e = -127;
+    if (amax > 0.0f) {
+        int fe;
+        frexpf(amax, &fe);
+        e = (fe - 1) - gs_mx_elem_emax(t);
+        if (e < -127) e = -127;
+        if (e > 127) e = 127;
+    }
+    for (size_t i = 0; i < n; i++)
+        /* x / 2^e: exact in double for every finite fp32 x and e in [-127, 127] */
+        codes[i] = gs_mx_f32_to_code(t, (float)ldexp((double)x[i], -e));
+    return (uint8_t)(e + 127);
 }

@@ -97,11 +97,14 @@ void gs_mem_free(gs_mem *m)
 {
     if (!m) return;
     if (m->tensors)
-        for (size_t t = 0; t < m->n_tensors; t++) gs_free(m->tensors[t]);
+        for (size_t t = 0; t < m->n_tensors; t++)
+            gs_free(m->tensors[t]);
     gs_free(m->tensors);
     for (unsigned c = 0; c < GS_MAX_CORES; c++)
-        for (int s = 0; s < GS_MEMSPACE_COUNT; s++) gs_free(m->space[s][c]);
-    for (int i = 0; i < 4; i++) gs_free(m->scratch[i]);
+        for (int s = 0; s < GS_MEMSPACE_COUNT; s++)
+            gs_free(m->space[s][c]);
+    for (int i = 0; i < 4; i++)
+        gs_free(m->scratch[i]);
     gs_free(m);
 }
 
@@ -229,19 +232,14 @@ static gs_status fail(const gs_instr *in, gs_error *err, gs_status code, const c
     return gs_error_set(err, code, in->file, in->line, 0, "%s: %s", gs_opcode_name(in->op), msg);
 }
 
-static gs_status exec_matmul(gs_mem *m, const gs_instr *in, gs_error *err)
+/* c[M x N] (+)= a[K x M]^T b[K x N] into out (fp32 PSUM in place when dense, else through a
+ * scratch and the output dtype's rounding). */
+static gs_status mm_finish(gs_mem *m, const gs_instr *in, gs_error *err, const float *a,
+                           const float *b, size_t K, size_t M, size_t N)
 {
-    const gs_ap *st = &in->in[0], *mv = &in->in[1], *out = &in->out[0];
-    uint32_t K = st->part_count;
-    size_t M = gs_ap_free_elems(st), N = gs_ap_free_elems(mv);
-    float *a = scratch(m, 0, K * M), *b = scratch(m, 1, K * N);
-    if (!a || !b) return gs_error_set(err, GS_ERR_NOMEM, in->file, in->line, 0, "out of memory");
-    for (uint32_t k = 0; k < K; k++) {
-        load_row(m, st, k, a + (size_t)k * M);
-        load_row(m, mv, k, b + (size_t)k * N);
-    }
+    const gs_ap *out = &in->out[0];
     float beta = (in->flags & GS_F_ACCUMULATE) ? 1.0f : 0.0f;
-    if (out->ndim == 1 && out->stride[0] == 1) {
+    if (out->ndim == 1 && out->stride[0] == 1 && out->dtype == GS_FP32) {
         /* dense fp32 PSUM rows: sgemm writes in place, partition stride as ldc */
         float *c = (float *)row_base(m, out, 0);
         int ldc = (int)(m->part_bytes[GS_MEM_PSUM] / sizeof(float));
@@ -257,9 +255,115 @@ static gs_status exec_matmul(gs_mem *m, const gs_instr *in, gs_error *err)
         else
             memset(c + i * N, 0, N * sizeof *c);
     }
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)M, (int)N, (int)K, 1.0f, a, (int)M,
-                b, (int)N, 1.0f, c, (int)N);
-    for (size_t i = 0; i < M; i++) store_row(m, out, (uint32_t)i, c + i * N);
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)M, (int)N, (int)K, 1.0f, a, (int)M, b,
+                (int)N, 1.0f, c, (int)N);
+    for (size_t i = 0; i < M; i++)
+        store_row(m, out, (uint32_t)i, c + i * N);
+    return GS_OK;
+}
+
+static gs_status exec_matmul(gs_mem *m, const gs_instr *in, gs_error *err)
+{
+    const gs_ap *st = &in->in[0], *mv = &in->in[1];
+    /* Double row: row p of [P, 2, M] is [half 0: M][half 1: M], which is rows 2p and 2p+1 of a
+     * [2P x M] operand, so the same loads give the 2P contraction. */
+    size_t h = (in->flags & GS_F_DOUBLE_ROW) ? 2 : 1;
+    size_t K = (size_t)st->part_count * h;
+    size_t M = gs_ap_free_elems(st) / h, N = gs_ap_free_elems(mv) / h;
+    float *a = scratch(m, 0, K * M), *b = scratch(m, 1, K * N);
+    if (!a || !b) return gs_error_set(err, GS_ERR_NOMEM, in->file, in->line, 0, "out of memory");
+    for (uint32_t p = 0; p < st->part_count; p++) {
+        load_row(m, st, p, a + (size_t)p * h * M);
+        load_row(m, mv, p, b + (size_t)p * h * N);
+    }
+    return mm_finish(m, in, err, a, b, K, M, N);
+}
+
+/* The raw bytes of row p of a pattern into a packed buffer (any dtype). */
+static void row_bytes(gs_mem *m, const gs_ap *a, uint32_t p, uint8_t *dst)
+{
+    gather_bytes(m, a, p, dst);
+}
+
+/* Scale row of data partition p (gs/isa.h: row 32*(p/32) + (p%32)/8 of the scale tile). */
+static uint32_t mx_scale_row(uint32_t p)
+{
+    return 32u * (p / 32u) + (p % 32u) / 8u;
+}
+
+/* Decode an MX operand [P, X] x4 with its scales into a [4P x X] fp32 matrix: row 4p + j holds
+ * lane j of partition p, times the scale of its group. */
+static gs_status mx_decode(gs_mem *m, const gs_instr *in, gs_error *err, const gs_ap *d,
+                           const gs_ap *s, float *out, int slot)
+{
+    uint32_t P = d->part_count;
+    size_t X = gs_ap_free_elems(d);
+    uint8_t *raw = (uint8_t *)scratch(m, slot, (X * gs_dtype_size(d->dtype) + 3) / 4 + X);
+    if (!raw) return gs_error_set(err, GS_ERR_NOMEM, in->file, in->line, 0, "out of memory");
+    uint8_t *sc = raw + ((X * gs_dtype_size(d->dtype) + 3) / 4) * 4;
+    for (uint32_t p = 0; p < P; p++) {
+        row_bytes(m, d, p, raw);
+        row_bytes(m, s, mx_scale_row(p), sc);
+        for (size_t x = 0; x < X; x++) {
+            float scale = gs_e8m0_to_f32(sc[x]);
+            for (int j = 0; j < GS_MX_LANES; j++)
+                out[((size_t)p * GS_MX_LANES + (size_t)j) * X + x] =
+                    gs_mx_lane(d->dtype, raw, x, j) * scale;
+        }
+    }
+    return GS_OK;
+}
+
+/* matmul_mx: both operands dequantised exactly (an MX value times a power-of-two scale is exact
+ * in fp32), then the fp32 product as for matmul. */
+static gs_status exec_matmul_mx(gs_mem *m, const gs_instr *in, gs_error *err)
+{
+    const gs_ap *st = &in->in[0], *mv = &in->in[1];
+    size_t K = (size_t)st->part_count * GS_MX_LANES;
+    size_t M = gs_ap_free_elems(st), N = gs_ap_free_elems(mv);
+    float *a = scratch(m, 0, K * M), *b = scratch(m, 1, K * N);
+    if (!a || !b) return gs_error_set(err, GS_ERR_NOMEM, in->file, in->line, 0, "out of memory");
+    gs_status rc = mx_decode(m, in, err, st, &in->in[2], a, 2);
+    if (rc == GS_OK) rc = mx_decode(m, in, err, mv, GS_MX_MOVING_SCALE(in), b, 3);
+    if (rc != GS_OK) return rc;
+    return mm_finish(m, in, err, a, b, K, M, N);
+}
+
+/* quantize_mx: each group of 8 partitions x 4 consecutive values -> one scale and 32 codes. */
+static gs_status exec_quantize_mx(gs_mem *m, const gs_instr *in, gs_error *err)
+{
+    const gs_ap *src = &in->in[0], *dst = &in->out[0], *sc = &in->out[1];
+    uint32_t P = src->part_count;
+    size_t F = gs_ap_free_elems(src), X = F / GS_MX_LANES;
+    size_t es = gs_dtype_size(dst->dtype);
+    float *v = scratch(m, 0, 8 * F);
+    uint8_t *codes = (uint8_t *)scratch(m, 1, (8 * X * es + X + 32 + 3) / 4);
+    if (!v || !codes)
+        return gs_error_set(err, GS_ERR_NOMEM, in->file, in->line, 0, "out of memory");
+    uint8_t *packed = codes + 32, *srow = packed + 8 * X * es;
+    for (uint32_t g0 = 0; g0 < P; g0 += 8) {
+        for (uint32_t r = 0; r < 8; r++)
+            load_row(m, src, g0 + r, v + (size_t)r * F);
+        /* gather_bytes keeps the parts of the rows this instruction does not write */
+        for (uint32_t r = 0; r < 8; r++)
+            row_bytes(m, dst, g0 + r, packed + (size_t)r * X * es);
+        row_bytes(m, sc, mx_scale_row(g0), srow);
+        for (size_t x = 0; x < X; x++) {
+            float grp[32];
+            for (uint32_t r = 0; r < 8; r++)
+                for (int j = 0; j < GS_MX_LANES; j++)
+                    grp[r * GS_MX_LANES + (uint32_t)j] =
+                        v[(size_t)r * F + x * GS_MX_LANES + (size_t)j];
+            srow[x] = gs_mx_quantize_group(dst->dtype, grp, 32, codes);
+            for (uint32_t r = 0; r < 8; r++)
+                for (int j = 0; j < GS_MX_LANES; j++)
+                    gs_mx_set_lane(dst->dtype, packed + (size_t)r * X * es, x, j,
+                                   codes[r * GS_MX_LANES + (uint32_t)j]);
+        }
+        for (uint32_t r = 0; r < 8; r++)
+            scatter_bytes(m, dst, g0 + r, packed + (size_t)r * X * es);
+        scatter_bytes(m, sc, mx_scale_row(g0), srow);
+    }
     return GS_OK;
 }
 
@@ -271,9 +375,11 @@ static gs_status exec_transpose(gs_mem *m, const gs_instr *in, gs_error *err)
     size_t F = gs_ap_free_elems(src);
     float *a = scratch(m, 0, (size_t)P * F), *row = scratch(m, 1, P);
     if (!a || !row) return gs_error_set(err, GS_ERR_NOMEM, in->file, in->line, 0, "out of memory");
-    for (uint32_t p = 0; p < P; p++) load_row(m, src, p, a + (size_t)p * F);
+    for (uint32_t p = 0; p < P; p++)
+        load_row(m, src, p, a + (size_t)p * F);
     for (size_t f = 0; f < F; f++) {
-        for (uint32_t p = 0; p < P; p++) row[p] = a[(size_t)p * F + f];
+        for (uint32_t p = 0; p < P; p++)
+            row[p] = a[(size_t)p * F + f];
         store_row(m, out, (uint32_t)f, row);
     }
     return GS_OK;
@@ -300,9 +406,11 @@ static gs_status exec_dma_transpose(gs_mem *m, const gs_instr *in, gs_error *err
     uint8_t *a = (uint8_t *)scratch(m, 0, ((size_t)P * F * es + 3) / 4);
     uint8_t *row = (uint8_t *)scratch(m, 1, ((size_t)P * es + 3) / 4);
     if (!a || !row) return gs_error_set(err, GS_ERR_NOMEM, in->file, in->line, 0, "out of memory");
-    for (uint32_t p = 0; p < P; p++) gather_bytes(m, src, p, a + (size_t)p * F * es);
+    for (uint32_t p = 0; p < P; p++)
+        gather_bytes(m, src, p, a + (size_t)p * F * es);
     for (size_t f = 0; f < F; f++) {
-        for (uint32_t p = 0; p < P; p++) memcpy(row + p * es, a + ((size_t)p * F + f) * es, es);
+        for (uint32_t p = 0; p < P; p++)
+            memcpy(row + p * es, a + ((size_t)p * F + f) * es, es);
         scatter_bytes(m, dst, (uint32_t)f, row);
     }
     return GS_OK;
@@ -331,18 +439,35 @@ static gs_status exec_elementwise(gs_mem *m, const gs_instr *in, gs_error *err)
             }
             break;
         }
+        case GS_OP_EXPONENTIAL: {
+            load_row(m, &in->in[0], p, x);
+            float s = operand(m, in, 2, GS_F_BIAS_AP, in->imm[1], p);
+            double acc = 0.0;
+            for (size_t i = 0; i < n; i++) {
+                x[i] = gs_act_apply(GS_ACT_EXP, x[i] - s);
+                acc += x[i];
+            }
+            if (in->flags & GS_F_ACC_OUT) {
+                float a = (float)acc;
+                store_row(m, &in->out[1], p, &a);
+            }
+            break;
+        }
         case GS_OP_TENSOR_TENSOR:
             load_row(m, &in->in[0], p, x);
             load_row(m, &in->in[1], p, y);
-            for (size_t i = 0; i < n; i++) x[i] = gs_alu_apply(in->alu0, x[i], y[i]);
+            for (size_t i = 0; i < n; i++)
+                x[i] = gs_alu_apply(in->alu0, x[i], y[i]);
             break;
         case GS_OP_TENSOR_SCALAR: {
             load_row(m, &in->in[0], p, x);
             float s0 = operand(m, in, 1, GS_F_SCALE_AP, in->imm[0], p);
-            for (size_t i = 0; i < n; i++) x[i] = gs_alu_apply(in->alu0, x[i], s0);
+            for (size_t i = 0; i < n; i++)
+                x[i] = gs_alu_apply(in->alu0, x[i], s0);
             if (in->flags & GS_F_HAS_OP1) {
                 float s1 = operand(m, in, 2, GS_F_BIAS_AP, in->imm[1], p);
-                for (size_t i = 0; i < n; i++) x[i] = gs_alu_apply(in->alu1, x[i], s1);
+                for (size_t i = 0; i < n; i++)
+                    x[i] = gs_alu_apply(in->alu1, x[i], s1);
             }
             break;
         }
@@ -350,7 +475,8 @@ static gs_status exec_elementwise(gs_mem *m, const gs_instr *in, gs_error *err)
             load_row(m, &in->in[0], p, x);
             break;
         case GS_OP_MEMSET:
-            for (size_t i = 0; i < n; i++) x[i] = in->imm[0];
+            for (size_t i = 0; i < n; i++)
+                x[i] = in->imm[0];
             break;
         case GS_OP_IOTA:
             for (size_t i = 0; i < n; i++)
@@ -359,14 +485,14 @@ static gs_status exec_elementwise(gs_mem *m, const gs_instr *in, gs_error *err)
         case GS_OP_AFFINE_SELECT:
             load_row(m, &in->in[0], p, x);
             for (size_t i = 0; i < n; i++) {
-                double v = (double)(in->iimm[0] + in->iimm[1] * (int64_t)p +
-                                    in->iimm[2] * (int64_t)i);
+                double v =
+                    (double)(in->iimm[0] + in->iimm[1] * (int64_t)p + in->iimm[2] * (int64_t)i);
                 if (gs_alu_apply(in->alu0, (float)v, 0.0f) == 0.0f) x[i] = in->imm[0];
             }
             break;
         default:
-            return gs_error_set(err, GS_ERR_INTERNAL, in->file, in->line, 0,
-                                "no semantics for %s", gs_opcode_name(in->op));
+            return gs_error_set(err, GS_ERR_INTERNAL, in->file, in->line, 0, "no semantics for %s",
+                                gs_opcode_name(in->op));
         }
         store_row(m, out, p, x);
     }
@@ -386,11 +512,13 @@ static gs_status exec_reduce(gs_mem *m, const gs_instr *in, gs_error *err)
             const float *v = x + o * inner;
             if (in->alu0 == GS_ALU_ADD) {
                 double acc = 0.0;
-                for (size_t i = 0; i < inner; i++) acc += v[i];
+                for (size_t i = 0; i < inner; i++)
+                    acc += v[i];
                 y[o] = (float)acc;
             } else {
                 float acc = v[0];
-                for (size_t i = 1; i < inner; i++) acc = gs_alu_apply(in->alu0, acc, v[i]);
+                for (size_t i = 1; i < inner; i++)
+                    acc = gs_alu_apply(in->alu0, acc, v[i]);
                 y[o] = acc;
             }
         }
@@ -446,16 +574,19 @@ static gs_status exec_partition(gs_mem *m, const gs_instr *in, gs_error *err)
         double *d = (double *)scratch(m, 2, 2 * n);
         if (!d) return gs_error_set(err, GS_ERR_NOMEM, in->file, in->line, 0, "out of memory");
         load_row(m, src, 0, acc);
-        for (size_t i = 0; i < n; i++) d[i] = acc[i];
+        for (size_t i = 0; i < n; i++)
+            d[i] = acc[i];
         for (uint32_t p = 1; p < src->part_count; p++) {
             load_row(m, src, p, x);
             for (size_t i = 0; i < n; i++)
                 d[i] = in->alu0 == GS_ALU_ADD ? d[i] + x[i]
                                               : gs_alu_apply(in->alu0, (float)d[i], x[i]);
         }
-        for (size_t i = 0; i < n; i++) acc[i] = (float)d[i];
+        for (size_t i = 0; i < n; i++)
+            acc[i] = (float)d[i];
     }
-    for (uint32_t p = 0; p < out->part_count; p++) store_row(m, out, p, acc);
+    for (uint32_t p = 0; p < out->part_count; p++)
+        store_row(m, out, p, acc);
     return GS_OK;
 }
 
@@ -483,17 +614,30 @@ gs_status gs_exec_instr(gs_mem *m, const gs_program *p, size_t index, gs_error *
     const gs_instr *in = gs_program_instr(p, index);
     if (!in) return gs_error_set(err, GS_ERR_INTERNAL, NULL, 0, 0, "no instruction %zu", index);
     switch (in->op) {
-    case GS_OP_DMA_COPY: return exec_dma_copy(m, in, err);
-    case GS_OP_DMA_TRANSPOSE: return exec_dma_transpose(m, in, err);
-    case GS_OP_MATMUL: return exec_matmul(m, in, err);
-    case GS_OP_TRANSPOSE: return exec_transpose(m, in, err);
-    case GS_OP_TENSOR_REDUCE: return exec_reduce(m, in, err);
+    case GS_OP_DMA_COPY:
+        return exec_dma_copy(m, in, err);
+    case GS_OP_DMA_TRANSPOSE:
+        return exec_dma_transpose(m, in, err);
+    case GS_OP_MATMUL:
+        return exec_matmul(m, in, err);
+    case GS_OP_MATMUL_MX:
+        return exec_matmul_mx(m, in, err);
+    case GS_OP_QUANTIZE_MX:
+        return exec_quantize_mx(m, in, err);
+    case GS_OP_TRANSPOSE:
+        return exec_transpose(m, in, err);
+    case GS_OP_TENSOR_REDUCE:
+        return exec_reduce(m, in, err);
     case GS_OP_BN_STATS:
-    case GS_OP_BN_AGGR: return exec_bn(m, in, err);
+    case GS_OP_BN_AGGR:
+        return exec_bn(m, in, err);
     case GS_OP_PARTITION_REDUCE:
-    case GS_OP_PARTITION_BROADCAST: return exec_partition(m, in, err);
-    case GS_OP_GATHER: return exec_gather(m, in, err);
-    default: return exec_elementwise(m, in, err);
+    case GS_OP_PARTITION_BROADCAST:
+        return exec_partition(m, in, err);
+    case GS_OP_GATHER:
+        return exec_gather(m, in, err);
+    default:
+        return exec_elementwise(m, in, err);
     }
 }
 

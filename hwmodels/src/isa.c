@@ -471,9 +471,20 @@ void gs_instr_format(const gs_program *p, size_t i, char *buf, size_t size)
         out_str(&o, k ? ", " : " ");
         out_str(&o, ap);
     }
+    if (in->op == GS_OP_MATMUL_MX) {
+        gs_ap_format(GS_MX_MOVING_SCALE(in), ap, sizeof ap);
+        out_str(&o, ", ");
+        out_str(&o, ap);
+    }
     switch (in->op) {
     case GS_OP_MATMUL:
         out_str(&o, (in->flags & GS_F_ACCUMULATE) ? " acc=1" : " acc=0");
+        break;
+    case GS_OP_EXPONENTIAL:
+        if (!(in->flags & GS_F_BIAS_AP)) {
+            out_str(&o, " sub=");
+            out_g(&o, (double)in->imm[1]);
+        }
         break;
     case GS_OP_ACTIVATION:
         out_str(&o, " func=");

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gs/family.h"
 #include "program.h"
 
 #define RUN_LIMIT 4096
@@ -267,11 +268,15 @@ static void fill_caps(gs_caps *c, const gs_config *cfg, unsigned core)
     c->ops = cfg->ops;
     for (int t = 0; t < GS_DTYPE_COUNT; t++) {
         double r = cfg->tensor.rate[t].src ? cfg->tensor.rate[t].v : 0.0;
-        if (r > 0 && (cfg->dtypes & (1u << t))) {
+        /* MX dtypes are multiplied by matmul_mx only (caps.mx_dtypes) */
+        if (r > 0 && (cfg->dtypes & (1u << t)) && !gs_dtype_is_mx((gs_dtype)t)) {
             c->matmul_rate[t] = r;
             c->matmul_dtypes |= 1u << t;
         }
     }
+    /* the family's features (double row, MX) are told to kernels by its hook */
+    const gs_family *f = gs_family_find(cfg->family);
+    if (f && f->caps_fixup) f->caps_fixup(cfg, c);
 }
 
 gs_kb *gs_kb_create(gs_program *p, unsigned core)
@@ -1395,8 +1400,8 @@ static gs_status emit(gs_kb *kb, const char *file, int line, gs_instr *in)
         return kb->err.code;
 
     kb->n_deps = 0;
-    access accs[GS_INSTR_MAX_IN + GS_INSTR_MAX_OUT + 1];
-    const gs_ap *aps[GS_INSTR_MAX_IN + GS_INSTR_MAX_OUT + 1];
+    access accs[GS_INSTR_MAX_IN + GS_INSTR_MAX_OUT + 2];
+    const gs_ap *aps[GS_INSTR_MAX_IN + GS_INSTR_MAX_OUT + 2];
     int na = 0;
     for (int k = 0; k < in->n_in; k++) {
         if (in->in[k].tensor < 0) continue;
@@ -1406,7 +1411,15 @@ static gs_status emit(gs_kb *kb, const char *file, int line, gs_instr *in)
         accs[na].slot = (uint8_t)k;
         na++;
     }
-    if (in->op == GS_OP_MATMUL && (in->flags & GS_F_ACCUMULATE)) {
+    if (in->op == GS_OP_MATMUL_MX) {
+        /* the moving scales: a read, held in the out[1] slot (gs/isa.h) */
+        aps[na] = GS_MX_MOVING_SCALE(in);
+        footprint(aps[na], &accs[na]);
+        accs[na].write = 0;
+        accs[na].slot = GS_INSTR_MAX_IN + 1;
+        na++;
+    }
+    if ((in->op == GS_OP_MATMUL || in->op == GS_OP_MATMUL_MX) && (in->flags & GS_F_ACCUMULATE)) {
         /* accumulation reads the PSUM it writes */
         aps[na] = &in->out[0];
         footprint(aps[na], &accs[na]);
@@ -1544,8 +1557,12 @@ gs_status gs_matmul_at(gs_kb *kb, const char *file, int line, gs_ap psum, gs_ap 
     gs_instr in;
     instr_init(&in, GS_OP_MATMUL, GS_ENG_TENSOR);
     const gs_caps *c = &kb->caps;
-    REQUIRE(psum.space == GS_MEM_PSUM && psum.dtype == GS_FP32, GS_ERR_INVALID,
-            "matmul: output must be an fp32 PSUM tile");
+    REQUIRE(psum.space == GS_MEM_PSUM &&
+                (psum.dtype == GS_FP32 || (psum.dtype == GS_BF16 && c->matmul_bf16_psum)),
+            GS_ERR_INVALID, "matmul: output must be an fp32 PSUM tile%s",
+            c->matmul_bf16_psum ? " or a bf16 one"
+                                : " (bf16 PSUM output needs engines.tensor.bf16_psum, a "
+                                  "NeuronCore-v4 family feature)");
     REQUIRE(stationary.space == GS_MEM_SBUF && moving.space == GS_MEM_SBUF, GS_ERR_INVALID,
             "matmul: stationary and moving operands must be in SBUF");
     REQUIRE((c->matmul_dtypes & (1u << stationary.dtype)) && (c->matmul_dtypes & (1u << moving.dtype)),
@@ -1575,6 +1592,191 @@ gs_status gs_matmul_at(gs_kb *kb, const char *file, int line, gs_ap psum, gs_ap 
     in.n_out = 1;
     in.n_in = 2;
     if (accumulate) in.flags |= GS_F_ACCUMULATE;
+    return emit(kb, file, line, &in);
+}
+
+/* A [P, 2, X] double-row operand: outermost free dim 2; X = the rest. */
+static int dr_half(const gs_ap *a, uint64_t *x)
+{
+    if (a->ndim < 2 || a->shape[0] != 2) return 0;
+    *x = gs_ap_free_elems(a) / 2;
+    return 1;
+}
+
+gs_status gs_matmul_dr_at(gs_kb *kb, const char *file, int line, gs_ap psum, gs_ap stationary,
+                          gs_ap moving, int accumulate)
+{
+    if (!kb || kb->failed) return gs_kb_status(kb);
+    gs_instr in;
+    instr_init(&in, GS_OP_MATMUL, GS_ENG_TENSOR);
+    in.flags |= GS_F_DOUBLE_ROW;
+    const gs_caps *c = &kb->caps;
+    REQUIRE(c->double_row_k > 0, GS_ERR_UNSUPPORTED,
+            "unsupported: fp8 double-row matmul on this target (family %s)", kb->cfg->family);
+    REQUIRE((c->double_row_dtypes & (1u << stationary.dtype)) &&
+                (c->double_row_dtypes & (1u << moving.dtype)),
+            GS_ERR_UNSUPPORTED, "unsupported: %s x %s double-row matmul (fp8 only)",
+            gs_dtype_name(stationary.dtype), gs_dtype_name(moving.dtype));
+    REQUIRE(psum.space == GS_MEM_PSUM && psum.dtype == GS_FP32, GS_ERR_INVALID,
+            "matmul (double row): output must be an fp32 PSUM tile");
+    REQUIRE(stationary.space == GS_MEM_SBUF && moving.space == GS_MEM_SBUF, GS_ERR_INVALID,
+            "matmul (double row): stationary and moving operands must be in SBUF");
+    uint64_t M = 0, N = 0, P = stationary.part_count;
+    REQUIRE(dr_half(&stationary, &M) && dr_half(&moving, &N), GS_ERR_INVALID,
+            "matmul (double row): operands must be [P, 2, X] views (outermost free dim 2: the "
+            "two halves of the contraction)");
+    REQUIRE(moving.part_count == P, GS_ERR_INVALID,
+            "matmul (double row): contraction sizes differ (stationary %" PRIu64
+            ", moving %u partitions)",
+            P, moving.part_count);
+    REQUIRE(2 * P <= c->double_row_k, GS_ERR_INVALID,
+            "matmul (double row): contraction %" PRIu64 " exceeds %u (2 x %u PE rows)", 2 * P,
+            c->double_row_k, c->pe_rows);
+    REQUIRE(M <= c->pe_cols, GS_ERR_INVALID,
+            "matmul (double row): stationary free size %" PRIu64 " exceeds %u PE columns", M,
+            c->pe_cols);
+    REQUIRE(N <= c->moving_free_max, GS_ERR_INVALID,
+            "matmul (double row): moving free size %" PRIu64 " exceeds the limit of %u", N,
+            c->moving_free_max);
+    REQUIRE(psum.part_count == M && gs_ap_free_elems(&psum) == N, GS_ERR_INVALID,
+            "matmul (double row): output must be [%" PRIu64 " x %" PRIu64 "], is [%u x %" PRIu64
+            "]",
+            M, N, psum.part_count, gs_ap_free_elems(&psum));
+    REQUIRE(psum_in_one_bank(kb, &psum), GS_ERR_INVALID,
+            "matmul (double row): output does not fit one PSUM bank");
+    in.out[0] = psum;
+    in.in[0] = stationary;
+    in.in[1] = moving;
+    in.n_out = 1;
+    in.n_in = 2;
+    if (accumulate) in.flags |= GS_F_ACCUMULATE;
+    return emit(kb, file, line, &in);
+}
+
+/* The MX scale layout rule: the scales of data partitions [p0, p0+P) sit in the same partition
+ * quadrant, rows 32q + (p%32)/8; the scale tile covers the data tile's partitions (or, for
+ * P <= 32, at least its P/8 scale rows) with the same free size. */
+static gs_status check_mx_scale(gs_kb *kb, const char *file, int line, const char *what,
+                                const gs_ap *data, const gs_ap *scale)
+{
+    uint32_t P = data->part_count;
+    uint32_t need = P <= 32 ? (P + 7) / 8 : P;
+    REQUIRE(scale->dtype == GS_E8M0, GS_ERR_INVALID, "%s: scales must be e8m0 (uint8), are %s",
+            what, gs_dtype_name(scale->dtype));
+    REQUIRE(scale->space == GS_MEM_SBUF, GS_ERR_INVALID, "%s: scales must be in SBUF", what);
+    REQUIRE(data->part_start % 32 == 0 && scale->part_start == data->part_start, GS_ERR_INVALID,
+            "%s: scale layout rule: the scales of a 32-partition quadrant must sit in that "
+            "quadrant (data starts at partition %u, scales at %u; both must start at the same "
+            "multiple of 32)",
+            what, data->part_start, scale->part_start);
+    REQUIRE(scale->part_count >= need, GS_ERR_INVALID,
+            "%s: scale layout rule: %u data partitions need scales in partitions [%u, %u) "
+            "(rows 32q + (p%%32)/8 of each quadrant), the scale view has %u",
+            what, P, scale->part_start, scale->part_start + need, scale->part_count);
+    REQUIRE(gs_ap_free_elems(scale) == gs_ap_free_elems(data), GS_ERR_INVALID,
+            "%s: scale tile free size %" PRIu64 " must equal the data's %" PRIu64
+            " (one scale per x4 column and 8-partition group)",
+            what, gs_ap_free_elems(scale), gs_ap_free_elems(data));
+    return GS_OK;
+}
+
+gs_status gs_matmul_mx_at(gs_kb *kb, const char *file, int line, gs_ap psum, gs_ap stationary,
+                          gs_ap st_scale, gs_ap moving, gs_ap mv_scale, int accumulate)
+{
+    if (!kb || kb->failed) return gs_kb_status(kb);
+    gs_instr in;
+    instr_init(&in, GS_OP_MATMUL_MX, GS_ENG_TENSOR);
+    const gs_caps *c = &kb->caps;
+    REQUIRE(c->mx_k > 0, GS_ERR_UNSUPPORTED, "unsupported: matmul_mx on this target (family %s)",
+            kb->cfg->family);
+    REQUIRE((c->mx_dtypes & (1u << stationary.dtype)) && (c->mx_dtypes & (1u << moving.dtype)),
+            GS_ERR_UNSUPPORTED,
+            "unsupported: matmul_mx of %s x %s (needs quad-packed MX dtypes the target has)",
+            gs_dtype_name(stationary.dtype), gs_dtype_name(moving.dtype));
+    REQUIRE(psum.space == GS_MEM_PSUM && (psum.dtype == GS_FP32 || psum.dtype == GS_BF16),
+            GS_ERR_INVALID, "matmul_mx: output must be an fp32 or bf16 PSUM tile");
+    REQUIRE(stationary.space == GS_MEM_SBUF && moving.space == GS_MEM_SBUF, GS_ERR_INVALID,
+            "matmul_mx: stationary and moving operands must be in SBUF");
+    uint64_t P = stationary.part_count, M = gs_ap_free_elems(&stationary);
+    uint64_t N = gs_ap_free_elems(&moving);
+    REQUIRE(moving.part_count == P, GS_ERR_INVALID,
+            "matmul_mx: contraction sizes differ (stationary %" PRIu64 ", moving %u partitions)", P,
+            moving.part_count);
+    REQUIRE(P % 8 == 0, GS_ERR_INVALID,
+            "matmul_mx: %" PRIu64 " partitions is not a whole number of 8-partition scaling "
+            "groups (32 values = 8 partitions x 4)",
+            P);
+    REQUIRE(4 * P <= c->mx_k, GS_ERR_INVALID,
+            "matmul_mx: contraction %" PRIu64 " values exceeds %u (4 x %u PE rows)", 4 * P, c->mx_k,
+            c->pe_rows);
+    REQUIRE(M <= c->pe_cols, GS_ERR_INVALID,
+            "matmul_mx: stationary free size %" PRIu64 " exceeds %u PE columns", M, c->pe_cols);
+    REQUIRE(N <= c->moving_free_max, GS_ERR_INVALID,
+            "matmul_mx: moving free size %" PRIu64 " exceeds the limit of %u", N,
+            c->moving_free_max);
+    REQUIRE(psum.part_count == M && gs_ap_free_elems(&psum) == N, GS_ERR_INVALID,
+            "matmul_mx: output must be [%" PRIu64 " x %" PRIu64 "], is [%u x %" PRIu64 "]", M, N,
+            psum.part_count, gs_ap_free_elems(&psum));
+    REQUIRE(psum_in_one_bank(kb, &psum), GS_ERR_INVALID,
+            "matmul_mx: output does not fit one PSUM bank");
+    if (check_mx_scale(kb, file, line, "matmul_mx stationary", &stationary, &st_scale))
+        return kb->err.code;
+    if (check_mx_scale(kb, file, line, "matmul_mx moving", &moving, &mv_scale)) return kb->err.code;
+    in.out[0] = psum;
+    in.in[0] = stationary;
+    in.in[1] = moving;
+    in.in[2] = st_scale;
+    *GS_MX_MOVING_SCALE(&in) = mv_scale;
+    in.n_out = 1;
+    in.n_in = 3;
+    /* emit checks in[] and out[0]; the moving scales (in the out[1] slot) are checked here */
+    if (check_ap(kb, file, line, &in, &mv_scale, "moving scale") ||
+        check_alignment(kb, file, line, &in, &mv_scale, "moving scale"))
+        return kb->err.code;
+    if (accumulate) in.flags |= GS_F_ACCUMULATE;
+    return emit(kb, file, line, &in);
+}
+
+gs_status gs_quantize_mx_at(gs_kb *kb, const char *file, int line, gs_ap dst, gs_ap scale,
+                            gs_ap src)
+{
+    if (!kb || kb->failed) return gs_kb_status(kb);
+    gs_instr in;
+    instr_init(&in, GS_OP_QUANTIZE_MX, GS_ENG_VECTOR);
+    const gs_caps *c = &kb->caps;
+    REQUIRE(c->quantize_mx_dtypes, GS_ERR_UNSUPPORTED,
+            "unsupported: quantize_mx on this target (family %s)", kb->cfg->family);
+    REQUIRE(dst.dtype != GS_FP4_E2M1_X4, GS_ERR_UNSUPPORTED,
+            "unsupported: quantize_mx to fp4_e2m1_x4 (Quantize-MX has no fp4 output; quantize "
+            "fp4 offline)");
+    REQUIRE(c->quantize_mx_dtypes & (1u << dst.dtype), GS_ERR_UNSUPPORTED,
+            "unsupported: quantize_mx to %s (MXFP8 x4 outputs only)", gs_dtype_name(dst.dtype));
+    REQUIRE(src.dtype == GS_BF16 || src.dtype == GS_FP16, GS_ERR_INVALID,
+            "quantize_mx: source must be bf16 or fp16, is %s", gs_dtype_name(src.dtype));
+    REQUIRE(src.space == GS_MEM_SBUF && dst.space == GS_MEM_SBUF && scale.space == GS_MEM_SBUF,
+            GS_ERR_INVALID, "quantize_mx: source, data and scales must all be in SBUF");
+    uint32_t P = src.part_count;
+    uint64_t F = gs_ap_free_elems(&src);
+    REQUIRE(P % 32 == 0 && P <= c->partitions, GS_ERR_INVALID,
+            "quantize_mx: source partitions %u must be a multiple of 32 (whole quadrants of "
+            "8-partition groups), at most %u",
+            P, c->partitions);
+    REQUIRE(F % 4 == 0 && src.stride[src.ndim - 1] == 1, GS_ERR_INVALID,
+            "quantize_mx: source free size %" PRIu64 " must be a multiple of 4 with unit "
+            "innermost stride (groups of 4 consecutive values per partition)",
+            F);
+    REQUIRE(src.shape[src.ndim - 1] % 4 == 0, GS_ERR_INVALID,
+            "quantize_mx: the innermost source dim (%u) must be a multiple of 4",
+            src.shape[src.ndim - 1]);
+    REQUIRE(dst.part_count == P && gs_ap_free_elems(&dst) * 4 == F, GS_ERR_INVALID,
+            "quantize_mx: data output must be [%u x %" PRIu64 "] x4, is [%u x %" PRIu64 "]", P,
+            F / 4, dst.part_count, gs_ap_free_elems(&dst));
+    if (check_mx_scale(kb, file, line, "quantize_mx", &dst, &scale)) return kb->err.code;
+    in.out[0] = dst;
+    in.out[1] = scale;
+    in.in[0] = src;
+    in.n_out = 2;
+    in.n_in = 1;
     return emit(kb, file, line, &in);
 }
 
@@ -1644,6 +1846,38 @@ gs_status gs_activation_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_
     if (acc_out) {
         REQUIRE(is_col(acc_out, src.part_count) && acc_out->dtype == GS_FP32, GS_ERR_INVALID,
                 "activation: accumulate output must be an fp32 [%u x 1] pattern", src.part_count);
+        in.out[1] = *acc_out;
+        in.n_out = 2;
+        in.flags |= GS_F_ACC_OUT;
+    }
+    return emit(kb, file, line, &in);
+}
+
+gs_status gs_exponential_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_ap src,
+                            gs_operand sub, const gs_ap *acc_out)
+{
+    if (!kb || kb->failed) return gs_kb_status(kb);
+    gs_instr in;
+    instr_init(&in, GS_OP_EXPONENTIAL, GS_ENG_VECTOR);
+    REQUIRE(is_onchip(&out) && is_onchip(&src), GS_ERR_INVALID,
+            "exponential: operands must be SBUF/PSUM tiles");
+    REQUIRE(same_shape(&out, &src), GS_ERR_INVALID, "exponential: input and output shapes differ");
+    in.act = GS_ACT_EXP;
+    in.out[0] = out;
+    in.in[0] = src;
+    in.n_out = 1;
+    in.n_in = 3;
+    if (sub.is_ap) {
+        REQUIRE(is_col(&sub.ap, src.part_count), GS_ERR_INVALID,
+                "exponential: per-partition subtrahend must be [%u x 1]", src.part_count);
+        in.in[2] = sub.ap;
+        in.flags |= GS_F_BIAS_AP;
+    } else {
+        in.imm[1] = sub.imm;
+    }
+    if (acc_out) {
+        REQUIRE(is_col(acc_out, src.part_count) && acc_out->dtype == GS_FP32, GS_ERR_INVALID,
+                "exponential: accumulate output must be an fp32 [%u x 1] pattern", src.part_count);
         in.out[1] = *acc_out;
         in.n_out = 2;
         in.flags |= GS_F_ACC_OUT;

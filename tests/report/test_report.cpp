@@ -439,7 +439,7 @@ TEST(Report, BadWhatIfFileIsNamed)
     EXPECT_EQ(gs_report_write_opts((kFixtures + "check.json").c_str(), nullptr,
                                    out_path("bad-whatif.html").c_str(), &o, &err),
               GS_ERR_INVALID);
-    EXPECT_NE(std::string(err.message).find("not a what-if, tuning or attribution file"),
+    EXPECT_NE(std::string(err.message).find("not a what-if, tuning, attribution or calibration file"),
               std::string::npos);
 }
 

@@ -144,11 +144,16 @@ TEST(CliConfig, ListGens)
     CliRun r = gensweep("list gens configs");
     EXPECT_EQ(r.rc, 0) << r.err;
     EXPECT_TRUE(has(r.out, "name")) << r.out;
-    // derived peaks agree with the published numbers: gen1 16 TF, gen2 92 bf16 / 23 fp32, gen3 79 / 158 fp8
+    // derived peaks agree with the published figures (genN/README.md): gen1 16 TF, gen2 92 bf16 /
+    // 23 fp32, gen3 79 / 158 fp8
     EXPECT_TRUE(has(r.out, "gen1             gen1        4     16.4")) << r.out;
     EXPECT_TRUE(has(r.out, "gen2             gen2        2     91.8     22.9     91.8       880"))
         << r.out;
     EXPECT_TRUE(has(r.out, "gen3             gen3        8     78.6     19.7    157.3      2900"))
+        << r.out;
+    EXPECT_TRUE(has(
+        r.out,
+        "gen4             gen4        8     78.6     19.7    157.3      4900      32.0    314.6"))
         << r.out;
     EXPECT_FALSE(has(r.out, "gen3-2x-sbuf")) << "what-if subdirectory is not listed";
     CliRun d = gensweep("list gens"); // default: configs/ of the current directory

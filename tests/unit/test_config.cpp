@@ -176,7 +176,8 @@ TEST(ConfigSchema, OpsBitsFollowTheOpcodeEnum)
     ASSERT_EQ(sizeof ops / sizeof ops[0], (size_t)GS_OPCODE_COUNT);
     for (const Op &o : ops) {
         Loaded l;
-        load_str(l, std::string("extends: gen3\nops: [") + o.name + "]\n");
+        // gen4: the family with every extension op (matmul_mx, quantize_mx)
+        load_str(l, std::string("extends: gen4\nops: [") + o.name + "]\n");
         ASSERT_NE(l.c, nullptr) << o.name << "\n" << l.errors();
         EXPECT_EQ(l.c->ops, 1ull << o.op) << o.name;
     }
@@ -288,7 +289,11 @@ TEST(RealConfigs, GenerationSpecifics)
     EXPECT_EQ(g3.c->vector.elems_per_cycle[GS_BF16].v * g3.c->vector.lanes.v, 512);
     EXPECT_EQ(g3.c->vector.elems_per_cycle[GS_FP32].v * g3.c->vector.lanes.v, 256);
     EXPECT_EQ(g3.c->vector.clock.v, 0.96e9);
-    EXPECT_EQ(g3.c->tensor.rate[GS_FP8_E5M2].v, 2);
+    // fp8 at 2x bf16 through double row (K 256 per matmul), not through a faster column rate
+    EXPECT_EQ(g3.c->tensor.rate[GS_FP8_E5M2].v, 1);
+    EXPECT_TRUE(g3.c->tensor.double_row);
+    EXPECT_DOUBLE_EQ(gs_config_peak_flops(g3.c, GS_FP8_E4M3),
+                     2 * gs_config_peak_flops(g3.c, GS_BF16));
     EXPECT_NEAR(gs_config_hbm_bytes_per_s(g3.c), 2.9e12, 1.0);
     // gen1: no GpSimd, no GpSimd-only ops, no fp8
     EXPECT_FALSE(g1.c->gpsimd.present);

@@ -494,3 +494,190 @@ TEST(Dtype, BulkNegativeStride)
     for (int i = 0; i < 4; i++)
         EXPECT_EQ(back[i], src[i]);
 }
+
+// ---- microscaling (OCP MX) types ----
+
+namespace
+{
+
+// fp4 e2m1 from its fields: sign, exponent e (bias 1), mantissa m.
+double e2m1_value(unsigned code)
+{
+    unsigned s = (code >> 3) & 1, e = (code >> 1) & 3, m = code & 1;
+    double v = e == 0 ? 0.5 * m : std::ldexp(1.0 + 0.5 * m, (int)e - 1);
+    return s ? -v : v;
+}
+
+// Brute-force RNE with saturation over the finite codes of an MX element type: the nearest
+// value of the input's sign, ties to the even code, beyond the largest finite value -> it.
+uint8_t brute_code(gs_dtype t, double x)
+{
+    unsigned ncodes = t == GS_FP4_E2M1_X4 ? 16 : 256;
+    unsigned sign = t == GS_FP4_E2M1_X4 ? 8 : 0x80;
+    bool neg = std::signbit(x);
+    double mx = gs_mx_elem_max(t);
+    if (std::fabs(x) > mx) x = neg ? -mx : mx;
+    int best = -1;
+    double bd = 0;
+    for (unsigned c = 0; c < ncodes; c++) {
+        if (((c & sign) != 0) != neg) continue;
+        double v = gs_mx_code_to_f32(t, (uint8_t)c);
+        if (!std::isfinite(v)) continue;
+        double d = std::fabs(v - x);
+        if (best < 0 || d < bd || (d == bd && (c & 1) == 0 && (best & 1) == 1)) {
+            best = (int)c;
+            bd = d;
+        }
+    }
+    return (uint8_t)best;
+}
+
+} // namespace
+
+TEST(DtypeMX, E2M1AllSixteenCodes)
+{
+    for (unsigned c = 0; c < 16; c++) {
+        float v = gs_e2m1_to_f32((uint8_t)c);
+        EXPECT_EQ((double)v, e2m1_value(c)) << c;
+        EXPECT_EQ(gs_f32_to_e2m1(v), c) << c; // round trip, -0 keeps its sign
+    }
+    EXPECT_EQ(gs_e2m1_to_f32(7), 6.0f);
+    EXPECT_EQ(gs_e2m1_to_f32(1), 0.5f);
+}
+
+TEST(DtypeMX, E2M1RoundsToNearestEvenAndSaturates)
+{
+    struct {
+        float in, out;
+    } v[] = {{0.25f, 0.0f}, {0.26f, 0.5f},    {0.75f, 1.0f}, {1.25f, 1.0f}, {1.75f, 2.0f},
+             {2.5f, 2.0f},  {3.5f, 4.0f},     {5.0f, 4.0f},  {5.1f, 6.0f},  {7.0f, 6.0f},
+             {1e30f, 6.0f}, {-100.0f, -6.0f}, {-0.2f, -0.0f}};
+    for (auto &t : v) {
+        float got = gs_e2m1_to_f32(gs_f32_to_e2m1(t.in));
+        EXPECT_EQ(got, t.out) << t.in;
+        EXPECT_EQ(std::signbit(got), std::signbit(t.out)) << t.in;
+    }
+    EXPECT_EQ(gs_f32_to_e2m1(NAN), 0);
+    // every bf16 value against the brute-force rounding
+    for (uint32_t h = 0; h < 65536; h++) {
+        float f = gs_bf16_to_f32((uint16_t)h);
+        if (std::isnan(f)) continue;
+        ASSERT_EQ(gs_mx_f32_to_code(GS_FP4_E2M1_X4, f), brute_code(GS_FP4_E2M1_X4, f)) << f;
+    }
+}
+
+TEST(DtypeMX, E8M0AllCodes)
+{
+    for (unsigned b = 0; b < 255; b++) {
+        float v = gs_e8m0_to_f32((uint8_t)b);
+        EXPECT_EQ((double)v, std::ldexp(1.0, (int)b - 127)) << b;
+        EXPECT_EQ(gs_f32_to_e8m0(v), b) << b;
+        // anything in [2^e, 2^(e+1)) keeps 2^e
+        if (b < 254) {
+            EXPECT_EQ(gs_f32_to_e8m0(std::nextafter(2 * v, 0.0f)), b) << b;
+        }
+    }
+    EXPECT_TRUE(std::isnan(gs_e8m0_to_f32(255)));
+    EXPECT_EQ(gs_f32_to_e8m0(NAN), 255);
+    EXPECT_EQ(gs_f32_to_e8m0(0.0f), 255);
+    EXPECT_EQ(gs_f32_to_e8m0(-1.0f), 255);
+    EXPECT_EQ(gs_f32_to_e8m0(INFINITY), 255);
+    EXPECT_EQ(gs_f32_to_e8m0(1e-45f), 0); // below 2^-127: clamped
+    EXPECT_EQ(gs_f32_to_e8m0(3.0f), 128); // 2^1
+    // generic store/load (a kernel's scale tensor)
+    uint8_t buf[1];
+    gs_dtype_store(GS_E8M0, buf, 0, 0.3f);
+    EXPECT_EQ(gs_dtype_load(GS_E8M0, buf, 0), 0.25f);
+}
+
+TEST(DtypeMX, QuadPackedLanesRoundTrip)
+{
+    EXPECT_EQ(gs_dtype_size(GS_FP8_E4M3_X4), 4u);
+    EXPECT_EQ(gs_dtype_size(GS_FP4_E2M1_X4), 2u);
+    EXPECT_EQ(gs_dtype_mx_element(GS_FP8_E5M2_X4), GS_FP8_E5M2);
+    EXPECT_FALSE(gs_dtype_is_mx(GS_BF16));
+    for (gs_dtype t : {GS_FP8_E4M3_X4, GS_FP8_E5M2_X4, GS_FP4_E2M1_X4}) {
+        unsigned ncodes = t == GS_FP4_E2M1_X4 ? 16 : 256;
+        std::vector<uint8_t> buf(3 * gs_dtype_size(t), 0xA5);
+        for (unsigned c = 0; c < ncodes; c++)
+            for (int j = 0; j < 4; j++) {
+                gs_mx_set_lane(t, buf.data(), 1, j, (uint8_t)c);
+                ASSERT_EQ(gs_mx_lane_code(t, buf.data(), 1, j), c);
+                // neighbours untouched
+                ASSERT_EQ(buf[0], 0xA5);
+                ASSERT_EQ(buf[buf.size() - 1], 0xA5);
+                // every code's value converts back to the code (finite codes)
+                float v = gs_mx_code_to_f32(t, (uint8_t)c);
+                if (std::isfinite(v)) {
+                    ASSERT_EQ(gs_mx_f32_to_code(t, v), c) << c;
+                }
+            }
+        // the scalar view of a packed element is its bit pattern (fp4 x4: 16 bits, exact)
+        if (t == GS_FP4_E2M1_X4) {
+            uint16_t bits;
+            std::memcpy(&bits, buf.data() + 2, 2);
+            EXPECT_EQ(gs_dtype_load(t, buf.data(), 1), (float)bits);
+            gs_dtype_store(t, buf.data(), 0, 4660.0f);
+            std::memcpy(&bits, buf.data(), 2);
+            EXPECT_EQ(bits, 4660);
+        }
+    }
+}
+
+TEST(DtypeMX, GroupQuantisationFollowsOcp)
+{
+    uint8_t codes[32];
+    float x[32];
+    // max exactly 448: scale 2^0, elements exact
+    for (int i = 0; i < 32; i++)
+        x[i] = (float)(i - 16) * 0.5f;
+    x[5] = 448.0f;
+    EXPECT_EQ(gs_mx_quantize_group(GS_FP8_E4M3_X4, x, 32, codes), 127);
+    for (int i = 0; i < 32; i++)
+        EXPECT_EQ(gs_e4m3_to_f32(codes[i]), x[i]) << i;
+    // 480: floor(log2) = 8, scale 2^0, element saturates to 448 (no NaN)
+    x[5] = 480.0f;
+    EXPECT_EQ(gs_mx_quantize_group(GS_FP8_E4M3_X4, x, 32, codes), 127);
+    EXPECT_EQ(gs_e4m3_to_f32(codes[5]), 448.0f);
+    // all zero: the smallest scale and zero elements
+    for (float &v : x)
+        v = 0.0f;
+    EXPECT_EQ(gs_mx_quantize_group(GS_FP8_E5M2_X4, x, 32, codes), 0);
+    for (uint8_t c : codes)
+        EXPECT_EQ(c & 0x7F, 0);
+    // a NaN or infinity: NaN scale
+    x[3] = NAN;
+    EXPECT_EQ(gs_mx_quantize_group(GS_FP4_E2M1_X4, x, 32, codes), 255);
+    x[3] = INFINITY;
+    EXPECT_EQ(gs_mx_quantize_group(GS_FP8_E4M3_X4, x, 32, codes), 255);
+    // fp4: max 6 -> scale 2^0; 5 rounds to 4 (tie to even), 0.25 to 0
+    for (float &v : x)
+        v = 0.0f;
+    x[0] = 6.0f;
+    x[1] = 5.0f;
+    x[2] = -0.25f;
+    EXPECT_EQ(gs_mx_quantize_group(GS_FP4_E2M1_X4, x, 32, codes), 127);
+    EXPECT_EQ(gs_e2m1_to_f32(codes[1]), 4.0f);
+    EXPECT_EQ(gs_e2m1_to_f32(codes[2]), -0.0f);
+
+    // random groups of every magnitude against the formula and brute-force rounding
+    std::mt19937 rng(5);
+    std::normal_distribution<float> nd(0.0f, 1.0f);
+    std::uniform_int_distribution<int> ex(-140, 120);
+    for (gs_dtype t : {GS_FP8_E4M3_X4, GS_FP8_E5M2_X4, GS_FP4_E2M1_X4})
+        for (int it = 0; it < 3000; it++) {
+            int e0 = ex(rng);
+            float amax = 0;
+            for (float &v : x) {
+                v = gs_bf16_to_f32(gs_f32_to_bf16(std::ldexp(nd(rng), e0)));
+                amax = std::max(amax, std::fabs(v));
+            }
+            uint8_t sc = gs_mx_quantize_group(t, x, 32, codes);
+            int e = amax > 0 ? std::ilogb(amax) - gs_mx_elem_emax(t) : -127;
+            e = std::min(127, std::max(-127, e));
+            ASSERT_EQ(sc, e + 127) << gs_dtype_name(t) << " amax " << amax;
+            for (int i = 0; i < 32; i++)
+                ASSERT_EQ(codes[i], brute_code(t, std::ldexp((double)x[i], -e)))
+                    << gs_dtype_name(t) << " x " << x[i] << " e " << e;
+        }
+}

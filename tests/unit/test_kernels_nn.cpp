@@ -93,7 +93,8 @@ const char *const kMine[] = {"fused_elementwise", "softmax", "layernorm", "rmsno
                              "attention",         "reduce",  "embedding"};
 
 // Every variant of every kernel runs on every config, except the gpsimd-only paths, which
-// must say "unsupported" exactly where the config has no gpsimd engine.
+// must say "unsupported" exactly where the config has no gpsimd engine, and softmax/fused_vexp,
+// exactly where the config has no vector exponential.
 TEST(NonMatmulKernels, RunWhereCapableUnsupportedElsewhere)
 {
     auto files = config_files();
@@ -112,10 +113,17 @@ TEST(NonMatmulKernels, RunWhereCapableUnsupportedElsewhere)
                 Outcome o = run_job(h.cfg, name, k->variants[v],
                                     std::vector<int64_t>(s.d, s.d + s.n));
                 SCOPED_TRACE(f + " " + name + "/" + k->variants[v]);
+                // the vector exponential is a family feature (gen4): op exponential
+                bool needs_vexp = !strcmp(k->variants[v], "fused_vexp");
+                bool vexp = (h.cfg->ops & (1ull << GS_OP_EXPONENTIAL)) != 0;
                 if (needs_gpsimd && !gpsimd) {
                     EXPECT_EQ(o.build, GS_ERR_UNSUPPORTED) << o.msg;
                     EXPECT_NE(o.msg.find("unsupported"), std::string::npos) << o.msg;
                     EXPECT_NE(o.msg.find("gpsimd"), std::string::npos) << o.msg;
+                } else if (needs_vexp && !vexp) {
+                    EXPECT_EQ(o.build, GS_ERR_UNSUPPORTED) << o.msg;
+                    EXPECT_NE(o.msg.find("unsupported: vector exponential"), std::string::npos)
+                        << o.msg;
                 } else {
                     EXPECT_EQ(o.build, GS_OK) << o.msg;
                     EXPECT_EQ(o.run, GS_OK) << o.msg;

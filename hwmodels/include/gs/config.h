@@ -62,6 +62,10 @@ typedef struct gs_tensor_cfg {
     gs_num fixed_overhead;        /* cycles per instruction on top of the formula */
     gs_num rate[GS_DTYPE_COUNT];  /* moving columns per cycle relative to bf16 (1.0); v==0 or
                                      src==NULL: dtype not supported by matmul */
+    int double_row;               /* fp8 "double row" matmul: contraction 2 x rows (a family
+                                     feature, gs/family.h) */
+    int bf16_psum;                /* matmul may write / accumulate bf16 PSUM (fp32 accumulate in
+                                     the array, rounded on write; a family feature) */
 } gs_tensor_cfg;
 
 /* Vector, scalar and gpsimd engines share this shape. */
@@ -107,7 +111,7 @@ typedef struct gs_dma_cfg {
 
 typedef struct gs_config {
     char *name;        /* from `name:` */
-    char *family;      /* genN model folder (gen1, gen2, gen3) */
+    char *family;      /* the family (genN/ folder) whose behaviour applies; gs/family.h */
     char *description; /* may be NULL */
     char *path;        /* file it was loaded from */
 
@@ -148,8 +152,8 @@ typedef struct gs_config {
 size_t gs_config_sbuf_partition_bytes(const gs_config *c);
 size_t gs_config_psum_partition_bytes(const gs_config *c);
 size_t gs_config_psum_bank_bytes(const gs_config *c);
-/* Peak matmul FLOP/s of one core for dtype t (2 * rows * cols * clock * rate); 0 if
- * unsupported. */
+/* Peak matmul FLOP/s of one core for dtype t (2 * k * rows * cols * clock * rate, k = 2 for fp8
+ * with engines.tensor.double_row, 4 for the quad-packed MX dtypes, else 1); 0 if unsupported. */
 double gs_config_peak_flops(const gs_config *c, gs_dtype t);
 /* Peak HBM bytes per second of the chip. */
 double gs_config_hbm_bytes_per_s(const gs_config *c);

@@ -3,9 +3,12 @@
  * Pure C, one function per instruction class; the SystemC layer calls these and annotates the
  * time (STYLE.md: "what happens" in gs/exec.h, "how long" here).
  *
+ * The config's family may price an instruction itself (gs/family.h, compute_cycles: gen3/gen4
+ * double-row matmul, gen4 quantize_mx); everything else uses the formulas below.
  * Compute engines (tensor, vector, scalar, gpsimd): cycles of that engine's clock,
  *   cycles = max(min_ii, formula) + fixed_overhead, where formula is
  *   - matmul:     max(min(stationary_load, M), N / rate(dtype))   (M stationary free, N moving)
+ *   - matmul_mx:  the same in x4 elements (rate(x4 dtype) per x4 column; four values each)
  *   - transpose:  as a matmul with the input stationary and a [P x P] identity moving
  *   - elementwise/reduce/copy/activation/...: ceil(P / lanes) * N / elems_per_cycle(dtype)
  *                 x two_input_factor (two tensor inputs) x slow_op_factor (divide, pow)
@@ -100,9 +103,10 @@ double gs_dma_share_ns(const gs_dma_plan *p, unsigned engine);
 double gs_dma_plan_uncontended_ns(const gs_dma_plan *p);
 
 /* FLOPs and bytes of an instruction for statistics and rooflines.
- * matmul: 2*K*M*N; data movement (DMA, transpose, tensor_copy, memset, partition_broadcast,
- * gather): 0; reductions (tensor_reduce, bn_stats, bn_aggr, partition_reduce): one per input
- * element; other elementwise ops: one per output element. */
+ * matmul: 2*K*M*N (double row: K = 2 x partitions; matmul_mx: K = 4 x partitions); data movement
+ * (DMA, transpose, tensor_copy, memset, partition_broadcast, gather): 0; reductions (tensor_reduce,
+ * bn_stats, bn_aggr, partition_reduce): one per input element; other elementwise ops: one per
+ * output element. */
 double gs_cost_flops(const gs_instr *in);
 /* The part of gs_cost_flops that runs on the tensor engine (matmul only): what is compared
  * with gs_config_peak_flops. A matmul never takes less than tensor_flops / peak_flops. */

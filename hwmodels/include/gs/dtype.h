@@ -13,6 +13,20 @@
  *  - fp8 e5m2: IEEE-style like fp16 (max 57344, has inf and NaN); overflow -> +-inf.
  *  - int8 / int32: round to nearest even, saturate to the type's range, NaN -> 0.
  * Conversion to fp32 is exact for every type (int32 is rounded to the nearest fp32).
+ *
+ * Microscaling (OCP MX v1.0) types, for the MX matmul of generations that have it:
+ *  - fp8_e4m3_x4, fp8_e5m2_x4, fp4_e2m1_x4: quad-packed elements (4 bytes, 4 bytes, 2 bytes),
+ *    each holding four values ("lanes" j = 0..3: byte j, or bits 4j..4j+3 for fp4). Their
+ *    values are reached with gs_mx_lane / gs_mx_set_lane; the scalar load/store of this header
+ *    treat such an element as its bit pattern read as an unsigned integer (exact for the 16-bit
+ *    fp4 x4; fp8 x4 patterns above 2^24 are not exact, so fp8 x4 tensors are made on chip by
+ *    quantize_mx, never loaded as kernel inputs).
+ *  - fp4 e2m1 (OCP): sign, 2 exponent bits (bias 1), 1 mantissa bit; values 0, 0.5, 1, 1.5, 2,
+ *    3, 4, 6; no infinities or NaN. Conversion: round to nearest even, saturating to +-6; NaN
+ *    -> +0 (a block holding a NaN gets a NaN scale, which is what carries it).
+ *  - e8m0: an unsigned power-of-two scale 2^(b - 127), b = 0..254; b = 255 is NaN. Conversion
+ *    from fp32 keeps the largest power of two not above |v| (clamped to 2^-127 .. 2^127);
+ *    v <= 0, infinities and NaN -> NaN (no zero, sign or infinity in the format).
  */
 #ifndef GS_DTYPE_H
 #define GS_DTYPE_H
@@ -32,7 +46,11 @@ extern "C" {
     X(GS_FP8_E4M3, "fp8_e4m3", 1, 1)                                                               \
     X(GS_FP8_E5M2, "fp8_e5m2", 1, 1)                                                               \
     X(GS_INT8, "int8", 1, 0)                                                                       \
-    X(GS_INT32, "int32", 4, 0)
+    X(GS_INT32, "int32", 4, 0)                                                                     \
+    X(GS_FP8_E4M3_X4, "fp8_e4m3_x4", 4, 0)                                                         \
+    X(GS_FP8_E5M2_X4, "fp8_e5m2_x4", 4, 0)                                                         \
+    X(GS_FP4_E2M1_X4, "fp4_e2m1_x4", 2, 0)                                                         \
+    X(GS_E8M0, "e8m0", 1, 1)
 
 typedef enum gs_dtype {
 #define GS_DTYPE_ENUM(e, name, bytes, isf) e,
@@ -65,6 +83,38 @@ uint8_t gs_f32_to_e5m2(float f);
 float gs_e5m2_to_f32(uint8_t b);
 int8_t gs_f32_to_i8(float f);
 int32_t gs_f32_to_i32(float f);
+
+uint8_t gs_f32_to_e2m1(float f); /* a 4-bit code in the low bits */
+float gs_e2m1_to_f32(uint8_t code);
+uint8_t gs_f32_to_e8m0(float f);
+float gs_e8m0_to_f32(uint8_t b);
+
+/* ---- microscaling ---- */
+#define GS_MX_LANES 4 /* values per quad-packed element */
+/* The value type inside a quad-packed type (fp8_e4m3 for fp8_e4m3_x4; GS_FP4_E2M1_X4 itself
+ * for fp4, which has no scalar dtype); GS_DTYPE_COUNT for a type that is not quad-packed. */
+gs_dtype gs_dtype_mx_element(gs_dtype t);
+int gs_dtype_is_mx(gs_dtype t); /* quad-packed */
+/* Largest finite value and the exponent of the largest normal (emax) of an MX element type:
+ * e4m3 448 / 8, e5m2 57344 / 15, e2m1 6 / 2. */
+double gs_mx_elem_max(gs_dtype t);
+int gs_mx_elem_emax(gs_dtype t);
+/* Lane j of quad-packed element i of buf: its code, and its value. */
+uint8_t gs_mx_lane_code(gs_dtype t, const void *buf, size_t i, int j);
+float gs_mx_lane(gs_dtype t, const void *buf, size_t i, int j);
+void gs_mx_set_lane(gs_dtype t, void *buf, size_t i, int j, uint8_t code);
+/* Value of one element code of quad-packed type t; code of a value (RNE, saturating to
+ * +-gs_mx_elem_max: the MX element conversion). */
+float gs_mx_code_to_f32(gs_dtype t, uint8_t code);
+uint8_t gs_mx_f32_to_code(gs_dtype t, float v);
+/*
+ * OCP MX quantisation of one scaling group of n values into element type t (quad-packed):
+ * shared exponent e = floor(log2(max |x|)) - emax(t), clamped to [-127, 127]; scale 2^e; each
+ * element = x / 2^e rounded to nearest even and saturated to the element's largest finite value.
+ * All-zero group: scale 2^-127 and zero elements. A NaN or infinity anywhere: NaN scale (255).
+ * Writes n codes and returns the e8m0 scale byte.
+ */
+uint8_t gs_mx_quantize_group(gs_dtype t, const float *x, size_t n, uint8_t *codes);
 
 /* Generic: read element i of an encoded buffer as fp32; write fp32 into element i. */
 float gs_dtype_load(gs_dtype t, const void *buf, size_t i);

@@ -45,19 +45,19 @@ const char *gs_memspace_name(gs_memspace m);
  * 8-bit bit-fields, and the fields are ordered so that no padding falls between them.
  */
 typedef struct gs_ap {
-    int64_t offset;       /* HBM: element offset; SBUF/PSUM: byte offset within a partition */
-    int32_t part_stride;  /* HBM only: elements between consecutive partition-rows */
-    int32_t tensor;       /* HBM tensor id, or SBUF/PSUM buffer id; -1 = none (unused operand) */
-    uint32_t part_start;  /* SBUF/PSUM first partition (0 for HBM) */
-    uint32_t part_count;  /* number of partition-rows */
+    int64_t offset;      /* HBM: element offset; SBUF/PSUM: byte offset within a partition */
+    int32_t part_stride; /* HBM only: elements between consecutive partition-rows */
+    int32_t tensor;      /* HBM tensor id, or SBUF/PSUM buffer id; -1 = none (unused operand) */
+    uint32_t part_start; /* SBUF/PSUM first partition (0 for HBM) */
+    uint32_t part_count; /* number of partition-rows */
     uint32_t shape[GS_AP_MAX_DIMS];
     int32_t stride[GS_AP_MAX_DIMS]; /* elements */
-    uint16_t core;        /* SBUF/PSUM: owning core */
+    uint16_t core;                  /* SBUF/PSUM: owning core */
     gs_memspace space : 8;
     gs_dtype dtype : 8;
-    uint8_t ndim;         /* number of free dims, 1..GS_AP_MAX_DIMS */
-    uint8_t bad_view;     /* set by view helpers (GS_AP_BAD_*) when the requested view cannot be
-                             expressed; using such a pattern is an error naming the kernel line */
+    uint8_t ndim;     /* number of free dims, 1..GS_AP_MAX_DIMS */
+    uint8_t bad_view; /* set by view helpers (GS_AP_BAD_*) when the requested view cannot be
+                         expressed; using such a pattern is an error naming the kernel line */
 } gs_ap;
 
 /* gs_ap.bad_view values (0 = a good view). */
@@ -95,7 +95,10 @@ void gs_ap_format(const gs_ap *a, char *buf, size_t size);
     X(GS_OP_AFFINE_SELECT, "affine_select", GS_ENG_GPSIMD)                                         \
     X(GS_OP_PARTITION_REDUCE, "partition_reduce", GS_ENG_GPSIMD)                                   \
     X(GS_OP_PARTITION_BROADCAST, "partition_broadcast", GS_ENG_GPSIMD)                             \
-    X(GS_OP_GATHER, "gather", GS_ENG_GPSIMD)
+    X(GS_OP_GATHER, "gather", GS_ENG_GPSIMD)                                                       \
+    X(GS_OP_MATMUL_MX, "matmul_mx", GS_ENG_TENSOR)                                                 \
+    X(GS_OP_QUANTIZE_MX, "quantize_mx", GS_ENG_VECTOR)                                             \
+    X(GS_OP_EXPONENTIAL, "exponential", GS_ENG_VECTOR)
 
 typedef enum gs_opcode {
 #define GS_OP_ENUM(e, n, eng) e,
@@ -172,6 +175,7 @@ enum {
                                   in[2] */
     GS_F_ACC_OUT = 1u << 3,    /* activation: out[1] ([P,1] fp32) = sum along free of result */
     GS_F_HAS_OP1 = 1u << 4,    /* tensor_scalar: second op present */
+    GS_F_DOUBLE_ROW = 1u << 5, /* matmul: fp8 double-row mode (contraction 2 x partitions) */
 };
 
 #define GS_INSTR_MAX_IN 3
@@ -182,6 +186,29 @@ enum {
  *  dma_copy       out[0] <- in[0]; same dtype, same P, same F per row.
  *  dma_transpose  out[0] [F,P] <- in[0] [P,F] (2-byte dtypes).
  *  matmul         out[0] PSUM fp32 [M,N] (+)= in[0]^T [K,M] x in[1] [K,N]. GS_F_ACCUMULATE.
+ *                 A bf16 out[0] (engines.tensor.bf16_psum): the fp32 result, plus the bf16 PSUM
+ *                 value read as fp32 when accumulating, rounded to bf16 on write.
+ *                 GS_F_DOUBLE_ROW (fp8 "double row", a family feature): in[0] is [P, 2, M],
+ *                 in[1] [P, 2, N] (outermost free dim 2), the contraction runs over the 2P
+ *                 (partition, half) pairs: out[m][n] = sum_{p,h} in0[p][h][m] * in1[p][h][n].
+ *  matmul_mx      out[0] PSUM fp32 or bf16 [M,N] (+)= MX product (a family feature) of in[0]
+ *                 [P, M] (stationary) and in[1] [P, N] (moving), quad-packed MX dtypes whose
+ *                 elements hold four values j = 0..3 each, with E8M0 scales in[2] (for in[0])
+ *                 and GS_MX_MOVING_SCALE(in) (for in[1]: held in the unused out[1] slot, so
+ *                 instructions keep three input slots and their size; it is read, never
+ *                 written, and the builder derives its dependencies as a read). The
+ *                 contraction runs over the 4P (partition, j) pairs; the values of partitions
+ *                 8g..8g+7 of one element column share one scale, held at partition
+ *                 32*(p/32) + (p%32)/8 of the scale tile, same column:
+ *                 out[m][n] = sum_{p,j} st[p][m][j] * S(st)[p][m] * mv[p][n][j] * S(mv)[p][n].
+ *                 GS_F_ACCUMULATE.
+ *  exponential    out[0] = exp(in[0] - s) on the vector engine (a family feature), s = imm[1]
+ *                 or in[2] [P,1] (GS_F_BIAS_AP); GS_F_ACC_OUT: out[1] [P,1] fp32 = sum over
+ *                 free of the result (as activation's accumulate).
+ *  quantize_mx    out[0] [P, F/4] MXFP8 x4 and out[1] [P, F/4] e8m0 scales <- in[0] [P, F]
+ *                 bf16/fp16 in SBUF (vector engine): each group of 8 partitions x 4 consecutive
+ *                 elements gets one OCP MX scale (gs_mx_quantize_group), scales placed as for
+ *                 matmul_mx.
  *  transpose      out[0] PSUM [F,P] <- in[0] [P,F] (tensor engine, identity trick).
  *  activation     out[0] = f(in[0] * scale + bias); scale = imm[0] or in[1] [P,1];
  *                 bias = imm[1] or in[2] [P,1]; func = act. GS_F_ACC_OUT: out[1] [P,1] fp32 =
@@ -203,6 +230,9 @@ enum {
  *  gather         out[0][p][:] = row idx[p] of in[0] (an HBM [V, D] tensor view), idx = in[1]
  *                 [P,1] int32; an index outside [0, V) is a run-time error.
  */
+/* matmul_mx's fourth input, the moving operand's scales (see matmul_mx above). */
+#define GS_MX_MOVING_SCALE(instr) (&(instr)->out[1])
+
 typedef struct gs_instr {
     gs_opcode op : 8;
     gs_engine engine : 8;

@@ -29,13 +29,13 @@ extern "C" {
 
 /* What a kernel may ask of its target. Plain numbers; no generation names. */
 typedef struct gs_caps {
-    unsigned partitions;        /* SBUF/PSUM partitions = engine lanes (128) */
-    unsigned pe_rows;           /* tensor engine contraction size K per matmul */
-    unsigned pe_cols;           /* max stationary free size M per matmul */
-    unsigned moving_free_max;   /* max moving free size N per matmul */
+    unsigned partitions;      /* SBUF/PSUM partitions = engine lanes (128) */
+    unsigned pe_rows;         /* tensor engine contraction size K per matmul */
+    unsigned pe_cols;         /* max stationary free size M per matmul */
+    unsigned moving_free_max; /* max moving free size N per matmul */
     uint64_t sbuf_partition_bytes;
     uint64_t psum_partition_bytes;
-    uint64_t psum_bank_bytes;   /* per partition */
+    uint64_t psum_bank_bytes; /* per partition */
     unsigned psum_banks;
     unsigned max_free_sbuf;     /* vector/scalar free elements per instruction from SBUF */
     unsigned max_free_psum;     /* ... from PSUM */
@@ -47,10 +47,20 @@ typedef struct gs_caps {
                                            than partitions uses fewer engines */
     int has_gpsimd;
     int dma_transpose;
-    uint32_t dtypes;            /* bit (1u << gs_dtype) */
-    uint32_t matmul_dtypes;     /* dtypes the tensor engine multiplies */
-    double matmul_rate[GS_DTYPE_COUNT]; /* relative to bf16 = 1 (fp32 0.25, fp8 2 on some) */
-    uint64_t ops;               /* bit (1ull << gs_opcode) */
+    uint32_t dtypes;                    /* bit (1u << gs_dtype) */
+    uint32_t matmul_dtypes;             /* dtypes the tensor engine multiplies */
+    double matmul_rate[GS_DTYPE_COUNT]; /* relative to bf16 = 1 (fp32 0.25, ...) */
+    uint64_t ops;                       /* bit (1ull << gs_opcode) */
+    /* Family features (gs/family.h); 0 where the target lacks them. */
+    unsigned double_row_k;       /* fp8 double-row matmul (gs_matmul_dr): max contraction per
+                                    instruction (2 x pe_rows) */
+    uint32_t double_row_dtypes;  /* dtypes double-row matmul multiplies (fp8) */
+    unsigned mx_k;               /* MX matmul (gs_matmul_mx): max contraction in values per
+                                    instruction (4 x pe_rows) */
+    unsigned mx_group;           /* MX scaling group: values sharing one scale (32) */
+    uint32_t mx_dtypes;          /* quad-packed dtypes gs_matmul_mx multiplies */
+    uint32_t quantize_mx_dtypes; /* quad-packed dtypes gs_quantize_mx produces */
+    int matmul_bf16_psum;        /* gs_matmul may write a bf16 PSUM tile */
 } gs_caps;
 
 typedef struct gs_kb gs_kb;     /* the kernel builder (opaque) */
@@ -77,10 +87,10 @@ typedef struct gs_tensor {
 typedef struct gs_kernel_args {
     gs_tensor t[GS_KERNEL_MAX_TENSORS];
     int n_tensors;
-    int64_t dims[8];  /* problem sizes, kernel-specific meaning (e.g. M, K, N) */
+    int64_t dims[8];                     /* problem sizes, kernel-specific meaning (e.g. M, K, N) */
     int64_t param[GS_KERNEL_MAX_PARAMS]; /* tunables; 0 = choose a default from caps */
-    gs_dtype dtype;   /* compute dtype */
-    int variant;      /* kernel-specific variant index */
+    gs_dtype dtype;                      /* compute dtype */
+    int variant;                         /* kernel-specific variant index */
 } gs_kernel_args;
 
 typedef gs_status (*gs_kernel_fn)(gs_kb *kb, const gs_kernel_args *args);
@@ -98,8 +108,8 @@ const gs_error *gs_kb_error(const gs_kb *kb);
 /* Record an error (first one wins) from the kernel itself, e.g. "unsupported: fp8 matmul".
  * Returns code so a kernel can `return gs_kb_fail(...)`. */
 #define gs_kb_fail(kb, code, ...) gs_kb_fail_at((kb), __FILE__, __LINE__, (code), __VA_ARGS__)
-gs_status gs_kb_fail_at(gs_kb *kb, const char *file, int line, gs_status code, const char *fmt,
-                        ...) GS_PRINTF(5, 6);
+gs_status gs_kb_fail_at(gs_kb *kb, const char *file, int line, gs_status code, const char *fmt, ...)
+    GS_PRINTF(5, 6);
 
 /* ---- memory ---- */
 /* A pool of `bufs` rotating buffers, each `bytes_per_partition` bytes on `partitions`
@@ -115,8 +125,8 @@ void gs_pool_release(gs_kb *kb, gs_pool *pool);
  * partition 0). Fails when it does not fit the pool's buffer. */
 #define gs_tile_alloc(pool, dtype, parts, free_elems)                                              \
     gs_tile_alloc_at((pool), __FILE__, __LINE__, (dtype), (parts), (free_elems))
-gs_tile gs_tile_alloc_at(gs_pool *pool, const char *file, int line, gs_dtype dtype,
-                         unsigned parts, uint32_t free_elems);
+gs_tile gs_tile_alloc_at(gs_pool *pool, const char *file, int line, gs_dtype dtype, unsigned parts,
+                         uint32_t free_elems);
 
 /* ---- views (pure: no instruction issued; invalid views are caught when used) ----
  * Access patterns hold strides as int32_t: a view whose stride (including the HBM row pitch
@@ -151,6 +161,27 @@ gs_status gs_dma_transpose_at(gs_kb *kb, const char *file, int line, gs_ap dst, 
     gs_matmul_at(GS_KB_SITE(kb), (psum), (stationary), (moving), (accumulate))
 gs_status gs_matmul_at(gs_kb *kb, const char *file, int line, gs_ap psum, gs_ap stationary,
                        gs_ap moving, int accumulate);
+/* fp8 "double row" matmul (caps.double_row_k > 0): stationary [P, 2, M] and moving [P, 2, N]
+ * views (outermost free dim 2: the two halves of a contraction of 2P), fp8 dtypes
+ * (caps.double_row_dtypes), P <= pe_rows; output fp32 PSUM [M, N]. */
+#define gs_matmul_dr(kb, psum, stationary, moving, accumulate)                                     \
+    gs_matmul_dr_at(GS_KB_SITE(kb), (psum), (stationary), (moving), (accumulate))
+gs_status gs_matmul_dr_at(gs_kb *kb, const char *file, int line, gs_ap psum, gs_ap stationary,
+                          gs_ap moving, int accumulate);
+/* MX matmul (caps.mx_k > 0): stationary [P, M] and moving [P, N] in quad-packed MX dtypes
+ * (caps.mx_dtypes), each with an e8m0 scale tile of the same free size whose scales sit in the
+ * partition quadrant of their group (gs/isa.h, matmul_mx). Output fp32 or bf16 PSUM [M, N]. */
+#define gs_matmul_mx(kb, psum, stationary, st_scale, moving, mv_scale, accumulate)                 \
+    gs_matmul_mx_at(GS_KB_SITE(kb), (psum), (stationary), (st_scale), (moving), (mv_scale),        \
+                    (accumulate))
+gs_status gs_matmul_mx_at(gs_kb *kb, const char *file, int line, gs_ap psum, gs_ap stationary,
+                          gs_ap st_scale, gs_ap moving, gs_ap mv_scale, int accumulate);
+/* Quantize-MX on the vector engine (caps.quantize_mx_dtypes != 0): src [P, F] bf16/fp16 in
+ * SBUF, P a multiple of 32, F a multiple of 4 with unit innermost stride; dst [P, F/4] MXFP8
+ * x4 and scale [P, F/4] e8m0, both in SBUF. */
+#define gs_quantize_mx(kb, dst, scale, src) gs_quantize_mx_at(GS_KB_SITE(kb), (dst), (scale), (src))
+gs_status gs_quantize_mx_at(gs_kb *kb, const char *file, int line, gs_ap dst, gs_ap scale,
+                            gs_ap src);
 #define gs_transpose(kb, psum, in) gs_transpose_at(GS_KB_SITE(kb), (psum), (in))
 gs_status gs_transpose_at(gs_kb *kb, const char *file, int line, gs_ap psum, gs_ap in);
 
@@ -182,10 +213,19 @@ static inline gs_operand gs_per_partition(gs_ap ap)
 /* acc_out: NULL, or a [P,1] fp32 pattern receiving the sum over the free dim of the result. */
 #define gs_activation(kb, out, in, func, scale, bias, acc_out)                                     \
     gs_activation_at(GS_KB_SITE(kb), (out), (in), (func), (scale), (bias), (acc_out))
-gs_status gs_activation_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_ap in,
-                           gs_act func, gs_operand scale, gs_operand bias, const gs_ap *acc_out);
+gs_status gs_activation_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_ap in, gs_act func,
+                           gs_operand scale, gs_operand bias, const gs_ap *acc_out);
 
-#define gs_tensor_tensor(kb, out, a, b, op) gs_tensor_tensor_at(GS_KB_SITE(kb), (out), (a), (b), (op))
+/* Vector-engine exponential (targets whose ops include exponential: caps.ops):
+ * out = exp(in - sub), sub an immediate or a [P,1] pattern; acc_out NULL or an fp32 [P,1]
+ * pattern receiving the row sum of the result. */
+#define gs_exponential(kb, out, in, sub, acc_out)                                                  \
+    gs_exponential_at(GS_KB_SITE(kb), (out), (in), (sub), (acc_out))
+gs_status gs_exponential_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_ap in,
+                            gs_operand sub, const gs_ap *acc_out);
+
+#define gs_tensor_tensor(kb, out, a, b, op)                                                        \
+    gs_tensor_tensor_at(GS_KB_SITE(kb), (out), (a), (b), (op))
 gs_status gs_tensor_tensor_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_ap a, gs_ap b,
                               gs_alu op);
 /* engine: GS_ENG_VECTOR, GS_ENG_SCALAR or GS_ENG_GPSIMD. op1 = GS_ALU_BYPASS for none. */
@@ -195,8 +235,8 @@ gs_status gs_tensor_scalar_at(gs_kb *kb, const char *file, int line, gs_engine e
                               gs_ap in, gs_alu op0, gs_operand s0, gs_alu op1, gs_operand s1);
 #define gs_tensor_reduce(kb, out, in, op, axes)                                                    \
     gs_tensor_reduce_at(GS_KB_SITE(kb), (out), (in), (op), (axes))
-gs_status gs_tensor_reduce_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_ap in,
-                              gs_alu op, int axes);
+gs_status gs_tensor_reduce_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_ap in, gs_alu op,
+                              int axes);
 #define gs_bn_stats(kb, out, in) gs_bn_stats_at(GS_KB_SITE(kb), (out), (in))
 gs_status gs_bn_stats_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_ap in);
 #define gs_bn_aggr(kb, out, in) gs_bn_aggr_at(GS_KB_SITE(kb), (out), (in))
@@ -215,11 +255,13 @@ gs_status gs_iota_at(gs_kb *kb, const char *file, int line, gs_ap out, int64_t b
                      int64_t part_mult, int64_t free_mult);
 /* keep in[p][j] where (base + part_mult*p + free_mult*j) cmp 0, else fill */
 #define gs_affine_select(kb, out, in, cmp, base, part_mult, free_mult, fill)                       \
-    gs_affine_select_at(GS_KB_SITE(kb), (out), (in), (cmp), (base), (part_mult), (free_mult), (fill))
+    gs_affine_select_at(GS_KB_SITE(kb), (out), (in), (cmp), (base), (part_mult), (free_mult),      \
+                        (fill))
 gs_status gs_affine_select_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_ap in,
                               gs_alu cmp, int64_t base, int64_t part_mult, int64_t free_mult,
                               float fill);
-#define gs_partition_reduce(kb, out, in, op) gs_partition_reduce_at(GS_KB_SITE(kb), (out), (in), (op))
+#define gs_partition_reduce(kb, out, in, op)                                                       \
+    gs_partition_reduce_at(GS_KB_SITE(kb), (out), (in), (op))
 gs_status gs_partition_reduce_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_ap in,
                                  gs_alu op);
 #define gs_partition_broadcast(kb, out, in) gs_partition_broadcast_at(GS_KB_SITE(kb), (out), (in))
