@@ -174,20 +174,13 @@ TEST(Tune, PicksTheFastestVariantAndOnlyItsParams)
 }
 
 // A kernel default that does not fit: said so, ranked rows without a ratio, never "nan". The
-// case (gen1 with a 128-wide PE array: the pipelined matmul's default tiles do not fit its SBUF)
-// depends on the kernel's default tiling; when a later default fits, the test says so and skips.
+// case (fused softmax of 6144-wide rows on configs/whatif/small-core.yaml: the whole row and its
+// exps are resident, and the default 4 output buffers no longer fit beside them) depends on the
+// kernel's default buffering; when a later default fits, the test says so and skips.
 TEST(Tune, DefaultThatDoesNotFit)
 {
-    ASSERT_EQ(std::system(("cp '" + std::string(GS_SOURCE_DIR) + "/configs/gen1.yaml' '" + dir() +
-                           "/g1.yaml'")
-                              .c_str()),
-              0);
-    std::ofstream(dir() + "/g1-cols128.yaml")
-        << "name: gen1-cols128\nextends: g1\ndescription: test\nengines:\n  tensor:\n"
-           "    cols: \"128 [assumed: test]\"\n";
-    CliRun r = gensweep("tune --config '" + dir() +
-                        "/g1-cols128.yaml' --kernel matmul --variant pipelined --shape "
-                        "2048x8192x2048 -j 2");
+    CliRun r = gensweep("tune --config configs/whatif/small-core.yaml --kernel softmax --variant "
+                        "fused --shape 1024x6144 -j 2");
     EXPECT_EQ(r.out.find("nan"), std::string::npos) << r.out;
     if (r.out.find("the kernel default does not run here") == std::string::npos)
         GTEST_SKIP() << "the default fits this config now; no does-not-fit case to check";
