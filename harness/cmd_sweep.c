@@ -278,8 +278,9 @@ void gs_help_compare(void)
     printf("usage: gensweep compare BASE NEW [--threshold 2%%] [--quiet]\n\n"
            "Compare two results.json files (BASE may also be a baseline file or a directory of\n"
            "them, e.g. tests/baselines). A job regressed when its simulated time grew by more\n"
-           "than the threshold, its status got worse, or its max abs error grew; improvements\n"
-           "and new jobs are listed too. Exit 1 when anything regressed.\n");
+           "than the threshold, its status got worse, or its max abs error grew by more than\n"
+           "10%% of its tolerance; improvements and new jobs are listed too. Exit 1 when\n"
+           "anything regressed.\n");
 }
 
 int gs_cmd_compare(int argc, char **argv)
