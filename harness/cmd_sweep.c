@@ -231,46 +231,70 @@ void gs_help_merge(void)
 int gs_cmd_merge(int argc, char **argv)
 {
     const char *out = NULL;
-    const char *in[256];
-    char paths[256][4096];
     size_t n = 0;
+    char **paths = gs_calloc(argc > 0 ? (size_t)argc : 1, sizeof *paths);
+    int rc = GS_EXIT_USAGE;
+    if (!paths) {
+        fprintf(stderr, "gensweep merge: out of memory\n");
+        return GS_EXIT_FAIL;
+    }
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--out") || !strcmp(argv[i], "-o")) {
-            if (!need(argc, argv, &i)) return GS_EXIT_USAGE;
+            if (!need(argc, argv, &i)) goto done;
             out = argv[i];
         } else if (argv[i][0] == '-') {
             fprintf(stderr, "gensweep merge: unknown option '%s'\n", argv[i]);
-            return GS_EXIT_USAGE;
-        } else if (n < 256) {
+            goto done;
+        } else {
             size_t len = strlen(argv[i]);
+            gs_sb p;
+            gs_sb_init(&p);
             if (len > 5 && !strcmp(argv[i] + len - 5, ".json"))
-                snprintf(paths[n], sizeof paths[n], "%s", argv[i]);
+                gs_sb_puts(&p, argv[i]);
             else
-                snprintf(paths[n], sizeof paths[n], "%s/results.json", argv[i]);
-            in[n] = paths[n];
+                gs_sb_printf(&p, "%s/results.json", argv[i]);
+            paths[n] = gs_sb_take(&p);
+            if (!paths[n]) {
+                fprintf(stderr, "gensweep merge: out of memory\n");
+                rc = GS_EXIT_FAIL;
+                goto done;
+            }
             n++;
         }
     }
     if (!out || !n) {
         fprintf(stderr, "gensweep merge: need --out DIR and at least one shard directory\n");
-        return GS_EXIT_USAGE;
+        goto done;
     }
     gs_error err;
     gs_error_clear(&err);
-    cJSON *doc = gs_results_merge(in, n, &err);
-    if (!doc || gs_results_write_dir(doc, out, &err) != GS_OK) {
+    char *why = NULL;
+    cJSON *doc = gs_results_merge((const char *const *)paths, n, &why, &err);
+    /* every input is read and checked before anything is written */
+    gs_status st = doc ? gs_results_write_dir(doc, out, &err) : err.code;
+    if (st != GS_OK) {
         char buf[2048];
         gs_error_format(&err, buf, sizeof buf);
         fprintf(stderr, "gensweep merge: %s\n", buf);
-        cJSON_Delete(doc);
-        return doc ? GS_EXIT_FAIL : GS_EXIT_USAGE;
+        /* bad inputs or an unusable --out are usage errors; a failed write is a failure */
+        rc = !doc || st == GS_ERR_USAGE ? GS_EXIT_USAGE : GS_EXIT_FAIL;
+    } else {
+        int complete = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(doc, "complete"));
+        printf("merged %zu result sets (%d jobs%s) -> %s/results.json\n", n,
+               cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(doc, "jobs")),
+               complete ? "" : ", \"complete\": false", out);
+        if (!complete)
+            fprintf(stderr, "gensweep merge: incomplete: %s\n",
+                    why ? why : "shards missing or interrupted");
+        rc = complete ? GS_EXIT_OK : GS_EXIT_FAIL;
     }
-    int complete = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(doc, "complete"));
-    printf("merged %zu result sets (%d jobs%s) -> %s/results.json\n", n,
-           cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(doc, "jobs")),
-           complete ? "" : ", incomplete: shards missing or interrupted", out);
+    gs_free(why);
     cJSON_Delete(doc);
-    return complete ? GS_EXIT_OK : GS_EXIT_FAIL;
+done:
+    for (size_t i = 0; i < n; i++)
+        gs_free(paths[i]);
+    gs_free(paths);
+    return rc;
 }
 
 void gs_help_compare(void)

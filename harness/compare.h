@@ -27,9 +27,6 @@
 extern "C" {
 #endif
 
-#define GS_BASELINE_SCHEMA "gensweep-baseline"
-#define GS_BASELINE_SCHEMA_VERSION 1
-
 /* An error regresses when it grows by more than this fraction of the job's tolerance. */
 #define GS_COMPARE_ERR_TOL_FRACTION 0.10
 /* ... or, when neither side records a tolerance, by more than this fraction of itself. */

@@ -297,3 +297,20 @@ gs_status gs_sb_write_file(gs_sb *sb, const char *path, gs_error *err)
     gs_free(tmp);
     return GS_OK;
 }
+
+void gs_sb_term(gs_sb *sb, const char *s)
+{
+    const unsigned char *p = (const unsigned char *)(s ? s : "");
+    for (; *p; p++) {
+        if (*p < 0x20 || *p == 0x7F) {
+            gs_sb_printf(sb, "\\x%02x", *p);
+        } else if (*p == 0xC2 && p[1] >= 0x80 && p[1] <= 0x9F) {
+            gs_sb_printf(sb, "\\xc2\\x%02x", p[1]);
+            p++;
+        } else if (*p == '\\') {
+            gs_sb_puts(sb, "\\\\");
+        } else {
+            gs_sb_putc(sb, (char)*p);
+        }
+    }
+}
