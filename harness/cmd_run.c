@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "gs/config.h"
 #include "gs/model.h"
+#include "gs/strbuf.h"
 #include "job.h"
 #include "record.h"
 
@@ -20,8 +21,8 @@ typedef struct job_opts {
     const char *variant;
     const char *dtype;
     const char *trace;
-    const char *record;   /* --record FILE: the job record (RESULTS.md) for the sweep */
-    int timeline;         /* --timeline: aggregated timeline in the record */
+    const char *record; /* --record FILE: the job record (RESULTS.md) for the sweep */
+    int timeline;       /* --timeline: aggregated timeline in the record */
     const char *sets[32];
     int n_sets;
     const char *params[GS_KERNEL_MAX_PARAMS];
@@ -398,6 +399,14 @@ int gs_cmd_run(int argc, char **argv)
     gs_job *job = NULL;
     gs_error err;
     gs_error_clear(&err);
+    /* output paths are checked before the run: a bad one is a usage error, whichever it is */
+    const char *outs[2] = {o.record, o.trace};
+    for (int i = 0; i < 2; i++)
+        if (outs[i] && gs_sb_check_output(outs[i], &err) != GS_OK) {
+            print_error(i ? "run --trace" : "run --record", &err);
+            gs_config_free(cfg);
+            return GS_EXIT_USAGE;
+        }
     gs_job_check chk;
     memset(&chk, 0, sizeof chk);
     gs_run_stats stats;
@@ -459,9 +468,12 @@ int gs_cmd_run(int argc, char **argv)
     }
     if (st != GS_OK) print_error(argv[0], &err);
     rc = gs_job_status_is_failure(js) ? GS_EXIT_FAIL : GS_EXIT_OK;
-    if (o.record && write_record(&o, &spec, job, js, st, &err, ran_model ? &stats : NULL, &chk,
-                                 tl_trace) != GS_OK)
-        rc = GS_EXIT_USAGE;
+    if (o.record) {
+        /* the path was checked; a write that fails now (disk full) is a failure */
+        gs_status ws =
+            write_record(&o, &spec, job, js, st, &err, ran_model ? &stats : NULL, &chk, tl_trace);
+        if (ws != GS_OK) rc = ws == GS_ERR_USAGE ? GS_EXIT_USAGE : GS_EXIT_FAIL;
+    }
 out:
     gs_job_free(job);
     gs_config_free(cfg);
