@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli_util.h"
 #include "commands.h"
 #include "compare.h"
 #include "gs/units.h"
@@ -28,11 +29,11 @@ static int need(int argc, char **argv, int *i)
 
 static int parse_int(const char *cmd, const char *opt, const char *s, int lo, int *out)
 {
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (end == s || *end || errno || v < lo || v > 100000) {
-        fprintf(stderr, "gensweep %s: %s: '%s' is not an integer >= %d\n", cmd, opt, s, lo);
+    gs_error err;
+    gs_error_clear(&err);
+    int64_t v;
+    if (gs_parse_int(s, lo, 100000, &v, &err) != 0) {
+        fprintf(stderr, "gensweep %s: %s: %s\n", cmd, opt, err.message);
         return 0;
     }
     *out = (int)v;
@@ -42,28 +43,12 @@ static int parse_int(const char *cmd, const char *opt, const char *s, int lo, in
 /* "4GiB", "512MiB", "0" (no limit) */
 static int parse_bytes(const char *cmd, const char *opt, const char *s, double *out)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    double mul = 1;
-    if (end != s) {
-        if (!strcmp(end, "") || !strcmp(end, "B"))
-            mul = 1;
-        else if (!strcmp(end, "KiB") || !strcmp(end, "K"))
-            mul = 1024.0;
-        else if (!strcmp(end, "MiB") || !strcmp(end, "M"))
-            mul = 1024.0 * 1024;
-        else if (!strcmp(end, "GiB") || !strcmp(end, "G"))
-            mul = 1024.0 * 1024 * 1024;
-        else
-            end = (char *)s;
-    }
-    if (end == s || errno || !(v >= 0) || !isfinite(v)) {
-        fprintf(stderr, "gensweep %s: %s: '%s' is not a size (e.g. 4GiB, 512MiB, 0 = none)\n", cmd,
-                opt, s);
+    gs_error err;
+    gs_error_clear(&err);
+    if (gs_parse_size(s, out, &err) != 0) {
+        fprintf(stderr, "gensweep %s: %s: %s\n", cmd, opt, err.message);
         return 0;
     }
-    *out = v * mul;
     return 1;
 }
 
@@ -82,10 +67,18 @@ int gs_sweep_parse_common(int argc, char **argv, int *i, gs_sweep_opts *o, const
                 fprintf(stderr, "gensweep %s: too many configs\n", cmd);
                 return -1;
             }
+            if (!argv[*i][0]) {
+                fprintf(stderr, "gensweep %s: %s: empty path\n", cmd, a);
+                return -1;
+            }
             lists[(*n_cfg)++] = argv[*i];
         } while (*i + 1 < argc && argv[*i + 1][0] != '-' && ++*i);
     } else if (!strcmp(a, "--kernels") || !strcmp(a, "--kernel") || !strcmp(a, "-k")) {
         if (!need(argc, argv, i)) return -1;
+        if (strspn(argv[*i], ", ") == strlen(argv[*i])) {
+            fprintf(stderr, "gensweep %s: %s: empty list (see gensweep list kernels)\n", cmd, a);
+            return -1;
+        }
         o->kernels = argv[*i];
     } else if (!strcmp(a, "--suite")) {
         if (!need(argc, argv, i)) return -1;
@@ -112,9 +105,10 @@ int gs_sweep_parse_common(int argc, char **argv, int *i, gs_sweep_opts *o, const
         sets[(*n_sets)++] = argv[*i];
     } else if (!strcmp(a, "--timeout")) {
         if (!need(argc, argv, i)) return -1;
-        char *end;
-        double v = strtod(argv[*i], &end);
-        if (end == argv[*i] || *end || !(v > 0) || !isfinite(v)) {
+        gs_error err;
+        gs_error_clear(&err);
+        double v = 0;
+        if (gs_parse_real(argv[*i], 0.0, 1e9, &v, &err) != 0 || !(v > 0)) {
             fprintf(stderr, "gensweep %s: --timeout: '%s' is not a positive number of seconds\n",
                     cmd, argv[*i]);
             return -1;
@@ -179,15 +173,22 @@ int gs_cmd_sweep(int argc, char **argv)
         const char *a = argv[i];
         if (!strcmp(a, "--shard")) {
             if (!need(argc, argv, &i)) return GS_EXIT_USAGE;
-            int si, sn, used = 0;
-            if (sscanf(argv[i], "%d/%d%n", &si, &sn, &used) != 2 || argv[i][used] || sn < 1 ||
-                si < 1 || si > sn) {
-                fprintf(stderr, "gensweep sweep: --shard: '%s' is not I/N with 1 <= I <= N\n",
+            const char *slash = strchr(argv[i], '/');
+            int64_t si = 0, sn = 0;
+            gs_error err;
+            gs_error_clear(&err);
+            char first[32] = "";
+            if (slash && (size_t)(slash - argv[i]) < sizeof first)
+                memcpy(first, argv[i], (size_t)(slash - argv[i]));
+            if (!slash || gs_parse_int(first, 1, 1000000, &si, &err) != 0 ||
+                gs_parse_int(slash + 1, 1, 1000000, &sn, &err) != 0 || si > sn) {
+                fprintf(stderr,
+                        "gensweep sweep: --shard: '%s' is not I/N with 1 <= I <= N <= 1000000\n",
                         argv[i]);
                 return GS_EXIT_USAGE;
             }
-            o.shard_index = si;
-            o.shard_count = sn;
+            o.shard_index = (int)si;
+            o.shard_count = (int)sn;
         } else if (!strcmp(a, "--baseline")) {
             if (!need(argc, argv, &i)) return GS_EXIT_USAGE;
             if (n_bases < MAX_LIST) bases[n_bases++] = argv[i];

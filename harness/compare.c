@@ -9,6 +9,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cli_util.h"
+
 /* Status rank: higher is worse. Unknown statuses count as errors. */
 static int status_rank(const char *s)
 {
@@ -345,15 +347,17 @@ gs_status gs_baseline_write(const cJSON *results, const char *dir, FILE *out, gs
 
 int gs_compare_parse_threshold(const char *s, double *out)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || errno || !(v >= 0) || !isfinite(v)) return -1;
-    if (*end == '%') {
-        v /= 100.0;
-        end++;
-    }
-    if (*end) return -1;
-    *out = v;
+    size_t n = s ? strlen(s) : 0;
+    int pct = n > 0 && s[n - 1] == '%';
+    char *num = gs_strdup(s ? s : "");
+    if (!num) return -1;
+    if (pct) num[n - 1] = '\0';
+    gs_error err;
+    gs_error_clear(&err);
+    double v;
+    int rc = gs_parse_real(num, 0.0, 1e12, &v, &err);
+    gs_free(num);
+    if (rc != 0) return -1;
+    *out = pct ? v / 100.0 : v;
     return 0;
 }

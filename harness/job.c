@@ -277,32 +277,3 @@ done:
         gs_free(owned[i]);
     return st;
 }
-
-int gs_parse_shape(const char *s, int64_t *dims, int max, int *n, gs_error *err)
-{
-    *n = 0;
-    const char *p = s;
-    while (*p) {
-        if (*n >= max)
-            return gs_error_set(err, GS_ERR_USAGE, NULL, 0, 0, "shape '%s': more than %d dims", s,
-                                max),
-                   -1;
-        char *end;
-        errno = 0;
-        long long v = strtoll(p, &end, 10);
-        if (end == p || errno || v <= 0 || v > ((long long)1 << 40))
-            return gs_error_set(err, GS_ERR_USAGE, NULL, 0, 0,
-                                "shape '%s': expected positive integers separated by 'x'", s),
-                   -1;
-        dims[(*n)++] = v;
-        p = end;
-        if (*p == 'x' || *p == 'X' || *p == ',')
-            p++;
-        else if (*p)
-            return gs_error_set(err, GS_ERR_USAGE, NULL, 0, 0,
-                                "shape '%s': unexpected '%c' (use e.g. 128x256x512)", s, *p),
-                   -1;
-    }
-    if (*n == 0) return gs_error_set(err, GS_ERR_USAGE, NULL, 0, 0, "empty shape"), -1;
-    return 0;
-}

@@ -7,6 +7,7 @@
 #ifndef GS_JOB_H
 #define GS_JOB_H
 
+#include "cli_util.h" /* gs_parse_shape, gs_parse_param */
 #include "gs/exec.h"
 #include "gs/isa.h"
 #include "suite.h"
@@ -76,9 +77,6 @@ gs_mem *gs_job_memory(gs_job *j);
 /* Compare outputs with the reference. Returns GS_OK when within tolerance, GS_ERR_MISMATCH
  * otherwise (res filled either way). */
 gs_status gs_job_check_outputs(gs_job *j, gs_job_check *res, gs_error *err);
-
-/* Parse "128x256x512" into dims; returns 0 or -1 with err set. */
-int gs_parse_shape(const char *s, int64_t *dims, int max, int *n, gs_error *err);
 
 #ifdef __cplusplus
 }

@@ -466,6 +466,9 @@ static pid_t launch(gs_sweep *s, size_t ji)
     }
     argv[a++] = "--wall-limit";
     argv[a++] = tl;
+    /* the child gets the sweep's limit as an rlimit below; 0 keeps it (no second default) */
+    argv[a++] = "--mem-limit";
+    argv[a++] = "0";
     argv[a] = NULL;
     remove(rec);
     pid_t pid = fork();
@@ -822,9 +825,14 @@ cJSON *gs_sweep_execute(gs_sweep *s, int *interrupted)
                 done++;
                 if (!recs[ji] || record_failed(recs[ji])) failures++;
                 progress(s, tty, done, s->n_jobs, failures, t0, recs[ji], s->jobs[ji].id);
-                if (s->o.quiet && recs[ji] && record_failed(recs[ji]))
+                if (s->o.quiet && recs[ji] && record_failed(recs[ji])) {
+                    gs_sb why;
+                    gs_sb_init(&why);
+                    gs_sb_term(&why, gs_json_str(recs[ji], "reason"));
                     fprintf(stderr, "gensweep sweep: %s: %s %s\n", s->jobs[ji].id,
-                            gs_json_str(recs[ji], "status"), gs_json_str(recs[ji], "reason"));
+                            gs_json_str(recs[ji], "status"), gs_sb_cstr(&why));
+                    gs_sb_free(&why);
+                }
                 break;
             }
             continue;
@@ -923,8 +931,15 @@ static void print_summary(const cJSON *doc, double total_s)
     cJSON_ArrayForEach(j, cJSON_GetObjectItemCaseSensitive(doc, "jobs"))
     {
         if (!record_failed(j)) continue;
-        printf("  %-9s %s: %s\n", gs_json_str(j, "status"), gs_json_str(j, "id"),
-               gs_json_str(j, "reason"));
+        /* reasons carry kernel and stderr text: no control characters reach the terminal */
+        gs_sb id, why;
+        gs_sb_init(&id);
+        gs_sb_init(&why);
+        gs_sb_term(&id, gs_json_str(j, "id"));
+        gs_sb_term(&why, gs_json_str(j, "reason"));
+        printf("  %-9s %s: %s\n", gs_json_str(j, "status"), gs_sb_cstr(&id), gs_sb_cstr(&why));
+        gs_sb_free(&id);
+        gs_sb_free(&why);
     }
 }
 
