@@ -215,7 +215,8 @@ void gs_sb_json_num(gs_sb *sb, double v)
         gs_sb_puts(sb, "null");
         return;
     }
-    if (v == (double)(long long)v && fabs(v) < 1e15) {
+    /* range first: casting a double outside long long's range is undefined behaviour */
+    if (fabs(v) < 1e15 && v == (double)(long long)v) {
         gs_sb_printf(sb, "%lld", (long long)v);
         return;
     }
