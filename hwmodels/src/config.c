@@ -1200,6 +1200,44 @@ static const char *check_value(size_t fi, double v, char *buf, size_t size)
         snprintf(buf, size, "too large (%.17g; the limit is %.17g)", v, max);
         return buf;
     }
+    /* Model arithmetic: the timed model counts integer picoseconds (2^64 ps is about 213 days)
+     * and converts every cost once. These ranges keep one instruction's cost between the
+     * 1 ps step and far below the counter's range for any transfer up to the largest HBM,
+     * so an accepted value can never wrap time, freeze it or make an engine free. */
+    static const struct {
+        gs_unit unit;
+        double lo, hi;
+        const char *why;
+    } ranges[] = {
+        {GS_UNIT_FREQ, 1e6, 1e12, "a cycle must last 1 ps (the model's time step) .. 1 us"},
+        {GS_UNIT_BANDWIDTH, 1e-3, 1e6,
+         "1 MB/s .. 1 PB/s: slower overflows picosecond times of large transfers, faster is "
+         "below the model's 1 ps step per KiB"},
+        {GS_UNIT_TIME, 0, 1e9, "a latency or overhead of at most 1 s"},
+        {GS_UNIT_CYCLES, 0, 1e6, "at most 1e6 cycles per instruction"},
+        {GS_UNIT_REAL, 1e-3, 1e3,
+         "rates, elements per cycle and factors: outside 0.001 .. 1000 an instruction's time "
+         "overflows or vanishes"},
+    };
+    for (size_t r = 0; r < GS_ARRAY_LEN(ranges); r++) {
+        if (ranges[r].unit != u || v == 0) continue;
+        if (v < ranges[r].lo || v > ranges[r].hi) {
+            char lo[48], hi[48];
+            gs_units_format(ranges[r].lo, u, lo, sizeof lo);
+            gs_units_format(ranges[r].hi, u, hi, sizeof hi);
+            snprintf(buf, size, "out of range (limit %s .. %s; %s)", lo, hi, ranges[r].why);
+            return buf;
+        }
+    }
+    /* the DMA cost charges a smaller chunk as one of this size; beyond 16 MiB no real engine
+     * is that coarse, and the timed model would serve one descriptor in millions of steps */
+    if (impls[fi].off == offsetof(gs_config, dma.min_efficient_chunk) && v > 16777216.0) {
+        snprintf(buf, size,
+                 "out of range (limit 16MiB; a DMA engine's efficient chunk is bytes "
+                 "to KiB, and larger values make one descriptor cost millions of "
+                 "model steps)");
+        return buf;
+    }
     return NULL;
 }
 
