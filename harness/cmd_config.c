@@ -7,6 +7,7 @@
 
 #include "cli_util.h"
 #include "commands.h"
+#include "gs/strbuf.h"
 #include "gs/config.h"
 
 /* Print every diagnostic, sorted, one "file:line:col: key: message" per line. */
@@ -111,8 +112,9 @@ int gs_cmd_show_config(int argc, char **argv)
     gs_cli_args a;
     if (gs_cli_parse(argc, argv, 1, &a) < 0) return GS_EXIT_USAGE;
     if (a.n_pos != 1) {
-        fprintf(stderr, "gensweep show-config: expected exactly one config file, got %zu (see "
-                        "gensweep show-config --help)\n",
+        fprintf(stderr,
+                "gensweep show-config: expected exactly one config file, got %zu (see "
+                "gensweep show-config --help)\n",
                 a.n_pos);
         gs_cli_args_free(&a);
         return GS_EXIT_USAGE;
@@ -142,6 +144,18 @@ static void print_tflops(double flops)
         printf(" %8s", "-");
 }
 
+/* A SIMD engine's bf16 throughput of one core, 1e9 elements/s ("-" when it has no bf16). */
+static void print_elems(const gs_simd_cfg *e)
+{
+    double epc = e->elems_per_cycle[GS_BF16].v;
+    if (!e->present || !(epc > 0)) {
+        printf(" %8s", "-");
+        return;
+    }
+    double simd_cores = e->cores.v > 0 ? e->cores.v : 1.0;
+    printf(" %8.1f", e->lanes.v * epc * simd_cores * e->clock.v / 1e9);
+}
+
 /* list gens [DIR]: every DIR/NAME.yaml (not subdirectories, so what-if variants stay out). */
 static int list_gens(int argc, char **argv)
 {
@@ -155,8 +169,10 @@ static int list_gens(int argc, char **argv)
     const char *dir = a.n_pos ? a.pos[0] : "configs";
     DIR *dh = opendir(dir);
     if (!dh) {
-        fprintf(stderr, "gensweep list gens: cannot open directory '%s' (run from the "
-                        "repository root or pass DIR)\n", dir);
+        fprintf(stderr,
+                "gensweep list gens: cannot open directory '%s' (run from the "
+                "repository root or pass DIR)\n",
+                dir);
         gs_cli_args_free(&a);
         return GS_EXIT_USAGE;
     }
@@ -182,32 +198,42 @@ static int list_gens(int argc, char **argv)
         rc = GS_EXIT_USAGE;
     } else {
         qsort(names, n, sizeof *names, cmp_str);
-        printf("%-16s %-7s %5s %8s %8s %8s %9s %9s\n", "name", "family", "cores", "bf16", "fp32",
-               "fp8", "HBM GB/s", "SBUF MiB");
+        printf("%-16s %-7s %5s %8s %8s %8s %9s %9s %9s %8s %8s\n", "name", "family", "cores",
+               "bf16", "fp32", "fp8", "HBM GB/s", "SBUF MiB", "DMA GB/s", "vec G/s", "act G/s");
         for (size_t i = 0; i < n; i++) {
-            char path[4096];
-            snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+            gs_sb path;
+            gs_sb_init(&path);
+            gs_sb_printf(&path, "%s/%s", dir, names[i]);
             gs_diags d;
             gs_diags_init(&d);
-            gs_config *c = gs_config_load(path, &d);
+            gs_config *c = gs_config_load(gs_sb_cstr(&path), &d);
             if (!c) {
                 print_diags(&d);
-                fprintf(stderr, "%s: invalid\n", path);
+                fprintf(stderr, "%s: invalid\n", gs_sb_cstr(&path));
                 rc = GS_EXIT_FAIL;
             } else {
                 printf("%-16s %-7s %5.0f", c->name, c->family, c->cores.v);
                 print_tflops(gs_config_peak_flops(c, GS_BF16));
                 print_tflops(gs_config_peak_flops(c, GS_FP32));
                 print_tflops(gs_config_peak_flops(c, GS_FP8_E4M3));
-                printf(" %9.0f %9.1f\n", gs_config_hbm_bytes_per_s(c) / 1e9,
+                printf(" %9.0f %9.1f", gs_config_hbm_bytes_per_s(c) / 1e9,
                        c->sbuf_bytes.v / (1024.0 * 1024.0));
+                /* bytes per ns are GB/s */
+                printf(" %9.0f", c->dma.engines.v * c->dma.bandwidth_per_engine.v);
+                print_elems(&c->vector);
+                print_elems(&c->scalar);
+                printf("\n");
             }
             gs_config_free(c);
             gs_diags_free(&d);
+            gs_sb_free(&path);
         }
-        printf("(bf16/fp32/fp8: peak matmul TFLOP/s per core; HBM per chip)\n");
+        printf("(bf16/fp32/fp8: peak matmul TFLOP/s per core; HBM per chip; DMA: all engines of "
+               "one core;\n vec/act: bf16 elements per second of one core's vector / scalar "
+               "(activation) engine, 1e9)\n");
     }
-    for (size_t i = 0; i < n; i++) gs_free(names[i]);
+    for (size_t i = 0; i < n; i++)
+        gs_free(names[i]);
     gs_free(names);
     gs_cli_args_free(&a);
     return rc;

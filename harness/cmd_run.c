@@ -325,7 +325,8 @@ void gs_help_run(void)
            "  --timing-only   skip data movement and arithmetic (same timing, no check)\n"
            "  --trace FILE    write a Chrome/Perfetto trace-event JSON of the run\n"
            "  --executor c    run the pure-C functional executor instead (no timing)\n"
-           "  --json          print the result as one JSON object\n"
+           "  --json          print the full job record (harness/RESULTS.md) as one JSON object\n"
+           "                  (\"error\": null when nothing was checked, e.g. --timing-only)\n"
            "  --record FILE   write the job record (harness/RESULTS.md, one \"jobs\" element)\n"
            "  --timeline      add the aggregated per-engine timeline to the record\n"
            "  --mem-limit N   address-space limit, e.g. 2GiB; 0 = none (default 4GiB, as\n"
@@ -366,12 +367,13 @@ static void print_stats_text(const gs_job_spec *spec, const gs_run_stats *s)
            s->sbuf_high_water, s->psum_high_water);
 }
 
-/* Write the --record file. The model's statistics count only when the run completed (pass
- * or wrong results); a deadlock or timeout has no metrics (RESULTS.md: null, never 0). */
-static gs_status write_record(const job_opts *o, const gs_job_spec *spec, const gs_job *job,
-                              gs_job_status js, gs_status st, const gs_error *run_err,
-                              const gs_run_stats *stats, const gs_job_check *chk,
-                              const char *scratch_trace)
+/* Build the job record (RESULTS.md) into sb: for --record and --json. The model's statistics
+ * count only when the run completed (pass or wrong results); a deadlock or timeout has no
+ * metrics, and an unchecked (timing-only) run has "error": null (null, never 0). */
+static gs_status build_record(gs_sb *sb, const job_opts *o, const gs_job_spec *spec,
+                              const gs_job *job, gs_job_status js, gs_status st,
+                              const gs_error *run_err, const gs_run_stats *stats,
+                              const gs_job_check *chk, const char *scratch_trace)
 {
     char reason[2048] = "";
     if (st != GS_OK) gs_record_format_error(run_err, reason, sizeof reason);
@@ -400,18 +402,21 @@ static gs_status write_record(const job_opts *o, const gs_job_spec *spec, const 
         .trace_path = o->trace && !scratch_trace[0] ? o->trace : NULL,
         .wall_s = stats ? stats->wall_s : 0.0,
     };
-    gs_sb sb;
-    gs_sb_init(&sb);
-    gs_record_write_job(&sb, &info);
-    gs_sb_putc(&sb, '\n');
+    gs_record_write_job(sb, &info);
+    gs_sb_putc(sb, '\n');
+    gs_status rs = gs_sb_ok(sb) && gs_sb_ok(&tl) ? GS_OK : GS_ERR_NOMEM;
+    gs_sb_free(&tl);
+    return rs;
+}
+
+/* Write the --record file (built by build_record). */
+static gs_status write_record(gs_sb *sb, const char *path)
+{
     gs_error werr;
     gs_error_clear(&werr);
-    gs_status ws = gs_sb_ok(&sb) && gs_sb_ok(&tl)
-                       ? gs_sb_write_file(&sb, o->record, &werr)
-                       : gs_error_set(&werr, GS_ERR_NOMEM, NULL, 0, 0, "out of memory");
+    gs_status ws = gs_sb_ok(sb) ? gs_sb_write_file(sb, path, &werr)
+                                : gs_error_set(&werr, GS_ERR_NOMEM, NULL, 0, 0, "out of memory");
     if (ws != GS_OK) print_error("run --record", &werr);
-    gs_sb_free(&sb);
-    gs_sb_free(&tl);
     return ws;
 }
 
@@ -478,13 +483,18 @@ int gs_cmd_run(int argc, char **argv)
     }
     if (st == GS_OK && functional) st = gs_job_check_outputs(job, &chk, &err);
     gs_job_status js = gs_job_status_from(st);
+    /* the job record (RESULTS.md): the --record file and the --json output are the same */
+    gs_sb rec;
+    gs_sb_init(&rec);
+    gs_status bs = GS_OK;
+    if (o.json || o.record)
+        bs = build_record(&rec, &o, &spec, job, js, st, &err, ran_model ? &stats : NULL, &chk,
+                          tl_trace);
     if (o.json) {
-        printf("{\"generation\":\"%s\",\"kernel\":\"%s\",\"variant\":\"%s\",\"dtype\":\"%s\","
-               "\"status\":\"%s\",\"time_ns\":%.6f,\"roofline_ns\":%.6f,\"bottleneck\":\"%s\","
-               "\"max_abs_err\":%.6g}\n",
-               cfg->name, spec.kernel->name, spec.kernel->variants[spec.variant],
-               gs_dtype_name(spec.dtype), gs_job_status_name(js), stats.total_ns, stats.roofline_ns,
-               stats.bottleneck_name, chk.max_abs_err);
+        if (bs == GS_OK)
+            fputs(gs_sb_cstr(&rec), stdout);
+        else
+            fprintf(stderr, "gensweep run: out of memory building the record\n");
     } else {
         printf("generation  %s (%s)\nkernel      %s/%s %s shape", cfg->name, cfg->family,
                spec.kernel->name, spec.kernel->variants[spec.variant], gs_dtype_name(spec.dtype));
@@ -508,10 +518,11 @@ int gs_cmd_run(int argc, char **argv)
     }
     if (o.record) {
         /* the path was checked; a write that fails now (disk full) is a failure */
-        gs_status ws =
-            write_record(&o, &spec, job, js, st, &err, ran_model ? &stats : NULL, &chk, tl_trace);
+        gs_status ws = bs == GS_OK ? write_record(&rec, o.record) : bs;
         if (ws != GS_OK) rc = ws == GS_ERR_USAGE ? GS_EXIT_USAGE : GS_EXIT_FAIL;
     }
+    if (bs != GS_OK && rc == GS_EXIT_OK) rc = GS_EXIT_FAIL;
+    gs_sb_free(&rec);
 out:
     gs_job_free(job);
     gs_config_free(cfg);

@@ -55,7 +55,7 @@ typedef struct gs_job_check {
     double max_rel_err;
     double tol_abs;         /* absolute part of the tolerance used (worst output) */
     double tol_rel;         /* relative part */
-    char worst[96];         /* tensor[index] of the worst element */
+    char worst[96];         /* tensor[row, col] (one index per dim) of the worst element */
     uint64_t mismatches;    /* elements outside tolerance */
     uint64_t bad_nonfinite; /* NaN/Inf where the reference is finite */
 } gs_job_check;

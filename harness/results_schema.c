@@ -76,21 +76,26 @@ cJSON *gs_json_read_file(const char *path, gs_error *err)
         gs_error_set(err, GS_ERR_NOMEM, path, 0, 0, "out of memory");
         return NULL;
     }
-    const char *text = gs_sb_cstr(&sb);
-    if (strlen(text) != sb.len) {
-        gs_sb_free(&sb);
-        gs_error_set(err, GS_ERR_PARSE, path, 0, 0, "malformed JSON: contains a NUL byte");
+    cJSON *j = gs_json_parse_text(gs_sb_cstr(&sb), sb.len, path, err);
+    gs_sb_free(&sb);
+    return j;
+}
+
+cJSON *gs_json_parse_text(const char *text, size_t len, const char *name, gs_error *err)
+{
+    if (memchr(text, 0, len)) {
+        gs_error_set(err, GS_ERR_PARSE, name, 0, 0, "malformed JSON: contains a NUL byte");
         return NULL;
     }
     const char *end = NULL;
-    cJSON *j = cJSON_ParseWithOpts(text, &end, 1);
+    /* len + 1: cJSON's "nothing after the value" check looks for the terminator */
+    cJSON *j = cJSON_ParseWithLengthOpts(text, len + 1, &end, 1);
     if (!j) {
         int line = 1;
-        for (const char *p = text; end && p < end; p++)
+        for (const char *p = text; end && p < end && p < text + len; p++)
             line += *p == '\n';
-        gs_error_set(err, GS_ERR_PARSE, path, line, 0, "malformed JSON");
+        gs_error_set(err, GS_ERR_PARSE, name, line, 0, "malformed JSON");
     }
-    gs_sb_free(&sb);
     return j;
 }
 

@@ -29,6 +29,9 @@ extern "C" {
  * GS_ERR_IO error, never a hang), up to GS_JSON_MAX_BYTES. NULL with err set (GS_ERR_IO /
  * GS_ERR_PARSE with the line). The caller frees with cJSON_Delete. */
 cJSON *gs_json_read_file(const char *path, gs_error *err);
+/* Parse len bytes of JSON text; text[len] must be '\0' (a NUL before it is an error). name
+ * labels the error. */
+cJSON *gs_json_parse_text(const char *text, size_t len, const char *name, gs_error *err);
 
 /* Check a parsed results document against harness/RESULTS.md: "schema" and "schema_version",
  * the types of the top-level members, every job an object with a non-empty string id, known

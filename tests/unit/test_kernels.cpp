@@ -95,7 +95,8 @@ gs_status exec_adversarial(gs_mem *m, const gs_program *p, gs_error *err)
     for (size_t i = 0; i < n; i++) {
         const gs_instr *in = gs_program_instr(p, i);
         missing[i] = in->n_deps;
-        for (uint32_t d = 0; d < in->n_deps; d++) users[in->deps[d]].push_back((uint32_t)i);
+        for (uint32_t d = 0; d < in->n_deps; d++)
+            users[in->deps[d]].push_back((uint32_t)i);
     }
     std::vector<uint32_t> ready; // a max-heap on the index
     for (size_t i = 0; i < n; i++)
@@ -162,16 +163,19 @@ TEST_P(KernelCheck, MatchesReferenceOrReportsCleanReason)
     std::vector<std::vector<uint8_t>> first;
     for (size_t t = 0; t < gs_program_tensor_count(p); t++) {
         const gs_tensor_info *ti = gs_program_tensor(p, (int32_t)t);
-        const uint8_t *d = static_cast<const uint8_t *>(gs_mem_tensor(gs_job_memory(job), (int32_t)t));
+        const uint8_t *d =
+            static_cast<const uint8_t *>(gs_mem_tensor(gs_job_memory(job), (int32_t)t));
         first.emplace_back(d, d + ti->bytes);
     }
     ASSERT_EQ(gs_job_init_memory(job, &err), GS_OK) << err.message;
     ASSERT_EQ(exec_adversarial(gs_job_memory(job), p, &err), GS_OK) << err.message;
     for (size_t t = 0; t < gs_program_tensor_count(p); t++) {
         const gs_tensor_info *ti = gs_program_tensor(p, (int32_t)t);
-        const uint8_t *d = static_cast<const uint8_t *>(gs_mem_tensor(gs_job_memory(job), (int32_t)t));
+        const uint8_t *d =
+            static_cast<const uint8_t *>(gs_mem_tensor(gs_job_memory(job), (int32_t)t));
         EXPECT_EQ(std::memcmp(d, first[t].data(), ti->bytes), 0)
-            << "tensor " << ti->name << " differs when instructions run in another dependency-respecting "
+            << "tensor " << ti->name
+            << " differs when instructions run in another dependency-respecting "
                "order: a dependency is missing";
     }
     gs_job_free(job);
@@ -264,6 +268,8 @@ TEST(Checker, CatchesAnOffByOneTail)
     // the unwritten last column keeps the NaN sentinel: 200 elements
     EXPECT_EQ(chk.bad_nonfinite, 200u);
     EXPECT_EQ(chk.mismatches, 200u);
+    // the worst element is named by [row, col], not a flat index: the first unwritten one
+    EXPECT_NE(std::string(chk.worst).find("[0, 32]"), std::string::npos) << chk.worst;
 }
 
 TEST(Checker, CatchesWrongValues)
@@ -278,3 +284,21 @@ TEST(Checker, CatchesWrongValues)
 }
 
 } // namespace
+
+// Kernels read tunables by name (gs/kernel.h): the harness passes the kernel's param names.
+TEST(KernelParams, LookupByNameWithDefault)
+{
+    const gs_kernel_def *k = gs_suite_find("matmul");
+    ASSERT_NE(k, nullptr);
+    gs_kernel_args a{};
+    a.param_names = k->param_names;
+    a.n_params = k->n_params;
+    for (int i = 0; i < k->n_params; i++)
+        a.param[i] = 0;
+    a.param[1] = 3; // the second registered name
+    EXPECT_EQ(gs_kernel_param(&a, k->param_names[1], 2), 3);
+    EXPECT_EQ(gs_kernel_param(&a, k->param_names[0], 256), 256); // 0: the default
+    EXPECT_EQ(gs_kernel_param(&a, "no_such_param", 7), -1);      // a kernel bug, never a value
+    gs_kernel_args none{};
+    EXPECT_EQ(gs_kernel_param(&none, "tn", 5), -1);
+}

@@ -29,25 +29,25 @@ extern "C" {
 
 /* What a kernel may ask of its target. Plain numbers; no generation names. */
 typedef struct gs_caps {
-    unsigned partitions;        /* SBUF/PSUM partitions = engine lanes (128) */
-    unsigned pe_rows;           /* tensor engine contraction size K per matmul */
-    unsigned pe_cols;           /* max stationary free size M per matmul */
-    unsigned moving_free_max;   /* max moving free size N per matmul */
+    unsigned partitions;      /* SBUF/PSUM partitions = engine lanes (128) */
+    unsigned pe_rows;         /* tensor engine contraction size K per matmul */
+    unsigned pe_cols;         /* max stationary free size M per matmul */
+    unsigned moving_free_max; /* max moving free size N per matmul */
     uint64_t sbuf_partition_bytes;
     uint64_t psum_partition_bytes;
-    uint64_t psum_bank_bytes;   /* per partition */
+    uint64_t psum_bank_bytes; /* per partition */
     unsigned psum_banks;
-    unsigned max_free_sbuf;     /* vector/scalar free elements per instruction from SBUF */
-    unsigned max_free_psum;     /* ... from PSUM */
-    unsigned cores;             /* cores on the chip */
-    unsigned core_id;           /* this kernel invocation's core (SPMD) */
-    unsigned dma_queues;        /* per core */
+    unsigned max_free_sbuf; /* vector/scalar free elements per instruction from SBUF */
+    unsigned max_free_psum; /* ... from PSUM */
+    unsigned cores;         /* cores on the chip */
+    unsigned core_id;       /* this kernel invocation's core (SPMD) */
+    unsigned dma_queues;    /* per core */
     int has_gpsimd;
     int dma_transpose;
-    uint32_t dtypes;            /* bit (1u << gs_dtype) */
-    uint32_t matmul_dtypes;     /* dtypes the tensor engine multiplies */
+    uint32_t dtypes;                    /* bit (1u << gs_dtype) */
+    uint32_t matmul_dtypes;             /* dtypes the tensor engine multiplies */
     double matmul_rate[GS_DTYPE_COUNT]; /* relative to bf16 = 1 (fp32 0.25, fp8 2 on some) */
-    uint64_t ops;               /* bit (1ull << gs_opcode) */
+    uint64_t ops;                       /* bit (1ull << gs_opcode) */
 } gs_caps;
 
 typedef struct gs_kb gs_kb;     /* the kernel builder (opaque) */
@@ -70,15 +70,46 @@ typedef struct gs_tensor {
 
 #define GS_KERNEL_MAX_TENSORS 8
 #define GS_KERNEL_MAX_PARAMS 8
-/* Arguments the harness passes: tensors (inputs then outputs), problem sizes and tunables. */
+/*
+ * Arguments the harness passes: tensors (inputs then outputs), problem sizes and tunables.
+ *
+ * t[] follows the order of the kernel's tensor declarations (suite.h `tensors`): inputs first,
+ * then outputs, each with the shape declared there. For matmul-class kernels the layouts are
+ * (kernels/README.md has every kernel's):
+ *   AT [K x M]  the left operand given transposed (K, the contraction, on partitions: it is the
+ *               stationary operand, loaded K rows x M columns)
+ *   B  [K x N]  the right operand (moving: K rows x N columns)
+ *   C  [M x N]  the result (M rows on partitions, accumulated in PSUM in fp32)
+ * dims[] are the kernel's named dims in order (suite.h dim_names, e.g. M, K, N).
+ *
+ * param[] holds the tunables in the order of the kernel's param_names (suite.h); 0 means
+ * "choose a default from the capabilities". Read them by name with gs_kernel_param() rather
+ * than by position, so reordering or adding a param cannot silently swap two of them.
+ */
 typedef struct gs_kernel_args {
     gs_tensor t[GS_KERNEL_MAX_TENSORS];
     int n_tensors;
-    int64_t dims[8];  /* problem sizes, kernel-specific meaning (e.g. M, K, N) */
+    int64_t dims[8];                     /* problem sizes, kernel-specific meaning (e.g. M, K, N) */
     int64_t param[GS_KERNEL_MAX_PARAMS]; /* tunables; 0 = choose a default from caps */
-    gs_dtype dtype;   /* compute dtype */
-    int variant;      /* kernel-specific variant index */
+    gs_dtype dtype;                      /* compute dtype */
+    int variant;                         /* kernel-specific variant index */
+    const char *const *param_names;      /* the kernel's param names, parallel to param[] */
+    int n_params;
 } gs_kernel_args;
+
+/* The tunable called name, or dflt when it is 0 (not given). A name the kernel did not
+ * register is a bug in the kernel: it returns -1, which every kernel's range check rejects
+ * ("must be positive"), so it cannot pass unnoticed. */
+static inline int64_t gs_kernel_param(const gs_kernel_args *a, const char *name, int64_t dflt)
+{
+    for (int i = 0; a->param_names && i < a->n_params && i < GS_KERNEL_MAX_PARAMS; i++) {
+        const char *p = a->param_names[i], *q = name;
+        while (*p && *p == *q)
+            p++, q++;
+        if (*p == *q) return a->param[i] ? a->param[i] : dflt;
+    }
+    return -1;
+}
 
 typedef gs_status (*gs_kernel_fn)(gs_kb *kb, const gs_kernel_args *args);
 
@@ -95,8 +126,8 @@ const gs_error *gs_kb_error(const gs_kb *kb);
 /* Record an error (first one wins) from the kernel itself, e.g. "unsupported: fp8 matmul".
  * Returns code so a kernel can `return gs_kb_fail(...)`. */
 #define gs_kb_fail(kb, code, ...) gs_kb_fail_at((kb), __FILE__, __LINE__, (code), __VA_ARGS__)
-gs_status gs_kb_fail_at(gs_kb *kb, const char *file, int line, gs_status code, const char *fmt,
-                        ...) GS_PRINTF(5, 6);
+gs_status gs_kb_fail_at(gs_kb *kb, const char *file, int line, gs_status code, const char *fmt, ...)
+    GS_PRINTF(5, 6);
 
 /* ---- memory ---- */
 /* A pool of `bufs` rotating buffers, each `bytes_per_partition` bytes on `partitions`
@@ -112,8 +143,8 @@ void gs_pool_release(gs_kb *kb, gs_pool *pool);
  * partition 0). Fails when it does not fit the pool's buffer. */
 #define gs_tile_alloc(pool, dtype, parts, free_elems)                                              \
     gs_tile_alloc_at((pool), __FILE__, __LINE__, (dtype), (parts), (free_elems))
-gs_tile gs_tile_alloc_at(gs_pool *pool, const char *file, int line, gs_dtype dtype,
-                         unsigned parts, uint32_t free_elems);
+gs_tile gs_tile_alloc_at(gs_pool *pool, const char *file, int line, gs_dtype dtype, unsigned parts,
+                         uint32_t free_elems);
 
 /* ---- views (pure: no instruction issued; invalid views are caught when used) ----
  * Access patterns hold strides as int32_t: a view whose stride (including the HBM row pitch
@@ -179,10 +210,11 @@ static inline gs_operand gs_per_partition(gs_ap ap)
 /* acc_out: NULL, or a [P,1] fp32 pattern receiving the sum over the free dim of the result. */
 #define gs_activation(kb, out, in, func, scale, bias, acc_out)                                     \
     gs_activation_at(GS_KB_SITE(kb), (out), (in), (func), (scale), (bias), (acc_out))
-gs_status gs_activation_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_ap in,
-                           gs_act func, gs_operand scale, gs_operand bias, const gs_ap *acc_out);
+gs_status gs_activation_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_ap in, gs_act func,
+                           gs_operand scale, gs_operand bias, const gs_ap *acc_out);
 
-#define gs_tensor_tensor(kb, out, a, b, op) gs_tensor_tensor_at(GS_KB_SITE(kb), (out), (a), (b), (op))
+#define gs_tensor_tensor(kb, out, a, b, op)                                                        \
+    gs_tensor_tensor_at(GS_KB_SITE(kb), (out), (a), (b), (op))
 gs_status gs_tensor_tensor_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_ap a, gs_ap b,
                               gs_alu op);
 /* engine: GS_ENG_VECTOR, GS_ENG_SCALAR or GS_ENG_GPSIMD. op1 = GS_ALU_BYPASS for none. */
@@ -192,8 +224,8 @@ gs_status gs_tensor_scalar_at(gs_kb *kb, const char *file, int line, gs_engine e
                               gs_ap in, gs_alu op0, gs_operand s0, gs_alu op1, gs_operand s1);
 #define gs_tensor_reduce(kb, out, in, op, axes)                                                    \
     gs_tensor_reduce_at(GS_KB_SITE(kb), (out), (in), (op), (axes))
-gs_status gs_tensor_reduce_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_ap in,
-                              gs_alu op, int axes);
+gs_status gs_tensor_reduce_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_ap in, gs_alu op,
+                              int axes);
 #define gs_bn_stats(kb, out, in) gs_bn_stats_at(GS_KB_SITE(kb), (out), (in))
 gs_status gs_bn_stats_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_ap in);
 #define gs_bn_aggr(kb, out, in) gs_bn_aggr_at(GS_KB_SITE(kb), (out), (in))
@@ -212,11 +244,13 @@ gs_status gs_iota_at(gs_kb *kb, const char *file, int line, gs_ap out, int64_t b
                      int64_t part_mult, int64_t free_mult);
 /* keep in[p][j] where (base + part_mult*p + free_mult*j) cmp 0, else fill */
 #define gs_affine_select(kb, out, in, cmp, base, part_mult, free_mult, fill)                       \
-    gs_affine_select_at(GS_KB_SITE(kb), (out), (in), (cmp), (base), (part_mult), (free_mult), (fill))
+    gs_affine_select_at(GS_KB_SITE(kb), (out), (in), (cmp), (base), (part_mult), (free_mult),      \
+                        (fill))
 gs_status gs_affine_select_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_ap in,
                               gs_alu cmp, int64_t base, int64_t part_mult, int64_t free_mult,
                               float fill);
-#define gs_partition_reduce(kb, out, in, op) gs_partition_reduce_at(GS_KB_SITE(kb), (out), (in), (op))
+#define gs_partition_reduce(kb, out, in, op)                                                       \
+    gs_partition_reduce_at(GS_KB_SITE(kb), (out), (in), (op))
 gs_status gs_partition_reduce_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_ap in,
                                  gs_alu op);
 #define gs_partition_broadcast(kb, out, in) gs_partition_broadcast_at(GS_KB_SITE(kb), (out), (in))
