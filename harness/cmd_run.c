@@ -16,6 +16,15 @@
 #include "record.h"
 #include "sweep.h" /* GS_SWEEP_DEFAULT_MEM_LIMIT: run has the same default as sweep jobs */
 
+/* AddressSanitizer build: no default address-space limit (as for sweep jobs) */
+#if defined(__SANITIZE_ADDRESS__)
+#define GS_RUN_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define GS_RUN_ASAN 1
+#endif
+#endif
+
 typedef struct job_opts {
     const char *config;
     const char *kernel;
@@ -64,6 +73,11 @@ static int parse_double(const char *cmd, const char *opt, const char *s, double 
 static int apply_mem_limit(const char *cmd, double bytes)
 {
     if (!(bytes > 0)) return 1;
+#ifdef GS_RUN_ASAN
+    /* ASan reserves terabytes of address space: an RLIMIT_AS would only break the sanitizer */
+    fprintf(stderr, "gensweep %s: --mem-limit is ignored in an AddressSanitizer build\n", cmd);
+    return 1;
+#endif
     struct rlimit rl;
     if (getrlimit(RLIMIT_AS, &rl) != 0) return 1;
     rlim_t want = (rlim_t)bytes;
@@ -83,13 +97,6 @@ static int parse_job_opts(int argc, char **argv, job_opts *o, int allow_run_opts
 {
     memset(o, 0, sizeof *o);
     o->seed = 1;
-#if defined(__SANITIZE_ADDRESS__)
-#define GS_RUN_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define GS_RUN_ASAN 1
-#endif
-#endif
 #ifndef GS_RUN_ASAN
     o->mem_limit = GS_SWEEP_DEFAULT_MEM_LIMIT; /* ASan reserves terabytes: no default there */
 #endif
