@@ -11,11 +11,22 @@
 #include "cli_util.h"
 #include "commands.h"
 #include "compare.h"
+#include "gs/strbuf.h"
 #include "gs/units.h"
 #include "results.h"
 #include "sweep.h"
 
 #define MAX_LIST GS_SWEEP_MAX_LIST
+
+/* An error whose text may quote ids and values from a file: control characters escaped. */
+static void print_escaped_error(const char *cmd, const char *msg)
+{
+    gs_sb sb;
+    gs_sb_init(&sb);
+    gs_sb_term(&sb, msg);
+    fprintf(stderr, "gensweep %s: %s\n", cmd, gs_sb_cstr(&sb));
+    gs_sb_free(&sb);
+}
 
 static int need(int argc, char **argv, int *i)
 {
@@ -277,7 +288,7 @@ int gs_cmd_merge(int argc, char **argv)
     if (st != GS_OK) {
         char buf[2048];
         gs_error_format(&err, buf, sizeof buf);
-        fprintf(stderr, "gensweep merge: %s\n", buf);
+        print_escaped_error("merge", buf);
         /* bad inputs or an unusable --out are usage errors; a failed write is a failure */
         rc = !doc || st == GS_ERR_USAGE ? GS_EXIT_USAGE : GS_EXIT_FAIL;
     } else {
@@ -345,7 +356,7 @@ int gs_cmd_compare(int argc, char **argv)
     if (!a || !b) {
         char buf[2048];
         gs_error_format(&err, buf, sizeof buf);
-        fprintf(stderr, "gensweep compare: %s\n", buf);
+        print_escaped_error("compare", buf);
         cJSON_Delete(a);
         return GS_EXIT_USAGE;
     }
@@ -419,7 +430,7 @@ int gs_cmd_baseline(int argc, char **argv)
     if (!doc || gs_baseline_write(doc, dir, stdout, &err) != GS_OK) {
         char buf[2048];
         gs_error_format(&err, buf, sizeof buf);
-        fprintf(stderr, "gensweep baseline: %s\n", buf);
+        print_escaped_error("baseline", buf);
         cJSON_Delete(doc);
         return GS_EXIT_USAGE;
     }
