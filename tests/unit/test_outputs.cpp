@@ -240,3 +240,30 @@ TEST(Outputs, SweepNeverAnnouncesAFileItDidNotWrite)
     EXPECT_EQ(r.out.find("results: "), std::string::npos) << r.out;
     EXPECT_EQ(r.out.find("report: "), std::string::npos) << r.out;
 }
+
+// A writer killed at any moment (SIGKILL: no handler runs) leaves the old file or the whole new
+// one, and no temp file: the temp file has no name until the instant before the rename.
+TEST(Outputs, WriterKilledMidWriteLeavesNoTempFile)
+{
+    std::string d = tmpdir("killed");
+    std::string path = d + "/big.json";
+    gs_error err;
+    ASSERT_EQ(write_text(path, "old", &err), GS_OK);
+    const std::string big(64u << 20, 'n');
+    for (int delay_us : {0, 2000, 10000, 30000, 80000}) {
+        pid_t pid = fork();
+        ASSERT_GE(pid, 0);
+        if (pid == 0) {
+            gs_error e;
+            for (;;)
+                write_text(path, big, &e);
+        }
+        usleep((useconds_t)delay_us);
+        kill(pid, SIGKILL);
+        waitpid(pid, nullptr, 0);
+        struct stat st;
+        ASSERT_EQ(stat(path.c_str(), &st), 0);
+        EXPECT_TRUE(st.st_size == 3 || (size_t)st.st_size == big.size()) << st.st_size;
+        EXPECT_EQ(count_entries(d, ".tmp."), 0) << "after " << delay_us << " us";
+    }
+}
