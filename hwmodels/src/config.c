@@ -1353,13 +1353,14 @@ static const char *check_value(size_t fi, double v, char *buf, size_t size)
             return buf;
         }
     }
-    /* the DMA cost charges a smaller chunk as one of this size; beyond 16 MiB no real engine
-     * is that coarse, and the timed model would serve one descriptor in millions of steps */
-    if (impls[fi].off == offsetof(gs_config, dma.min_efficient_chunk) && v > 16777216.0) {
+    /* the DMA cost charges a smaller chunk as one of this size; real engines are at 512 B to a
+     * few KiB, and the timed model serves each descriptor's bytes in steps, so a huge value
+     * makes a run crawl (16 MiB made a 1024^3 matmul 32x slower to simulate) */
+    if (impls[fi].off == offsetof(gs_config, dma.min_efficient_chunk) && v > 1048576.0) {
         snprintf(buf, size,
-                 "out of range (limit 16MiB; a DMA engine's efficient chunk is bytes "
-                 "to KiB, and larger values make one descriptor cost millions of "
-                 "model steps)");
+                 "out of range (limit 1MiB; a DMA engine's efficient chunk is bytes "
+                 "to KiB, and larger values make each descriptor cost many model "
+                 "steps)");
         return buf;
     }
     return NULL;
