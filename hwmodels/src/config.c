@@ -1333,12 +1333,12 @@ static const char *check_value(size_t fi, double v, char *buf, size_t size)
         double lo, hi;
         const char *why;
     } ranges[] = {
-        {GS_UNIT_FREQ, 1e6, 1e12, "a cycle must last 1 ps (the model's time step) .. 1 us"},
+        {GS_UNIT_FREQ, 1e7, 1e12, "a cycle must last 1 ps (the model's time step) .. 100 ns"},
         {GS_UNIT_BANDWIDTH, 1e-3, 1e6,
          "1 MB/s .. 1 PB/s: slower overflows picosecond times of large transfers, faster is "
          "below the model's 1 ps step per KiB"},
-        {GS_UNIT_TIME, 0, 1e9, "a latency or overhead of at most 1 s"},
-        {GS_UNIT_CYCLES, 0, 1e6, "at most 1e6 cycles per instruction"},
+        {GS_UNIT_TIME, 0, 1e6, "a latency or overhead of at most 1 ms per instruction"},
+        {GS_UNIT_CYCLES, 0, 1e5, "at most 1e5 cycles per instruction"},
         {GS_UNIT_REAL, 1e-3, 1e3,
          "rates, elements per cycle and factors: outside 0.001 .. 1000 an instruction's time "
          "overflows or vanishes"},
@@ -1908,6 +1908,22 @@ static void validate_struct(const gs_config *c, const unsigned char *bad, gs_dia
                  also_at(c, &c->tensor.moving_free_max, &c->psum_bytes, also, sizeof also),
                  also_at(c, &c->tensor.moving_free_max, P, also2, sizeof also2));
     }
+    /* Derived time: moving the whole device memory once at the slowest bandwidth must stay far
+     * inside the model's picosecond counter (2^64 ps is about 213 days; the limit 1e6 s leaves
+     * 18x), so no transfer a program can express overflows it. */
+    const gs_num *bws[] = {&c->hbm_bandwidth, &c->dma.bandwidth_per_engine};
+    for (size_t k = 0; k < GS_ARRAY_LEN(bws); k++)
+        if (usable(&V, &c->hbm_capacity) && usable(&V, bws[k]) &&
+            c->hbm_capacity.v / bws[k]->v > 1e15) {
+            fmt_val(c, &c->hbm_capacity, a, sizeof a);
+            char bw[64];
+            fmt_val(c, bws[k], bw, sizeof bw);
+            verr(&V, bws[k], path_of(c, bws[k]),
+                 "%s is too slow for chip.hbm.capacity (%s): moving it once would take %.3g s, "
+                 "beyond the model's limit of 1e6 s%s",
+                 bw, a, c->hbm_capacity.v / bws[k]->v / 1e9,
+                 also_at(c, bws[k], &c->hbm_capacity, also, sizeof also));
+        }
     check_not_above(&V, &c->tensor.rows, P, ": the contraction runs over partitions");
     check_not_above(&V, &c->tensor.cols, P, ": matmul output rows land on partitions");
     if (usable(&V, &c->cores) && c->cores.v > GS_MAX_CORES)
