@@ -239,6 +239,14 @@ TEST(Outputs, SweepNeverAnnouncesAFileItDidNotWrite)
     EXPECT_NE(r.err.find("results.json: is a directory"), std::string::npos) << r.err;
     EXPECT_EQ(r.out.find("results: "), std::string::npos) << r.out;
     EXPECT_EQ(r.out.find("report: "), std::string::npos) << r.out;
+    // the results are written but the report cannot be: still exit 1, and no "report:" line
+    ASSERT_EQ(std::system(("mkdir -p '" + d + "/out2/report.html'").c_str()), 0);
+    CliRun rep = gensweep("sweep --configs configs/gen2.yaml --kernels elementwise_add --out '" +
+                          d + "/out2'");
+    EXPECT_EQ(rep.rc, 1) << rep.out << rep.err;
+    EXPECT_NE(rep.err.find("report.html: is a directory"), std::string::npos) << rep.err;
+    EXPECT_EQ(rep.out.find("report: "), std::string::npos) << rep.out;
+    EXPECT_NE(rep.out.find("results: "), std::string::npos) << rep.out;
 }
 
 // A writer killed at any moment (SIGKILL: no handler runs) leaves the old file or the whole new
