@@ -15,10 +15,16 @@ static void print_diags(gs_diags *d)
 {
     gs_diags_sort(d);
     char buf[GS_ERROR_MSG_MAX + GS_ERROR_FILE_MAX + 32];
+    gs_sb esc;
+    gs_sb_init(&esc);
     for (size_t i = 0; i < d->count; i++) {
         gs_error_format(&d->items[i], buf, sizeof buf);
-        fprintf(stderr, "%s\n", buf);
+        /* messages quote keys and values from the file: no control sequence reaches a terminal */
+        gs_sb_reset(&esc);
+        gs_sb_term(&esc, buf);
+        fprintf(stderr, "%s\n", gs_sb_cstr(&esc));
     }
+    gs_sb_free(&esc);
     if (d->dropped) fprintf(stderr, "(%zu more errors not shown)\n", d->dropped);
 }
 

@@ -191,10 +191,15 @@ static int parse_job_opts(int argc, char **argv, job_opts *o, int allow_run_opts
 static void print_diags(gs_diags *d)
 {
     char buf[2048];
+    gs_sb esc;
+    gs_sb_init(&esc);
     for (size_t i = 0; i < d->count; i++) {
         gs_error_format(&d->items[i], buf, sizeof buf);
-        fprintf(stderr, "%s\n", buf);
+        gs_sb_reset(&esc);
+        gs_sb_term(&esc, buf); /* messages quote text from the config file */
+        fprintf(stderr, "%s\n", gs_sb_cstr(&esc));
     }
+    gs_sb_free(&esc);
 }
 
 /* Load config, apply --set, resolve kernel/variant/dtype/shape/params into spec. Returns an exit

@@ -762,6 +762,23 @@ static node *parse_yaml(loader *L, const char *text, size_t len, const char *fil
                     /* a "\0" escape would silently cut the string at C's terminator */
                     ERR_NODE(L, made, NULL, "a NUL character (\\0) in a string is not allowed");
                     made->poisoned = 1;
+                } else {
+                    /* "\e[2J" and friends: text from a config ends up on terminals and in
+                     * reports, so control characters (other than tab and newline) are refused */
+                    const unsigned char *v = ev.data.scalar.value;
+                    for (size_t q = 0; q < ev.data.scalar.length; q++) {
+                        unsigned ch = v[q];
+                        int c1 = ch == 0xC2 && q + 1 < ev.data.scalar.length && v[q + 1] >= 0x80 &&
+                                 v[q + 1] <= 0x9F;
+                        if ((ch < 0x20 && ch != '\t' && ch != '\n' && ch != '\r') || ch == 0x7F ||
+                            c1) {
+                            ERR_NODE(L, made, NULL,
+                                     "a control character (\\x%02x) in a string is not allowed",
+                                     c1 ? v[q + 1] : ch);
+                            made->poisoned = 1;
+                            break;
+                        }
+                    }
                 }
             }
             break;

@@ -410,8 +410,6 @@ void gs_sb_term(gs_sb *sb, const char *s)
         } else if (*p == 0xC2 && p[1] >= 0x80 && p[1] <= 0x9F) {
             gs_sb_printf(sb, "\\xc2\\x%02x", p[1]);
             p++;
-        } else if (*p == '\\') {
-            gs_sb_puts(sb, "\\\\");
         } else {
             gs_sb_putc(sb, (char)*p);
         }
