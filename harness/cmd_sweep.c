@@ -427,12 +427,14 @@ int gs_cmd_baseline(int argc, char **argv)
     gs_error err;
     gs_error_clear(&err);
     cJSON *doc = gs_results_load(from, &err);
-    if (!doc || gs_baseline_write(doc, dir, stdout, &err) != GS_OK) {
+    gs_status st = doc ? gs_baseline_write(doc, dir, stdout, &err) : err.code;
+    if (st != GS_OK) {
         char buf[2048];
         gs_error_format(&err, buf, sizeof buf);
         print_escaped_error("baseline", buf);
         cJSON_Delete(doc);
-        return GS_EXIT_USAGE;
+        /* a valid input whose baseline could not be written (disk full) is a failure */
+        return doc && st == GS_ERR_IO ? GS_EXIT_FAIL : GS_EXIT_USAGE;
     }
     cJSON_Delete(doc);
     return GS_EXIT_OK;
