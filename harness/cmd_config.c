@@ -8,6 +8,7 @@
 #include "cli_util.h"
 #include "commands.h"
 #include "datadir.h"
+#include "gs/strbuf.h"
 #include "gs/config.h"
 
 /* Print every diagnostic, sorted, one "file:line:col: key: message" per line. */
@@ -15,10 +16,16 @@ static void print_diags(gs_diags *d)
 {
     gs_diags_sort(d);
     char buf[GS_ERROR_MSG_MAX + GS_ERROR_FILE_MAX + 32];
+    gs_sb esc;
+    gs_sb_init(&esc);
     for (size_t i = 0; i < d->count; i++) {
         gs_error_format(&d->items[i], buf, sizeof buf);
-        fprintf(stderr, "%s\n", buf);
+        /* messages quote keys and values from the file: no control sequence reaches a terminal */
+        gs_sb_reset(&esc);
+        gs_sb_term(&esc, buf);
+        fprintf(stderr, "%s\n", gs_sb_cstr(&esc));
     }
+    gs_sb_free(&esc);
     if (d->dropped) fprintf(stderr, "(%zu more errors not shown)\n", d->dropped);
 }
 
@@ -144,6 +151,18 @@ static void print_tflops(double flops)
         printf(" %8s", "-");
 }
 
+/* A SIMD engine's bf16 throughput of one core, 1e9 elements/s ("-" when it has no bf16). */
+static void print_elems(const gs_simd_cfg *e)
+{
+    double epc = e->elems_per_cycle[GS_BF16].v;
+    if (!e->present || !(epc > 0)) {
+        printf(" %8s", "-");
+        return;
+    }
+    double simd_cores = e->cores.v > 0 ? e->cores.v : 1.0;
+    printf(" %8.1f", e->lanes.v * epc * simd_cores * e->clock.v / 1e9);
+}
+
 /* list gens [DIR]: every DIR/NAME.yaml (not subdirectories, so what-if variants stay out). */
 static int list_gens(int argc, char **argv)
 {
@@ -186,17 +205,19 @@ static int list_gens(int argc, char **argv)
         rc = GS_EXIT_USAGE;
     } else {
         qsort(names, n, sizeof *names, cmp_str);
-        printf("%-16s %-7s %5s %8s %8s %8s %9s %9s %8s\n", "name", "family", "cores", "bf16",
-               "fp32", "fp8", "HBM GB/s", "SBUF MiB", "mxfp8");
+        printf("%-16s %-7s %5s %8s %8s %8s %9s %9s %8s %9s %8s %8s\n", "name", "family", "cores",
+               "bf16", "fp32", "fp8", "HBM GB/s", "SBUF MiB", "mxfp8", "DMA GB/s", "vec G/s",
+               "act G/s");
         for (size_t i = 0; i < n; i++) {
-            char path[4096];
-            snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+            gs_sb path;
+            gs_sb_init(&path);
+            gs_sb_printf(&path, "%s/%s", dir, names[i]);
             gs_diags d;
             gs_diags_init(&d);
-            gs_config *c = gs_config_load(path, &d);
+            gs_config *c = gs_config_load(gs_sb_cstr(&path), &d);
             if (!c) {
                 print_diags(&d);
-                fprintf(stderr, "%s: invalid\n", path);
+                fprintf(stderr, "%s: invalid\n", gs_sb_cstr(&path));
                 rc = GS_EXIT_FAIL;
             } else {
                 printf("%-16s %-7s %5.0f", c->name, c->family, c->cores.v);
@@ -206,13 +227,19 @@ static int list_gens(int argc, char **argv)
                 printf(" %9.0f %9.1f", gs_config_hbm_bytes_per_s(c) / 1e9,
                        c->sbuf_bytes.v / (1024.0 * 1024.0));
                 print_tflops(gs_config_peak_flops(c, GS_FP8_E4M3_X4));
+                /* bytes per ns are GB/s */
+                printf(" %9.0f", c->dma.engines.v * c->dma.bandwidth_per_engine.v);
+                print_elems(&c->vector);
+                print_elems(&c->scalar);
                 printf("\n");
             }
             gs_config_free(c);
             gs_diags_free(&d);
+            gs_sb_free(&path);
         }
         printf("(bf16/fp32/fp8/mxfp8: peak matmul TFLOP/s per core (fp8 with double row where the "
-               "family has it); HBM per chip)\n");
+               "family has it); HBM per chip;\n DMA: all engines of one core; vec/act: bf16 "
+               "elements per second of one core's vector / scalar (activation) engine, 1e9)\n");
     }
     for (size_t i = 0; i < n; i++)
         gs_free(names[i]);

@@ -116,7 +116,8 @@ int gs_cmd_report(int argc, char **argv)
         char msg[GS_ERROR_MSG_MAX + GS_ERROR_FILE_MAX + 64];
         gs_error_format(&err, msg, sizeof msg);
         fprintf(stderr, "gensweep report: %s\n", msg);
-        return GS_EXIT_USAGE;
+        /* the inputs were fine but the report could not be written (disk full): a failure */
+        return err.code == GS_ERR_IO && !strcmp(err.file, out) ? GS_EXIT_FAIL : GS_EXIT_USAGE;
     }
     printf("report: %s\n", out);
     return GS_EXIT_OK;

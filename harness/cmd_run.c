@@ -4,15 +4,27 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <sys/resource.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
 #include "gs/config.h"
 #include "gs/model.h"
+#include "gs/strbuf.h"
 #include "job.h"
 #include "record.h"
 #include "worker.h"
+#include "sweep.h" /* GS_SWEEP_DEFAULT_MEM_LIMIT: run has the same default as sweep jobs */
+
+/* AddressSanitizer build: no default address-space limit (as for sweep jobs) */
+#if defined(__SANITIZE_ADDRESS__)
+#define GS_RUN_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define GS_RUN_ASAN 1
+#endif
+#endif
 
 typedef struct job_opts {
     const char *config;
@@ -33,6 +45,7 @@ typedef struct job_opts {
     int json;
     double sim_limit_ns;
     double wall_limit_s;
+    double mem_limit; /* bytes of address space; 0: leave the inherited limit */
 } job_opts;
 
 static int need_value(int argc, char **argv, int *i)
@@ -47,14 +60,36 @@ static int need_value(int argc, char **argv, int *i)
 
 static int parse_double(const char *cmd, const char *opt, const char *s, double *out)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || *end || errno || !(v >= 0)) {
-        fprintf(stderr, "gensweep %s: %s: '%s' is not a non-negative number\n", cmd, opt, s);
+    gs_error err;
+    gs_error_clear(&err);
+    if (gs_parse_real(s, 0.0, 1e300, out, &err) != 0) {
+        fprintf(stderr, "gensweep %s: %s: %s\n", cmd, opt, err.message);
         return 0;
     }
-    *out = v;
+    return 1;
+}
+
+/* The address-space limit (as sweep jobs have): lowered, never raised above what the process
+ * inherited (a sweep job inherits the sweep's). */
+static int apply_mem_limit(const char *cmd, double bytes)
+{
+    if (!(bytes > 0)) return 1;
+#ifdef GS_RUN_ASAN
+    /* ASan reserves terabytes of address space: an RLIMIT_AS would only break the sanitizer */
+    fprintf(stderr, "gensweep %s: --mem-limit is ignored in an AddressSanitizer build\n", cmd);
+    return 1;
+#endif
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_AS, &rl) != 0) return 1;
+    rlim_t want = (rlim_t)bytes;
+    if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur <= want) return 1;
+    rl.rlim_cur = want;
+    if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < want) rl.rlim_cur = rl.rlim_max;
+    if (setrlimit(RLIMIT_AS, &rl) != 0) {
+        fprintf(stderr, "gensweep %s: --mem-limit: cannot set the limit: %s\n", cmd,
+                strerror(errno));
+        return 0;
+    }
     return 1;
 }
 
@@ -63,6 +98,9 @@ static int parse_job_opts(int argc, char **argv, job_opts *o, int allow_run_opts
 {
     memset(o, 0, sizeof *o);
     o->seed = 1;
+#ifndef GS_RUN_ASAN
+    o->mem_limit = GS_SWEEP_DEFAULT_MEM_LIMIT; /* ASan reserves terabytes: no default there */
+#endif
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--config") || !strcmp(a, "-c")) {
@@ -96,14 +134,20 @@ static int parse_job_opts(int argc, char **argv, job_opts *o, int allow_run_opts
             o->params[o->n_params++] = argv[i];
         } else if (!strcmp(a, "--seed")) {
             if (!need_value(argc, argv, &i)) return 0;
-            char *end;
-            errno = 0;
-            unsigned long long v = strtoull(argv[i], &end, 10);
-            if (end == argv[i] || *end || errno) {
-                fprintf(stderr, "gensweep %s: --seed: '%s' is not an integer\n", argv[0], argv[i]);
+            gs_error err;
+            gs_error_clear(&err);
+            if (gs_parse_uint(argv[i], UINT64_MAX, &o->seed, &err) != 0) {
+                fprintf(stderr, "gensweep %s: --seed: %s\n", argv[0], err.message);
                 return 0;
             }
-            o->seed = v;
+        } else if (!strcmp(a, "--mem-limit")) {
+            if (!need_value(argc, argv, &i)) return 0;
+            gs_error err;
+            gs_error_clear(&err);
+            if (gs_parse_size(argv[i], &o->mem_limit, &err) != 0) {
+                fprintf(stderr, "gensweep %s: --mem-limit: %s\n", argv[0], err.message);
+                return 0;
+            }
         } else if (allow_run_opts && !strcmp(a, "--trace")) {
             if (!need_value(argc, argv, &i)) return 0;
             o->trace = argv[i];
@@ -148,10 +192,15 @@ static int parse_job_opts(int argc, char **argv, job_opts *o, int allow_run_opts
 static void print_diags(gs_diags *d)
 {
     char buf[2048];
+    gs_sb esc;
+    gs_sb_init(&esc);
     for (size_t i = 0; i < d->count; i++) {
         gs_error_format(&d->items[i], buf, sizeof buf);
-        fprintf(stderr, "%s\n", buf);
+        gs_sb_reset(&esc);
+        gs_sb_term(&esc, buf); /* messages quote text from the config file */
+        fprintf(stderr, "%s\n", gs_sb_cstr(&esc));
     }
+    gs_sb_free(&esc);
 }
 
 /* Load config, apply --set, resolve kernel/variant/dtype/shape/params into spec. Returns an exit
@@ -224,22 +273,10 @@ static int make_spec(const char *cmd, const job_opts *o, gs_config **cfg_out, gs
         return GS_EXIT_USAGE;
     }
     for (int i = 0; i < o->n_params; i++) {
-        const char *eq = strchr(o->params[i], '=');
-        int idx = -1;
-        for (int q = 0; eq && q < k->n_params; q++)
-            if (strlen(k->param_names[q]) == (size_t)(eq - o->params[i]) &&
-                !strncmp(k->param_names[q], o->params[i], (size_t)(eq - o->params[i])))
-                idx = q;
-        char *end = NULL;
-        long long v = eq ? strtoll(eq + 1, &end, 10) : 0;
-        if (idx < 0 || !end || end == eq + 1 || *end || v < 0) {
-            fprintf(stderr,
-                    "gensweep %s: --param '%s': expected NAME=non-negative integer with "
-                    "NAME one of:",
-                    cmd, o->params[i]);
-            for (int q = 0; q < k->n_params; q++)
-                fprintf(stderr, " %s", k->param_names[q]);
-            fprintf(stderr, "\n");
+        int idx;
+        int64_t v;
+        if (gs_parse_param(o->params[i], k->param_names, k->n_params, &idx, &v, &err) != 0) {
+            fprintf(stderr, "gensweep %s: --param %s\n", cmd, err.message);
             return GS_EXIT_USAGE;
         }
         spec->params[idx] = v;
@@ -268,6 +305,7 @@ int gs_cmd_disasm(int argc, char **argv)
 {
     job_opts o;
     if (!parse_job_opts(argc, argv, &o, 0)) return GS_EXIT_USAGE;
+    if (!apply_mem_limit(argv[0], o.mem_limit)) return GS_EXIT_FAIL;
     gs_config *cfg = NULL;
     gs_job_spec spec;
     int rc = make_spec(argv[0], &o, &cfg, &spec);
@@ -282,7 +320,9 @@ int gs_cmd_disasm(int argc, char **argv)
     if (job) gs_program_disasm(gs_job_program(job), stdout);
     if (st != GS_OK) {
         print_error(argv[0], &err);
-        rc = gs_job_status_is_failure(gs_job_status_from(st)) ? GS_EXIT_FAIL : GS_EXIT_OK;
+        rc = st == GS_ERR_INVALID                               ? GS_EXIT_USAGE
+             : gs_job_status_is_failure(gs_job_status_from(st)) ? GS_EXIT_FAIL
+                                                                : GS_EXIT_OK;
     }
     gs_job_free(job);
     gs_config_free(cfg);
@@ -295,15 +335,19 @@ void gs_help_run(void)
            "                    [--dtype T] [--param NAME=VALUE]... [--set KEY=VALUE]...\n"
            "                    [--timing-only] [--trace FILE] [--executor model|c] [--json]\n"
            "                    [--seed N] [--sim-limit-ns NS] [--wall-limit SECONDS]\n"
-           "                    [--record FILE [--timeline]]\n\n"
+           "                    [--mem-limit SIZE] [--record FILE [--timeline]]\n\n"
            "Run one kernel on one generation's SystemC model and print simulated time, per-engine\n"
            "utilisation, the bottleneck, the roofline and the correctness check.\n"
            "  --timing-only   skip data movement and arithmetic (same timing, no check)\n"
            "  --trace FILE    write a Chrome/Perfetto trace-event JSON of the run\n"
            "  --executor c    run the pure-C functional executor instead (no timing)\n"
-           "  --json          print the result as one JSON object\n"
+           "  --json          print the full job record (harness/RESULTS.md) as one JSON object\n"
+           "                  (\"error\": null when nothing was checked, e.g. --timing-only)\n"
            "  --record FILE   write the job record (harness/RESULTS.md, one \"jobs\" element)\n"
            "  --timeline      add the aggregated per-engine timeline to the record\n"
+           "  --mem-limit N   address-space limit, e.g. 2GiB; 0 = none (default 4GiB, as\n"
+           "                  sweep jobs; a limit already in force is never raised)\n"
+           "  --seed N        input data seed, 0 .. 2^64-1 (default 1)\n"
            "exit status: 0 pass, unsupported or does-not-fit; 1 wrong results, deadlock or\n"
            "timeout; 2 usage or config error\n");
 }
@@ -352,12 +396,13 @@ static void print_stats_text(const gs_job_spec *spec, const gs_run_stats *s)
            s->sbuf_high_water, s->psum_high_water);
 }
 
-/* Write the --record file. The model's statistics count only when the run completed (pass
- * or wrong results); a deadlock or timeout has no metrics (RESULTS.md: null, never 0). */
-static gs_status write_record(const job_opts *o, const gs_job_spec *spec, const gs_job *job,
-                              gs_job_status js, gs_status st, const gs_error *run_err,
-                              const gs_run_stats *stats, const gs_job_check *chk,
-                              const char *scratch_trace)
+/* Build the job record (RESULTS.md) into sb: for --record and --json. The model's statistics
+ * count only when the run completed (pass or wrong results); a deadlock or timeout has no
+ * metrics, and an unchecked (timing-only) run has "error": null (null, never 0). */
+static gs_status build_record(gs_sb *sb, const job_opts *o, const gs_job_spec *spec,
+                              const gs_job *job, gs_job_status js, gs_status st,
+                              const gs_error *run_err, const gs_run_stats *stats,
+                              const gs_job_check *chk, const char *scratch_trace)
 {
     char reason[2048] = "";
     if (st != GS_OK) gs_record_format_error(run_err, reason, sizeof reason);
@@ -386,18 +431,21 @@ static gs_status write_record(const job_opts *o, const gs_job_spec *spec, const 
         .trace_path = o->trace && !scratch_trace[0] ? o->trace : NULL,
         .wall_s = stats ? stats->wall_s : 0.0,
     };
-    gs_sb sb;
-    gs_sb_init(&sb);
-    gs_record_write_job(&sb, &info);
-    gs_sb_putc(&sb, '\n');
+    gs_record_write_job(sb, &info);
+    gs_sb_putc(sb, '\n');
+    gs_status rs = gs_sb_ok(sb) && gs_sb_ok(&tl) ? GS_OK : GS_ERR_NOMEM;
+    gs_sb_free(&tl);
+    return rs;
+}
+
+/* Write the --record file (built by build_record). */
+static gs_status write_record(gs_sb *sb, const char *path)
+{
     gs_error werr;
     gs_error_clear(&werr);
-    gs_status ws = gs_sb_ok(&sb) && gs_sb_ok(&tl)
-                       ? gs_sb_write_file(&sb, o->record, &werr)
-                       : gs_error_set(&werr, GS_ERR_NOMEM, NULL, 0, 0, "out of memory");
+    gs_status ws = gs_sb_ok(sb) ? gs_sb_write_file(sb, path, &werr)
+                                : gs_error_set(&werr, GS_ERR_NOMEM, NULL, 0, 0, "out of memory");
     if (ws != GS_OK) print_error("run --record", &werr);
-    gs_sb_free(&sb);
-    gs_sb_free(&tl);
     return ws;
 }
 
@@ -405,6 +453,7 @@ int gs_cmd_run(int argc, char **argv)
 {
     job_opts o;
     if (!parse_job_opts(argc, argv, &o, 1)) return GS_EXIT_USAGE;
+    if (!apply_mem_limit(argv[0], o.mem_limit)) return GS_EXIT_FAIL;
     gs_config *cfg = NULL;
     gs_job_spec spec;
     int rc = make_spec(argv[0], &o, &cfg, &spec);
@@ -415,6 +464,14 @@ int gs_cmd_run(int argc, char **argv)
     gs_job *job = NULL;
     gs_error err;
     gs_error_clear(&err);
+    /* output paths are checked before the run: a bad one is a usage error, whichever it is */
+    const char *outs[2] = {o.record, o.trace};
+    for (int i = 0; i < 2; i++)
+        if (outs[i] && gs_sb_check_output(outs[i], &err) != GS_OK) {
+            print_error(i ? "run --trace" : "run --record", &err);
+            gs_config_free(cfg);
+            return GS_EXIT_USAGE;
+        }
     gs_job_check chk;
     memset(&chk, 0, sizeof chk);
     gs_run_stats stats;
@@ -428,6 +485,8 @@ int gs_cmd_run(int argc, char **argv)
         o.trace = tl_trace;
     }
     gs_status st = gs_job_build(&spec, &job, &err);
+    /* the kernel refusing its shape or params: the input is wrong, not the model */
+    int bad_input = st == GS_ERR_INVALID;
     int functional = !o.timing_only;
     if (st == GS_OK && functional) st = gs_job_init_memory(job, &err);
     if (st == GS_OK) {
@@ -467,13 +526,18 @@ int gs_cmd_run(int argc, char **argv)
         memcpy(err.message, prefix, pl);
         err.message[pl + ml] = '\0';
     }
+    /* the job record (RESULTS.md): the --record file and the --json output are the same */
+    gs_sb rec;
+    gs_sb_init(&rec);
+    gs_status bs = GS_OK;
+    if (o.json || o.record)
+        bs = build_record(&rec, &o, &spec, job, js, st, &err, ran_model ? &stats : NULL, &chk,
+                          tl_trace);
     if (o.json) {
-        printf("{\"generation\":\"%s\",\"kernel\":\"%s\",\"variant\":\"%s\",\"dtype\":\"%s\","
-               "\"status\":\"%s\",\"time_ns\":%.6f,\"roofline_ns\":%.6f,\"bottleneck\":\"%s\","
-               "\"max_abs_err\":%.6g}\n",
-               cfg->name, spec.kernel->name, spec.kernel->variants[spec.variant],
-               gs_dtype_name(spec.dtype), gs_job_status_name(js), stats.total_ns, stats.roofline_ns,
-               stats.bottleneck_name, chk.max_abs_err);
+        if (bs == GS_OK)
+            fputs(gs_sb_cstr(&rec), stdout);
+        else
+            fprintf(stderr, "gensweep run: out of memory building the record\n");
     } else {
         printf("generation  %s (%s)\nkernel      %s/%s %s shape", cfg->name, cfg->family,
                spec.kernel->name, spec.kernel->variants[spec.variant], gs_dtype_name(spec.dtype));
@@ -490,9 +554,18 @@ int gs_cmd_run(int argc, char **argv)
     }
     if (st != GS_OK) print_error(argv[0], &err);
     rc = gs_job_status_is_failure(js) ? GS_EXIT_FAIL : GS_EXIT_OK;
-    if (o.record && write_record(&o, &spec, job, js, st, &err, ran_model ? &stats : NULL, &chk,
-                                 tl_trace) != GS_OK)
+    if (bad_input) {
+        fprintf(stderr, "gensweep %s: kernel %s refused the arguments (--shape/--param/--dtype)\n",
+                argv[0], spec.kernel->name);
         rc = GS_EXIT_USAGE;
+    }
+    if (o.record) {
+        /* the path was checked; a write that fails now (disk full) is a failure */
+        gs_status ws = bs == GS_OK ? write_record(&rec, o.record) : bs;
+        if (ws != GS_OK) rc = ws == GS_ERR_USAGE ? GS_EXIT_USAGE : GS_EXIT_FAIL;
+    }
+    if (bs != GS_OK && rc == GS_EXIT_OK) rc = GS_EXIT_FAIL;
+    gs_sb_free(&rec);
 out:
     gs_job_free(job);
     gs_config_free(cfg);

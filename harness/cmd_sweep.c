@@ -9,14 +9,26 @@
 #include <unistd.h>
 
 #include "across.h"
+#include "cli_util.h"
 #include "commands.h"
 #include "worker.h"
 #include "compare.h"
+#include "gs/strbuf.h"
 #include "gs/units.h"
 #include "results.h"
 #include "sweep.h"
 
 #define MAX_LIST GS_SWEEP_MAX_LIST
+
+/* An error whose text may quote ids and values from a file: control characters escaped. */
+static void print_escaped_error(const char *cmd, const char *msg)
+{
+    gs_sb sb;
+    gs_sb_init(&sb);
+    gs_sb_term(&sb, msg);
+    fprintf(stderr, "gensweep %s: %s\n", cmd, gs_sb_cstr(&sb));
+    gs_sb_free(&sb);
+}
 
 static int need(int argc, char **argv, int *i)
 {
@@ -30,11 +42,11 @@ static int need(int argc, char **argv, int *i)
 
 static int parse_int(const char *cmd, const char *opt, const char *s, int lo, int *out)
 {
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (end == s || *end || errno || v < lo || v > 100000) {
-        fprintf(stderr, "gensweep %s: %s: '%s' is not an integer >= %d\n", cmd, opt, s, lo);
+    gs_error err;
+    gs_error_clear(&err);
+    int64_t v;
+    if (gs_parse_int(s, lo, 100000, &v, &err) != 0) {
+        fprintf(stderr, "gensweep %s: %s: %s\n", cmd, opt, err.message);
         return 0;
     }
     *out = (int)v;
@@ -44,28 +56,12 @@ static int parse_int(const char *cmd, const char *opt, const char *s, int lo, in
 /* "4GiB", "512MiB", "0" (no limit) */
 static int parse_bytes(const char *cmd, const char *opt, const char *s, double *out)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    double mul = 1;
-    if (end != s) {
-        if (!strcmp(end, "") || !strcmp(end, "B"))
-            mul = 1;
-        else if (!strcmp(end, "KiB") || !strcmp(end, "K"))
-            mul = 1024.0;
-        else if (!strcmp(end, "MiB") || !strcmp(end, "M"))
-            mul = 1024.0 * 1024;
-        else if (!strcmp(end, "GiB") || !strcmp(end, "G"))
-            mul = 1024.0 * 1024 * 1024;
-        else
-            end = (char *)s;
-    }
-    if (end == s || errno || !(v >= 0) || !isfinite(v)) {
-        fprintf(stderr, "gensweep %s: %s: '%s' is not a size (e.g. 4GiB, 512MiB, 0 = none)\n", cmd,
-                opt, s);
+    gs_error err;
+    gs_error_clear(&err);
+    if (gs_parse_size(s, out, &err) != 0) {
+        fprintf(stderr, "gensweep %s: %s: %s\n", cmd, opt, err.message);
         return 0;
     }
-    *out = v * mul;
     return 1;
 }
 
@@ -84,10 +80,18 @@ int gs_sweep_parse_common(int argc, char **argv, int *i, gs_sweep_opts *o, const
                 fprintf(stderr, "gensweep %s: too many configs\n", cmd);
                 return -1;
             }
+            if (!argv[*i][0]) {
+                fprintf(stderr, "gensweep %s: %s: empty path\n", cmd, a);
+                return -1;
+            }
             lists[(*n_cfg)++] = argv[*i];
         } while (*i + 1 < argc && argv[*i + 1][0] != '-' && ++*i);
     } else if (!strcmp(a, "--kernels") || !strcmp(a, "--kernel") || !strcmp(a, "-k")) {
         if (!need(argc, argv, i)) return -1;
+        if (strspn(argv[*i], ", ") == strlen(argv[*i])) {
+            fprintf(stderr, "gensweep %s: %s: empty list (see gensweep list kernels)\n", cmd, a);
+            return -1;
+        }
         o->kernels = argv[*i];
     } else if (!strcmp(a, "--suite")) {
         if (!need(argc, argv, i)) return -1;
@@ -114,9 +118,10 @@ int gs_sweep_parse_common(int argc, char **argv, int *i, gs_sweep_opts *o, const
         sets[(*n_sets)++] = argv[*i];
     } else if (!strcmp(a, "--timeout")) {
         if (!need(argc, argv, i)) return -1;
-        char *end;
-        double v = strtod(argv[*i], &end);
-        if (end == argv[*i] || *end || !(v > 0) || !isfinite(v)) {
+        gs_error err;
+        gs_error_clear(&err);
+        double v = 0;
+        if (gs_parse_real(argv[*i], 0.0, 1e9, &v, &err) != 0 || !(v > 0)) {
             fprintf(stderr, "gensweep %s: --timeout: '%s' is not a positive number of seconds\n",
                     cmd, argv[*i]);
             return -1;
@@ -155,7 +160,8 @@ void gs_help_sweep(void)
         "                 perf: perf shapes, timing only; all: both\n"
         "  -j N           jobs at once (default: number of CPUs)\n"
         "  --shard I/N    run the I-th of N deterministic slices of the jobs (see merge)\n"
-        "  --out DIR      output directory (default: " GS_SWEEP_DEFAULT_OUT ")\n"
+        "  --out DIR      output directory, locked while the sweep runs "
+        "(default: " GS_SWEEP_DEFAULT_OUT ")\n"
         "  --baseline F   compare with a results.json, a baseline file or a directory of them;\n"
         "                 regressions (time +threshold, worse status, larger error) exit 1\n"
         "  --set K=V      override a config value for every generation (x1.5 / 1.5x relative)\n"
@@ -186,15 +192,22 @@ int gs_cmd_sweep(int argc, char **argv)
         const char *a = argv[i];
         if (!strcmp(a, "--shard")) {
             if (!need(argc, argv, &i)) return GS_EXIT_USAGE;
-            int si, sn, used = 0;
-            if (sscanf(argv[i], "%d/%d%n", &si, &sn, &used) != 2 || argv[i][used] || sn < 1 ||
-                si < 1 || si > sn) {
-                fprintf(stderr, "gensweep sweep: --shard: '%s' is not I/N with 1 <= I <= N\n",
+            const char *slash = strchr(argv[i], '/');
+            int64_t si = 0, sn = 0;
+            gs_error err;
+            gs_error_clear(&err);
+            char first[32] = "";
+            if (slash && (size_t)(slash - argv[i]) < sizeof first)
+                memcpy(first, argv[i], (size_t)(slash - argv[i]));
+            if (!slash || gs_parse_int(first, 1, 1000000, &si, &err) != 0 ||
+                gs_parse_int(slash + 1, 1, 1000000, &sn, &err) != 0 || si > sn) {
+                fprintf(stderr,
+                        "gensweep sweep: --shard: '%s' is not I/N with 1 <= I <= N <= 1000000\n",
                         argv[i]);
                 return GS_EXIT_USAGE;
             }
-            o.shard_index = si;
-            o.shard_count = sn;
+            o.shard_index = (int)si;
+            o.shard_count = (int)sn;
         } else if (!strcmp(a, "--baseline")) {
             if (!need(argc, argv, &i)) return GS_EXIT_USAGE;
             if (n_bases < MAX_LIST) bases[n_bases++] = argv[i];
@@ -242,46 +255,70 @@ void gs_help_merge(void)
 int gs_cmd_merge(int argc, char **argv)
 {
     const char *out = NULL;
-    const char *in[256];
-    char paths[256][4096];
     size_t n = 0;
+    char **paths = gs_calloc(argc > 0 ? (size_t)argc : 1, sizeof *paths);
+    int rc = GS_EXIT_USAGE;
+    if (!paths) {
+        fprintf(stderr, "gensweep merge: out of memory\n");
+        return GS_EXIT_FAIL;
+    }
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--out") || !strcmp(argv[i], "-o")) {
-            if (!need(argc, argv, &i)) return GS_EXIT_USAGE;
+            if (!need(argc, argv, &i)) goto done;
             out = argv[i];
         } else if (argv[i][0] == '-') {
             fprintf(stderr, "gensweep merge: unknown option '%s'\n", argv[i]);
-            return GS_EXIT_USAGE;
-        } else if (n < 256) {
+            goto done;
+        } else {
             size_t len = strlen(argv[i]);
+            gs_sb p;
+            gs_sb_init(&p);
             if (len > 5 && !strcmp(argv[i] + len - 5, ".json"))
-                snprintf(paths[n], sizeof paths[n], "%s", argv[i]);
+                gs_sb_puts(&p, argv[i]);
             else
-                snprintf(paths[n], sizeof paths[n], "%s/results.json", argv[i]);
-            in[n] = paths[n];
+                gs_sb_printf(&p, "%s/results.json", argv[i]);
+            paths[n] = gs_sb_take(&p);
+            if (!paths[n]) {
+                fprintf(stderr, "gensweep merge: out of memory\n");
+                rc = GS_EXIT_FAIL;
+                goto done;
+            }
             n++;
         }
     }
     if (!out || !n) {
         fprintf(stderr, "gensweep merge: need --out DIR and at least one shard directory\n");
-        return GS_EXIT_USAGE;
+        goto done;
     }
     gs_error err;
     gs_error_clear(&err);
-    cJSON *doc = gs_results_merge(in, n, &err);
-    if (!doc || gs_results_write_dir(doc, out, &err) != GS_OK) {
+    char *why = NULL;
+    cJSON *doc = gs_results_merge((const char *const *)paths, n, &why, &err);
+    /* every input is read and checked before anything is written */
+    gs_status st = doc ? gs_results_write_dir(doc, out, &err) : err.code;
+    if (st != GS_OK) {
         char buf[2048];
         gs_error_format(&err, buf, sizeof buf);
-        fprintf(stderr, "gensweep merge: %s\n", buf);
-        cJSON_Delete(doc);
-        return doc ? GS_EXIT_FAIL : GS_EXIT_USAGE;
+        print_escaped_error("merge", buf);
+        /* bad inputs or an unusable --out are usage errors; a failed write is a failure */
+        rc = !doc || st == GS_ERR_USAGE ? GS_EXIT_USAGE : GS_EXIT_FAIL;
+    } else {
+        int complete = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(doc, "complete"));
+        printf("merged %zu result sets (%d jobs%s) -> %s/results.json\n", n,
+               cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(doc, "jobs")),
+               complete ? "" : ", \"complete\": false", out);
+        if (!complete)
+            fprintf(stderr, "gensweep merge: incomplete: %s\n",
+                    why ? why : "shards missing or interrupted");
+        rc = complete ? GS_EXIT_OK : GS_EXIT_FAIL;
     }
-    int complete = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(doc, "complete"));
-    printf("merged %zu result sets (%d jobs%s) -> %s/results.json\n", n,
-           cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(doc, "jobs")),
-           complete ? "" : ", incomplete: shards missing or interrupted", out);
+    gs_free(why);
     cJSON_Delete(doc);
-    return complete ? GS_EXIT_OK : GS_EXIT_FAIL;
+done:
+    for (size_t i = 0; i < n; i++)
+        gs_free(paths[i]);
+    gs_free(paths);
+    return rc;
 }
 
 void gs_help_compare(void)
@@ -289,8 +326,9 @@ void gs_help_compare(void)
     printf("usage: gensweep compare BASE NEW [--threshold 2%%] [--quiet]\n\n"
            "Compare two results.json files (BASE may also be a baseline file or a directory of\n"
            "them, e.g. tests/baselines). A job regressed when its simulated time grew by more\n"
-           "than the threshold, its status got worse, or its max abs error grew; improvements\n"
-           "and new jobs are listed too. Exit 1 when anything regressed.\n\n"
+           "than the threshold, its status got worse, or its max abs error grew by more than\n"
+           "10%% of its tolerance; improvements and new jobs are listed too. Exit 1 when\n"
+           "anything regressed.\n\n"
            "usage: gensweep compare --across BASE_GEN OTHER_GEN [results.json...]\n"
            "                        [--mode timing|functional] [--quiet]\n\n"
            "Which generation is faster on what: match the jobs of two generations by\n"
@@ -340,7 +378,7 @@ int gs_cmd_compare(int argc, char **argv)
     if (!a || !b) {
         char buf[2048];
         gs_error_format(&err, buf, sizeof buf);
-        fprintf(stderr, "gensweep compare: %s\n", buf);
+        print_escaped_error("compare", buf);
         cJSON_Delete(a);
         return GS_EXIT_USAGE;
     }
@@ -411,12 +449,14 @@ int gs_cmd_baseline(int argc, char **argv)
     gs_error err;
     gs_error_clear(&err);
     cJSON *doc = gs_results_load(from, &err);
-    if (!doc || gs_baseline_write(doc, dir, stdout, &err) != GS_OK) {
+    gs_status st = doc ? gs_baseline_write(doc, dir, stdout, &err) : err.code;
+    if (st != GS_OK) {
         char buf[2048];
         gs_error_format(&err, buf, sizeof buf);
-        fprintf(stderr, "gensweep baseline: %s\n", buf);
+        print_escaped_error("baseline", buf);
         cJSON_Delete(doc);
-        return GS_EXIT_USAGE;
+        /* a valid input whose baseline could not be written (disk full) is a failure */
+        return doc && st == GS_ERR_IO ? GS_EXIT_FAIL : GS_EXIT_USAGE;
     }
     cJSON_Delete(doc);
     return GS_EXIT_OK;

@@ -622,23 +622,28 @@ int gs_cmd_tune(int argc, char **argv)
             dtype = argv[i];
         } else if (!strcmp(a, "--top")) {
             if (!need(argc, argv, &i)) return GS_EXIT_USAGE;
-            top = atoi(argv[i]);
-            if (top < 1) {
+            int64_t v = 0;
+            if (gs_parse_int(argv[i], 1, 1000000, &v, NULL) != 0) {
                 fprintf(stderr, "gensweep tune: --top needs a positive integer\n");
                 return GS_EXIT_USAGE;
             }
+            top = (int)v;
         } else if (!strcmp(a, "--write")) {
             write = (i + 1 < argc && argv[i + 1][0] != '-') ? argv[++i] : "";
         } else if (!strcmp(a, "-j") || !strcmp(a, "--jobs")) {
             if (!need(argc, argv, &i)) return GS_EXIT_USAGE;
-            o.jobs = atoi(argv[i]);
-            if (o.jobs < 1) {
+            int64_t v = 0;
+            if (gs_parse_int(argv[i], 1, 100000, &v, NULL) != 0) {
                 fprintf(stderr, "gensweep tune: -j needs a positive integer\n");
                 return GS_EXIT_USAGE;
             }
+            o.jobs = (int)v;
         } else if (!strcmp(a, "--timeout")) {
             if (!need(argc, argv, &i)) return GS_EXIT_USAGE;
-            o.timeout_s = atof(argv[i]);
+            if (gs_parse_real(argv[i], 0.0, 1e9, &o.timeout_s, NULL) != 0 || !(o.timeout_s > 0)) {
+                fprintf(stderr, "gensweep tune: --timeout needs a positive number of seconds\n");
+                return GS_EXIT_USAGE;
+            }
         } else {
             fprintf(stderr, "gensweep tune: unknown option '%s' (see gensweep tune --help)\n", a);
             return GS_EXIT_USAGE;

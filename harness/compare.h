@@ -3,13 +3,18 @@
  *
  * A job regressed when its simulated time grew by more than the threshold, its status got worse
  * (pass < unsupported = does-not-fit < fail = crash = timeout = deadlock = error), or its
- * max abs error grew. A job of the baseline that is missing from the new results counts as a
- * regression when the new results ran its generation and kernel at all (a sweep of a subset
- * does not report the rest as missing). Improvements and new jobs are listed too.
+ * max abs error grew by more than GS_COMPARE_ERR_TOL_FRACTION of the job's absolute tolerance
+ * (the new results' error.tol_abs, else the baseline's tol_abs; with neither, by more than
+ * GS_COMPARE_ERR_REL_FALLBACK of the old error). Simulated time is exact, but errors are
+ * measured against the host BLAS, whose rounding differs between CPUs, so errors are never
+ * compared for exact equality. A job of the baseline that is missing from the new results counts as
+ * a regression when the new results ran its generation and kernel at all (a sweep of a subset does
+ * not report the rest as missing). Improvements and new jobs are listed too.
  *
  * Either side may be a results.json (harness/RESULTS.md) or a baseline file
  * {"schema": "gensweep-baseline", "schema_version": 1, "generation": "gen2", "suite": "check",
- *  "jobs": [{"id": .., "status": .., "time_ns": .., "max_abs": ..}]} (tests/baselines/).
+ *  "jobs": [{"id": .., "status": .., "time_ns": .., "max_abs": .., "tol_abs": ..}]}
+ * (tests/baselines/; tol_abs may be absent in older files).
  */
 #ifndef GS_COMPARE_H
 #define GS_COMPARE_H
@@ -22,8 +27,10 @@
 extern "C" {
 #endif
 
-#define GS_BASELINE_SCHEMA "gensweep-baseline"
-#define GS_BASELINE_SCHEMA_VERSION 1
+/* An error regresses when it grows by more than this fraction of the job's tolerance. */
+#define GS_COMPARE_ERR_TOL_FRACTION 0.10
+/* ... or, when neither side records a tolerance, by more than this fraction of itself. */
+#define GS_COMPARE_ERR_REL_FALLBACK 0.10
 
 typedef struct gs_compare_summary {
     int compared; /* jobs in both */

@@ -82,6 +82,24 @@ void gs_job_free(gs_job *j)
     gs_free(j);
 }
 
+/* "C[12, 345]": element e of a row-major tensor by its indices (a flat index means nothing to
+ * someone looking at a [M x N] result). */
+static void name_element(char *buf, size_t size, const gs_tensor_info *ti, uint64_t e)
+{
+    uint64_t idx[GS_AP_MAX_DIMS];
+    int nd = ti->ndim > 0 && ti->ndim <= GS_AP_MAX_DIMS ? ti->ndim : 0;
+    for (int d = nd - 1; d >= 0; d--) {
+        uint64_t ext = ti->shape[d] > 0 ? (uint64_t)ti->shape[d] : 1;
+        idx[d] = e % ext;
+        e /= ext;
+    }
+    int n = snprintf(buf, size, "%s[", ti->name);
+    for (int d = 0; d < nd && n > 0 && (size_t)n < size; d++)
+        n += snprintf(buf + n, size - (size_t)n, "%s%" PRIu64, d ? ", " : "", idx[d]);
+    if (!nd && n > 0 && (size_t)n < size) n += snprintf(buf + n, size - (size_t)n, "%" PRIu64, e);
+    if (n > 0 && (size_t)n < size) snprintf(buf + n, size - (size_t)n, "]");
+}
+
 gs_status gs_job_build(const gs_job_spec *spec, gs_job **out, gs_error *err)
 {
     *out = NULL;
@@ -110,6 +128,8 @@ gs_status gs_job_build(const gs_job_spec *spec, gs_job **out, gs_error *err)
         a->dims[i] = spec->dims[i];
     for (int i = 0; i < GS_KERNEL_MAX_PARAMS; i++)
         a->param[i] = spec->params[i];
+    a->param_names = k->param_names;
+    a->n_params = k->n_params;
     a->dtype = spec->dtype;
     a->variant = spec->variant;
     j->n_decl = k->tensors(a, j->decl, MAX_TENSORS, err);
@@ -249,7 +269,7 @@ gs_status gs_job_check_outputs(gs_job *j, gs_job_check *res, gs_error *err)
                 res->mismatches++;
                 if (worst_excess < INFINITY) {
                     worst_excess = INFINITY;
-                    snprintf(res->worst, sizeof res->worst, "%s[%" PRIu64 "]", ti->name, e);
+                    name_element(res->worst, sizeof res->worst, ti, e);
                     res->max_abs_err = INFINITY;
                 }
                 continue;
@@ -262,7 +282,7 @@ gs_status gs_job_check_outputs(gs_job *j, gs_job_check *res, gs_error *err)
             if (excess > 0) res->mismatches++;
             if (excess > worst_excess && worst_excess < INFINITY) {
                 worst_excess = excess;
-                snprintf(res->worst, sizeof res->worst, "%s[%" PRIu64 "]", ti->name, e);
+                name_element(res->worst, sizeof res->worst, ti, e);
             }
         }
     }
@@ -276,35 +296,6 @@ done:
     for (int i = 0; i < MAX_TENSORS; i++)
         gs_free(owned[i]);
     return st;
-}
-
-int gs_parse_shape(const char *s, int64_t *dims, int max, int *n, gs_error *err)
-{
-    *n = 0;
-    const char *p = s;
-    while (*p) {
-        if (*n >= max)
-            return gs_error_set(err, GS_ERR_USAGE, NULL, 0, 0, "shape '%s': more than %d dims", s,
-                                max),
-                   -1;
-        char *end;
-        errno = 0;
-        long long v = strtoll(p, &end, 10);
-        if (end == p || errno || v <= 0 || v > ((long long)1 << 40))
-            return gs_error_set(err, GS_ERR_USAGE, NULL, 0, 0,
-                                "shape '%s': expected positive integers separated by 'x'", s),
-                   -1;
-        dims[(*n)++] = v;
-        p = end;
-        if (*p == 'x' || *p == 'X' || *p == ',')
-            p++;
-        else if (*p)
-            return gs_error_set(err, GS_ERR_USAGE, NULL, 0, 0,
-                                "shape '%s': unexpected '%c' (use e.g. 128x256x512)", s, *p),
-                   -1;
-    }
-    if (*n == 0) return gs_error_set(err, GS_ERR_USAGE, NULL, 0, 0, "empty shape"), -1;
-    return 0;
 }
 
 gs_status gs_job_check_roofline(const gs_run_stats *st, gs_error *err)

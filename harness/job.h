@@ -7,6 +7,7 @@
 #ifndef GS_JOB_H
 #define GS_JOB_H
 
+#include "cli_util.h" /* gs_parse_shape, gs_parse_param */
 #include "gs/exec.h"
 #include "gs/isa.h"
 #include "gs/model.h"
@@ -55,7 +56,7 @@ typedef struct gs_job_check {
     double max_rel_err;
     double tol_abs;         /* absolute part of the tolerance used (worst output) */
     double tol_rel;         /* relative part */
-    char worst[96];         /* tensor[index] of the worst element */
+    char worst[96];         /* tensor[row, col] (one index per dim) of the worst element */
     uint64_t mismatches;    /* elements outside tolerance */
     uint64_t bad_nonfinite; /* NaN/Inf where the reference is finite */
 } gs_job_check;
@@ -85,9 +86,6 @@ gs_status gs_job_check_roofline(const gs_run_stats *st, gs_error *err);
 
 /* Is the spec's shape one of its kernel's check shapes? */
 int gs_job_is_check_shape(const gs_job_spec *spec);
-
-/* Parse "128x256x512" into dims; returns 0 or -1 with err set. */
-int gs_parse_shape(const char *s, int64_t *dims, int max, int *n, gs_error *err);
 
 #ifdef __cplusplus
 }

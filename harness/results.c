@@ -53,79 +53,54 @@ void gs_json_emit(gs_sb *sb, const cJSON *v)
     }
 }
 
-cJSON *gs_json_read_file(const char *path, gs_error *err)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        gs_error_set(err, GS_ERR_IO, path, 0, 0, "cannot read: %s", strerror(errno));
-        return NULL;
-    }
-    gs_sb sb;
-    gs_sb_init(&sb);
-    char buf[65536];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-        gs_sb_putn(&sb, buf, n);
-    fclose(f);
-    if (!gs_sb_ok(&sb)) {
-        gs_sb_free(&sb);
-        gs_error_set(err, GS_ERR_NOMEM, path, 0, 0, "out of memory");
-        return NULL;
-    }
-    const char *text = gs_sb_cstr(&sb);
-    const char *end = NULL;
-    cJSON *j = cJSON_ParseWithOpts(text, &end, 1);
-    if (!j) {
-        int line = 1;
-        for (const char *p = text; end && p < end; p++)
-            line += *p == '\n';
-        gs_error_set(err, GS_ERR_PARSE, path, line, 0, "malformed JSON");
-    }
-    gs_sb_free(&sb);
-    return j;
-}
-
 cJSON *gs_results_load(const char *path, gs_error *err)
 {
     cJSON *doc = gs_json_read_file(path, err);
     if (!doc) return NULL;
-    const char *schema = gs_json_str(doc, "schema");
-    double ver = gs_json_num(doc, "schema_version");
-    if (strcmp(schema, GS_RESULTS_SCHEMA) != 0) {
-        gs_error_set(err, GS_ERR_INVALID, path, 0, 0,
-                     "not a gensweep results file (\"schema\" is '%s', expected '%s')", schema,
-                     GS_RESULTS_SCHEMA);
-    } else if (ver != GS_RESULTS_SCHEMA_VERSION) {
-        gs_error_set(err, GS_ERR_INVALID, path, 0, 0,
-                     "schema_version %g is not supported by this gensweep (it reads %d)", ver,
-                     GS_RESULTS_SCHEMA_VERSION);
-    } else if (!cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(doc, "jobs"))) {
-        gs_error_set(err, GS_ERR_INVALID, path, 0, 0, "no \"jobs\" array");
-    } else {
-        return doc;
-    }
+    if (gs_results_validate(doc, path, err) == GS_OK) return doc;
     cJSON_Delete(doc);
     return NULL;
 }
 
+typedef struct job_ref {
+    const char *id;
+    size_t pos;
+    cJSON *item;
+} job_ref;
+
 static int job_cmp(const void *a, const void *b)
 {
-    const cJSON *x = *(const cJSON *const *)a, *y = *(const cJSON *const *)b;
-    return strcmp(gs_json_str(x, "id"), gs_json_str(y, "id"));
+    const job_ref *x = a, *y = b;
+    int c = strcmp(x->id, y->id);
+    if (c) return c;
+    return x->pos < y->pos ? -1 : x->pos > y->pos; /* stable */
 }
 
 void gs_results_sort_jobs(cJSON *doc)
 {
     cJSON *jobs = cJSON_GetObjectItemCaseSensitive(doc, "jobs");
-    int n = cJSON_GetArraySize(jobs);
+    size_t n = 0;
+    cJSON *c;
+    cJSON_ArrayForEach(c, jobs) n++;
     if (n < 2) return;
-    cJSON **v = gs_calloc((size_t)n, sizeof *v);
+    job_ref *v = gs_calloc(n, sizeof *v);
     if (!v) return;
-    for (int i = n - 1; i >= 0; i--)
-        v[i] = cJSON_DetachItemFromArray(jobs, i);
-    qsort(v, (size_t)n, sizeof *v, job_cmp);
-    for (int i = 0; i < n; i++)
-        cJSON_AddItemToArray(jobs, v[i]);
+    size_t i = 0;
+    cJSON_ArrayForEach(c, jobs)
+    {
+        v[i].id = gs_json_str(c, "id");
+        v[i].pos = i;
+        v[i].item = c;
+        i++;
+    }
+    qsort(v, n, sizeof *v, job_cmp);
+    /* relink in place (cJSON keeps the tail in child->prev): detaching and re-adding through
+     * the index-based API would be quadratic */
+    for (i = 0; i < n; i++) {
+        v[i].item->next = i + 1 < n ? v[i + 1].item : NULL;
+        v[i].item->prev = i > 0 ? v[i - 1].item : v[n - 1].item;
+    }
+    jobs->child = v[0].item;
     gs_free(v);
 }
 
@@ -162,21 +137,26 @@ void gs_results_emit(gs_sb *sb, const cJSON *doc)
 
 gs_status gs_mkdirs(const char *dir, gs_error *err)
 {
-    char path[4096];
-    if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path)
-        return gs_error_set(err, GS_ERR_IO, dir, 0, 0, "path too long");
-    for (char *p = path + 1; *p; p++) {
+    char *path = gs_strdup(dir);
+    if (!path) return gs_error_set(err, GS_ERR_NOMEM, dir, 0, 0, "out of memory");
+    gs_status st = GS_OK;
+    for (char *p = path + 1; *p && st == GS_OK; p++) {
         if (*p != '/') continue;
         *p = '\0';
         if (mkdir(path, 0777) != 0 && errno != EEXIST)
-            return gs_error_set(err, GS_ERR_IO, path, 0, 0, "cannot create directory: %s",
-                                strerror(errno));
+            st = gs_error_set(err, GS_ERR_IO, path, 0, 0, "cannot create directory: %s",
+                              strerror(errno));
         *p = '/';
     }
-    if (mkdir(path, 0777) != 0 && errno != EEXIST)
-        return gs_error_set(err, GS_ERR_IO, path, 0, 0, "cannot create directory: %s",
-                            strerror(errno));
-    return GS_OK;
+    if (st == GS_OK && mkdir(path, 0777) != 0 && errno != EEXIST)
+        st = gs_error_set(err, GS_ERR_IO, path, 0, 0, "cannot create directory: %s",
+                          strerror(errno));
+    struct stat sb;
+    if (st == GS_OK && (stat(path, &sb) != 0 || !S_ISDIR(sb.st_mode)))
+        st = gs_error_set(err, GS_ERR_USAGE, path, 0, 0,
+                          "exists and is not a directory (an output directory was expected)");
+    gs_free(path);
+    return st;
 }
 
 static void csv_num(gs_sb *sb, const cJSON *obj, const char *key)
@@ -271,8 +251,9 @@ static const char *junit_kind(const char *status)
 gs_status gs_results_write_junit(const cJSON *doc, const char *path, gs_error *err)
 {
     const cJSON *jobs = cJSON_GetObjectItemCaseSensitive(doc, "jobs");
-    const cJSON *wall =
-        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "wall"), "jobs");
+    gs_json_index *wall = gs_json_index_create(
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "wall"), "jobs"), 1);
+    if (!wall) return gs_error_set(err, GS_ERR_NOMEM, path, 0, 0, "out of memory");
     int counts[3] = {0, 0, 0}; /* failures, errors, skipped */
     const cJSON *j;
     cJSON_ArrayForEach(j, jobs)
@@ -310,7 +291,8 @@ gs_status gs_results_write_junit(const cJSON *doc, const char *path, gs_error *e
                          c[0], c[1], c[2]);
         }
         const char *id = gs_json_str(j, "id");
-        double secs = gs_json_num(wall, id);
+        const cJSON *w = gs_json_index_find(wall, id);
+        double secs = cJSON_IsNumber(w) ? w->valuedouble : NAN;
         gs_sb_puts(&sb, "    <testcase classname=\"");
         gs_sb_xml(&sb, gen);
         gs_sb_putc(&sb, '.');
@@ -348,6 +330,7 @@ gs_status gs_results_write_junit(const cJSON *doc, const char *path, gs_error *e
     }
     if (cur) gs_sb_puts(&sb, "  </testsuite>\n");
     gs_sb_puts(&sb, "</testsuites>\n");
+    gs_json_index_destroy(wall);
     gs_status st = gs_sb_write_file(&sb, path, err);
     gs_sb_free(&sb);
     return st;
@@ -357,19 +340,26 @@ gs_status gs_results_write_dir(const cJSON *doc, const char *dir, gs_error *err)
 {
     gs_status st = gs_mkdirs(dir, err);
     if (st != GS_OK) return st;
-    char path[4096];
-    gs_sb sb;
+    gs_sb path, sb;
+    gs_sb_init(&path);
     gs_sb_init(&sb);
     gs_results_emit(&sb, doc);
-    snprintf(path, sizeof path, "%s/results.json", dir);
-    st = gs_sb_write_file(&sb, path, err);
+    gs_sb_printf(&path, "%s/results.json", dir);
+    st = gs_sb_ok(&path) ? gs_sb_write_file(&sb, gs_sb_cstr(&path), err)
+                         : gs_error_set(err, GS_ERR_NOMEM, dir, 0, 0, "out of memory");
     gs_sb_free(&sb);
-    if (st != GS_OK) return st;
-    snprintf(path, sizeof path, "%s/results.csv", dir);
-    st = gs_results_write_csv(doc, path, err);
-    if (st != GS_OK) return st;
-    snprintf(path, sizeof path, "%s/junit.xml", dir);
-    return gs_results_write_junit(doc, path, err);
+    if (st == GS_OK) {
+        gs_sb_reset(&path);
+        gs_sb_printf(&path, "%s/results.csv", dir);
+        st = gs_results_write_csv(doc, gs_sb_cstr(&path), err);
+    }
+    if (st == GS_OK) {
+        gs_sb_reset(&path);
+        gs_sb_printf(&path, "%s/junit.xml", dir);
+        st = gs_results_write_junit(doc, gs_sb_cstr(&path), err);
+    }
+    gs_sb_free(&path);
+    return st;
 }
 
 /* Compact text of a member, for "must be equal in every shard" checks. */
@@ -381,42 +371,55 @@ static char *member_text(const cJSON *doc, const char *key)
     return gs_sb_take(&sb);
 }
 
-cJSON *gs_results_merge(const char *const *paths, size_t n, gs_error *err)
+/* Move every element of from to the end of to, O(1) each. */
+static void move_all(cJSON *to, cJSON *from)
 {
+    while (from && from->child) {
+        cJSON *it = cJSON_DetachItemViaPointer(from, from->child);
+        cJSON_AddItemToArray(to, it);
+    }
+}
+
+cJSON *gs_results_merge(const char *const *paths, size_t n, char **why, gs_error *err)
+{
+    if (why) *why = NULL;
     if (n == 0) {
         gs_error_set(err, GS_ERR_USAGE, NULL, 0, 0, "nothing to merge");
         return NULL;
     }
     cJSON *out = NULL;
     int interrupted = 0;
-    double count = 0;
+    double count = 0, planned = NAN;
     unsigned char *seen = NULL;
     size_t n_seen = 0;
+    gs_sb note;
+    gs_sb_init(&note);
     static const char *const same_keys[] = {"suite", "overrides", "configs", "planned_jobs"};
     for (size_t i = 0; i < n; i++) {
         cJSON *d = gs_results_load(paths[i], err);
         if (!d) goto fail;
         const cJSON *sh = cJSON_GetObjectItemCaseSensitive(d, "shard");
-        double idx = gs_json_num(sh, "index"), cnt = gs_json_num(sh, "count");
-        if (!(cnt >= 1 && idx >= 1 && idx <= cnt && cnt < 100000)) {
-            gs_error_set(err, GS_ERR_INVALID, paths[i], 0, 0, "bad \"shard\" member");
+        if (!cJSON_IsObject(sh)) {
+            gs_error_set(err, GS_ERR_INVALID, paths[i], 0, 0, "no \"shard\" member");
             cJSON_Delete(d);
             goto fail;
         }
-        interrupted |= cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(d, "interrupted"));
+        /* validated: integers with 1 <= index <= count <= 1e6 */
+        double idx = gs_json_num(sh, "index"), cnt = gs_json_num(sh, "count");
+        int intr = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(d, "interrupted"));
+        interrupted |= intr;
+        if (intr)
+            gs_sb_printf(&note, "%sshard %g/%g was interrupted", note.len ? "; " : "", idx, cnt);
         if (!out) {
-            out = d;
             count = cnt;
             n_seen = (size_t)cnt;
             seen = gs_calloc(n_seen + 1, 1);
             if (!seen) {
                 gs_error_set(err, GS_ERR_NOMEM, NULL, 0, 0, "out of memory");
+                cJSON_Delete(d);
                 goto fail;
             }
-            seen[(size_t)idx] = 1;
-            continue;
-        }
-        if (cnt != count) {
+        } else if (cnt != count) {
             gs_error_set(err, GS_ERR_INVALID, paths[i], 0, 0,
                          "shard of %g, but %s is a shard of %g", cnt, paths[0], count);
             cJSON_Delete(d);
@@ -428,6 +431,20 @@ cJSON *gs_results_merge(const char *const *paths, size_t n, gs_error *err)
             goto fail;
         }
         seen[(size_t)idx] = 1;
+        /* a shard with fewer jobs than its share of the plan lost some */
+        double pl = gs_json_num(d, "planned_jobs");
+        if (!isnan(pl)) {
+            double share = pl >= idx ? floor((pl - idx) / cnt) + 1 : 0;
+            int have = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(d, "jobs"));
+            if (have < share && !intr)
+                gs_sb_printf(&note, "%sshard %g/%g has %d of its %.0f planned jobs",
+                             note.len ? "; " : "", idx, cnt, have, share);
+            planned = pl;
+        }
+        if (!out) {
+            out = d;
+            continue;
+        }
         for (size_t k = 0; k < GS_ARRAY_LEN(same_keys); k++) {
             char *a = member_text(out, same_keys[k]), *b = member_text(d, same_keys[k]);
             int differ = !a || !b || strcmp(a, b) != 0;
@@ -441,47 +458,52 @@ cJSON *gs_results_merge(const char *const *paths, size_t n, gs_error *err)
                 goto fail;
             }
         }
-        cJSON *jobs = cJSON_GetObjectItemCaseSensitive(d, "jobs");
-        cJSON *ojobs = cJSON_GetObjectItemCaseSensitive(out, "jobs");
+        move_all(cJSON_GetObjectItemCaseSensitive(out, "jobs"),
+                 cJSON_GetObjectItemCaseSensitive(d, "jobs"));
         cJSON *owall =
             cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(out, "wall"), "jobs");
-        const cJSON *dwall =
+        cJSON *dwall =
             cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(d, "wall"), "jobs");
-        while (cJSON_GetArraySize(jobs) > 0) {
-            cJSON *j = cJSON_DetachItemFromArray(jobs, 0);
-            const char *id = gs_json_str(j, "id");
-            const cJSON *o;
-            int dup = 0;
-            cJSON_ArrayForEach(o, ojobs) dup |= !strcmp(gs_json_str(o, "id"), id);
-            if (dup) {
-                gs_error_set(err, GS_ERR_INVALID, paths[i], 0, 0, "duplicate job '%s'", id);
-                cJSON_Delete(j);
-                cJSON_Delete(d);
-                goto fail;
-            }
-            cJSON_AddItemToArray(ojobs, j);
-            double w = gs_json_num(dwall, id);
-            if (owall && !isnan(w)) cJSON_AddNumberToObject(owall, id, w);
-        }
+        if (cJSON_IsObject(owall)) move_all(owall, dwall);
         cJSON_Delete(d);
     }
-    /* duplicates inside the first file too */
+    /* ids are unique within each file (validated); across files, sorted neighbours */
     gs_results_sort_jobs(out);
     {
         const cJSON *j, *prev = NULL;
         cJSON_ArrayForEach(j, cJSON_GetObjectItemCaseSensitive(out, "jobs"))
         {
             if (prev && !strcmp(gs_json_str(prev, "id"), gs_json_str(j, "id"))) {
-                gs_error_set(err, GS_ERR_INVALID, paths[0], 0, 0, "duplicate job '%s'",
-                             gs_json_str(j, "id"));
+                gs_error_set(err, GS_ERR_INVALID, NULL, 0, 0,
+                             "duplicate job '%.300s' in more than one shard", gs_json_str(j, "id"));
                 goto fail;
             }
             prev = j;
         }
     }
     int all = 1;
+    size_t n_missing = 0;
     for (size_t s = 1; s <= n_seen; s++)
-        all &= seen[s];
+        n_missing += !seen[s];
+    if (n_missing) {
+        all = 0;
+        gs_sb_printf(&note, "%s%zu of %zu shards missing (", note.len ? "; " : "", n_missing,
+                     n_seen);
+        int first = 1;
+        for (size_t s = 1; s <= n_seen && s < 1000; s++)
+            if (!seen[s]) {
+                gs_sb_printf(&note, "%s%zu/%zu", first ? "" : ", ", s, n_seen);
+                first = 0;
+            }
+        gs_sb_puts(&note, n_missing > 0 && n_seen >= 1000 ? ", ...)" : ")");
+    }
+    int total = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(out, "jobs"));
+    if (!isnan(planned) && total < planned) {
+        all = 0;
+        gs_sb_printf(&note, "%s%d of %.0f planned jobs present", note.len ? "; " : "", total,
+                     planned);
+    }
+    if (note.len) all = 0;
     cJSON *sh = cJSON_CreateObject();
     cJSON_AddNumberToObject(sh, "index", 1);
     cJSON_AddNumberToObject(sh, "count", 1);
@@ -489,9 +511,12 @@ cJSON *gs_results_merge(const char *const *paths, size_t n, gs_error *err)
     cJSON_ReplaceItemInObjectCaseSensitive(out, "complete", cJSON_CreateBool(all && !interrupted));
     cJSON_ReplaceItemInObjectCaseSensitive(out, "interrupted", cJSON_CreateBool(interrupted));
     gs_free(seen);
+    if (why && note.len) *why = gs_sb_take(&note);
+    gs_sb_free(&note);
     return out;
 fail:
     gs_free(seen);
+    gs_sb_free(&note);
     cJSON_Delete(out);
     return NULL;
 }

@@ -13,25 +13,19 @@
 
 #include "gs/common.h"
 #include "gs/strbuf.h"
+#include "results_schema.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define GS_RESULTS_SCHEMA "gensweep-results"
-#define GS_RESULTS_SCHEMA_VERSION 1
-
 /* Append v as compact JSON (numbers with gs_sb_json_num, strings with gs_sb_json_str, so
  * writing a parsed file back gives the same bytes). */
 void gs_json_emit(gs_sb *sb, const cJSON *v);
-/* Read and parse a JSON file. NULL with err set (GS_ERR_IO / GS_ERR_PARSE with the line). The
- * caller frees with cJSON_Delete. */
-cJSON *gs_json_read_file(const char *path, gs_error *err);
-
-/* Read a results.json and check "schema" and "schema_version" (a version this build does not
- * know is refused). NULL with err set. */
+/* Read a results.json and validate it (gs_results_validate: schema, version, types, ids). NULL
+ * with err set. */
 cJSON *gs_results_load(const char *path, gs_error *err);
-/* Sort doc.jobs by id (stable; ids are unique in a valid file). */
+/* Sort doc.jobs by id (stable; ids are unique in a valid file). O(n log n). */
 void gs_results_sort_jobs(cJSON *doc);
 /* Append the whole document in the line layout described above. */
 void gs_results_emit(gs_sb *sb, const cJSON *doc);
@@ -42,9 +36,11 @@ gs_status gs_results_write_csv(const cJSON *doc, const char *path, gs_error *err
 gs_status gs_results_write_junit(const cJSON *doc, const char *path, gs_error *err);
 
 /* Merge shard results (each a results.json) into one document equal to the unsharded sweep's
- * (apart from "wall"). Refuses different schema versions, suites, overrides, configs or shard
- * counts, and duplicate job ids. NULL with err set. */
-cJSON *gs_results_merge(const char *const *paths, size_t n, gs_error *err);
+ * (apart from "wall"). Refuses invalid files, different schema versions, suites, overrides,
+ * configs or shard counts, and duplicate job ids (NULL with err set). "complete" is false when
+ * a shard is missing, a shard was interrupted, or fewer jobs than "planned_jobs" are present;
+ * then *why (if not NULL) gets a gs_free'd sentence saying what is missing. O(n log n). */
+cJSON *gs_results_merge(const char *const *paths, size_t n, char **why, gs_error *err);
 
 /* Small accessors: a member's number (NAN when absent or null) / string ("" when absent). */
 double gs_json_num(const cJSON *obj, const char *key);

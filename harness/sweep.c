@@ -474,6 +474,9 @@ static pid_t launch(gs_sweep *s, size_t ji)
     }
     argv[a++] = "--wall-limit";
     argv[a++] = tl;
+    /* the child gets the sweep's limit as an rlimit below; 0 keeps it (no second default) */
+    argv[a++] = "--mem-limit";
+    argv[a++] = "0";
     argv[a] = NULL;
     remove(rec);
     gs_worker_offer_config(s->cfg_paths[j->cfg], s->o.sets, s->o.n_sets, s->cfgs[j->cfg]);
@@ -691,6 +694,72 @@ static int record_failed(const cJSON *rec)
     return 1;
 }
 
+/* Remove every file in dir (job records, stderr files, and the temp files of job processes
+ * killed while writing), then dir itself. */
+static void remove_tree_files(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (d) {
+        struct dirent *de;
+        while ((de = readdir(d)) != NULL) {
+            if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..")) continue;
+            gs_sb p;
+            gs_sb_init(&p);
+            gs_sb_printf(&p, "%s/%s", dir, de->d_name);
+            if (gs_sb_ok(&p)) unlink(gs_sb_cstr(&p));
+            gs_sb_free(&p);
+        }
+        closedir(d);
+    }
+    rmdir(dir);
+}
+
+/* Lock the output directory for the whole sweep (a POSIX record lock on DIR/.gensweep.lock:
+ * released by the kernel however the sweep ends, kill -9 included). Returns the descriptor
+ * to keep open, or -1 after printing why. */
+static int lock_out_dir(const char *dir)
+{
+    gs_sb p;
+    gs_sb_init(&p);
+    gs_sb_printf(&p, "%s/.gensweep.lock", dir);
+    int fd =
+        gs_sb_ok(&p) ? open(gs_sb_cstr(&p), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0666) : -1;
+    if (fd < 0) {
+        fprintf(stderr, "gensweep sweep: %s: cannot create the lock file: %s\n", gs_sb_cstr(&p),
+                strerror(errno));
+        gs_sb_free(&p);
+        return -1;
+    }
+    struct flock fl;
+    memset(&fl, 0, sizeof fl);
+    fl.l_type = F_WRLCK;
+    fl.l_whence = SEEK_SET;
+    if (fcntl(fd, F_SETLK, &fl) != 0) {
+        int e = errno;
+        struct flock who = fl;
+        long pid = fcntl(fd, F_GETLK, &who) == 0 && who.l_type != F_UNLCK ? (long)who.l_pid : 0;
+        if (e == EACCES || e == EAGAIN) {
+            if (pid)
+                fprintf(stderr,
+                        "gensweep sweep: --out %s is in use by another sweep (pid %ld); wait "
+                        "for it or choose another --out\n",
+                        dir, pid);
+            else
+                fprintf(stderr,
+                        "gensweep sweep: --out %s is in use by another sweep; wait for it or "
+                        "choose another --out\n",
+                        dir);
+        } else {
+            fprintf(stderr, "gensweep sweep: %s: cannot lock: %s\n", gs_sb_cstr(&p), strerror(e));
+        }
+        close(fd);
+        gs_sb_free(&p);
+        return -1;
+    }
+    gs_sb_free(&p);
+    return fd;
+}
+
 cJSON *gs_sweep_execute(gs_sweep *s, int *interrupted)
 {
     *interrupted = 0;
@@ -767,9 +836,14 @@ cJSON *gs_sweep_execute(gs_sweep *s, int *interrupted)
                 done++;
                 if (!recs[ji] || record_failed(recs[ji])) failures++;
                 progress(s, tty, done, s->n_jobs, failures, t0, recs[ji], s->jobs[ji].id);
-                if (s->o.quiet && recs[ji] && record_failed(recs[ji]))
+                if (s->o.quiet && recs[ji] && record_failed(recs[ji])) {
+                    gs_sb why;
+                    gs_sb_init(&why);
+                    gs_sb_term(&why, gs_json_str(recs[ji], "reason"));
                     fprintf(stderr, "gensweep sweep: %s: %s %s\n", s->jobs[ji].id,
-                            gs_json_str(recs[ji], "status"), gs_json_str(recs[ji], "reason"));
+                            gs_json_str(recs[ji], "status"), gs_sb_cstr(&why));
+                    gs_sb_free(&why);
+                }
                 break;
             }
             continue;
@@ -800,7 +874,7 @@ cJSON *gs_sweep_execute(gs_sweep *s, int *interrupted)
         job_file(s, i, "err", f, sizeof f);
         remove(f);
     }
-    rmdir(s->tmp_dir);
+    remove_tree_files(s->tmp_dir);
     char finished[32];
     utc_now(finished, sizeof finished);
 
@@ -868,8 +942,15 @@ static void print_summary(const cJSON *doc, double total_s)
     cJSON_ArrayForEach(j, cJSON_GetObjectItemCaseSensitive(doc, "jobs"))
     {
         if (!record_failed(j)) continue;
-        printf("  %-9s %s: %s\n", gs_json_str(j, "status"), gs_json_str(j, "id"),
-               gs_json_str(j, "reason"));
+        /* reasons carry kernel and stderr text: no control characters reach the terminal */
+        gs_sb id, why;
+        gs_sb_init(&id);
+        gs_sb_init(&why);
+        gs_sb_term(&id, gs_json_str(j, "id"));
+        gs_sb_term(&why, gs_json_str(j, "reason"));
+        printf("  %-9s %s: %s\n", gs_json_str(j, "status"), gs_sb_cstr(&id), gs_sb_cstr(&why));
+        gs_sb_free(&id);
+        gs_sb_free(&why);
     }
 }
 
@@ -930,6 +1011,25 @@ int gs_sweep_main(const gs_sweep_opts *o)
         gs_sweep_free(s);
         return 2;
     }
+    /* The output (and trace) directory must be usable, and ours alone, before any job runs:
+     * a file given as --out or --trace-dir is one usage error, not a failure of every job. */
+    {
+        gs_error err;
+        gs_error_clear(&err);
+        if (gs_mkdirs(o->out_dir, &err) != GS_OK ||
+            (o->trace_dir && gs_mkdirs(o->trace_dir, &err) != GS_OK)) {
+            char buf[2048];
+            gs_error_format(&err, buf, sizeof buf);
+            fprintf(stderr, "gensweep sweep: %s\n", buf);
+            gs_sweep_free(s);
+            return 2;
+        }
+    }
+    int lock_fd = lock_out_dir(o->out_dir);
+    if (lock_fd < 0) {
+        gs_sweep_free(s);
+        return 2;
+    }
     /* load baselines before running so a bad path is a usage error, not a lost sweep */
     cJSON *base = NULL;
     for (size_t i = 0; i < o->n_baselines; i++) {
@@ -942,6 +1042,7 @@ int gs_sweep_main(const gs_sweep_opts *o)
             fprintf(stderr, "gensweep sweep: --baseline: %s\n", buf);
             cJSON_Delete(base);
             gs_sweep_free(s);
+            close(lock_fd);
             return 2;
         }
         if (!base) {
@@ -949,8 +1050,8 @@ int gs_sweep_main(const gs_sweep_opts *o)
         } else {
             cJSON *bj = cJSON_GetObjectItemCaseSensitive(b, "jobs");
             cJSON *aj = cJSON_GetObjectItemCaseSensitive(base, "jobs");
-            while (cJSON_GetArraySize(bj) > 0)
-                cJSON_AddItemToArray(aj, cJSON_DetachItemFromArray(bj, 0));
+            while (bj->child)
+                cJSON_AddItemToArray(aj, cJSON_DetachItemViaPointer(bj, bj->child));
             cJSON_Delete(b);
         }
     }
@@ -968,11 +1069,14 @@ int gs_sweep_main(const gs_sweep_opts *o)
         fprintf(stderr, "gensweep sweep: could not run the jobs\n");
         cJSON_Delete(base);
         gs_sweep_free(s);
+        close(lock_fd);
         return 1;
     }
     gs_error err;
     gs_error_clear(&err);
-    if (gs_results_write_dir(doc, s->o.out_dir, &err) != GS_OK) {
+    /* nothing is announced that was not written */
+    int written = gs_results_write_dir(doc, s->o.out_dir, &err) == GS_OK;
+    if (!written) {
         char buf[2048];
         gs_error_format(&err, buf, sizeof buf);
         fprintf(stderr, "gensweep sweep: %s\n", buf);
@@ -999,7 +1103,7 @@ int gs_sweep_main(const gs_sweep_opts *o)
     }
     char path[4096];
     snprintf(path, sizeof path, "%s/results.json", s->o.out_dir);
-    if (!o->no_report) {
+    if (!o->no_report && written) {
         char html[4096];
         snprintf(html, sizeof html, "%s/report.html", s->o.out_dir);
         gs_error_clear(&err);
@@ -1031,13 +1135,15 @@ int gs_sweep_main(const gs_sweep_opts *o)
             char buf[2048];
             gs_error_format(&err, buf, sizeof buf);
             fprintf(stderr, "gensweep sweep: report: %s\n", buf);
+            rc = 1;
         } else if (!o->quiet) {
             printf("report: %s\n", html);
         }
     }
-    if (!o->quiet) printf("results: %s (+ results.csv, junit.xml)\n", path);
+    if (!o->quiet && written) printf("results: %s (+ results.csv, junit.xml)\n", path);
     cJSON_Delete(doc);
     cJSON_Delete(base);
     gs_sweep_free(s);
+    close(lock_fd);
     return rc;
 }

@@ -19,7 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <yaml.h>
 
 #include "gs/family.h"
@@ -712,12 +714,19 @@ static node *parse_yaml(loader *L, const char *text, size_t len, const char *fil
         if (!yaml_parser_parse(&parser, &ev)) {
             yaml_mark_t m = parser.problem_mark;
             const char *what = parser.problem ? parser.problem : "malformed YAML";
+            /* The usual cause: a value with a note holding ": " left unquoted
+             * (bandwidth: 23GB/s [DMA: per engine: measured]) */
+            const char *hint =
+                strstr(what, "mapping values are not allowed")
+                    ? " (hint: a value whose [SOURCE: note] contains ': ' must be quoted, e.g. "
+                      "key: \"23GB/s [DMA: note]\")"
+                    : "";
             if (parser.context)
-                errat(L, file, (int)m.line + 1, (int)m.column + 1, NULL, "YAML syntax error: %s %s",
-                      what, parser.context);
+                errat(L, file, (int)m.line + 1, (int)m.column + 1, NULL,
+                      "YAML syntax error: %s %s%s", what, parser.context, hint);
             else
-                errat(L, file, (int)m.line + 1, (int)m.column + 1, NULL, "YAML syntax error: %s",
-                      what);
+                errat(L, file, (int)m.line + 1, (int)m.column + 1, NULL, "YAML syntax error: %s%s",
+                      what, hint);
             fatal = 1;
             break;
         }
@@ -762,6 +771,27 @@ static node *parse_yaml(loader *L, const char *text, size_t len, const char *fil
                 if (!made->text) {
                     node_free(made);
                     made = NULL;
+                } else if (memchr(ev.data.scalar.value, 0, ev.data.scalar.length)) {
+                    /* a "\0" escape would silently cut the string at C's terminator */
+                    ERR_NODE(L, made, NULL, "a NUL character (\\0) in a string is not allowed");
+                    made->poisoned = 1;
+                } else {
+                    /* "\e[2J" and friends: text from a config ends up on terminals and in
+                     * reports, so control characters (other than tab and newline) are refused */
+                    const unsigned char *v = ev.data.scalar.value;
+                    for (size_t q = 0; q < ev.data.scalar.length; q++) {
+                        unsigned ch = v[q];
+                        int c1 = ch == 0xC2 && q + 1 < ev.data.scalar.length && v[q + 1] >= 0x80 &&
+                                 v[q + 1] <= 0x9F;
+                        if ((ch < 0x20 && ch != '\t' && ch != '\n' && ch != '\r') || ch == 0x7F ||
+                            c1) {
+                            ERR_NODE(L, made, NULL,
+                                     "a control character (\\x%02x) in a string is not allowed",
+                                     c1 ? v[q + 1] : ch);
+                            made->poisoned = 1;
+                            break;
+                        }
+                    }
                 }
             }
             break;
@@ -867,38 +897,51 @@ static node *parse_yaml(loader *L, const char *text, size_t len, const char *fil
 static char *read_file(const char *path, size_t *len, dev_t *dev, ino_t *ino, char *why,
                        size_t why_size)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
+    /* O_NONBLOCK: opening a FIFO with no writer would block before fstat could refuse it */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
         snprintf(why, why_size, "cannot open: %s", strerror(errno));
         return NULL;
     }
     struct stat st;
-    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-        snprintf(why, why_size, "not a regular file");
-        fclose(f);
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(why, why_size, "not a regular file (%s)",
+                 S_ISDIR(st.st_mode)                          ? "a directory"
+                 : S_ISFIFO(st.st_mode)                       ? "a FIFO"
+                 : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device"
+                                                              : "a special file");
+        close(fd);
         return NULL;
     }
     if (st.st_size > GS_CONFIG_MAX_BYTES) {
         snprintf(why, why_size, "file is larger than %d bytes (%lld bytes)", GS_CONFIG_MAX_BYTES,
                  (long long)st.st_size);
-        fclose(f);
+        close(fd);
         return NULL;
     }
+    (void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    /* one byte more than the size, so a file that grew is caught by the size check */
     size_t cap = (size_t)st.st_size + 1;
     char *buf = gs_malloc(cap + 1);
     if (!buf) {
         snprintf(why, why_size, "out of memory");
-        fclose(f);
+        close(fd);
         return NULL;
     }
-    size_t n = fread(buf, 1, cap, f);
-    int rerr = ferror(f);
-    fclose(f);
-    if (rerr) {
-        snprintf(why, why_size, "read error");
-        gs_free(buf);
-        return NULL;
+    size_t n = 0;
+    while (n < cap) {
+        ssize_t r = read(fd, buf + n, cap - n);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) {
+            snprintf(why, why_size, "read error: %s", strerror(errno));
+            close(fd);
+            gs_free(buf);
+            return NULL;
+        }
+        if (r == 0) break;
+        n += (size_t)r;
     }
+    close(fd);
     buf[n] = '\0';
     *len = n;
     if (dev) *dev = st.st_dev;
@@ -912,19 +955,31 @@ static int ends_with(const char *s, const char *suffix)
     return a >= b && !strcmp(s + a - b, suffix);
 }
 
-/* dir/rel with "x/.." and "./" segments folded lexically, for readable messages. */
-static void join_path(char *out, size_t size, const char *dir, const char *rel)
+/* dir/rel with "x/.." and "./" segments folded lexically, for readable messages. Any length;
+ * NULL when out of memory. Free with gs_free. */
+static char *join_path(const char *dir, const char *rel)
 {
-    char tmp[GS_ERROR_FILE_MAX * 2];
+    gs_sb tmp;
+    gs_sb_init(&tmp);
     if (!dir || !*dir || !strcmp(dir, "."))
-        snprintf(tmp, sizeof tmp, "%s", rel);
+        gs_sb_puts(&tmp, rel);
     else
-        snprintf(tmp, sizeof tmp, "%s/%s", dir, rel);
-    /* split into segments and fold */
-    const char *segs[128];
-    size_t lens[128], n = 0;
-    int absolute = tmp[0] == '/';
-    for (char *p = tmp; *p && n < 128;) {
+        gs_sb_printf(&tmp, "%s/%s", dir, rel);
+    char *t = gs_sb_take(&tmp);
+    if (!t) return NULL;
+    /* split into segments (at most one per two bytes) and fold */
+    size_t tl = strlen(t);
+    const char **segs = gs_calloc(tl / 2 + 2, sizeof *segs);
+    size_t *lens = gs_calloc(tl / 2 + 2, sizeof *lens);
+    if (!segs || !lens) {
+        gs_free(segs);
+        gs_free(lens);
+        gs_free(t);
+        return NULL;
+    }
+    size_t n = 0;
+    int absolute = t[0] == '/';
+    for (char *p = t; *p;) {
         while (*p == '/')
             p++;
         if (!*p) break;
@@ -941,27 +996,27 @@ static void join_path(char *out, size_t size, const char *dir, const char *rel)
         }
         p += l;
     }
-    size_t o = 0;
-    out[0] = '\0';
-    if (absolute && o + 1 < size) out[o++] = '/';
+    gs_sb out;
+    gs_sb_init(&out);
+    if (absolute) gs_sb_putc(&out, '/');
     for (size_t i = 0; i < n; i++) {
-        if (i && o + 1 < size) out[o++] = '/';
-        for (size_t k = 0; k < lens[i] && o + 1 < size; k++)
-            out[o++] = segs[i][k];
+        if (i) gs_sb_putc(&out, '/');
+        gs_sb_putn(&out, segs[i], lens[i]);
     }
-    if (o == 0 && o + 1 < size) out[o++] = '.';
-    out[o] = '\0';
+    if (n == 0 && !absolute) gs_sb_putc(&out, '.');
+    gs_free(segs);
+    gs_free(lens);
+    gs_free(t);
+    return gs_sb_take(&out);
 }
 
-static void dir_of(const char *path, char *out, size_t size)
+/* The directory part of path ("." when none). NULL when out of memory; free with gs_free. */
+static char *dir_of(const char *path)
 {
     const char *slash = strrchr(path, '/');
-    if (!slash)
-        snprintf(out, size, ".");
-    else if (slash == path)
-        snprintf(out, size, "/");
-    else
-        snprintf(out, size, "%.*s", (int)(slash - path), path);
+    if (!slash) return gs_strdup(".");
+    if (slash == path) return gs_strdup("/");
+    return gs_strndup(path, (size_t)(slash - path));
 }
 
 static int is_present_false(const node *v)
@@ -1019,24 +1074,30 @@ static node *load_parent(loader *L, node *ext, const char *dir, int depth)
                  "'%s' is an absolute path; use a config name or a path relative to this file", v);
         return NULL;
     }
-    char rel[GS_ERROR_FILE_MAX], full[GS_ERROR_FILE_MAX];
-    if (ends_with(v, ".yaml") || ends_with(v, ".yml"))
-        snprintf(rel, sizeof rel, "%s", v);
-    else
-        snprintf(rel, sizeof rel, "%s.yaml", v);
-    join_path(full, sizeof full, dir, rel);
+    gs_sb relb;
+    gs_sb_init(&relb);
+    gs_sb_puts(&relb, v);
+    if (!ends_with(v, ".yaml") && !ends_with(v, ".yml")) gs_sb_puts(&relb, ".yaml");
+    char *full = gs_sb_ok(&relb) ? join_path(dir, gs_sb_cstr(&relb)) : NULL;
+    gs_sb_free(&relb);
+    if (!full) {
+        gs_diags_add(L->d, GS_ERR_NOMEM, ext->file, 0, 0, "out of memory");
+        return NULL;
+    }
+    node *parent = NULL;
+    char *ptext = NULL, *pdir = NULL;
     if (depth + 1 > GS_CONFIG_MAX_EXTENDS) {
         ERR_NODE(L, ext, "extends", "extends chain longer than %d files", GS_CONFIG_MAX_EXTENDS);
-        return NULL;
+        goto out;
     }
     size_t plen;
     dev_t dev;
     ino_t ino;
     char why[256];
-    char *ptext = read_file(full, &plen, &dev, &ino, why, sizeof why);
+    ptext = read_file(full, &plen, &dev, &ino, why, sizeof why);
     if (!ptext) {
         ERR_NODE(L, ext, "extends", "cannot load '%s': %s", full, why);
-        return NULL;
+        goto out;
     }
     const char *pfile = store_cstr(L->c, full);
     for (size_t i = 0; i < L->chain_len; i++) {
@@ -1048,26 +1109,88 @@ static node *load_parent(loader *L, node *ext, const char *dir, int depth)
         gs_sb_puts(&sb, full);
         ERR_NODE(L, ext, "extends", "extends cycle: %s", gs_sb_cstr(&sb));
         gs_sb_free(&sb);
-        gs_free(ptext);
-        return NULL;
+        goto out;
     }
-    if (!pfile) {
-        gs_free(ptext);
-        return NULL;
-    }
-    char pdir[GS_ERROR_FILE_MAX];
-    dir_of(full, pdir, sizeof pdir);
+    pdir = pfile ? dir_of(full) : NULL;
+    if (!pdir) goto out;
     L->chain[L->chain_len].dev = dev;
     L->chain[L->chain_len].ino = ino;
     L->chain[L->chain_len].display = pfile;
     L->chain_len++;
     size_t before = diag_total(L->d);
-    node *parent = load_tree(L, ptext, plen, pfile, pdir, depth + 1);
+    parent = load_tree(L, ptext, plen, pfile, pdir, depth + 1);
     L->chain_len--;
-    gs_free(ptext);
     if (!parent && diag_total(L->d) == before)
         ERR_NODE(L, ext, "extends", "cannot load '%s'", full);
+out:
+    gs_free(ptext);
+    gs_free(pdir);
+    gs_free(full);
     return parent;
+}
+
+/* Apply a child's `delete:` list (dotted key paths) to the merged tree. Each path must name
+ * something the parent defined. Returns 0, or -1 after reporting. */
+static int apply_deletes(loader *L, node *merged, node *del)
+{
+    if (del->poisoned) return -1;
+    if (del->kind != N_SEQ) {
+        ERR_NODE(
+            L, del, "delete",
+            "expected a list of inherited keys to remove, e.g. [engines.tensor.rate.fp8_e4m3]");
+        return -1;
+    }
+    int rc = 0;
+    for (size_t i = 0; i < del->n; i++) {
+        node *item = del->vals[i];
+        if (item->poisoned) {
+            rc = -1;
+            continue;
+        }
+        if (item->kind != N_SCALAR || !item->text || !item->text[0]) {
+            ERR_NODE(L, item, "delete", "expected a dotted key path (e.g. engines.gpsimd)");
+            rc = -1;
+            continue;
+        }
+        if (!strcmp(item->text, "name") || !strcmp(item->text, "family")) {
+            ERR_NODE(L, item, "delete", "'%s' cannot be deleted (write a new value instead)",
+                     item->text);
+            rc = -1;
+            continue;
+        }
+        /* walk to the parent map of the last segment */
+        node *m = merged;
+        const char *p = item->text;
+        int found = 0;
+        for (;;) {
+            const char *dot = strchr(p, '.');
+            size_t n = dot ? (size_t)(dot - p) : strlen(p);
+            char *seg = gs_strndup(p, n);
+            if (!seg) {
+                gs_diags_add(L->d, GS_ERR_NOMEM, item->file, 0, 0, "out of memory");
+                return -1;
+            }
+            if (!dot) {
+                node *v = m->kind == N_MAP ? map_take(m, seg) : NULL;
+                found = v != NULL;
+                node_free(v);
+                gs_free(seg);
+                break;
+            }
+            node *next = m->kind == N_MAP ? map_get(m, seg) : NULL;
+            gs_free(seg);
+            if (!next || next->kind != N_MAP) break;
+            m = next;
+            p = dot + 1;
+        }
+        if (!found) {
+            ERR_NODE(L, item, "delete",
+                     "'%s' is not defined by the extended config, so there is nothing to delete",
+                     item->text);
+            rc = -1;
+        }
+    }
+    return rc;
 }
 
 static node *load_tree(loader *L, const char *text, size_t len, const char *file, const char *dir,
@@ -1076,16 +1199,34 @@ static node *load_tree(loader *L, const char *text, size_t len, const char *file
     node *root = parse_yaml(L, text, len, file);
     if (!root) return NULL;
     int ei = map_find(root, "extends");
-    if (ei < 0) return root;
+    if (ei < 0) {
+        node *del = map_get(root, "delete");
+        if (del) {
+            ERR_NODE(L, del, "delete", "'delete:' removes inherited keys; it needs 'extends:'");
+            node_free(root);
+            return NULL;
+        }
+        return root;
+    }
     node *ext = root->vals[ei];
     node *parent = load_parent(L, ext, dir, depth);
     node_free(map_take(root, "extends"));
+    node *del = map_take(root, "delete");
     if (!parent) {
+        node_free(del);
         node_free(root);
         return NULL;
     }
     /* The name belongs to each file; a child without one is named after its file. */
     node_free(map_take(parent, "name"));
+    /* deletions apply to what was inherited, before the child's own values are merged in */
+    if (del && apply_deletes(L, parent, del) < 0) {
+        node_free(del);
+        node_free(root);
+        node_free(parent);
+        return NULL;
+    }
+    node_free(del);
     if (merge(parent, root) < 0) {
         gs_diags_add(L->d, GS_ERR_NOMEM, file, 0, 0, "out of memory");
         node_free(parent);
@@ -1213,6 +1354,42 @@ static const char *check_value(size_t fi, double v, char *buf, size_t size)
     double max = u == GS_UNIT_COUNT ? 2147483647.0 : u == GS_UNIT_BYTES ? 9007199254740992.0 : 1e18;
     if (v > max) {
         snprintf(buf, size, "too large (%.17g; the limit is %.17g)", v, max);
+        return buf;
+    }
+    /* Model arithmetic: the timed model counts integer picoseconds (2^64 ps is about 213 days)
+     * and converts every cost once. These ranges keep one instruction's cost between the
+     * 1 ps step and far below the counter's range for any transfer up to the largest HBM,
+     * so an accepted value can never wrap time, freeze it or make an engine free. */
+    static const struct {
+        gs_unit unit;
+        double lo, hi;
+        const char *why;
+    } ranges[] = {
+        {GS_UNIT_FREQ, 1e7, 1e12, "a cycle must last 1 ps (the model's time step) .. 100 ns"},
+        {GS_UNIT_BANDWIDTH, 1e-3, 1e6,
+         "1 MB/s .. 1 PB/s: slower overflows picosecond times of large transfers, faster is "
+         "below the model's 1 ps step per KiB"},
+        {GS_UNIT_TIME, 0, 1e6, "a latency or overhead of at most 1 ms per instruction"},
+        {GS_UNIT_CYCLES, 0, 1e5, "at most 1e5 cycles per instruction"},
+        {GS_UNIT_REAL, 1e-3, 1e3,
+         "rates, elements per cycle and factors: outside 0.001 .. 1000 an instruction's time "
+         "overflows or vanishes"},
+    };
+    for (size_t r = 0; r < GS_ARRAY_LEN(ranges); r++) {
+        if (ranges[r].unit != u || v == 0) continue;
+        if (v < ranges[r].lo || v > ranges[r].hi) {
+            char lo[48], hi[48];
+            gs_units_format(ranges[r].lo, u, lo, sizeof lo);
+            gs_units_format(ranges[r].hi, u, hi, sizeof hi);
+            snprintf(buf, size, "out of range (limit %s .. %s; %s)", lo, hi, ranges[r].why);
+            return buf;
+        }
+    }
+    /* the DMA cost charges a smaller descriptor as one of this size; real engines are
+     * efficient from 512 B to a few KiB */
+    if (impls[fi].off == offsetof(gs_config, dma.min_efficient_chunk) && v > 1048576.0) {
+        snprintf(buf, size, "out of range (limit 1MiB: DMA engines are efficient from 512 B to "
+                            "a few KiB)");
         return buf;
     }
     return NULL;
@@ -1686,11 +1863,25 @@ static void fmt_val(const gs_config *c, const gs_num *n, char *buf, size_t size)
     gs_units_format(n->v, i >= 0 ? fields[i].unit : GS_UNIT_REAL, buf, size);
 }
 
+/* When a check fails because of a value written in another file (a child of extends: changing
+ * what the parent's value must agree with), the error names that value's line too: "; core.
+ * partitions is set at child.yaml:4:15". Empty when both come from one file. */
+static const char *also_at(const gs_config *c, const gs_num *at, const gs_num *other, char *buf,
+                           size_t size)
+{
+    buf[0] = '\0';
+    if (!other->file || !at->file || !strcmp(other->file, at->file) || other->line <= 0) return buf;
+    snprintf(buf, size, "; %s is set at %s:%d:%d", path_of(c, other), other->file, other->line,
+             other->col);
+    return buf;
+}
+
 static void check_not_above(vctx *V, const gs_num *a, const gs_num *limit, const char *why)
 {
     if (!usable(V, a) || !usable(V, limit) || a->v <= limit->v) return;
-    verr(V, a, path_of(V->c, a), "%.17g is larger than %s (%.17g)%s", a->v, path_of(V->c, limit),
-         limit->v, why);
+    char also[GS_ERROR_FILE_MAX + 128];
+    verr(V, a, path_of(V->c, a), "%.17g is larger than %s (%.17g)%s%s", a->v, path_of(V->c, limit),
+         limit->v, why, also_at(V->c, a, limit, also, sizeof also));
 }
 
 static void validate_struct(const gs_config *c, const unsigned char *bad, gs_diags *d)
@@ -1700,33 +1891,58 @@ static void validate_struct(const gs_config *c, const unsigned char *bad, gs_dia
     const gs_num *P = &c->partitions;
     char a[64];
 
+    char also[GS_ERROR_FILE_MAX + 128], also2[GS_ERROR_FILE_MAX + 128];
     /* Sizes in these messages are exact bytes: "1000 B", not the rounded "1KB". */
     if (usable(&V, &c->sbuf_bytes) && usable(&V, P) && fmod(c->sbuf_bytes.v, P->v) != 0)
-        verr(&V, &c->sbuf_bytes, "core.sbuf", "%.17g B is not divisible by core.partitions (%.17g)",
-             c->sbuf_bytes.v, P->v);
+        verr(&V, &c->sbuf_bytes, "core.sbuf",
+             "%.17g B is not divisible by core.partitions (%.17g)%s", c->sbuf_bytes.v, P->v,
+             also_at(c, &c->sbuf_bytes, P, also, sizeof also));
     int psum_ok = usable(&V, &c->psum_bytes) && usable(&V, P);
     if (psum_ok && fmod(c->psum_bytes.v, P->v) != 0) {
         psum_ok = 0;
         verr(&V, &c->psum_bytes, "core.psum.size",
-             "%.17g B is not divisible by core.partitions (%.17g)", c->psum_bytes.v, P->v);
+             "%.17g B is not divisible by core.partitions (%.17g)%s", c->psum_bytes.v, P->v,
+             also_at(c, &c->psum_bytes, P, also, sizeof also));
     } else if (usable(&V, &c->psum_bytes) && usable(&V, &c->psum_banks) &&
                fmod(c->psum_bytes.v, c->psum_banks.v) != 0) {
         fmt_val(c, &c->psum_bytes, a, sizeof a);
         verr(&V, &c->psum_banks, "core.psum.banks",
-             "core.psum.size (%s) is not divisible into %.17g banks", a, c->psum_banks.v);
+             "core.psum.size (%s) is not divisible into %.17g banks%s", a, c->psum_banks.v,
+             also_at(c, &c->psum_banks, &c->psum_bytes, also, sizeof also));
     } else if (usable(&V, &c->psum_bytes) && usable(&V, &c->psum_banks) && usable(&V, P) &&
                fmod(c->psum_bytes.v / P->v, c->psum_banks.v) != 0) {
         verr(&V, &c->psum_banks, "core.psum.banks",
-             "PSUM per partition (%.17g B) is not divisible into %.17g banks",
-             c->psum_bytes.v / P->v, c->psum_banks.v);
+             "PSUM per partition (%.17g B) is not divisible into %.17g banks%s%s",
+             c->psum_bytes.v / P->v, c->psum_banks.v,
+             also_at(c, &c->psum_banks, &c->psum_bytes, also, sizeof also),
+             also_at(c, &c->psum_banks, P, also2, sizeof also2));
     } else if (usable(&V, &c->psum_bytes) && usable(&V, &c->psum_banks) && usable(&V, P) &&
                usable(&V, &c->tensor.moving_free_max)) {
         double bank = c->psum_bytes.v / P->v / c->psum_banks.v;
         if (c->tensor.moving_free_max.v * 4 > bank)
             verr(&V, &c->tensor.moving_free_max, "engines.tensor.moving_free_max",
-                 "%.17g fp32 results (%.17g B) do not fit one PSUM bank per partition (%.17g B)",
-                 c->tensor.moving_free_max.v, c->tensor.moving_free_max.v * 4, bank);
+                 "%.17g fp32 results (%.17g B) do not fit one PSUM bank per partition (%.17g "
+                 "B)%s%s",
+                 c->tensor.moving_free_max.v, c->tensor.moving_free_max.v * 4, bank,
+                 also_at(c, &c->tensor.moving_free_max, &c->psum_bytes, also, sizeof also),
+                 also_at(c, &c->tensor.moving_free_max, P, also2, sizeof also2));
     }
+    /* Derived time: moving the whole device memory once at the slowest bandwidth must stay far
+     * inside the model's picosecond counter (2^64 ps is about 213 days; the limit 1e6 s leaves
+     * 18x), so no transfer a program can express overflows it. */
+    const gs_num *bws[] = {&c->hbm_bandwidth, &c->dma.bandwidth_per_engine};
+    for (size_t k = 0; k < GS_ARRAY_LEN(bws); k++)
+        if (usable(&V, &c->hbm_capacity) && usable(&V, bws[k]) &&
+            c->hbm_capacity.v / bws[k]->v > 1e15) {
+            fmt_val(c, &c->hbm_capacity, a, sizeof a);
+            char bw[64];
+            fmt_val(c, bws[k], bw, sizeof bw);
+            verr(&V, bws[k], path_of(c, bws[k]),
+                 "%s is too slow for chip.hbm.capacity (%s): moving it once would take %.3g s, "
+                 "beyond the model's limit of 1e6 s%s",
+                 bw, a, c->hbm_capacity.v / bws[k]->v / 1e9,
+                 also_at(c, bws[k], &c->hbm_capacity, also, sizeof also));
+        }
     check_not_above(&V, &c->tensor.rows, P, ": the contraction runs over partitions");
     check_not_above(&V, &c->tensor.cols, P, ": matmul output rows land on partitions");
     if (usable(&V, &c->cores) && c->cores.v > GS_MAX_CORES)
@@ -1892,9 +2108,10 @@ gs_config *gs_config_load(const char *path, gs_diags *diags)
         gs_diags_free(&local);
         return NULL;
     }
-    char dir[GS_ERROR_FILE_MAX];
-    dir_of(path, dir, sizeof dir);
-    gs_config *c = load_common(text, len, path, dir, 1, dev, ino, d);
+    char *dir = dir_of(path);
+    gs_config *c = dir ? load_common(text, len, path, dir, 1, dev, ino, d) : NULL;
+    if (!dir) gs_diags_add(d, GS_ERR_NOMEM, path, 0, 0, "out of memory");
+    gs_free(dir);
     gs_free(text);
     gs_diags_free(&local);
     return c;

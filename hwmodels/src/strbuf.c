@@ -1,11 +1,15 @@
 /* strbuf.c - growable string builder and escaping (see gs/strbuf.h). */
+/* O_TMPFILE (Linux) for temp files that vanish with a killed process */
+#define _GNU_SOURCE 1
 #include "gs/strbuf.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 void gs_sb_init(gs_sb *sb)
@@ -211,7 +215,8 @@ void gs_sb_json_num(gs_sb *sb, double v)
         gs_sb_puts(sb, "null");
         return;
     }
-    if (v == (double)(long long)v && fabs(v) < 1e15) {
+    /* range first: casting a double outside long long's range is undefined behaviour */
+    if (fabs(v) < 1e15 && v == (double)(long long)v) {
         gs_sb_printf(sb, "%lld", (long long)v);
         return;
     }
@@ -269,31 +274,144 @@ void gs_sb_csv(gs_sb *sb, const char *s)
     gs_sb_putc(sb, '"');
 }
 
+static const char *kind_of(mode_t m)
+{
+    if (S_ISDIR(m)) return "a directory";
+    if (S_ISLNK(m)) return "a symbolic link";
+    if (S_ISFIFO(m)) return "a FIFO";
+    if (S_ISCHR(m) || S_ISBLK(m)) return "a device";
+    if (S_ISSOCK(m)) return "a socket";
+    return "not a regular file";
+}
+
+/* write(2) all of buf, retrying on EINTR and short writes. 0 or an errno. */
+static int write_all(int fd, const char *buf, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(fd, buf, n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w < 0) return errno;
+        if (w == 0) return EIO;
+        buf += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+/* Open the temp file for path. An unnamed one (O_TMPFILE) where the file system has it: it
+ * disappears by itself if the process is killed while writing and gets a name only for the
+ * instant between linkat and rename. Otherwise tmp itself (O_EXCL). *named says which. */
+static int open_temp(const char *path, const char *tmp, int *named)
+{
+    int fd = -1;
+    *named = 0;
+#ifdef O_TMPFILE
+    size_t plen = strlen(path);
+    char *dir = gs_malloc(plen + 2);
+    if (dir) {
+        memcpy(dir, path, plen + 1);
+        char *slash = strrchr(dir, '/');
+        if (!slash)
+            strcpy(dir, ".");
+        else if (slash == dir)
+            dir[1] = '\0';
+        else
+            *slash = '\0';
+        fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+        gs_free(dir);
+    }
+    if (fd >= 0) return fd;
+#else
+    (void)path;
+#endif
+    *named = 1;
+    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0 && errno == EEXIST) { /* left by a killed process that had our pid */
+        unlink(tmp);
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    }
+    return fd;
+}
+
 gs_status gs_sb_write_file(gs_sb *sb, const char *path, gs_error *err)
 {
     if (sb->oom)
         return gs_error_set(err, GS_ERR_NOMEM, path, 0, 0, "out of memory building output");
-    size_t plen = strlen(path);
-    char *tmp = gs_malloc(plen + 32);
+    /* Only a regular file is ever replaced: renaming over a symlink, device or FIFO would
+     * silently turn it into a regular file (as root, --record /dev/full replaced the device). */
+    struct stat st;
+    if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        return gs_error_set(err, GS_ERR_USAGE, path, 0, 0,
+                            "is %s, not a regular file: refusing to replace it",
+                            kind_of(st.st_mode));
+    size_t tlen = strlen(path) + 48;
+    char *tmp = gs_malloc(tlen);
     if (!tmp) return gs_error_set(err, GS_ERR_NOMEM, path, 0, 0, "out of memory");
-    snprintf(tmp, plen + 32, "%s.tmp.%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "wb");
-    if (!f) {
-        gs_status st =
-            gs_error_set(err, GS_ERR_IO, path, 0, 0, "cannot write: %s", strerror(errno));
-        gs_free(tmp);
-        return st;
+    snprintf(tmp, tlen, "%s.tmp.%ld", path, (long)getpid());
+    int named;
+    int fd = open_temp(path, tmp, &named);
+    int e = fd < 0 ? errno : write_all(fd, sb->data ? sb->data : "", sb->len);
+    if (!e && !named) {
+        char proc[64];
+        snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+        unlink(tmp); /* a leftover of a killed process that had our pid */
+        if (linkat(AT_FDCWD, proc, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW) != 0)
+            e = errno;
+        else
+            named = 1;
     }
-    size_t w = sb->len ? fwrite(sb->data, 1, sb->len, f) : 0;
-    int bad = (w != sb->len) | (fflush(f) != 0);
-    bad |= (fclose(f) != 0);
-    if (bad || rename(tmp, path) != 0) {
-        gs_status st =
-            gs_error_set(err, GS_ERR_IO, path, 0, 0, "cannot write: %s", strerror(errno));
-        remove(tmp);
-        gs_free(tmp);
-        return st;
-    }
+    if (fd >= 0 && close(fd) != 0 && !e) e = errno;
+    if (!e && rename(tmp, path) != 0) e = errno;
+    if (e && named) unlink(tmp);
     gs_free(tmp);
+    if (e) return gs_error_set(err, GS_ERR_IO, path, 0, 0, "cannot write: %s", strerror(e));
     return GS_OK;
+}
+
+gs_status gs_sb_check_output(const char *path, gs_error *err)
+{
+    struct stat st;
+    if (!path || !path[0]) return gs_error_set(err, GS_ERR_USAGE, NULL, 0, 0, "empty output path");
+    if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        return gs_error_set(err, GS_ERR_USAGE, path, 0, 0,
+                            "is %s, not a regular file: refusing to replace it",
+                            kind_of(st.st_mode));
+    size_t n = strlen(path);
+    char *dir = gs_malloc(n + 2);
+    if (!dir) return gs_error_set(err, GS_ERR_NOMEM, path, 0, 0, "out of memory");
+    memcpy(dir, path, n + 1);
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        strcpy(dir, ".");
+    else if (slash == dir)
+        dir[1] = '\0';
+    else
+        *slash = '\0';
+    gs_status rc = GS_OK;
+    if (stat(dir, &st) != 0)
+        rc = gs_error_set(err, GS_ERR_USAGE, path, 0, 0, "cannot write: directory %s: %s", dir,
+                          strerror(errno));
+    else if (!S_ISDIR(st.st_mode))
+        rc =
+            gs_error_set(err, GS_ERR_USAGE, path, 0, 0, "cannot write: %s is not a directory", dir);
+    else if (access(dir, W_OK | X_OK) != 0)
+        rc = gs_error_set(err, GS_ERR_USAGE, path, 0, 0, "cannot write in %s: %s", dir,
+                          strerror(errno));
+    gs_free(dir);
+    return rc;
+}
+
+void gs_sb_term(gs_sb *sb, const char *s)
+{
+    const unsigned char *p = (const unsigned char *)(s ? s : "");
+    for (; *p; p++) {
+        if (*p < 0x20 || *p == 0x7F) {
+            gs_sb_printf(sb, "\\x%02x", *p);
+        } else if (*p == 0xC2 && p[1] >= 0x80 && p[1] <= 0x9F) {
+            gs_sb_printf(sb, "\\xc2\\x%02x", p[1]);
+            p++;
+        } else {
+            gs_sb_putc(sb, (char)*p);
+        }
+    }
 }

@@ -157,20 +157,29 @@ gs_status gs_units_parse(const char *text, gs_unit kind, double *out, char *msg,
         return GS_ERR_PARSE;
     }
     size_t nlen = number_len(text);
-    if (nlen == 0 || nlen > 64) {
+    if (nlen == 0) {
         set_msg(msg, msg_size, "'%.*s' is not a number", (int)GS_MIN(end, (size_t)80), text);
         return GS_ERR_PARSE;
     }
-    char num[72];
+    /* any length: a valid decimal with many digits is still a number */
+    char small[72];
+    char *num = nlen < sizeof small ? small : gs_malloc(nlen + 1);
+    if (!num) {
+        set_msg(msg, msg_size, "out of memory");
+        return GS_ERR_NOMEM;
+    }
     memcpy(num, text, nlen);
     num[nlen] = '\0';
     errno = 0;
     double v = strtod(num, NULL);
-    if (errno == ERANGE && fabs(v) > 1.0) {
-        set_msg(msg, msg_size, "number '%s' is out of range", num);
+    int range = errno == ERANGE;
+    if (num != small) gs_free(num);
+    if (range && fabs(v) > 1.0) {
+        set_msg(msg, msg_size, "number '%.*s%s' is out of range", (int)GS_MIN(nlen, (size_t)40),
+                text, nlen > 40 ? "..." : "");
         return GS_ERR_INVALID;
     }
-    if (errno == ERANGE) v = 0.0; /* underflow to a denormal/zero: the range check decides */
+    if (range) v = 0.0; /* underflow to a denormal/zero: the range check decides */
 
     size_t u = nlen;
     while (u < end && is_blank(text[u]))

@@ -9,7 +9,7 @@ namespace gs_tlm
 namespace
 {
 /* Completions between two host-clock reads for the wall-clock limit. */
-constexpr uint64_t kWallCheckEvery = 4096;
+constexpr uint64_t kWallCheckEvery = 64;
 } // namespace
 
 Run::Run(const gs_config *cfg_, const gs_program *prog_, gs_mem *mem_, const gs_run_opts &opts)

@@ -268,6 +268,8 @@ TEST(Checker, CatchesAnOffByOneTail)
     // the unwritten last column keeps the NaN sentinel: 200 elements
     EXPECT_EQ(chk.bad_nonfinite, 200u);
     EXPECT_EQ(chk.mismatches, 200u);
+    // the worst element is named by [row, col], not a flat index: the first unwritten one
+    EXPECT_NE(std::string(chk.worst).find("[0, 32]"), std::string::npos) << chk.worst;
 }
 
 TEST(Checker, CatchesWrongValues)
@@ -303,4 +305,22 @@ TEST(RooflineCheck, ARunFasterThanPhysicsIsAModelError)
     st.roofline_ns = 120.0;
     EXPECT_EQ(gs_job_check_roofline(&st, &err), GS_ERR_INTERNAL);
     EXPECT_NE(std::string(err.message).find("schedule's traffic"), std::string::npos);
+}
+
+// Kernels read tunables by name (gs/kernel.h): the harness passes the kernel's param names.
+TEST(KernelParams, LookupByNameWithDefault)
+{
+    const gs_kernel_def *k = gs_suite_find("matmul");
+    ASSERT_NE(k, nullptr);
+    gs_kernel_args a{};
+    a.param_names = k->param_names;
+    a.n_params = k->n_params;
+    for (int i = 0; i < k->n_params; i++)
+        a.param[i] = 0;
+    a.param[1] = 3; // the second registered name
+    EXPECT_EQ(gs_kernel_param(&a, k->param_names[1], 2), 3);
+    EXPECT_EQ(gs_kernel_param(&a, k->param_names[0], 256), 256); // 0: the default
+    EXPECT_EQ(gs_kernel_param(&a, "no_such_param", 7), -1);      // a kernel bug, never a value
+    gs_kernel_args none{};
+    EXPECT_EQ(gs_kernel_param(&none, "tn", 5), -1);
 }

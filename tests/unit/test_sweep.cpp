@@ -208,6 +208,10 @@ TEST(SweepIsolation, CrashHangDeadlockAndMemoryAreRecordedOthersSurvive)
     EXPECT_NE(junit.find("<failure message=\"deadlock"), std::string::npos);
     std::string csv = slurp(d + "/results.csv");
     EXPECT_NE(csv.find("gen2/fault_crash/"), std::string::npos);
+    // nothing of the killed jobs is left: no job scratch directory, no temp files
+    CliRun ls = exec("/bin/ls", "-a '" + d + "'");
+    EXPECT_EQ(ls.out.find(".jobs-"), std::string::npos) << ls.out;
+    EXPECT_EQ(ls.out.find(".tmp."), std::string::npos) << ls.out;
 }
 
 TEST(SweepInterrupt, SigintWritesIncompleteResults)

@@ -1,8 +1,10 @@
 // Tests for gs/units.h: parsing quantities with units and formatting them back.
 #include <gtest/gtest.h>
 #include <cmath>
+#include <cstdlib>
 #include <string>
 
+#include "gs/strbuf.h"
 #include "gs/units.h"
 
 namespace
@@ -157,4 +159,28 @@ TEST(Units, KindNamesAndLists)
     EXPECT_STREQ(gs_unit_base_name(GS_UNIT_COUNT), "");
     EXPECT_NE(std::string(gs_unit_list(GS_UNIT_TIME)).find("us"), std::string::npos);
     EXPECT_STREQ(gs_unit_list(GS_UNIT_CYCLES), "");
+}
+
+// A valid decimal of any length is a number (it used to be "not a number" past 64 chars).
+TEST(Units, LongDecimalsAreNumbers)
+{
+    std::string digits = "1." + std::string(300, '0') + "1";
+    EXPECT_DOUBLE_EQ(parse_ok(digits.c_str(), GS_UNIT_REAL), 1.0);
+    std::string big = "2" + std::string(80, '0') + "e-80GHz";
+    EXPECT_DOUBLE_EQ(parse_ok(big.c_str(), GS_UNIT_FREQ), 2e9);
+    std::string huge = "9" + std::string(400, '9');
+    EXPECT_NE(parse_err(huge.c_str(), GS_UNIT_REAL, GS_ERR_INVALID).find("out of range"),
+              std::string::npos);
+}
+
+// Numbers written to JSON: the integer fast path must not cast out-of-range doubles (UB).
+TEST(Units, JsonNumbersOutsideLongLongRange)
+{
+    for (double v : {1e300, -1e300, 9.3e18, -9.3e18, 1e15, 123.0, -0.5}) {
+        gs_sb sb;
+        gs_sb_init(&sb);
+        gs_sb_json_num(&sb, v);
+        EXPECT_EQ(strtod(gs_sb_cstr(&sb), nullptr), v) << gs_sb_cstr(&sb);
+        gs_sb_free(&sb);
+    }
 }

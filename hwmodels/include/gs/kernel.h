@@ -83,7 +83,22 @@ typedef struct gs_tensor {
 
 #define GS_KERNEL_MAX_TENSORS 8
 #define GS_KERNEL_MAX_PARAMS 8
-/* Arguments the harness passes: tensors (inputs then outputs), problem sizes and tunables. */
+/*
+ * Arguments the harness passes: tensors (inputs then outputs), problem sizes and tunables.
+ *
+ * t[] follows the order of the kernel's tensor declarations (suite.h `tensors`): inputs first,
+ * then outputs, each with the shape declared there. For matmul-class kernels the layouts are
+ * (kernels/README.md has every kernel's):
+ *   AT [K x M]  the left operand given transposed (K, the contraction, on partitions: it is the
+ *               stationary operand, loaded K rows x M columns)
+ *   B  [K x N]  the right operand (moving: K rows x N columns)
+ *   C  [M x N]  the result (M rows on partitions, accumulated in PSUM in fp32)
+ * dims[] are the kernel's named dims in order (suite.h dim_names, e.g. M, K, N).
+ *
+ * param[] holds the tunables in the order of the kernel's param_names (suite.h); 0 means
+ * "choose a default from the capabilities". Read them by name with gs_kernel_param() rather
+ * than by position, so reordering or adding a param cannot silently swap two of them.
+ */
 typedef struct gs_kernel_args {
     gs_tensor t[GS_KERNEL_MAX_TENSORS];
     int n_tensors;
@@ -91,7 +106,23 @@ typedef struct gs_kernel_args {
     int64_t param[GS_KERNEL_MAX_PARAMS]; /* tunables; 0 = choose a default from caps */
     gs_dtype dtype;                      /* compute dtype */
     int variant;                         /* kernel-specific variant index */
+    const char *const *param_names;      /* the kernel's param names, parallel to param[] */
+    int n_params;
 } gs_kernel_args;
+
+/* The tunable called name, or dflt when it is 0 (not given). A name the kernel did not
+ * register is a bug in the kernel: it returns -1, which every kernel's range check rejects
+ * ("must be positive"), so it cannot pass unnoticed. */
+static inline int64_t gs_kernel_param(const gs_kernel_args *a, const char *name, int64_t dflt)
+{
+    for (int i = 0; a->param_names && i < a->n_params && i < GS_KERNEL_MAX_PARAMS; i++) {
+        const char *p = a->param_names[i], *q = name;
+        while (*p && *p == *q)
+            p++, q++;
+        if (*p == *q) return a->param[i] ? a->param[i] : dflt;
+    }
+    return -1;
+}
 
 typedef gs_status (*gs_kernel_fn)(gs_kb *kb, const gs_kernel_args *args);
 

@@ -46,11 +46,24 @@ void gs_sb_json_num(gs_sb *sb, double v);
 void gs_sb_html(gs_sb *sb, const char *s);
 /* XML escaping (as HTML, plus control characters dropped, as XML 1.0 forbids them). */
 void gs_sb_xml(gs_sb *sb, const char *s);
+/* Text for a terminal: control characters (C0, DEL, and C1 encoded in UTF-8, which can start
+ * escape sequences) as \xNN, so untrusted ids and reasons printed to a terminal can never move
+ * the cursor, retitle the window or hide text. */
+void gs_sb_term(gs_sb *sb, const char *s);
 /* A CSV field, quoted when it contains , " CR or LF (RFC 4180). */
 void gs_sb_csv(gs_sb *sb, const char *s);
 
-/* Write the whole buffer to path atomically (temp file + rename). */
+/* Write the whole buffer to path atomically (temp file + rename). Only a regular file (or
+ * nothing) at path is replaced: a symlink, device, FIFO or directory there is GS_ERR_USAGE.
+ * Every write is checked (ENOSPC, EFBIG, EIO: GS_ERR_IO naming path and the reason; path is
+ * then untouched). The temp file is unnamed where the file system allows (O_TMPFILE), so a
+ * process killed while writing leaves nothing behind; otherwise PATH.tmp.PID, removed on every
+ * error path. */
 gs_status gs_sb_write_file(gs_sb *sb, const char *path, gs_error *err);
+/* Can gs_sb_write_file (or a plain create) write path? Checked before work starts so a bad
+ * output path is a usage error, not a lost run: GS_ERR_USAGE when something other than a
+ * regular file is there or the directory does not exist / is not writable. */
+gs_status gs_sb_check_output(const char *path, gs_error *err);
 
 #ifdef __cplusplus
 }

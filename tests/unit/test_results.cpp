@@ -1,0 +1,410 @@
+// Results library: the CI gate's error rule (tolerance, not exact equality), the schema
+// validator shared by merge/compare/baseline/report, merge completeness, and merge/compare
+// scaling. Synthetic documents only: no sweep, no BLAS.
+#include <gtest/gtest.h>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "compare.h"
+#include "results.h"
+
+namespace
+{
+
+// A results.json-shaped document with one job per (id, max_abs, tol_abs).
+struct Job {
+    std::string id;
+    double max_abs;
+    double tol_abs; // NAN: no tolerance recorded
+    double time_ns = 1000.0;
+    const char *status = "pass";
+};
+
+cJSON *make_doc(const std::vector<Job> &jobs)
+{
+    cJSON *d = cJSON_CreateObject();
+    cJSON_AddStringToObject(d, "schema", GS_RESULTS_SCHEMA);
+    cJSON_AddNumberToObject(d, "schema_version", GS_RESULTS_SCHEMA_VERSION);
+    cJSON *arr = cJSON_AddArrayToObject(d, "jobs");
+    for (const Job &j : jobs) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "id", j.id.c_str());
+        cJSON_AddStringToObject(o, "status", j.status);
+        cJSON_AddNumberToObject(o, "time_ns", j.time_ns);
+        cJSON *e = cJSON_AddObjectToObject(o, "error");
+        cJSON_AddBoolToObject(e, "checked", 1);
+        cJSON_AddNumberToObject(e, "max_abs", j.max_abs);
+        if (std::isnan(j.tol_abs))
+            cJSON_AddNullToObject(e, "tol_abs");
+        else
+            cJSON_AddNumberToObject(e, "tol_abs", j.tol_abs);
+        cJSON_AddItemToArray(arr, o);
+    }
+    return d;
+}
+
+gs_compare_summary compare(cJSON *a, cJSON *b, std::string *text = nullptr)
+{
+    gs_compare_summary s;
+    char *buf = nullptr;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    gs_compare_docs(a, b, 0.02, f, &s);
+    fclose(f);
+    if (text) *text = buf ? buf : "";
+    free(buf);
+    return s;
+}
+
+const char *kId = "gen1/mlp/unfused/fp32/256x128x128";
+
+} // namespace
+
+// The errors seen on a CPU whose OpenBLAS picks other kernels: same job, errors differing in
+// the last bits and a little more, far inside the tolerance. Not a regression.
+TEST(CompareGate, ErrorsDifferingInTheLastBitsAreNotRegressions)
+{
+    const double tol = 6.1e-5;
+    cJSON *base = make_doc({{kId, 5.4756025580360301e-06, tol}});
+    cJSON *cur = make_doc({{kId, 5.53081e-06, tol}});
+    std::string text;
+    gs_compare_summary s = compare(base, cur, &text);
+    EXPECT_EQ(s.regressions, 0) << text;
+    EXPECT_EQ(s.compared, 1);
+    cJSON_Delete(cur);
+    // one ulp above, too
+    cur = make_doc({{kId, std::nextafter(5.4756025580360301e-06, 1.0), tol}});
+    EXPECT_EQ(compare(base, cur).regressions, 0);
+    cJSON_Delete(cur);
+    cJSON_Delete(base);
+}
+
+TEST(CompareGate, ErrorGrowingPastAFractionOfTheToleranceRegresses)
+{
+    const double tol = 1e-4, be = 1e-5;
+    cJSON *base = make_doc({{kId, be, tol}});
+    cJSON *ok = make_doc({{kId, be + 0.9 * GS_COMPARE_ERR_TOL_FRACTION * tol, tol}});
+    cJSON *bad = make_doc({{kId, be + 1.1 * GS_COMPARE_ERR_TOL_FRACTION * tol, tol}});
+    EXPECT_EQ(compare(base, ok).regressions, 0);
+    std::string text;
+    EXPECT_EQ(compare(base, bad, &text).regressions, 1);
+    EXPECT_NE(text.find("REGRESSION  " + std::string(kId) + ": max abs error"), std::string::npos)
+        << text;
+    EXPECT_NE(text.find("of the tolerance"), std::string::npos) << text;
+    // shrinking is never a regression
+    EXPECT_EQ(compare(bad, base).regressions, 0);
+    cJSON_Delete(base);
+    cJSON_Delete(ok);
+    cJSON_Delete(bad);
+}
+
+// A committed baseline written before tolerances were recorded: the new results' tolerance
+// decides; with no tolerance anywhere a relative rule applies, still not exact equality.
+TEST(CompareGate, ToleranceFromEitherSideOrRelativeFallback)
+{
+    const double nan = NAN;
+    cJSON *base = make_doc({{kId, 5.4756025580360301e-06, nan}});
+    cJSON *cur = make_doc({{kId, 5.53081e-06, 6.1e-5}});
+    EXPECT_EQ(compare(base, cur).regressions, 0);
+    cJSON_Delete(cur);
+    cur = make_doc({{kId, 5.53081e-06, nan}});
+    EXPECT_EQ(compare(base, cur).regressions, 0);
+    cJSON_Delete(cur);
+    cur = make_doc({{kId, 5.4756025580360301e-06 * (1.0 + 2 * GS_COMPARE_ERR_REL_FALLBACK), nan}});
+    EXPECT_EQ(compare(base, cur).regressions, 1);
+    cJSON_Delete(cur);
+    // a baseline carrying the tolerance is used when the new side has none
+    cJSON *tb = make_doc({{kId, 1e-5, 1e-4}});
+    cur = make_doc({{kId, 1e-5 + 0.5e-5, nan}});
+    EXPECT_EQ(compare(tb, cur).regressions, 0);
+    cJSON_Delete(cur);
+    cur = make_doc({{kId, 1e-5 + 2e-5, nan}});
+    EXPECT_EQ(compare(tb, cur).regressions, 1);
+    cJSON_Delete(cur);
+    cJSON_Delete(tb);
+    cJSON_Delete(base);
+}
+
+// A job that starts failing is a regression however small the numbers look.
+TEST(CompareGate, FailingJobRegressesThroughItsStatus)
+{
+    Job b{kId, 1e-5, 1e-4};
+    Job c{kId, 1e-5, 1e-4};
+    c.status = "fail";
+    cJSON *base = make_doc({b});
+    cJSON *cur = make_doc({c});
+    EXPECT_EQ(compare(base, cur).regressions, 1);
+    cJSON_Delete(base);
+    cJSON_Delete(cur);
+}
+
+namespace
+{
+
+std::string tmpdir(const std::string &name)
+{
+    std::string d =
+        std::string(GS_BINARY_DIR) + "/test_results/" + name + "-" + std::to_string(getpid());
+    std::string cmd = "rm -rf '" + d + "' && mkdir -p '" + d + "'";
+    EXPECT_EQ(std::system(cmd.c_str()), 0);
+    return d;
+}
+
+void write_doc(const cJSON *doc, const std::string &path)
+{
+    gs_sb sb;
+    gs_sb_init(&sb);
+    gs_results_emit(&sb, doc);
+    FILE *f = fopen(path.c_str(), "wb");
+    ASSERT_NE(f, nullptr) << path;
+    fwrite(gs_sb_cstr(&sb), 1, sb.len, f);
+    fclose(f);
+    gs_sb_free(&sb);
+}
+
+std::string job_id(size_t i)
+{
+    char buf[96];
+    snprintf(buf, sizeof buf, "gen%zu/kernel%zu/v/bf16/%zux128", i % 3 + 1, i % 7, i);
+    return buf;
+}
+
+// Shard `index` of `count` of a synthetic sweep of `planned` jobs (job i is in shard
+// i % count + 1, as the sweep deals them out in id order).
+cJSON *make_shard(size_t planned, int index, int count)
+{
+    std::vector<std::string> ids;
+    for (size_t i = 0; i < planned; i++)
+        ids.push_back(job_id(i));
+    std::sort(ids.begin(), ids.end());
+    cJSON *d = cJSON_CreateObject();
+    cJSON_AddStringToObject(d, "schema", GS_RESULTS_SCHEMA);
+    cJSON_AddNumberToObject(d, "schema_version", GS_RESULTS_SCHEMA_VERSION);
+    cJSON_AddStringToObject(d, "suite", "check");
+    cJSON_AddBoolToObject(d, "complete", count == 1);
+    cJSON_AddBoolToObject(d, "interrupted", 0);
+    cJSON *sh = cJSON_AddObjectToObject(d, "shard");
+    cJSON_AddNumberToObject(sh, "index", index);
+    cJSON_AddNumberToObject(sh, "count", count);
+    cJSON_AddArrayToObject(d, "overrides");
+    cJSON_AddNumberToObject(d, "planned_jobs", (double)planned);
+    cJSON_AddArrayToObject(d, "configs");
+    cJSON *jobs = cJSON_AddArrayToObject(d, "jobs");
+    cJSON *wall = cJSON_AddObjectToObject(d, "wall");
+    cJSON *wj = cJSON_AddObjectToObject(wall, "jobs");
+    for (size_t i = (size_t)index - 1; i < planned; i += (size_t)count) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "id", ids[i].c_str());
+        cJSON_AddStringToObject(o, "generation", ids[i].substr(0, 4).c_str());
+        cJSON_AddStringToObject(o, "status", "pass");
+        cJSON_AddNumberToObject(o, "time_ns", 1000.0 + (double)i);
+        cJSON *e = cJSON_AddObjectToObject(o, "error");
+        cJSON_AddNumberToObject(e, "max_abs", 1e-6);
+        cJSON_AddNumberToObject(e, "tol_abs", 1e-4);
+        cJSON_AddItemToArray(jobs, o);
+        cJSON_AddNumberToObject(wj, ids[i].c_str(), 0.01);
+    }
+    return d;
+}
+
+gs_status validate_text(const std::string &json, gs_error *err)
+{
+    cJSON *d = cJSON_Parse(json.c_str());
+    EXPECT_NE(d, nullptr) << json;
+    gs_error_clear(err);
+    gs_status st = gs_results_validate(d, "t.json", err);
+    cJSON_Delete(d);
+    return st;
+}
+
+const char *kHead = R"({"schema":"gensweep-results","schema_version":1,)";
+
+} // namespace
+
+TEST(ResultsSchema, ValidatorRefusesWrongTypesMissingAndDuplicateIds)
+{
+    gs_error err;
+    EXPECT_EQ(validate_text(std::string(kHead) + R"("jobs":[{"id":"a","status":"pass"}]})", &err),
+              GS_OK)
+        << err.message;
+    struct Case {
+        const char *jobs_and_more;
+        const char *fragment;
+    } cases[] = {
+        {R"("jobs":[null]})", "jobs[0] is null"},
+        {R"("jobs":[{"id":7,"status":"pass"}]})", "\"id\" is missing or not a non-empty string"},
+        {R"("jobs":[{"status":"pass"}]})", "\"id\" is missing"},
+        {R"("jobs":[{"id":"","status":"pass"}]})", "non-empty string"},
+        {R"("jobs":[{"id":"a","status":"pass"},{"id":"a","status":"fail"}]})",
+         "duplicate job id 'a'"},
+        {R"("jobs":[{"id":"a","status":"great"}]})", "unknown status 'great'"},
+        {R"("jobs":[{"id":"a","status":"pass","time_ns":"fast"}]})", "\"time_ns\" must be"},
+        {R"("jobs":[{"id":"a","status":"pass","error":{"max_abs":"x"}}]})", "error.max_abs"},
+        {R"("jobs":[{"id":"a","status":"pass","error":5}]})", "\"error\" must be"},
+        {R"("jobs":[{"id":"a","status":"pass","shape":["x"]}]})", "\"shape\" must hold numbers"},
+        {R"("jobs":{}})", "no \"jobs\" array"},
+        {R"("jobs":[],"complete":"yes"})", "\"complete\" has the wrong type"},
+        {R"("jobs":[],"shard":{"index":3,"count":2}})", "\"shard\" must be"},
+        {R"("jobs":[{"id":"a","status":"pass"},{"id":"b","status":"pass"}],"planned_jobs":1})",
+         "2 jobs, but the plan has 1"},
+        {R"("jobs":[],"planned_jobs":-1})", "planned_jobs"},
+    };
+    for (const Case &c : cases) {
+        EXPECT_EQ(validate_text(std::string(kHead) + c.jobs_and_more, &err), GS_ERR_INVALID)
+            << c.jobs_and_more;
+        EXPECT_NE(std::string(err.message).find(c.fragment), std::string::npos)
+            << c.jobs_and_more << " -> " << err.message;
+    }
+    EXPECT_EQ(validate_text(R"({"schema":"gensweep-results","schema_version":2,"jobs":[]})", &err),
+              GS_ERR_INVALID);
+    EXPECT_EQ(validate_text(R"({"schema":7,"schema_version":1,"jobs":[]})", &err), GS_ERR_INVALID);
+    EXPECT_EQ(validate_text(R"([1,2])", &err), GS_ERR_INVALID);
+}
+
+TEST(ResultsSchema, ReaderRefusesSpecialFilesAndNulBytes)
+{
+    std::string d = tmpdir("reader");
+    gs_error err;
+    gs_error_clear(&err);
+    EXPECT_EQ(gs_json_read_file(d.c_str(), &err), nullptr);
+    EXPECT_NE(std::string(err.message).find("not a regular file (a directory)"), std::string::npos)
+        << err.message;
+    gs_error_clear(&err);
+    EXPECT_EQ(gs_json_read_file("/dev/zero", &err), nullptr); // would grow without bound
+    EXPECT_NE(std::string(err.message).find("a device"), std::string::npos) << err.message;
+    std::string fifo = d + "/fifo";
+    ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+    gs_error_clear(&err);
+    EXPECT_EQ(gs_json_read_file(fifo.c_str(), &err), nullptr); // would block forever
+    EXPECT_NE(std::string(err.message).find("a FIFO"), std::string::npos) << err.message;
+    std::string nul = d + "/nul.json";
+    FILE *f = fopen(nul.c_str(), "wb");
+    fwrite("{\"a\":1}\0garbage", 1, 15, f);
+    fclose(f);
+    gs_error_clear(&err);
+    EXPECT_EQ(gs_json_read_file(nul.c_str(), &err), nullptr);
+    EXPECT_NE(std::string(err.message).find("NUL"), std::string::npos) << err.message;
+}
+
+TEST(ResultsMerge, AllShardsCompleteMissingJobOrShardIncomplete)
+{
+    std::string d = tmpdir("merge");
+    for (int s = 1; s <= 3; s++) {
+        cJSON *doc = make_shard(20, s, 3);
+        write_doc(doc, d + "/s" + std::to_string(s) + ".json");
+        cJSON_Delete(doc);
+    }
+    std::string p1 = d + "/s1.json", p2 = d + "/s2.json", p3 = d + "/s3.json";
+    const char *all[] = {p1.c_str(), p2.c_str(), p3.c_str()};
+    gs_error err;
+    gs_error_clear(&err);
+    char *why = nullptr;
+    cJSON *m = gs_results_merge(all, 3, &why, &err);
+    ASSERT_NE(m, nullptr) << err.message;
+    EXPECT_TRUE(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "complete")));
+    EXPECT_EQ(why, nullptr);
+    EXPECT_EQ(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(m, "jobs")), 20);
+    cJSON_Delete(m);
+    // one shard missing
+    m = gs_results_merge(all, 2, &why, &err);
+    ASSERT_NE(m, nullptr) << err.message;
+    EXPECT_TRUE(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(m, "complete")));
+    ASSERT_NE(why, nullptr);
+    EXPECT_NE(std::string(why).find("1 of 3 shards missing (3/3)"), std::string::npos) << why;
+    gs_free(why);
+    cJSON_Delete(m);
+    // a job deleted from a shard: all shards there, but not all jobs
+    cJSON *s2 = make_shard(20, 2, 3);
+    cJSON_DeleteItemFromArray(cJSON_GetObjectItemCaseSensitive(s2, "jobs"), 1);
+    write_doc(s2, p2);
+    cJSON_Delete(s2);
+    m = gs_results_merge(all, 3, &why, &err);
+    ASSERT_NE(m, nullptr) << err.message;
+    EXPECT_TRUE(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(m, "complete")));
+    ASSERT_NE(why, nullptr);
+    EXPECT_NE(std::string(why).find("shard 2/3 has 6 of its 7 planned jobs"), std::string::npos)
+        << why;
+    EXPECT_NE(std::string(why).find("19 of 20 planned jobs present"), std::string::npos) << why;
+    gs_free(why);
+    cJSON_Delete(m);
+    // a null job: refused before anything is merged
+    s2 = make_shard(20, 2, 3);
+    cJSON_ReplaceItemInArray(cJSON_GetObjectItemCaseSensitive(s2, "jobs"), 0, cJSON_CreateNull());
+    write_doc(s2, p2);
+    cJSON_Delete(s2);
+    EXPECT_EQ(gs_results_merge(all, 3, &why, &err), nullptr);
+    EXPECT_NE(std::string(err.message).find("jobs[0] is null"), std::string::npos) << err.message;
+    // the same job in two shards (one of shard 2's replaced by one of shard 1's)
+    s2 = make_shard(20, 2, 3);
+    cJSON *s1 = make_shard(20, 1, 3);
+    cJSON_DeleteItemFromArray(cJSON_GetObjectItemCaseSensitive(s2, "jobs"), 0);
+    cJSON_AddItemToArray(
+        cJSON_GetObjectItemCaseSensitive(s2, "jobs"),
+        cJSON_Duplicate(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(s1, "jobs"), 0), 1));
+    write_doc(s2, p2);
+    cJSON_Delete(s1);
+    cJSON_Delete(s2);
+    EXPECT_EQ(gs_results_merge(all, 3, &why, &err), nullptr);
+    EXPECT_NE(std::string(err.message).find("duplicate job"), std::string::npos) << err.message;
+}
+
+namespace
+{
+double seconds_since(std::chrono::steady_clock::time_point t0)
+{
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Merge two shards of n jobs and compare the result with itself; returns the seconds taken.
+double merge_and_compare(size_t n, const std::string &d)
+{
+    std::string p1 = d + "/a1.json", p2 = d + "/a2.json";
+    cJSON *s1 = make_shard(n, 1, 2), *s2 = make_shard(n, 2, 2);
+    write_doc(s1, p1);
+    write_doc(s2, p2);
+    cJSON_Delete(s1);
+    cJSON_Delete(s2);
+    const char *paths[] = {p1.c_str(), p2.c_str()};
+    auto t0 = std::chrono::steady_clock::now();
+    gs_error err;
+    gs_error_clear(&err);
+    char *why = nullptr;
+    cJSON *m = gs_results_merge(paths, 2, &why, &err);
+    EXPECT_NE(m, nullptr) << err.message;
+    if (!m) return 0;
+    EXPECT_EQ(why, nullptr) << why;
+    EXPECT_EQ((size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(m, "jobs")), n);
+    EXPECT_EQ(gs_results_write_dir(m, (d + "/out").c_str(), &err), GS_OK) << err.message;
+    gs_compare_summary s;
+    gs_compare_docs(m, m, 0.02, nullptr, &s);
+    EXPECT_EQ((size_t)s.compared, n);
+    EXPECT_EQ(s.regressions, 0);
+    double t = seconds_since(t0);
+    cJSON_Delete(m);
+    return t;
+}
+} // namespace
+
+// 100,000 jobs merge, write and compare in seconds (quadratic code took minutes at 85,000).
+// Judged as a ratio against 10,000 jobs in the same run: O(n log n) gives about 11x, O(n^2)
+// 100x; CTest's timeout bounds the absolute time.
+TEST(ResultsScale, HundredThousandJobsMergeAndCompareInNLogN)
+{
+    std::string d = tmpdir("scale");
+    double small = merge_and_compare(10000, d);
+    double big = merge_and_compare(100000, d);
+    RecordProperty("seconds_10k", std::to_string(small));
+    RecordProperty("seconds_100k", std::to_string(big));
+    printf("merge+write+compare: 10,000 jobs %.3f s, 100,000 jobs %.3f s (ratio %.1f)\n", small,
+           big, big / small);
+    EXPECT_LT(big / small, 40.0);
+}
