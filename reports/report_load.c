@@ -5,6 +5,9 @@
 #include "report_int.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -249,8 +252,20 @@ void gs_rp_filter_attrs(gs_sb *sb, const char *gens, const char *kernel, const c
 gs_status gs_rp_read_file(const char *path, char **out, gs_error *err)
 {
     *out = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f) return gs_error_set(err, GS_ERR_IO, path, 0, 0, "cannot read: %s", strerror(errno));
+    /* only regular files: opening a FIFO would block, a device never ends (O_NONBLOCK only
+     * keeps the open itself from waiting for a FIFO writer) */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return gs_error_set(err, GS_ERR_IO, path, 0, 0, "cannot read: %s", strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return gs_error_set(err, GS_ERR_IO, path, 0, 0, "cannot read: not a regular file");
+    }
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        close(fd);
+        return gs_error_set(err, GS_ERR_IO, path, 0, 0, "cannot read: %s", strerror(errno));
+    }
     gs_sb sb;
     gs_sb_init(&sb);
     char buf[65536];
