@@ -37,7 +37,7 @@
 #include "sc_floor.h"
 #include "worker.h"
 
-/* ---- targets (issue 8) ---- */
+/* ---- targets ---- */
 #define TARGET_INSTR_PER_S 1e6         /* timing-only simulated instructions per second */
 #define TARGET_SGEMM_RATIO 0.5         /* functional matmul / OpenBLAS sgemm throughput */
 #define TARGET_SWEEP_J2_S 60.0         /* check-suite sweep over gen1-gen3 at -j2 */

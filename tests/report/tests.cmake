@@ -1,4 +1,4 @@
-# Report tests (issue 7), included from tests/CMakeLists.txt.
+# Report tests, included from tests/CMakeLists.txt.
 # Structure tests (label "report"): the HTML from the fixtures in this folder.
 gs_add_gtest(test_report LABELS report SOURCES report/test_report.cpp LIBS gs_report gs_harness gs_core)
 

@@ -1,4 +1,4 @@
-// Sweep tests (issue 6): job records, isolation of crashing/hanging/deadlocking/memory-hungry
+// Sweep tests: job records, isolation of crashing/hanging/deadlocking/memory-hungry
 // jobs (test-only kernels in gensweep_faults), Ctrl-C, shard + merge == full sweep, determinism
 // across -j, compare detecting an injected regression, and the results schema round trip.
 #include <gtest/gtest.h>
