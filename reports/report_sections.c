@@ -333,20 +333,83 @@ void gs_rp_sec_portability(rep *r)
 }
 
 /* Number of DMA queues a generation has per core (to normalise summed DMA busy time). */
+/* DMA queue IDs per core of generation g (results from before the engine x queue model have
+ * only core.dma.engines, which then meant queues). */
 static double dma_queues(const rep *r, int g)
 {
-    double q = gs_rp_jnum(gs_rp_jget(gs_rp_jget(r->cfg[g], "params"), "core.dma.engines"), "value");
+    const cJSON *params = gs_rp_jget(r->cfg[g], "params");
+    double q = gs_rp_jnum(gs_rp_jget(params, "core.dma.queues"), "value");
+    if (!(q > 0)) q = gs_rp_jnum(gs_rp_jget(params, "core.dma.engines"), "value");
     return q > 0 ? q : 1;
+}
+
+/* The DMA engines and queue IDs of each kernel row's largest shape: how many engines its
+ * transfers kept busy and how evenly (a transfer over few partitions uses few engines). */
+static void dma_table(rep *r)
+{
+    gs_sb *sb = r->sb;
+    gs_sb_puts(sb, "<h3>DMA engines and queues</h3>\n<p>Per generation: the DMA engines the run "
+                   "used (of the core's), the busiest engine's busy share of the run, the mean "
+                   "over the engines used, and the queue IDs with transfers. Each transfer is "
+                   "split over the engines by partition group, so a kernel moving few "
+                   "partitions per transfer leaves engines idle.</p>\n<div class=\"scroll\">"
+                   "<table class=\"filterable\"><thead><tr><th>kernel/variant dtype</th>");
+    for (int g = 0; g < r->n_gens; g++) {
+        gs_sb_puts(sb, "<th>");
+        gs_rp_text(sb, r->gens[g]);
+        gs_sb_puts(sb, "</th>");
+    }
+    gs_sb_puts(sb, "</tr></thead><tbody>\n");
+    for (size_t k = 0; k < r->n_rows; k++) {
+        if (gs_rp_budget_hit(r)) break;
+        gs_sb_puts(sb, "<tr");
+        gs_rp_filter_attrs(sb, "", r->rows[k].kernel, "");
+        gs_sb_puts(sb, "><th scope=\"row\">");
+        gs_rp_row_label(sb, &r->rows[k]);
+        gs_sb_puts(sb, "</th>");
+        for (int g = 0; g < r->n_gens; g++) {
+            const rjob *j = gs_rp_representative(r, k, g);
+            const cJSON *dma = j ? gs_rp_jget(j->o, "dma") : NULL;
+            const cJSON *busy = gs_rp_jget(dma, "engine_busy_ns");
+            const cJSON *qt = gs_rp_jget(dma, "queue_transfers");
+            double cores = j ? gs_rp_jnum(j->o, "cores_used") : NAN;
+            if (!(cores > 0)) cores = 1;
+            if (!cJSON_IsArray(busy) || !(j->time_ns > 0)) {
+                gs_sb_puts(sb, "<td class=\"none\">—</td>");
+                continue;
+            }
+            int used = 0, n = 0, queues = 0;
+            double max = 0, sum = 0;
+            const cJSON *v;
+            cJSON_ArrayForEach(v, busy)
+            {
+                n++;
+                if (!cJSON_IsNumber(v) || !(v->valuedouble > 0)) continue;
+                used++;
+                sum += v->valuedouble;
+                if (v->valuedouble > max) max = v->valuedouble;
+            }
+            cJSON_ArrayForEach(v, qt) queues += cJSON_IsNumber(v) && v->valuedouble > 0;
+            const double denom = j->time_ns * cores; /* summed over the cores used */
+            gs_sb_printf(sb, "<td>%d of %d engines; busiest %.0f %%, mean %.0f %%; %d queue%s</td>",
+                         used, n, 100 * max / denom, used ? 100 * sum / used / denom : 0.0, queues,
+                         queues == 1 ? "" : "s");
+        }
+        gs_sb_puts(sb, "</tr>\n");
+    }
+    gs_sb_puts(sb, "</tbody></table></div>\n");
 }
 
 void gs_rp_sec_engines(rep *r)
 {
     gs_sb *sb = r->sb;
     gs_rp_section_open(sb, "engines", "Where the time goes");
-    gs_sb_puts(sb, "<p>Per engine, the share of the run each engine spent busy or stalled (time "
-                   "summed over cores, DMA also over its queues, divided by run time × cores × "
-                   "queues), for each kernel row's largest shape. The bottleneck is the engine on "
-                   "the critical path.</p>\n<p class=\"legend\">");
+    gs_sb_puts(sb,
+               "<p>Per engine, the share of the run each engine spent busy or stalled (time "
+               "summed over cores, divided by run time × cores; for DMA, busy is the DMA engines' "
+               "mean occupancy and its dependency waits are averaged over its queue IDs), for each "
+               "kernel row's largest shape. The bottleneck is the engine on "
+               "the critical path.</p>\n<p class=\"legend\">");
     for (int s = 0; s < 4; s++)
         gs_sb_printf(sb, "<span><b class=\"sw\" style=\"color:%s\">■</b> %s</span> ",
                      gs_svg_colour(s == 0   ? 3
@@ -398,11 +461,15 @@ void gs_rp_sec_engines(rep *r)
                 const cJSON *es = gs_rp_jget(eng, engine_names[e]);
                 gs_svg_text(sb, x0 - 4, y + 10, "end", NULL, engine_names[e]);
                 if (!es) continue;
-                double denom = t * cores * (strcmp(engine_names[e], "dma") ? 1 : dma_queues(r, g));
+                /* DMA: busy and port waits are the engine pool's occupancy (per core), the
+                 * dependency stalls are summed over its queue IDs */
+                const int is_dma = !strcmp(engine_names[e], "dma");
                 double acc = 0;
                 for (int s = 0; s < 4; s++) {
                     double v = gs_rp_jnum(es, stall_keys[s]);
                     if (!(v > 0)) continue;
+                    const double denom =
+                        t * cores * (is_dma && (s == 1 || s == 2) ? dma_queues(r, g) : 1);
                     double f = v / denom * 100;
                     if (acc + f > 100) f = 100 - acc;
                     if (f <= 0) continue;
@@ -436,6 +503,7 @@ void gs_rp_sec_engines(rep *r)
         gs_sb_puts(sb, "</tr>\n");
     }
     gs_sb_puts(sb, "</tbody></table></div>\n");
+    dma_table(r);
     gs_rp_section_close(sb);
 }
 
