@@ -565,6 +565,9 @@ gs_status gs_record_timeline(const char *trace_path, double total_ns, int max_sl
     for (size_t i = 0; i < nt; i++) {
         tl_track *t = &tracks[i];
         if (!t->n) continue; /* idle engines and queues: nothing to draw */
+        /* the DMA engines' shares repeat what the queue tracks show per transfer (the trace
+         * keeps them): the report's timeline draws the queues */
+        if (strstr(t->name, " dma engine ")) continue;
         qsort(t->s, t->n, sizeof *t->s, slice_cmp);
         /* Back-to-back slices of one opcode first, then wider gaps until the track is small
          * enough; the gap grows geometrically so this takes O(log) passes. */
