@@ -55,7 +55,7 @@ static gs_status build(gs_kb *kb, const gs_kernel_args *a)
     int64_t KC = TQ;
     int64_t DC = GS_MIN((int64_t)c->pe_rows, (int64_t)c->pe_cols);
     int64_t TK = GS_MIN((int64_t)c->moving_free_max, (int64_t)(c->psum_bank_bytes / 4));
-    if (a->param[0] > 0) TK = GS_MIN(TK, a->param[0]);
+    if (gs_kernel_param(a, "tk", 0) > 0) TK = GS_MIN(TK, gs_kernel_param(a, "tk", 0));
     TK = TK / KC * KC;
     if (TK <= 0)
         return gs_kb_fail(kb, GS_ERR_INVALID, "attention: tk must be at least %lld", (long long)KC);
@@ -64,7 +64,7 @@ static gs_status build(gs_kb *kb, const gs_kernel_args *a)
                           "unsupported: head dim %lld exceeds one PV matmul (moving free max %u, "
                           "PSUM bank %llu bytes)",
                           (long long)D, c->moving_free_max, (unsigned long long)c->psum_bank_bytes);
-    unsigned bufs = a->param[1] > 0 ? (unsigned)a->param[1] : 2;
+    unsigned bufs = gs_kernel_param(a, "bufs", 0) > 0 ? (unsigned)gs_kernel_param(a, "bufs", 0) : 2;
     int64_t nd = (D + DC - 1) / DC, nkc = (S + KC - 1) / KC;
     float scale = (float)(1.0 / sqrt((double)D));
 

@@ -21,8 +21,10 @@ static gs_status build(gs_kb *kb, const gs_kernel_args *a)
     int64_t C = a->dims[0], H = a->dims[1], W = a->dims[2], R = a->dims[3];
     int64_t OH = H / R, OW = W / R;
     size_t es = gs_dtype_size(a->dtype);
-    unsigned bufs = a->param[1] > 0 ? (unsigned)GS_MIN(a->param[1], (int64_t)64) : 2u;
-    int64_t chunk = a->param[0] > 0 ? a->param[0] : 8192;
+    unsigned bufs = gs_kernel_param(a, "bufs", 0) > 0
+                        ? (unsigned)GS_MIN(gs_kernel_param(a, "bufs", 0), (int64_t)64)
+                        : 2u;
+    int64_t chunk = gs_kernel_param(a, "chunk", 0) > 0 ? gs_kernel_param(a, "chunk", 0) : 8192;
     chunk = GS_MIN(chunk, (int64_t)c->max_free_sbuf);
     int64_t OHc = GS_MIN(OH, chunk / (R * W));
     if (OHc < 1)
@@ -121,8 +123,7 @@ const gs_kernel_def gs_kernel_avgpool2d = {
     .variants = {"default"},
     .n_params = 2,
     .param_names = {"chunk", "bufs"},
-    .param_help = {"input elements per partition per tile (0: 8192)",
-                   "buffers per pool (0: 2)"},
+    .param_help = {"input elements per partition per tile (0: 8192)", "buffers per pool (0: 2)"},
     .check_shapes = {{4, {128, 16, 16, 2}}, {4, {200, 17, 23, 3}}, {4, {1, 3, 3, 3}}},
     .perf_shapes = {{4, {512, 224, 224, 2}}, {4, {8192, 64, 64, 4}}},
     .dtypes = (1u << GS_BF16) | (1u << GS_FP32) | (1u << GS_FP16),

@@ -45,8 +45,8 @@ static int tensors(const gs_kernel_args *a, gs_tensor_decl *t, int max, gs_error
         const char *name;
         gs_tensor_kind kind;
         int64_t r, c;
-    } spec[3] = {{"AT", GS_TENSOR_INPUT, K, M}, {"B", GS_TENSOR_INPUT, K, N},
-                 {"C", GS_TENSOR_OUTPUT, M, N}};
+    } spec[3] = {
+        {"AT", GS_TENSOR_INPUT, K, M}, {"B", GS_TENSOR_INPUT, K, N}, {"C", GS_TENSOR_OUTPUT, M, N}};
     for (int i = 0; i < 3; i++) {
         snprintf(t[i].name, sizeof t[i].name, "%s", spec[i].name);
         t[i].kind = spec[i].kind;

@@ -16,9 +16,9 @@ static gs_status build(gs_kb *kb, const gs_kernel_args *a)
     const gs_caps *c = gs_kb_caps(kb);
     const gs_tensor *A = &a->t[0], *B = &a->t[1], *C = &a->t[2];
     int64_t R = a->dims[0], W = a->dims[1];
-    unsigned bufs = a->param[1] > 0 ? (unsigned)a->param[1] : 2;
+    unsigned bufs = gs_kernel_param(a, "bufs", 0) > 0 ? (unsigned)gs_kernel_param(a, "bufs", 0) : 2;
     size_t es = gs_dtype_size(a->dtype);
-    int64_t chunk = a->param[0];
+    int64_t chunk = gs_kernel_param(a, "chunk", 0);
     if (chunk <= 0) {
         /* three pools (a, b, out) of `bufs` buffers in SBUF */
         int64_t fit = (int64_t)(c->sbuf_partition_bytes / (3u * bufs * es));
@@ -78,7 +78,8 @@ static int tensors(const gs_kernel_args *a, gs_tensor_decl *t, int max, gs_error
 static void reference(const gs_kernel_args *a, const double *const *in, double *const *out)
 {
     int64_t n = a->dims[0] * a->dims[1];
-    for (int64_t i = 0; i < n; i++) out[0][i] = in[0][i] + in[1][i];
+    for (int64_t i = 0; i < n; i++)
+        out[0][i] = in[0][i] + in[1][i];
 }
 
 const gs_kernel_def gs_kernel_elementwise_add = {

@@ -27,9 +27,10 @@ static gs_status build(gs_kb *kb, const gs_kernel_args *a)
     if (V > (int64_t)UINT32_MAX)
         return gs_kb_fail(kb, GS_ERR_INVALID, "embedding: V=%lld rows is too many for one view",
                           (long long)V);
-    unsigned bufs = a->param[1] > 0 ? (unsigned)a->param[1] : 2;
+    unsigned bufs = gs_kernel_param(a, "bufs", 0) > 0 ? (unsigned)gs_kernel_param(a, "bufs", 0) : 2;
     size_t es = gs_dtype_size(a->dtype);
-    int64_t dchunk = a->param[0] > 0 ? a->param[0] : EMB_DEFAULT_DCHUNK_CAP;
+    int64_t dchunk = gs_kernel_param(a, "dchunk", 0) > 0 ? gs_kernel_param(a, "dchunk", 0)
+                                                         : EMB_DEFAULT_DCHUNK_CAP;
     dchunk = GS_MIN(dchunk, D);
     gs_pool *pi = gs_pool_create(kb, GS_MEM_SBUF, "idx", bufs, 4);
     gs_pool *py = gs_pool_create(kb, GS_MEM_SBUF, "rows", bufs, (uint64_t)dchunk * es);
@@ -90,7 +91,8 @@ static void reference(const gs_kernel_args *a, const double *const *in, double *
     int64_t N = a->dims[0], D = a->dims[2];
     for (int64_t n = 0; n < N; n++) {
         int64_t r = (int64_t)in[1][n];
-        for (int64_t d = 0; d < D; d++) out[0][n * D + d] = in[0][r * D + d];
+        for (int64_t d = 0; d < D; d++)
+            out[0][n * D + d] = in[0][r * D + d];
     }
 }
 

@@ -83,12 +83,14 @@ static gs_status build(gs_kb *kb, const gs_kernel_args *a)
     /* enough chunks in flight to keep several DMA queues busy: with only two buffers a
      * load and a store of 1 MiB tiles occupy 2-4 of the core's queues (measured: 2.6x slower
      * on gen2 at 8192x8192) */
-    unsigned bufs = a->param[1] > 0 ? (unsigned)a->param[1] : GS_MAX(2u, c->dma_queues / 2);
+    unsigned bufs = gs_kernel_param(a, "bufs", 0) > 0 ? (unsigned)gs_kernel_param(a, "bufs", 0)
+                                                      : GS_MAX(2u, c->dma_queues / 2);
     size_t es = gs_dtype_size(a->dtype);
     gs_engine eng = GS_ENG_VECTOR;
-    if (gs_pick_engine(kb, "fused_elementwise", a->param[2], GS_ENG_VECTOR, &eng) != GS_OK)
+    if (gs_pick_engine(kb, "fused_elementwise", gs_kernel_param(a, "engine", 0), GS_ENG_VECTOR,
+                       &eng) != GS_OK)
         return gs_kb_status(kb);
-    int64_t chunk = a->param[0];
+    int64_t chunk = gs_kernel_param(a, "chunk", 0);
     if (chunk <= 0) {
         /* two pools (x, y) of `bufs` buffers; leave a little for the a/b columns */
         int64_t fit = (int64_t)((c->sbuf_partition_bytes - 1024) / (2u * bufs * es));

@@ -30,13 +30,15 @@ static gs_status build(gs_kb *kb, const gs_kernel_args *a)
     const gs_caps *c = gs_kb_caps(kb);
     const gs_tensor *X = &a->t[0], *G = &a->t[1], *Bt = &a->t[2], *Y = &a->t[3];
     int64_t R = a->dims[0], D = a->dims[1];
-    const int bufs_given = a->param[1] > 0;
-    unsigned bufs = bufs_given ? (unsigned)a->param[1] : 2;
+    const int bufs_given = gs_kernel_param(a, "bufs", 0) > 0;
+    unsigned bufs = bufs_given ? (unsigned)gs_kernel_param(a, "bufs", 0) : 2;
     size_t es = gs_dtype_size(a->dtype);
     gs_engine eng = GS_ENG_SCALAR;
-    if (gs_pick_engine(kb, "layernorm", a->param[2], GS_ENG_SCALAR, &eng) != GS_OK)
+    if (gs_pick_engine(kb, "layernorm", gs_kernel_param(a, "engine", 0), GS_ENG_SCALAR, &eng) !=
+        GS_OK)
         return gs_kb_status(kb);
-    int64_t chunk = a->param[0] > 0 ? a->param[0] : LN_DEFAULT_CHUNK_CAP;
+    int64_t chunk =
+        gs_kernel_param(a, "chunk", 0) > 0 ? gs_kernel_param(a, "chunk", 0) : LN_DEFAULT_CHUNK_CAP;
     chunk = GS_MIN(GS_MIN(chunk, D), (int64_t)c->max_free_sbuf);
     int64_t nch = (D + chunk - 1) / chunk;
     if (3 * nch > (int64_t)c->max_free_sbuf)

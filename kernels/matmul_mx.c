@@ -35,7 +35,7 @@
 #include <string.h>
 
 enum { V_MXFP8, V_MXFP4 };
-enum { P_NB, N_PARAMS };
+enum { N_PARAMS = 1 }; /* nb */
 
 #define LANES 4 /* values per x4 element */
 #define GROUP 32
@@ -45,10 +45,10 @@ typedef struct mx_state {
     gs_kb *kb;
     const gs_caps *c;
     int64_t M, K, N;
-    int64_t TK;       /* values per K-tile (mx_k) */
-    int64_t KT;       /* K-tiles */
-    int64_t TN;       /* output tile columns */
-    gs_pool *ld, *il; /* bf16 staging: contiguous load, interleaved */
+    int64_t TK;                                    /* values per K-tile (mx_k) */
+    int64_t KT;                                    /* K-tiles */
+    int64_t TN;                                    /* output tile columns */
+    gs_pool *ld, *il;                              /* bf16 staging: contiguous load, interleaved */
     unsigned q_store_n, q_next_load, q_next_store; /* loads and stores on disjoint queues */
 } mx_state;
 
@@ -164,7 +164,8 @@ static gs_status build(gs_kb *kb, const gs_kernel_args *a)
     uint64_t apan = 2u * (uint64_t)(s.KT * TM) * (ses + 1u);
     int64_t avail = (int64_t)c->sbuf_partition_bytes - (int64_t)(stage + outb + apan);
     int64_t per_col = s.KT * (int64_t)(gs_dtype_size(GS_FP8_E4M3_X4) + 1);
-    int64_t NB = a->param[P_NB] > 0 ? a->param[P_NB] : (avail > 0 ? avail / per_col : 0);
+    int64_t NB = gs_kernel_param(a, "nb", 0) > 0 ? gs_kernel_param(a, "nb", 0)
+                                                 : (avail > 0 ? avail / per_col : 0);
     NB = NB / s.TN * s.TN;
     if (NB < s.TN) NB = s.TN;
     NB = GS_MIN(NB, (s.N + s.TN - 1) / s.TN * s.TN);

@@ -29,7 +29,7 @@ static void elementwise_pass(gs_kb *kb, const gs_kernel_args *a, const gs_tensor
 {
     const gs_caps *c = gs_kb_caps(kb);
     int64_t F = a->dims[2], T = a->dims[0];
-    int64_t chunk = a->param[4] > 0 ? a->param[4] : 2048;
+    int64_t chunk = gs_kernel_param(a, "chunk", 0) > 0 ? gs_kernel_param(a, "chunk", 0) : 2048;
     chunk = GS_MIN(GS_MIN(chunk, T), (int64_t)c->max_free_sbuf);
     gs_pool *pin =
         gs_pool_create(kb, GS_MEM_SBUF, "in", 2, (uint64_t)chunk * gs_dtype_size(src->dtype));

@@ -24,9 +24,9 @@ static gs_status build(gs_kb *kb, const gs_kernel_args *a)
     const gs_tensor *X = &a->t[0], *Y = &a->t[1];
     int64_t R = a->dims[0], W = a->dims[1];
     gs_alu op = a->variant == RED_MAX ? GS_ALU_MAX : GS_ALU_ADD;
-    unsigned bufs = a->param[1] > 0 ? (unsigned)a->param[1] : 2;
+    unsigned bufs = gs_kernel_param(a, "bufs", 0) > 0 ? (unsigned)gs_kernel_param(a, "bufs", 0) : 2;
     size_t es = gs_dtype_size(a->dtype);
-    int64_t chunk = a->param[0];
+    int64_t chunk = gs_kernel_param(a, "chunk", 0);
     if (chunk <= 0) {
         /* most of SBUF goes to the input pool; the partials and output tiles are tiny */
         int64_t fit = (int64_t)(c->sbuf_partition_bytes / 2 / (bufs * es));

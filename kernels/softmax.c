@@ -27,7 +27,8 @@
 
 enum { SM_THREE_PASS, SM_FUSED, SM_FUSED_VEXP };
 
-#define SM_DEFAULT_CHUNK_CAP 2048 /* elements per instruction: amortises the ~64-cycle issue cost */
+#define SM_DEFAULT_CHUNK_CAP 2048 /* elements per instruction: amortises the ~64-cycle issue cost  \
+                                   */
 
 static gs_status build(gs_kb *kb, const gs_kernel_args *a)
 {
@@ -39,9 +40,11 @@ static gs_status build(gs_kb *kb, const gs_kernel_args *a)
                           "unsupported: vector exponential (the target has no exponential op)");
     int fused = a->variant == SM_FUSED || a->variant == SM_FUSED_VEXP;
     /* several chunks in flight so more than a couple of DMA queues work at once */
-    unsigned bufs = a->param[1] > 0 ? (unsigned)a->param[1] : GS_MAX(2u, c->dma_queues / 4);
+    unsigned bufs = gs_kernel_param(a, "bufs", 0) > 0 ? (unsigned)gs_kernel_param(a, "bufs", 0)
+                                                      : GS_MAX(2u, c->dma_queues / 4);
     size_t es = gs_dtype_size(a->dtype);
-    int64_t chunk = a->param[0] > 0 ? a->param[0] : SM_DEFAULT_CHUNK_CAP;
+    int64_t chunk =
+        gs_kernel_param(a, "chunk", 0) > 0 ? gs_kernel_param(a, "chunk", 0) : SM_DEFAULT_CHUNK_CAP;
     chunk = GS_MIN(GS_MIN(chunk, W), (int64_t)c->max_free_sbuf);
     int64_t nch = (W + chunk - 1) / chunk;
     if (nch > (int64_t)c->max_free_sbuf)

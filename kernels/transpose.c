@@ -18,7 +18,9 @@ static gs_status build(gs_kb *kb, const gs_kernel_args *a)
     const gs_tensor *X = &a->t[0], *Y = &a->t[1];
     int64_t R = a->dims[0], C = a->dims[1];
     size_t es = gs_dtype_size(a->dtype);
-    unsigned bufs = a->param[1] > 0 ? (unsigned)GS_MIN(a->param[1], (int64_t)64) : 2u;
+    unsigned bufs = gs_kernel_param(a, "bufs", 0) > 0
+                        ? (unsigned)GS_MIN(gs_kernel_param(a, "bufs", 0), (int64_t)64)
+                        : 2u;
     int64_t TP = GS_MIN((int64_t)c->pe_rows, (int64_t)c->partitions);
     int64_t TF = GS_MIN((int64_t)c->pe_cols, (int64_t)c->partitions);
     if (a->variant == V_DMA) {
@@ -46,7 +48,7 @@ static gs_status build(gs_kb *kb, const gs_kernel_args *a)
         return gs_kb_fail(kb, GS_ERR_UNSUPPORTED, "unsupported: %s transpose on the tensor engine",
                           gs_dtype_name(a->dtype));
     /* a strip: several blocks side by side, so each load descriptor carries a longer row */
-    int64_t TS = a->param[0] > 0 ? a->param[0] : 4 * TF;
+    int64_t TS = gs_kernel_param(a, "ts", 0) > 0 ? gs_kernel_param(a, "ts", 0) : 4 * TF;
     TS = GS_MAX(TF, TS / TF * TF);
     gs_pool *px = gs_pool_create(kb, GS_MEM_SBUF, "x", bufs, (uint64_t)TS * es);
     gs_pool *po = gs_pool_create(kb, GS_MEM_SBUF, "y", bufs * 2, (uint64_t)TP * es);
@@ -94,7 +96,8 @@ static void reference(const gs_kernel_args *a, const double *const *in, double *
 {
     int64_t R = a->dims[0], C = a->dims[1];
     for (int64_t r = 0; r < R; r++)
-        for (int64_t c = 0; c < C; c++) out[0][c * R + r] = in[0][r * C + c];
+        for (int64_t c = 0; c < C; c++)
+            out[0][c * R + r] = in[0][r * C + c];
 }
 
 const gs_kernel_def gs_kernel_transpose = {
