@@ -1,5 +1,5 @@
 /*
- * model.cpp - the C facade of gs/model.h over the SystemC chip model: validation, elaboration,
+ * model.cpp - the C facade of gs/model.h over the SystemC chip model: elaboration,
  * the run, deadlock/timeout diagnosis, and the forked isolated run. Statistics are computed in
  * plain C from the run's timeline (gs/stats.h).
  */
@@ -81,40 +81,6 @@ std::string describe(const Run &r, uint32_t i)
     snprintf(buf, sizeof buf, "#%u %s (%s, %s:%d)", i, gs_opcode_name(in->op),
              stream_name(r, r.instr(i).stream).c_str(), in->file ? in->file : "?", in->line);
     return buf;
-}
-
-gs_status validate(const gs_config *cfg, const gs_program *p, gs_error *err)
-{
-    const unsigned cores = (unsigned)cfg->cores.v, queues = (unsigned)cfg->dma.queues.v;
-    const size_t n = gs_program_count(p);
-    for (size_t i = 0; i < n; ++i) {
-        const gs_instr *in = gs_program_instr(p, i);
-        const char *op = gs_opcode_name(in->op);
-        if (in->core >= cores)
-            return gs_error_set(err, GS_ERR_INVALID, in->file, in->line, 0,
-                                "instruction %zu (%s) runs on core %u but the chip has %u cores", i,
-                                op, in->core, cores);
-        if ((unsigned)in->engine >= (unsigned)GS_ENGINE_COUNT)
-            return gs_error_set(err, GS_ERR_INVALID, in->file, in->line, 0,
-                                "instruction %zu (%s) has an invalid engine %d", i, op,
-                                (int)in->engine);
-        if (!gs_config_has_engine(cfg, in->engine))
-            return gs_error_set(err, GS_ERR_UNSUPPORTED, in->file, in->line, 0,
-                                "instruction %zu (%s) needs the %s engine, which %s does not have",
-                                i, op, gs_engine_name(in->engine),
-                                cfg->name ? cfg->name : "this config");
-        const bool dma_op = in->op == GS_OP_DMA_COPY || in->op == GS_OP_DMA_TRANSPOSE;
-        if (dma_op != (in->engine == GS_ENG_DMA))
-            return gs_error_set(err, GS_ERR_INVALID, in->file, in->line, 0,
-                                "instruction %zu (%s) cannot run on the %s engine", i, op,
-                                gs_engine_name(in->engine));
-        if (in->engine == GS_ENG_DMA && in->queue >= queues)
-            return gs_error_set(
-                err, GS_ERR_INVALID, in->file, in->line, 0,
-                "instruction %zu (%s) uses DMA queue %u but a core has %u queue IDs", i, op,
-                in->queue, queues);
-    }
-    return GS_OK;
 }
 
 /* Names the stuck streams: what each waits for. */
@@ -238,7 +204,7 @@ gs_status gs_model_run(gs_model *m, const gs_program *p, gs_mem *mem, const gs_r
         return gs_error_set(err, GS_ERR_USAGE, nullptr, 0, 0,
                             "gs_model_run: SystemC can elaborate only one model per process; use "
                             "gs_model_run_isolated for further runs");
-    gs_status st = validate(m->cfg, p, err);
+    gs_status st = gs_program_validate(p, m->cfg, err);
     if (st != GS_OK) return st;
     g_ran = true;
 
