@@ -9,7 +9,7 @@
 
 #include "gs/exec.h"
 #include "gs/isa.h"
-#include "gs/model.h"
+#include "gs/stats.h"
 #include "suite.h"
 
 #ifdef __cplusplus
