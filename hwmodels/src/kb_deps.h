@@ -1,0 +1,74 @@
+/*
+ * kb_deps.h - private to the kernel builder: the builder's state (kb.c) and the dependency
+ * tracker (deps.c) it calls. Not installed; kernels use gs/kernel.h.
+ */
+#ifndef GS_KB_DEPS_H
+#define GS_KB_DEPS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gs/kernel.h"
+
+/* The tracker of one program, shared by the builders of its cores (deps.c). Region histories
+ * are private to deps.c; the builder reads the per-buffer tile extents and release marks. */
+struct region;
+typedef struct tracker {
+    struct region *hbm;
+    size_t n_hbm;
+    struct region *buf;
+    size_t n_buf;
+    /* per-buffer extent of the tile currently allocated in it */
+    uint32_t *tile_parts;
+    uint64_t *tile_bytes;
+    uint8_t *released; /* the buffer's pool was released: its tiles may not be used again */
+    size_t n_tile;
+} tracker;
+
+struct gs_pool {
+    gs_kb *kb;
+    gs_memspace space;
+    char name[32];
+    unsigned bufs;
+    uint64_t bytes; /* per buffer, per partition */
+    uint64_t base;
+    unsigned next;
+    int32_t first_buffer;
+    size_t stack_index;
+};
+
+struct gs_kb {
+    gs_program *p;
+    const gs_config *cfg;
+    gs_caps caps;
+    unsigned core;
+    gs_error err;
+    int failed;
+    gs_pool **pools;
+    size_t n_pools, cap_pools;
+    uint64_t top[GS_MEMSPACE_COUNT];
+    unsigned rr_queue;
+    tracker *tr;
+    uint32_t *deps;
+    size_t n_deps, cap_deps;
+    uint32_t *match[2]; /* collect(): matches in the write and read lists */
+    size_t match_n[2], match_cap[2];
+    int indexed;    /* index long HBM lists (0: scan them in full, the reference behaviour) */
+    uint32_t *cand; /* an indexed scan's candidate positions */
+    size_t cand_n, cand_cap;
+};
+
+/* Free a tracker (the program's builder-state destructor). */
+void gs_kb_tracker_free(void *t);
+/* Grow the per-buffer arrays to cover buffer id; 0 on OOM. */
+int gs_kb_tracker_note_buffer(tracker *t, int32_t id);
+/* A new pool's buffers take over the histories of released buffers they overlap; 0 on OOM. */
+int gs_kb_inherit_history(gs_kb *kb, const gs_pool *pool);
+/* Derive the dependencies of `in` (checked operands) from the regions it touches, append it to
+ * the program with them and record its accesses; 0 on OOM. */
+int gs_kb_deps_append(gs_kb *kb, gs_instr *in);
+/* Bounding box of an access pattern in region units: bytes within a partition (SBUF/PSUM) or
+ * elements (HBM). */
+void gs_kb_ap_bbox(const gs_ap *a, int64_t *lo, int64_t *hi);
+
+#endif
