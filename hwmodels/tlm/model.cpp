@@ -240,6 +240,7 @@ gs_status gs_model_run(gs_model *m, const gs_program *p, gs_mem *mem, const gs_r
         else
             sc_core::sc_start();
     } catch (const std::exception &e) {
+        r.hbm_counter.reset();
         r.trace.close(nullptr);
         return gs_error_set(err, GS_ERR_INTERNAL, nullptr, 0, 0, "SystemC: %s", e.what());
     }
@@ -275,6 +276,7 @@ gs_status gs_model_run(gs_model *m, const gs_program *p, gs_mem *mem, const gs_r
     r.hbm_rate_flush(UINT64_MAX);
     if (r.hbm_counter) r.hbm_counter->finish();
     gs_error terr;
+    r.hbm_counter.reset(); /* the trace owns the counter's state */
     if (r.trace.close(&terr) != GS_OK && st == GS_OK) {
         st = terr.code;
         if (err) *err = terr;
