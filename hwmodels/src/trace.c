@@ -43,7 +43,6 @@ struct gs_trace {
     uint64_t next_flow;
     slice *slices; /* slot index % GS_TRACE_FLOW_WINDOW */
     gs_trace_rate *rates;
-    size_t root_len; /* source_root_len() */
 };
 
 /* Decimal digits of v (hot path: no printf). */
@@ -82,24 +81,6 @@ static void put_us(gs_sb *sb, uint64_t ps)
     gs_sb_putn(sb, frac, sizeof frac);
 }
 
-/* The repository root as this file was compiled (its path minus hwmodels/src/trace.c), so
- * kernel sources recorded with absolute __FILE__ paths appear relative in the trace. 0 when the
- * build gave relative paths. */
-static size_t source_root_len(void)
-{
-    static const char self[] = __FILE__;
-    static const char tail[] = "hwmodels/src/trace.c";
-    const size_t n = sizeof self - 1, t = sizeof tail - 1;
-    if (n > t && !strcmp(self + n - t, tail) && self[0] == '/') return n - t;
-    return 0;
-}
-
-static const char *relative_source(const gs_trace *t, const char *file)
-{
-    if (file && t->root_len && !strncmp(file, __FILE__, t->root_len)) return file + t->root_len;
-    return file;
-}
-
 gs_trace *gs_trace_open(const char *path, gs_error *err)
 {
     gs_trace *t = gs_calloc(1, sizeof *t);
@@ -130,7 +111,6 @@ gs_trace *gs_trace_open(const char *path, gs_error *err)
     gs_sb_init(&t->sb);
     t->first = 1;
     t->next_flow = 1;
-    t->root_len = source_root_len();
     if (fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n", t->f) == EOF) t->io_error = 1;
     return t;
 }
@@ -253,7 +233,7 @@ void gs_trace_complete(gs_trace *t, int pid, int tid, const char *name, uint64_t
     }
     gs_sb_puts(sb, "],\"src\":");
     char src[GS_ERROR_FILE_MAX + 24];
-    format_src(src, sizeof src, relative_source(t, file), line);
+    format_src(src, sizeof src, file, line);
     gs_sb_json_str(sb, src);
     if (port_wait_ps) {
         gs_sb_puts(sb, ",\"hbm_wait_us\":");

@@ -13,7 +13,8 @@
  * all its dependencies in args.deps. To place the flows the writer remembers the track and start
  * of the slices of the last GS_TRACE_FLOW_WINDOW instruction indices (a fixed window, so memory
  * stays bounded however long the trace): a dependency further back in the program keeps its
- * entry in args.deps but gets no arrow. Source paths ("src") are relative to the repository root.
+ * entry in args.deps but gets no arrow. Source paths ("src") are the instructions' file names:
+ * relative to the repository root, as the build maps __FILE__ (-ffile-prefix-map).
  *
  * Plain C (no SystemC): the SystemC layer calls it as instructions complete.
  */
