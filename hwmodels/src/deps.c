@@ -1,6 +1,6 @@
 /*
- * deps.c - the kernel builder's dependency tracker (kb_deps.h): derives the dependencies of each
- * instruction the builder (kb.c) emits.
+ * deps.c - the kernel builder's dependency tracker (kb_internal.h): derives the dependencies of
+ * each instruction the builder (kb.c) emits.
  *
  * Dependencies: every region (an HBM tensor, or one SBUF/PSUM pool buffer) keeps a list of the
  * accesses made to it. A new instruction depends on earlier writes that overlap what it reads
@@ -18,7 +18,7 @@
  * that does not grow with the program. Dropped accesses stay in an indexed list as tombstones
  * until they are half of it (then the list is compacted and the index rebuilt when next needed).
  */
-#include "kb_deps.h"
+#include "kb_internal.h"
 
 #include <stdlib.h>
 #include <string.h>

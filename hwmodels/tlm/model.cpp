@@ -21,7 +21,6 @@
 #include <systemc>
 
 #include "chip.h"
-#include "gs/cost.h"
 #include "gs/strbuf.h"
 #include "run_state.h"
 

@@ -1,9 +1,10 @@
 /*
- * kb_deps.h - private to the kernel builder: the builder's state (kb.c) and the dependency
- * tracker (deps.c) it calls. Not installed; kernels use gs/kernel.h.
+ * kb_internal.h - private to the kernel builder: the builder's state and the calls between its
+ * parts (kb.c: pools, tiles, emission; kb_ops.c: the instruction API; deps.c: the dependency
+ * tracker). Not installed; kernels use gs/kernel.h.
  */
-#ifndef GS_KB_DEPS_H
-#define GS_KB_DEPS_H
+#ifndef GS_KB_INTERNAL_H
+#define GS_KB_INTERNAL_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -57,6 +58,22 @@ struct gs_kb {
     uint32_t *cand; /* an indexed scan's candidate positions */
     size_t cand_n, cand_cap;
 };
+
+/* Record the builder's first error (later ones are dropped); returns the recorded code. */
+gs_status gs_kb_failf(gs_kb *kb, const char *file, int line, gs_status code, const char *fmt, ...)
+    GS_PRINTF(5, 6);
+/* Check one operand `what` of `in`: that it is valid and on this core (gs_kb_check_ap), and
+ * that a compute engine can address its partitions (gs_kb_check_alignment). */
+gs_status gs_kb_check_ap(gs_kb *kb, const char *file, int line, const gs_instr *in, const gs_ap *a,
+                         const char *what);
+gs_status gs_kb_check_alignment(gs_kb *kb, const char *file, int line, const gs_instr *in,
+                                const gs_ap *a, const char *what);
+/* Validate the operands of `in` (filled by an operation of kb_ops.c), derive its dependencies and
+ * append it to the program; the builder's status. */
+gs_status gs_kb_emit(gs_kb *kb, const char *file, int line, gs_instr *in);
+/* The common one-output, one-input form. */
+gs_status gs_kb_emit_out_in(gs_kb *kb, const char *file, int line, gs_instr *in, gs_ap out,
+                            gs_ap src);
 
 /* Free a tracker (the program's builder-state destructor). */
 void gs_kb_tracker_free(void *t);
