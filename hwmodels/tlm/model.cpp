@@ -1,17 +1,11 @@
 /*
  * model.cpp - the C facade of gs/model.h over the SystemC chip model: elaboration,
- * the run, deadlock/timeout diagnosis, and the forked isolated run. Statistics are computed in
- * plain C from the run's timeline (gs/stats.h).
+ * the run and deadlock/timeout diagnosis. Statistics are computed in plain C from the run's
+ * timeline (gs/stats.h).
  */
 #include "gs/model.h"
 
-#include <sys/mman.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -201,8 +195,8 @@ gs_status gs_model_run(gs_model *m, const gs_program *p, gs_mem *mem, const gs_r
                             "gs_model_run: functional mode needs memory");
     if (g_ran)
         return gs_error_set(err, GS_ERR_USAGE, nullptr, 0, 0,
-                            "gs_model_run: SystemC can elaborate only one model per process; use "
-                            "gs_model_run_isolated for further runs");
+                            "gs_model_run: SystemC can elaborate only one model per process; run "
+                            "each further program in its own process");
     gs_status st = gs_program_validate(p, m->cfg, err);
     if (st != GS_OK) return st;
     g_ran = true;
@@ -280,134 +274,6 @@ gs_status gs_model_run(gs_model *m, const gs_program *p, gs_mem *mem, const gs_r
         st = terr.code;
         if (err) *err = terr;
     }
-    return st;
-}
-
-/* ---- isolated runs: fork, run in the child, results back through shared memory ---- */
-
-namespace
-{
-struct IsoResult {
-    gs_status status;
-    int finished;
-    gs_error err;
-    gs_run_stats stats;
-};
-
-size_t output_bytes(const gs_program *p)
-{
-    size_t total = 0;
-    for (size_t t = 0; t < gs_program_tensor_count(p); ++t) {
-        const gs_tensor_info *ti = gs_program_tensor(p, (int32_t)t);
-        if (ti && ti->kind == GS_TENSOR_OUTPUT) total += (size_t)ti->bytes;
-    }
-    return total;
-}
-
-/* Copy the output tensors between mem and a flat buffer (to_buf: mem -> buf). */
-void copy_outputs(const gs_program *p, gs_mem *mem, unsigned char *buf, bool to_buf)
-{
-    size_t off = 0;
-    for (size_t t = 0; t < gs_program_tensor_count(p); ++t) {
-        const gs_tensor_info *ti = gs_program_tensor(p, (int32_t)t);
-        if (!ti || ti->kind != GS_TENSOR_OUTPUT) continue;
-        void *data = gs_mem_tensor(mem, (int32_t)t);
-        if (data && ti->bytes) {
-            if (to_buf)
-                memcpy(buf + off, data, (size_t)ti->bytes);
-            else
-                memcpy(data, buf + off, (size_t)ti->bytes);
-        }
-        off += (size_t)ti->bytes;
-    }
-}
-
-/* Parent-side guard for a child that stops responding: well past the run's own wall limit. */
-constexpr double kChildGraceFactor = 2.0;
-constexpr double kChildGraceSeconds = 10.0;
-} // namespace
-
-extern "C" gs_status gs_model_run_isolated(const gs_config *cfg, const gs_program *p, gs_mem *mem,
-                                           const gs_run_opts *opts, gs_run_stats *stats,
-                                           gs_error *err)
-{
-    gs_error_clear(err);
-    if (stats) memset(stats, 0, sizeof *stats);
-    if (!cfg || !p)
-        return gs_error_set(err, GS_ERR_USAGE, nullptr, 0, 0,
-                            "gs_model_run_isolated: no config or program");
-    const bool functional = opts ? opts->functional != 0 : mem != nullptr;
-    if (functional && !mem)
-        return gs_error_set(err, GS_ERR_USAGE, nullptr, 0, 0,
-                            "gs_model_run_isolated: functional mode needs memory");
-    const size_t out_bytes = functional ? output_bytes(p) : 0;
-    const size_t size = sizeof(IsoResult) + out_bytes;
-    void *shm = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (shm == MAP_FAILED)
-        return gs_error_set(err, GS_ERR_NOMEM, nullptr, 0, 0,
-                            "cannot map %zu bytes for the model run: %s", size, strerror(errno));
-    IsoResult *res = (IsoResult *)shm;
-    res->status = GS_ERR_INTERNAL;
-    res->finished = 0;
-    fflush(stdout);
-    fflush(stderr);
-    pid_t pid = fork();
-    if (pid < 0) {
-        munmap(shm, size);
-        return gs_error_set(err, GS_ERR_INTERNAL, nullptr, 0, 0, "fork failed: %s",
-                            strerror(errno));
-    }
-    if (pid == 0) {
-        gs_error_clear(&res->err);
-        gs_model *m = gs_model_create(cfg, &res->err);
-        gs_status st = m ? gs_model_run(m, p, mem, opts, &res->stats, &res->err) : res->err.code;
-        if (functional) copy_outputs(p, mem, (unsigned char *)shm + sizeof(IsoResult), true);
-        res->status = st;
-        res->finished = 1;
-        fflush(stdout);
-        fflush(stderr);
-        _exit(0); /* no atexit handlers, no SystemC teardown */
-    }
-    int wstatus = 0;
-    bool killed = false;
-    if (opts && opts->wall_limit_s > 0) {
-        struct timespec t0, now, nap = {0, 1000000};
-        clock_gettime(CLOCK_MONOTONIC, &t0);
-        const double deadline = opts->wall_limit_s * kChildGraceFactor + kChildGraceSeconds;
-        for (;;) {
-            pid_t w = waitpid(pid, &wstatus, WNOHANG);
-            if (w == pid || (w < 0 && errno != EINTR)) break;
-            clock_gettime(CLOCK_MONOTONIC, &now);
-            if ((double)(now.tv_sec - t0.tv_sec) + 1e-9 * (double)(now.tv_nsec - t0.tv_nsec) >
-                deadline) {
-                kill(pid, SIGKILL);
-                while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
-                }
-                killed = true;
-                break;
-            }
-            nanosleep(&nap, nullptr);
-        }
-    } else {
-        while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
-        }
-    }
-    gs_status st;
-    if (killed) {
-        st = gs_error_set(err, GS_ERR_TIMEOUT, nullptr, 0, 0,
-                          "model run did not finish within %g s of wall-clock time; killed",
-                          opts->wall_limit_s);
-    } else if (!res->finished || !WIFEXITED(wstatus)) {
-        st = gs_error_set(err, GS_ERR_INTERNAL, nullptr, 0, 0, "model run crashed (%s %d)",
-                          WIFSIGNALED(wstatus) ? "signal" : "exit status",
-                          WIFSIGNALED(wstatus) ? WTERMSIG(wstatus) : WEXITSTATUS(wstatus));
-    } else {
-        st = res->status;
-        if (err) *err = res->err;
-        if (stats) *stats = res->stats;
-        if (functional) copy_outputs(p, mem, (unsigned char *)shm + sizeof(IsoResult), false);
-    }
-    munmap(shm, size);
     return st;
 }
 

@@ -4,9 +4,9 @@
  * destroy. Usable from C (harness, tests) without any SystemC include.
  *
  * SystemC elaborates once per process and cannot be reset, so a process runs at most one
- * program through gs_model_run(); a second call fails with GS_ERR_USAGE. gs_model_run_isolated()
- * runs in a forked child and returns its results, for callers (tests) that need several runs
- * in one process.
+ * program through gs_model_run(); a second call fails with GS_ERR_USAGE. Callers that need
+ * several runs start a process per run (the sweep runs each job in a forked child; the tests
+ * use tests/support/isolated_run.h).
  */
 #ifndef GS_MODEL_H
 #define GS_MODEL_H
@@ -38,11 +38,6 @@ void gs_model_free(gs_model *m); /* NULL ok */
  * statistics are filled as far as the run got. */
 gs_status gs_model_run(gs_model *m, const gs_program *p, gs_mem *mem, const gs_run_opts *opts,
                        gs_run_stats *stats, gs_error *err);
-
-/* Create a model and run in a forked child; stats, err and (functional mode) the output tensors'
- * bytes come back to the parent's mem. A crash of the child is GS_ERR_INTERNAL. */
-gs_status gs_model_run_isolated(const gs_config *cfg, const gs_program *p, gs_mem *mem,
-                                const gs_run_opts *opts, gs_run_stats *stats, gs_error *err);
 
 #ifdef __cplusplus
 }
