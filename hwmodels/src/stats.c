@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "gs/cost.h"
+#include "gs/strbuf.h"
 
 gs_status gs_timeline_init(gs_timeline *tl, size_t n, unsigned cores, unsigned queues,
                            unsigned dma_engines, gs_error *err)
@@ -25,13 +26,16 @@ gs_status gs_timeline_init(gs_timeline *tl, size_t n, unsigned cores, unsigned q
     tl->instr = gs_calloc(n ? n : 1, sizeof *tl->instr);
     tl->stream = gs_calloc((size_t)cores * tl->streams_per_core, sizeof *tl->stream);
     tl->dma = gs_calloc((size_t)cores * dma_engines, sizeof *tl->dma);
-    if (!tl->instr || !tl->stream || !tl->dma) {
+    tl->wait = gs_calloc((size_t)cores * tl->streams_per_core, sizeof *tl->wait);
+    if (!tl->instr || !tl->stream || !tl->dma || !tl->wait) {
         gs_timeline_free(tl);
         return gs_error_set(err, GS_ERR_NOMEM, NULL, 0, 0,
                             "out of memory for the timeline of %zu instructions", n);
     }
     for (size_t i = 0; i < n; ++i)
         tl->instr[i].pred = -1;
+    for (size_t k = 0; k < (size_t)cores * tl->streams_per_core; ++k)
+        tl->wait[k].instr = tl->wait[k].waiting_on = -1;
     return GS_OK;
 }
 
@@ -41,6 +45,7 @@ void gs_timeline_free(gs_timeline *tl)
     gs_free(tl->instr);
     gs_free(tl->stream);
     gs_free(tl->dma);
+    gs_free(tl->wait);
     memset(tl, 0, sizeof *tl);
 }
 
@@ -297,4 +302,73 @@ gs_status gs_run_stats_compute(const gs_config *cfg, const gs_program *p, const 
     st->sbuf_high_water = gs_program_sbuf_high_water(p);
     st->psum_high_water = gs_program_psum_high_water(p);
     return GS_OK;
+}
+
+/* ---- deadlock report ---- */
+
+static void stream_name(const gs_timeline *tl, unsigned id, char *buf, size_t size)
+{
+    const unsigned core = id / tl->streams_per_core;
+    const gs_engine e = gs_timeline_stream_engine(tl, id);
+    if (e == GS_ENG_DMA)
+        snprintf(buf, size, "core %u dma q%u", core,
+                 id % tl->streams_per_core - (unsigned)GS_ENG_DMA);
+    else
+        snprintf(buf, size, "core %u %s", core, gs_engine_name(e));
+}
+
+/* "#i op (stream, file:line)" */
+static void describe(const gs_timeline *tl, const gs_program *p, uint32_t i, gs_sb *sb)
+{
+    const gs_instr *in = gs_program_instr(p, i);
+    char name[64], buf[GS_ERROR_FILE_MAX + 128];
+    stream_name(tl, tl->instr[i].stream, name, sizeof name);
+    snprintf(buf, sizeof buf, "#%u %s (%s, %s:%d)", i, gs_opcode_name(in->op), name,
+             in->file ? in->file : "?", in->line);
+    gs_sb_puts(sb, buf);
+}
+
+gs_status gs_timeline_deadlock_error(const gs_timeline *tl, const gs_program *p, gs_error *err)
+{
+    if (!tl || !p || tl->n != gs_program_count(p))
+        return gs_error_set(err, GS_ERR_INTERNAL, NULL, 0, 0,
+                            "deadlock: no timeline that fits the program to report it");
+    gs_sb sb;
+    gs_sb_init(&sb);
+    gs_sb_printf(&sb, "deadlock: %zu of %zu instructions can never complete;",
+                 tl->n - (size_t)tl->completed, tl->n);
+    const char *file = NULL;
+    int line = 0, listed = 0, more = 0;
+    const unsigned streams = tl->cores * tl->streams_per_core;
+    for (unsigned id = 0; id < streams; ++id) {
+        const int64_t i = tl->wait[id].instr, w = tl->wait[id].waiting_on;
+        if (i < 0 || (size_t)i >= tl->n || w < 0) continue;
+        if (listed >= 6 || sb.len > 700) {
+            ++more;
+            continue;
+        }
+        if (!file) {
+            const gs_instr *in = gs_program_instr(p, (size_t)i);
+            file = in->file;
+            line = in->line;
+        }
+        gs_sb_puts(&sb, " ");
+        describe(tl, p, (uint32_t)i, &sb);
+        gs_sb_puts(&sb, " waits for ");
+        if ((size_t)w >= tl->n) {
+            gs_sb_printf(&sb, "#%lld, which does not exist;", (long long)w);
+        } else {
+            describe(tl, p, (uint32_t)w, &sb);
+            if (tl->instr[(size_t)w].stream == id && w > i)
+                gs_sb_puts(&sb, ", later in the same in-order stream;");
+            else
+                gs_sb_puts(&sb, ", not completed;");
+        }
+        ++listed;
+    }
+    if (more) gs_sb_printf(&sb, " and %d more waiting streams", more);
+    gs_status st = gs_error_set(err, GS_ERR_DEADLOCK, file, line, 0, "%s",
+                                gs_sb_ok(&sb) ? gs_sb_cstr(&sb) : "deadlock (out of memory)");
+    gs_sb_free(&sb);
+    return st;
 }

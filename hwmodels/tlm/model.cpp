@@ -15,7 +15,6 @@
 #include <systemc>
 
 #include "chip.h"
-#include "gs/strbuf.h"
 #include "run_state.h"
 
 /* libsystemc references sc_main (its own main() calls it). gensweep drives the simulation
@@ -54,66 +53,14 @@ void report_handler(const sc_core::sc_report &rep, const sc_core::sc_actions &ac
     sc_core::sc_report_handler::default_handler(rep, a);
 }
 
-std::string stream_name(const Run &r, unsigned id)
+/* Where each stream stopped, into the timeline (for the deadlock report). */
+void note_waits(Run &r)
 {
-    unsigned core = id / r.streams_per_core;
-    gs_engine e = r.stream_engine(id);
-    char buf[64];
-    if (e == GS_ENG_DMA)
-        snprintf(buf, sizeof buf, "core %u dma q%u", core,
-                 id % r.streams_per_core - (unsigned)GS_ENG_DMA);
-    else
-        snprintf(buf, sizeof buf, "core %u %s", core, gs_engine_name(e));
-    return buf;
-}
-
-std::string describe(const Run &r, uint32_t i)
-{
-    const gs_instr *in = gs_program_instr(r.prog, i);
-    char buf[GS_ERROR_FILE_MAX + 128];
-    snprintf(buf, sizeof buf, "#%u %s (%s, %s:%d)", i, gs_opcode_name(in->op),
-             stream_name(r, r.instr(i).stream).c_str(), in->file ? in->file : "?", in->line);
-    return buf;
-}
-
-/* Names the stuck streams: what each waits for. */
-void deadlock_error(const Run &r, gs_error *err)
-{
-    gs_sb sb;
-    gs_sb_init(&sb);
-    gs_sb_printf(&sb, "deadlock: %zu of %zu instructions can never complete;",
-                 r.n - (size_t)r.tl.completed, r.n);
-    const char *file = nullptr;
-    int line = 0, listed = 0, more = 0;
     for (Stream *s : r.streams) {
         if (!s || s->pos() >= s->instrs.size()) continue;
-        const uint32_t i = s->instrs[s->pos()];
-        const int64_t w = s->waiting_on();
-        if (w < 0) continue;
-        if (listed >= 6 || sb.len > 700) {
-            ++more;
-            continue;
-        }
-        if (!file) {
-            const gs_instr *in = gs_program_instr(r.prog, i);
-            file = in->file;
-            line = in->line;
-        }
-        gs_sb_printf(&sb, " %s waits for ", describe(r, i).c_str());
-        if ((size_t)w >= r.n) {
-            gs_sb_printf(&sb, "#%lld, which does not exist;", (long long)w);
-        } else {
-            gs_sb_printf(&sb, "%s", describe(r, (uint32_t)w).c_str());
-            if (r.instr((size_t)w).stream == s->id() && w > (int64_t)i)
-                gs_sb_puts(&sb, ", later in the same in-order stream;");
-            else
-                gs_sb_puts(&sb, ", not completed;");
-        }
-        ++listed;
+        r.tl.wait[s->id()].instr = s->instrs[s->pos()];
+        r.tl.wait[s->id()].waiting_on = s->waiting_on();
     }
-    if (more) gs_sb_printf(&sb, " and %d more waiting streams", more);
-    gs_error_set(err, GS_ERR_DEADLOCK, file, line, 0, "%s", gs_sb_cstr(&sb));
-    gs_sb_free(&sb);
 }
 
 void write_trace_header(Run &r)
@@ -255,8 +202,8 @@ gs_status gs_model_run(gs_model *m, const gs_program *p, gs_mem *mem, const gs_r
                 "simulated time limit of %g ns reached with %zu of %zu instructions unfinished",
                 opts.sim_limit_ns, r.n - (size_t)r.tl.completed, r.n);
         } else {
-            deadlock_error(r, err);
-            st = GS_ERR_DEADLOCK;
+            note_waits(r);
+            st = gs_timeline_deadlock_error(&r.tl, p, err);
         }
     }
     gs_error serr;

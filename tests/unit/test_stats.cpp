@@ -289,6 +289,33 @@ TEST(Stats, NothingRanMeansNoBottleneck)
     EXPECT_EQ(st.roofline_ratio, 0.0);
 }
 
+TEST(Stats, DeadlockReportNamesEachStuckStream)
+{
+    Fixture f;
+    Timeline t(f.cfg, 3);
+    t.set(0, gs_timeline_stream_id(&t.tl, 0, GS_ENG_DMA, 0), 0, 10000, 0, -1);
+    const unsigned pe = gs_timeline_stream_id(&t.tl, 0, GS_ENG_TENSOR, 0);
+    const unsigned q1 = gs_timeline_stream_id(&t.tl, 0, GS_ENG_DMA, 1);
+    t.tl.instr[1].stream = pe;
+    t.tl.instr[2].stream = q1;
+    t.tl.wait[pe] = {1, 7}; /* the matmul waits for an instruction that does not exist */
+    t.tl.wait[q1] = {2, 1}; /* the store waits for the matmul */
+    gs_error err;
+    EXPECT_EQ(gs_timeline_deadlock_error(&t.tl, f.prog.get(), &err), GS_ERR_DEADLOCK);
+    EXPECT_STREQ(err.message,
+                 "deadlock: 2 of 3 instructions can never complete; #1 matmul (core 0 tensor, "
+                 "test_stats.cpp:1) waits for #7, which does not exist; #2 dma_copy (core 0 dma "
+                 "q1, test_stats.cpp:1) waits for #1 matmul (core 0 tensor, test_stats.cpp:1), "
+                 "not completed;");
+    EXPECT_STREQ(err.file, "test_stats.cpp");
+    /* a wait on a later instruction of the same stream says so */
+    t.tl.wait[pe] = {-1, -1};
+    t.tl.instr[1].stream = q1;
+    t.tl.wait[q1] = {1, 2};
+    EXPECT_EQ(gs_timeline_deadlock_error(&t.tl, f.prog.get(), &err), GS_ERR_DEADLOCK);
+    EXPECT_NE(strstr(err.message, "later in the same in-order stream"), nullptr) << err.message;
+}
+
 TEST(Stats, TimelinesThatDoNotFitAreRejected)
 {
     Fixture f;

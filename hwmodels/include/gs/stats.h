@@ -6,7 +6,7 @@
  *
  * Computed here: engine utilisation and stalls, DMA queue and engine activity, FLOPs and HBM
  * traffic, the roofline on the machine's ceilings and on the problem's minimum traffic, the
- * critical path and the bottleneck.
+ * critical path and the bottleneck; and the deadlock report of a run that stopped early.
  */
 #ifndef GS_STATS_H
 #define GS_STATS_H
@@ -125,6 +125,13 @@ typedef struct gs_dma_engine_counters {
     uint64_t shares;
 } gs_dma_engine_counters;
 
+/* Where a stream stopped, for the deadlock report (filled when a run ends with instructions
+ * left). */
+typedef struct gs_stream_wait {
+    int64_t instr;      /* the instruction it is stuck at; -1: it finished, or does not exist */
+    int64_t waiting_on; /* the dependency that instruction waits for; -1: none */
+} gs_stream_wait;
+
 /*
  * The timeline of one run, owned by the caller (gs_timeline_init / gs_timeline_free). Streams
  * are numbered core-major: stream id = core x streams_per_core + k, where k is the gs_engine
@@ -140,6 +147,7 @@ typedef struct gs_timeline {
     gs_timeline_instr *instr;    /* [n], by instruction index */
     gs_stream_counters *stream;  /* [cores x streams_per_core], by stream id */
     gs_dma_engine_counters *dma; /* [cores x dma_engines]: core c engine e at c x engines + e */
+    gs_stream_wait *wait;        /* [cores x streams_per_core], by stream id (all -1 at init) */
     uint64_t completed;          /* instructions completed */
     /* instruction 0, for micro-benchmarks: when its first DMA share started and on how many
      * engines (0: not a transfer) */
@@ -165,6 +173,11 @@ static inline gs_engine gs_timeline_stream_engine(const gs_timeline *tl, unsigne
     const unsigned k = id % tl->streams_per_core;
     return k >= (unsigned)GS_ENG_DMA ? GS_ENG_DMA : (gs_engine)k;
 }
+
+/* GS_ERR_DEADLOCK with err naming the stuck streams (at most 6): the instruction each is stuck
+ * at and the dependency it waits for (a later instruction of the same in-order stream, one not
+ * completed, or one that does not exist), at the first stuck instruction's source line. */
+gs_status gs_timeline_deadlock_error(const gs_timeline *tl, const gs_program *p, gs_error *err);
 
 /* Fill st (zeroed first; wall_s stays 0) from the timeline of program p run on cfg. The
  * critical path starts at the last instruction to finish and follows pred. GS_ERR_INVALID
