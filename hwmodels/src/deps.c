@@ -152,43 +152,6 @@ int gs_kb_tracker_note_buffer(tracker *t, int32_t id)
 
 /* ---- footprint geometry ---- */
 
-/* Min and max (inclusive) of sum(i_k * stride_k) over the free dims (and, for HBM, the
- * partition dim), in elements. */
-static void ap_extent(const gs_ap *a, int64_t *mn, int64_t *mx)
-{
-    int64_t lo = 0, hi = 0;
-    for (int k = 0; k < a->ndim; k++) {
-        int64_t span = (int64_t)(a->shape[k] - 1) * a->stride[k];
-        if (span < 0)
-            lo += span;
-        else
-            hi += span;
-    }
-    if (a->space == GS_MEM_HBM) {
-        int64_t span = (int64_t)(a->part_count - 1) * a->part_stride;
-        if (span < 0)
-            lo += span;
-        else
-            hi += span;
-    }
-    *mn = lo;
-    *mx = hi;
-}
-
-void gs_kb_ap_bbox(const gs_ap *a, int64_t *lo, int64_t *hi)
-{
-    int64_t mn, mx;
-    ap_extent(a, &mn, &mx);
-    if (a->space == GS_MEM_HBM) {
-        *lo = a->offset + mn;
-        *hi = a->offset + mx + 1;
-    } else {
-        int64_t es = (int64_t)gs_dtype_size(a->dtype);
-        *lo = a->offset + mn * es;
-        *hi = a->offset + mx * es + es;
-    }
-}
-
 static int cmp_run(const void *x, const void *y)
 {
     const run *a = x, *b = y;

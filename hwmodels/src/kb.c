@@ -437,8 +437,8 @@ static const char *operand_name(int is_out, int k)
     return k < GS_INSTR_MAX_IN ? ins[k] : "in?";
 }
 
-gs_status gs_kb_check_ap(gs_kb *kb, const char *file, int line, const gs_instr *in, const gs_ap *a,
-                         const char *what)
+static gs_status check_ap(gs_kb *kb, const char *file, int line, const gs_instr *in, const gs_ap *a,
+                          const char *what)
 {
     const char *op = gs_opcode_name(in->op);
     if (a->bad_view == GS_AP_BAD_STRIDE)
@@ -506,8 +506,8 @@ gs_status gs_kb_check_ap(gs_kb *kb, const char *file, int line, const gs_instr *
 }
 
 /* Compute engines address a tile from partition 0, 32, 64 or 96 depending on its span. */
-gs_status gs_kb_check_alignment(gs_kb *kb, const char *file, int line, const gs_instr *in,
-                                const gs_ap *a, const char *what)
+static gs_status check_alignment(gs_kb *kb, const char *file, int line, const gs_instr *in,
+                                 const gs_ap *a, const char *what)
 {
     if (a->space == GS_MEM_HBM) return GS_OK;
     unsigned q = kb->caps.partitions / 4;
@@ -545,6 +545,19 @@ static gs_status check_free_limit(gs_kb *kb, const char *file, int line, const g
 }
 
 /* Validate generic properties, derive dependencies and append. */
+/* For the operations of kb_ops.c; emit() calls the static forms (inlined on its hot path). */
+gs_status gs_kb_check_ap(gs_kb *kb, const char *file, int line, const gs_instr *in, const gs_ap *a,
+                         const char *what)
+{
+    return check_ap(kb, file, line, in, a, what);
+}
+
+gs_status gs_kb_check_alignment(gs_kb *kb, const char *file, int line, const gs_instr *in,
+                                const gs_ap *a, const char *what)
+{
+    return check_alignment(kb, file, line, in, a, what);
+}
+
 gs_status gs_kb_emit(gs_kb *kb, const char *file, int line, gs_instr *in)
 {
     if (kb->failed) return kb->err.code;
@@ -560,17 +573,16 @@ gs_status gs_kb_emit(gs_kb *kb, const char *file, int line, gs_instr *in)
                            "unsupported: %s on the %s engine (not present on this target)", op,
                            gs_engine_name(in->engine));
     for (int k = 0; k < in->n_out; k++) {
-        if (gs_kb_check_ap(kb, file, line, in, &in->out[k], operand_name(1, k)))
-            return kb->err.code;
+        if (check_ap(kb, file, line, in, &in->out[k], operand_name(1, k))) return kb->err.code;
         if (in->engine != GS_ENG_DMA &&
-            gs_kb_check_alignment(kb, file, line, in, &in->out[k], operand_name(1, k)))
+            check_alignment(kb, file, line, in, &in->out[k], operand_name(1, k)))
             return kb->err.code;
     }
     for (int k = 0; k < in->n_in; k++) {
         if (in->in[k].tensor < 0) continue;
-        if (gs_kb_check_ap(kb, file, line, in, &in->in[k], operand_name(0, k))) return kb->err.code;
+        if (check_ap(kb, file, line, in, &in->in[k], operand_name(0, k))) return kb->err.code;
         if (in->engine != GS_ENG_DMA && in->op != GS_OP_GATHER &&
-            gs_kb_check_alignment(kb, file, line, in, &in->in[k], operand_name(0, k)))
+            check_alignment(kb, file, line, in, &in->in[k], operand_name(0, k)))
             return kb->err.code;
     }
     if (in->engine != GS_ENG_DMA && in->engine != GS_ENG_TENSOR && in->op != GS_OP_GATHER &&

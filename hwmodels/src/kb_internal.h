@@ -84,8 +84,43 @@ int gs_kb_inherit_history(gs_kb *kb, const gs_pool *pool);
 /* Derive the dependencies of `in` (checked operands) from the regions it touches, append it to
  * the program with them and record its accesses; 0 on OOM. */
 int gs_kb_deps_append(gs_kb *kb, gs_instr *in);
+/* Min and max (inclusive) of sum(i_k * stride_k) over the free dims (and, for HBM, the
+ * partition dim), in elements. */
+static inline void gs_kb_ap_extent(const gs_ap *a, int64_t *mn, int64_t *mx)
+{
+    int64_t lo = 0, hi = 0;
+    for (int k = 0; k < a->ndim; k++) {
+        int64_t span = (int64_t)(a->shape[k] - 1) * a->stride[k];
+        if (span < 0)
+            lo += span;
+        else
+            hi += span;
+    }
+    if (a->space == GS_MEM_HBM) {
+        int64_t span = (int64_t)(a->part_count - 1) * a->part_stride;
+        if (span < 0)
+            lo += span;
+        else
+            hi += span;
+    }
+    *mn = lo;
+    *mx = hi;
+}
+
 /* Bounding box of an access pattern in region units: bytes within a partition (SBUF/PSUM) or
- * elements (HBM). */
-void gs_kb_ap_bbox(const gs_ap *a, int64_t *lo, int64_t *hi);
+ * elements (HBM). Inline: every operand of every instruction needs it (checks and tracking). */
+static inline void gs_kb_ap_bbox(const gs_ap *a, int64_t *lo, int64_t *hi)
+{
+    int64_t mn, mx;
+    gs_kb_ap_extent(a, &mn, &mx);
+    if (a->space == GS_MEM_HBM) {
+        *lo = a->offset + mn;
+        *hi = a->offset + mx + 1;
+    } else {
+        int64_t es = (int64_t)gs_dtype_size(a->dtype);
+        *lo = a->offset + mn * es;
+        *hi = a->offset + mx * es + es;
+    }
+}
 
 #endif

@@ -79,16 +79,19 @@ static gs_status check_timeline(const gs_config *cfg, const gs_program *p, const
                             "timeline shape (%u cores, %u streams per core) does not fit config "
                             "%s",
                             tl->cores, tl->streams_per_core, cfg->name ? cfg->name : "?");
+    /* the timeline only: the instructions' cores are checked where they are read (roofline),
+     * so the program (large: hundreds of bytes per instruction) is swept once */
     const unsigned streams = tl->cores * tl->streams_per_core;
     for (size_t i = 0; i < n; ++i) {
         const gs_timeline_instr *x = &tl->instr[i];
-        const gs_instr *in = gs_program_instr(p, i);
         if (!x->done) continue;
-        if (in->core >= tl->cores || x->stream >= streams || x->pred >= (int64_t)n)
+        if (x->stream >= streams || x->pred >= (int64_t)n) {
+            const gs_instr *in = gs_program_instr(p, i);
             return gs_error_set(err, GS_ERR_INVALID, in->file, in->line, 0,
-                                "timeline entry of instruction %zu is out of range (core %u of "
-                                "%u, stream %u of %u, predecessor %lld of %zu instructions)",
-                                i, in->core, tl->cores, x->stream, streams, (long long)x->pred, n);
+                                "timeline entry of instruction %zu is out of range (stream %u of "
+                                "%u, predecessor %lld of %zu instructions)",
+                                i, x->stream, streams, (long long)x->pred, n);
+        }
     }
     return GS_OK;
 }
@@ -115,6 +118,13 @@ static gs_status roofline(const gs_config *cfg, const gs_program *p, const gs_ti
         const gs_timeline_instr *x = &tl->instr[i];
         if (!x->done) continue;
         const gs_instr *in = gs_program_instr(p, i);
+        if (in->core >= tl->cores) {
+            gs_free(bound);
+            gs_free(moved);
+            return gs_error_set(err, GS_ERR_INVALID, in->file, in->line, 0,
+                                "timeline: instruction %zu runs on core %u of %u", i, in->core,
+                                tl->cores);
+        }
         st->flops += gs_cost_flops(in);
         st->hbm_bytes += gs_cost_hbm_bytes(in);
         if (in->engine == GS_ENG_DMA || in->op == GS_OP_GATHER) {
