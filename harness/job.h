@@ -10,7 +10,7 @@
 #include "cli_util.h" /* gs_parse_shape, gs_parse_param */
 #include "gs/exec.h"
 #include "gs/isa.h"
-#include "gs/model.h"
+#include "gs/stats.h"
 #include "suite.h"
 
 #ifdef __cplusplus

@@ -11,7 +11,7 @@
 #define GS_RECORD_H
 
 #include "gs/config.h"
-#include "gs/model.h"
+#include "gs/stats.h"
 #include "gs/strbuf.h"
 #include "job.h"
 

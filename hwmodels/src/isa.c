@@ -598,3 +598,41 @@ void gs_program_disasm(const gs_program *p, FILE *out)
         fprintf(out, "%s\n", line);
     }
 }
+
+/* Checked before a run: the simulator indexes streams by core, engine and queue. */
+gs_status gs_program_validate(const gs_program *p, const gs_config *cfg, gs_error *err)
+{
+    if (!p || !cfg)
+        return gs_error_set(err, GS_ERR_USAGE, NULL, 0, 0,
+                            "gs_program_validate: no program or config");
+    const unsigned cores = (unsigned)cfg->cores.v, queues = (unsigned)cfg->dma.queues.v;
+    const size_t n = gs_program_count(p);
+    for (size_t i = 0; i < n; ++i) {
+        const gs_instr *in = gs_program_instr(p, i);
+        const char *op = gs_opcode_name(in->op);
+        if (in->core >= cores)
+            return gs_error_set(err, GS_ERR_INVALID, in->file, in->line, 0,
+                                "instruction %zu (%s) runs on core %u but the chip has %u cores", i,
+                                op, in->core, cores);
+        if ((unsigned)in->engine >= (unsigned)GS_ENGINE_COUNT)
+            return gs_error_set(err, GS_ERR_INVALID, in->file, in->line, 0,
+                                "instruction %zu (%s) has an invalid engine %d", i, op,
+                                (int)in->engine);
+        if (!gs_config_has_engine(cfg, in->engine))
+            return gs_error_set(err, GS_ERR_UNSUPPORTED, in->file, in->line, 0,
+                                "instruction %zu (%s) needs the %s engine, which %s does not have",
+                                i, op, gs_engine_name(in->engine),
+                                cfg->name ? cfg->name : "this config");
+        const int dma_op = in->op == GS_OP_DMA_COPY || in->op == GS_OP_DMA_TRANSPOSE;
+        if (dma_op != (int)(in->engine == GS_ENG_DMA))
+            return gs_error_set(err, GS_ERR_INVALID, in->file, in->line, 0,
+                                "instruction %zu (%s) cannot run on the %s engine", i, op,
+                                gs_engine_name(in->engine));
+        if (in->engine == GS_ENG_DMA && in->queue >= queues)
+            return gs_error_set(
+                err, GS_ERR_INVALID, in->file, in->line, 0,
+                "instruction %zu (%s) uses DMA queue %u but a core has %u queue IDs", i, op,
+                in->queue, queues);
+    }
+    return GS_OK;
+}

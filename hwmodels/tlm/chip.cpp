@@ -17,7 +17,6 @@ Core::Core(sc_core::sc_module_name name, Run &run, unsigned index, HbmTarget &hb
         dma_engines.emplace_back(new DmaEngine(ename.c_str(), run, index, e));
         dma_engines.back()->hbm_port.bind(hbm.socket);
     }
-    run.core_dma_engines.push_back(&dma_engines);
     for (int e = 0; e < (int)GS_ENG_DMA; ++e) {
         if (!gs_config_has_engine(run.cfg, (gs_engine)e)) continue;
         engines[e].reset(

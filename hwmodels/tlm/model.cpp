@@ -1,17 +1,11 @@
 /*
- * model.cpp - the C facade of gs/model.h over the SystemC chip model: validation, elaboration,
- * the run, deadlock/timeout diagnosis, statistics (with the critical path), and the forked
- * isolated run.
+ * model.cpp - the C facade of gs/model.h over the SystemC chip model: elaboration,
+ * the run and deadlock/timeout diagnosis. Statistics are computed in plain C from the run's
+ * timeline (gs/stats.h).
  */
 #include "gs/model.h"
 
-#include <sys/mman.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -21,8 +15,6 @@
 #include <systemc>
 
 #include "chip.h"
-#include "gs/cost.h"
-#include "gs/strbuf.h"
 #include "run_state.h"
 
 /* libsystemc references sc_main (its own main() calls it). gensweep drives the simulation
@@ -61,280 +53,14 @@ void report_handler(const sc_core::sc_report &rep, const sc_core::sc_actions &ac
     sc_core::sc_report_handler::default_handler(rep, a);
 }
 
-std::string stream_name(const Run &r, unsigned id)
+/* Where each stream stopped, into the timeline (for the deadlock report). */
+void note_waits(Run &r)
 {
-    unsigned core = id / r.streams_per_core;
-    gs_engine e = r.stream_engine(id);
-    char buf[64];
-    if (e == GS_ENG_DMA)
-        snprintf(buf, sizeof buf, "core %u dma q%u", core,
-                 id % r.streams_per_core - (unsigned)GS_ENG_DMA);
-    else
-        snprintf(buf, sizeof buf, "core %u %s", core, gs_engine_name(e));
-    return buf;
-}
-
-std::string describe(const Run &r, uint32_t i)
-{
-    const gs_instr *in = gs_program_instr(r.prog, i);
-    char buf[GS_ERROR_FILE_MAX + 128];
-    snprintf(buf, sizeof buf, "#%u %s (%s, %s:%d)", i, gs_opcode_name(in->op),
-             stream_name(r, r.owner[i]).c_str(), in->file ? in->file : "?", in->line);
-    return buf;
-}
-
-gs_status validate(const gs_config *cfg, const gs_program *p, gs_error *err)
-{
-    const unsigned cores = (unsigned)cfg->cores.v, queues = (unsigned)cfg->dma.queues.v;
-    const size_t n = gs_program_count(p);
-    for (size_t i = 0; i < n; ++i) {
-        const gs_instr *in = gs_program_instr(p, i);
-        const char *op = gs_opcode_name(in->op);
-        if (in->core >= cores)
-            return gs_error_set(err, GS_ERR_INVALID, in->file, in->line, 0,
-                                "instruction %zu (%s) runs on core %u but the chip has %u cores", i,
-                                op, in->core, cores);
-        if ((unsigned)in->engine >= (unsigned)GS_ENGINE_COUNT)
-            return gs_error_set(err, GS_ERR_INVALID, in->file, in->line, 0,
-                                "instruction %zu (%s) has an invalid engine %d", i, op,
-                                (int)in->engine);
-        if (!gs_config_has_engine(cfg, in->engine))
-            return gs_error_set(err, GS_ERR_UNSUPPORTED, in->file, in->line, 0,
-                                "instruction %zu (%s) needs the %s engine, which %s does not have",
-                                i, op, gs_engine_name(in->engine),
-                                cfg->name ? cfg->name : "this config");
-        const bool dma_op = in->op == GS_OP_DMA_COPY || in->op == GS_OP_DMA_TRANSPOSE;
-        if (dma_op != (in->engine == GS_ENG_DMA))
-            return gs_error_set(err, GS_ERR_INVALID, in->file, in->line, 0,
-                                "instruction %zu (%s) cannot run on the %s engine", i, op,
-                                gs_engine_name(in->engine));
-        if (in->engine == GS_ENG_DMA && in->queue >= queues)
-            return gs_error_set(
-                err, GS_ERR_INVALID, in->file, in->line, 0,
-                "instruction %zu (%s) uses DMA queue %u but a core has %u queue IDs", i, op,
-                in->queue, queues);
-    }
-    return GS_OK;
-}
-
-/* Names the stuck streams: what each waits for. */
-void deadlock_error(const Run &r, gs_error *err)
-{
-    gs_sb sb;
-    gs_sb_init(&sb);
-    gs_sb_printf(&sb, "deadlock: %zu of %zu instructions can never complete;",
-                 r.n - (size_t)r.completed, r.n);
-    const char *file = nullptr;
-    int line = 0, listed = 0, more = 0;
     for (Stream *s : r.streams) {
         if (!s || s->pos() >= s->instrs.size()) continue;
-        const uint32_t i = s->instrs[s->pos()];
-        const int64_t w = s->waiting_on();
-        if (w < 0) continue;
-        if (listed >= 6 || sb.len > 700) {
-            ++more;
-            continue;
-        }
-        if (!file) {
-            const gs_instr *in = gs_program_instr(r.prog, i);
-            file = in->file;
-            line = in->line;
-        }
-        gs_sb_printf(&sb, " %s waits for ", describe(r, i).c_str());
-        if ((size_t)w >= r.n) {
-            gs_sb_printf(&sb, "#%lld, which does not exist;", (long long)w);
-        } else {
-            gs_sb_printf(&sb, "%s", describe(r, (uint32_t)w).c_str());
-            if (r.owner[(size_t)w] == s->id() && w > (int64_t)i)
-                gs_sb_puts(&sb, ", later in the same in-order stream;");
-            else
-                gs_sb_puts(&sb, ", not completed;");
-        }
-        ++listed;
+        r.tl.wait[s->id()].instr = s->instrs[s->pos()];
+        r.tl.wait[s->id()].waiting_on = s->waiting_on();
     }
-    if (more) gs_sb_printf(&sb, " and %d more waiting streams", more);
-    gs_error_set(err, GS_ERR_DEADLOCK, file, line, 0, "%s", gs_sb_cstr(&sb));
-    gs_sb_free(&sb);
-}
-
-double ps_to_ns(uint64_t ps)
-{
-    return (double)ps / 1000.0;
-}
-
-/* Fill the roofline fields of st (see gs/model.h): ceilings of the machine for the cores the
- * run used, the schedule's traffic and the problem's minimum traffic. */
-void roofline(const Run &r, gs_run_stats *st)
-{
-    const gs_config *cfg = r.cfg;
-    const unsigned cores = std::max(1u, st->cores_used);
-    /* compute: per core and engine, the work at the engine's peak rate (never more than the
-     * instruction actually took); engines run in parallel, cores too */
-    std::vector<double> bound((size_t)r.cores * GS_ENGINE_COUNT, 0.0);
-    double peak_tensor = 0;
-    std::vector<double> moved(gs_program_tensor_count(r.prog), 0.0);
-    for (size_t i = 0; i < r.n; ++i) {
-        if (!r.done[i]) continue;
-        const gs_instr *in = gs_program_instr(r.prog, i);
-        st->flops += gs_cost_flops(in);
-        st->hbm_bytes += gs_cost_hbm_bytes(in);
-        if (in->engine == GS_ENG_DMA || in->op == GS_OP_GATHER) {
-            const double b = (double)gs_ap_bytes(&in->out[0]);
-            if (in->n_in > 0 && in->in[0].space == GS_MEM_HBM && in->in[0].tensor >= 0)
-                moved[(size_t)in->in[0].tensor] += b;
-            if (in->n_out > 0 && in->out[0].space == GS_MEM_HBM && in->out[0].tensor >= 0)
-                moved[(size_t)in->out[0].tensor] += b;
-        }
-        if (in->engine == GS_ENG_DMA) continue;
-        st->compute_engines |= 1u << in->engine;
-        const double t = gs_cost_peak_ns(cfg, in);
-        if (!(t > 0)) continue;
-        if (in->engine == GS_ENG_TENSOR)
-            for (int k = 0; k < in->n_in && k < 2; ++k)
-                peak_tensor = std::max(peak_tensor, gs_config_peak_flops(cfg, in->in[k].dtype));
-        bound[(size_t)in->core * GS_ENGINE_COUNT + in->engine] +=
-            std::min(t, ps_to_ns(r.end_ps[i] - r.start_ps[i]));
-    }
-    for (double b : bound)
-        st->compute_bound_ns = std::max(st->compute_bound_ns, b);
-    st->compute_ceiling_flops = peak_tensor * cores;
-    st->peak_flops = st->compute_ceiling_flops;
-
-    st->hbm_ceiling_bytes_per_s = gs_config_hbm_bytes_per_s(cfg);
-    st->dma_ceiling_bytes_per_s = gs_config_dma_core_bytes_per_ns(cfg) * 1e9 * cores;
-    st->memory_ceiling_bytes_per_s =
-        std::min(st->hbm_ceiling_bytes_per_s, st->dma_ceiling_bytes_per_s);
-    st->peak_hbm_bytes_per_s = st->hbm_ceiling_bytes_per_s;
-    const double hbm_ns = cfg->hbm_bandwidth.v > 0 ? st->hbm_bytes / cfg->hbm_bandwidth.v : 0;
-    const double dma_bpns = st->dma_ceiling_bytes_per_s * 1e-9;
-    const double dma_ns = dma_bpns > 0 ? st->dma_bytes / dma_bpns : 0;
-    st->memory_bound_ns = std::max(hbm_ns, dma_ns);
-    st->roofline_ns = std::max(st->compute_bound_ns, st->memory_bound_ns);
-    st->roofline_ratio = st->roofline_ns > 0 ? st->total_ns / st->roofline_ns : 0;
-
-    /* minimum traffic: inputs read once, outputs written once; an input the schedule reads
-     * only in part (a gathered table) counts the bytes it read */
-    for (size_t t = 0; t < moved.size(); ++t) {
-        const gs_tensor_info *ti = gs_program_tensor(r.prog, (int32_t)t);
-        if (!ti || ti->kind == GS_TENSOR_SCRATCH) continue;
-        st->min_traffic_bytes += std::min((double)ti->bytes, moved[t]);
-    }
-    const double mem_bpns = st->memory_ceiling_bytes_per_s * 1e-9;
-    st->min_memory_bound_ns = mem_bpns > 0 ? st->min_traffic_bytes / mem_bpns : 0;
-    st->min_roofline_ns = std::max(st->compute_bound_ns, st->min_memory_bound_ns);
-    st->min_roofline_ratio = st->min_roofline_ns > 0 ? st->total_ns / st->min_roofline_ns : 0;
-    if (st->total_ns > 0) {
-        st->achieved_flops = st->flops / (st->total_ns * 1e-9);
-        st->achieved_hbm_bytes_per_s = st->hbm_bytes / (st->total_ns * 1e-9);
-    }
-}
-
-void collect_stats(const Run &r, gs_run_stats *st)
-{
-    const gs_config *cfg = r.cfg;
-    st->cores_used = gs_program_cores_used(r.prog);
-    st->queues_per_core = r.queues;
-    st->dma_engines_per_core = r.dma_engines;
-    uint64_t total_ps = 0;
-    size_t last = SIZE_MAX;
-    for (size_t i = 0; i < r.n; ++i) {
-        if (r.done[i] && (last == SIZE_MAX || r.end_ps[i] > total_ps)) {
-            total_ps = r.end_ps[i];
-            last = i;
-        }
-    }
-    st->total_ns = ps_to_ns(total_ps);
-    for (int e = 0; e < GS_ENGINE_COUNT; ++e)
-        st->engine_cycles[e] = st->total_ns * gs_cost_clock_hz(cfg, (gs_engine)e) * 1e-9;
-
-    for (Stream *s : r.streams) {
-        if (!s) continue;
-        const StreamStats &ss = s->stats();
-        const unsigned c = s->core();
-        if (c >= GS_MAX_CORES) continue;
-        gs_engine_stats &es = st->engine[c][s->engine()];
-        es.stall_dep_ns += ps_to_ns(ss.stall_dep_ps);
-        es.stall_dma_ns += ps_to_ns(ss.stall_dma_ps);
-        es.instructions += ss.instructions;
-        if (s->engine() != GS_ENG_DMA) {
-            es.busy_ns += ps_to_ns(ss.busy_ps);
-            es.stall_port_ns += ps_to_ns(ss.port_ps);
-        } else if (s->queue() < GS_MAX_QUEUES) {
-            gs_queue_stats &qs = st->queue[c][s->queue()];
-            qs.busy_ns = ps_to_ns(ss.busy_ps + ss.port_ps);
-            qs.bytes = ss.bytes;
-            qs.transfers = ss.transfers;
-            st->dma_bytes += ss.bytes;
-        }
-    }
-    for (unsigned c = 0; c < r.core_dma_engines.size() && c < GS_MAX_CORES; ++c) {
-        const auto &engines = *r.core_dma_engines[c];
-        gs_engine_stats &es = st->engine[c][GS_ENG_DMA];
-        for (const auto &de : engines) {
-            const DmaEngineStats &d = de->stats();
-            if (de->index() < GS_MAX_QUEUES) {
-                gs_dma_engine_stats &x = st->dma_engine[c][de->index()];
-                x.busy_ns = ps_to_ns(d.busy_ps);
-                x.bytes = d.bytes;
-                x.shares = d.shares;
-            }
-            es.busy_ns += ps_to_ns(d.busy_ps - d.port_ps) / (double)engines.size();
-            es.stall_port_ns += ps_to_ns(d.port_ps) / (double)engines.size();
-        }
-    }
-    for (unsigned c = 0; c < GS_MAX_CORES; ++c) {
-        for (int e = 0; e < GS_ENGINE_COUNT; ++e) {
-            gs_engine_stats &t = st->engine_total[e];
-            const gs_engine_stats &x = st->engine[c][e];
-            t.busy_ns += x.busy_ns;
-            t.stall_dep_ns += x.stall_dep_ns;
-            t.stall_dma_ns += x.stall_dma_ns;
-            t.stall_port_ns += x.stall_port_ns;
-            t.instructions += x.instructions;
-        }
-    }
-    st->instructions = r.completed;
-    if (r.n > 0 && r.done[0]) {
-        st->first_trigger_ns = ps_to_ns(r.start_ps[0]);
-        st->first_engines_used = r.first_engines_used;
-        st->first_start_ns =
-            r.first_engines_used ? ps_to_ns(r.first_share_start_ps) : st->first_trigger_ns;
-        st->first_end_ns = ps_to_ns(r.end_ps[0]);
-    }
-    roofline(r, st);
-
-    /* Critical path: from the last instruction to finish, follow the predecessor that set each
-     * start; each instruction's duration and its wait for that predecessor (semaphore) go to
-     * its engine, HBM contention inside transfers to "hbm". */
-    uint64_t cp[GS_ENGINE_COUNT] = {0}, cp_hbm = 0;
-    for (int64_t i = last == SIZE_MAX ? -1 : (int64_t)last; i >= 0;) {
-        const gs_engine e = r.stream_engine(r.owner[(size_t)i]);
-        const uint64_t dur = r.end_ps[(size_t)i] - r.start_ps[(size_t)i];
-        const int64_t pj = r.pred[(size_t)i];
-        const uint64_t from = pj >= 0 ? r.end_ps[(size_t)pj] : 0;
-        cp[e] += dur - r.port_ps[(size_t)i] + (r.start_ps[(size_t)i] - from);
-        cp_hbm += r.port_ps[(size_t)i];
-        i = pj;
-    }
-    uint64_t best = 0;
-    st->bottleneck = GS_ENG_TENSOR;
-    snprintf(st->bottleneck_name, sizeof st->bottleneck_name, "%s", "none");
-    for (int e = 0; e < GS_ENGINE_COUNT; ++e) {
-        st->critical_path_ns[e] = ps_to_ns(cp[e]);
-        if (cp[e] > best) {
-            best = cp[e];
-            st->bottleneck = (gs_engine)e;
-            snprintf(st->bottleneck_name, sizeof st->bottleneck_name, "%s",
-                     gs_engine_name((gs_engine)e));
-        }
-    }
-    st->critical_path_hbm_ns = ps_to_ns(cp_hbm);
-    if (cp_hbm > best) {
-        st->bottleneck = GS_ENG_DMA;
-        snprintf(st->bottleneck_name, sizeof st->bottleneck_name, "%s", "hbm");
-    }
-    st->sbuf_high_water = gs_program_sbuf_high_water(r.prog);
-    st->psum_high_water = gs_program_psum_high_water(r.prog);
 }
 
 void write_trace_header(Run &r)
@@ -416,9 +142,9 @@ gs_status gs_model_run(gs_model *m, const gs_program *p, gs_mem *mem, const gs_r
                             "gs_model_run: functional mode needs memory");
     if (g_ran)
         return gs_error_set(err, GS_ERR_USAGE, nullptr, 0, 0,
-                            "gs_model_run: SystemC can elaborate only one model per process; use "
-                            "gs_model_run_isolated for further runs");
-    gs_status st = validate(m->cfg, p, err);
+                            "gs_model_run: SystemC can elaborate only one model per process; run "
+                            "each further program in its own process");
+    gs_status st = gs_program_validate(p, m->cfg, err);
     if (st != GS_OK) return st;
     g_ran = true;
 
@@ -431,12 +157,16 @@ gs_status gs_model_run(gs_model *m, const gs_program *p, gs_mem *mem, const gs_r
 
     g_run = new Run(m->cfg, p, mem, opts);
     Run &r = *g_run;
+    if (r.status != GS_OK) {
+        if (err) *err = r.err;
+        return r.status;
+    }
     try {
         g_chip = new Chip("chip", r);
         for (size_t i = 0; i < r.n; ++i) {
             const gs_instr *in = gs_program_instr(p, i);
             const unsigned id = r.stream_id(in->core, in->engine, in->queue);
-            r.owner[i] = id;
+            r.instr(i).stream = id;
             r.streams[id]->instrs.push_back((uint32_t)i);
         }
         if (opts.trace_path) {
@@ -450,167 +180,47 @@ gs_status gs_model_run(gs_model *m, const gs_program *p, gs_mem *mem, const gs_r
         else
             sc_core::sc_start();
     } catch (const std::exception &e) {
+        r.hbm_counter.reset();
         r.trace.close(nullptr);
         return gs_error_set(err, GS_ERR_INTERNAL, nullptr, 0, 0, "SystemC: %s", e.what());
     }
-    stats->wall_s = r.wall_elapsed_s();
+    const double wall_s = r.wall_elapsed_s();
 
     st = GS_OK;
     if (r.status != GS_OK) {
         st = r.status;
         if (err) *err = r.err;
-    } else if ((size_t)r.completed < r.n) {
+    } else if ((size_t)r.tl.completed < r.n) {
         if (r.wall_hit) {
             st = gs_error_set(
                 err, GS_ERR_TIMEOUT, nullptr, 0, 0,
                 "wall-clock limit of %g s reached with %zu of %zu instructions unfinished",
-                opts.wall_limit_s, r.n - (size_t)r.completed, r.n);
+                opts.wall_limit_s, r.n - (size_t)r.tl.completed, r.n);
         } else if (sc_core::sc_pending_activity()) {
             st = gs_error_set(
                 err, GS_ERR_TIMEOUT, nullptr, 0, 0,
                 "simulated time limit of %g ns reached with %zu of %zu instructions unfinished",
-                opts.sim_limit_ns, r.n - (size_t)r.completed, r.n);
+                opts.sim_limit_ns, r.n - (size_t)r.tl.completed, r.n);
         } else {
-            deadlock_error(r, err);
-            st = GS_ERR_DEADLOCK;
+            note_waits(r);
+            st = gs_timeline_deadlock_error(&r.tl, p, err);
         }
     }
-    collect_stats(r, stats);
+    gs_error serr;
+    const gs_status sst = gs_run_stats_compute(r.cfg, p, &r.tl, stats, &serr);
+    stats->wall_s = wall_s;
+    if (sst != GS_OK && st == GS_OK) {
+        st = sst;
+        if (err) *err = serr;
+    }
     r.hbm_rate_flush(UINT64_MAX);
     if (r.hbm_counter) r.hbm_counter->finish();
     gs_error terr;
+    r.hbm_counter.reset(); /* the trace owns the counter's state */
     if (r.trace.close(&terr) != GS_OK && st == GS_OK) {
         st = terr.code;
         if (err) *err = terr;
     }
-    return st;
-}
-
-/* ---- isolated runs: fork, run in the child, results back through shared memory ---- */
-
-namespace
-{
-struct IsoResult {
-    gs_status status;
-    int finished;
-    gs_error err;
-    gs_run_stats stats;
-};
-
-size_t output_bytes(const gs_program *p)
-{
-    size_t total = 0;
-    for (size_t t = 0; t < gs_program_tensor_count(p); ++t) {
-        const gs_tensor_info *ti = gs_program_tensor(p, (int32_t)t);
-        if (ti && ti->kind == GS_TENSOR_OUTPUT) total += (size_t)ti->bytes;
-    }
-    return total;
-}
-
-/* Copy the output tensors between mem and a flat buffer (to_buf: mem -> buf). */
-void copy_outputs(const gs_program *p, gs_mem *mem, unsigned char *buf, bool to_buf)
-{
-    size_t off = 0;
-    for (size_t t = 0; t < gs_program_tensor_count(p); ++t) {
-        const gs_tensor_info *ti = gs_program_tensor(p, (int32_t)t);
-        if (!ti || ti->kind != GS_TENSOR_OUTPUT) continue;
-        void *data = gs_mem_tensor(mem, (int32_t)t);
-        if (data && ti->bytes) {
-            if (to_buf)
-                memcpy(buf + off, data, (size_t)ti->bytes);
-            else
-                memcpy(data, buf + off, (size_t)ti->bytes);
-        }
-        off += (size_t)ti->bytes;
-    }
-}
-
-/* Parent-side guard for a child that stops responding: well past the run's own wall limit. */
-constexpr double kChildGraceFactor = 2.0;
-constexpr double kChildGraceSeconds = 10.0;
-} // namespace
-
-extern "C" gs_status gs_model_run_isolated(const gs_config *cfg, const gs_program *p, gs_mem *mem,
-                                           const gs_run_opts *opts, gs_run_stats *stats,
-                                           gs_error *err)
-{
-    gs_error_clear(err);
-    if (stats) memset(stats, 0, sizeof *stats);
-    if (!cfg || !p)
-        return gs_error_set(err, GS_ERR_USAGE, nullptr, 0, 0,
-                            "gs_model_run_isolated: no config or program");
-    const bool functional = opts ? opts->functional != 0 : mem != nullptr;
-    if (functional && !mem)
-        return gs_error_set(err, GS_ERR_USAGE, nullptr, 0, 0,
-                            "gs_model_run_isolated: functional mode needs memory");
-    const size_t out_bytes = functional ? output_bytes(p) : 0;
-    const size_t size = sizeof(IsoResult) + out_bytes;
-    void *shm = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (shm == MAP_FAILED)
-        return gs_error_set(err, GS_ERR_NOMEM, nullptr, 0, 0,
-                            "cannot map %zu bytes for the model run: %s", size, strerror(errno));
-    IsoResult *res = (IsoResult *)shm;
-    res->status = GS_ERR_INTERNAL;
-    res->finished = 0;
-    fflush(stdout);
-    fflush(stderr);
-    pid_t pid = fork();
-    if (pid < 0) {
-        munmap(shm, size);
-        return gs_error_set(err, GS_ERR_INTERNAL, nullptr, 0, 0, "fork failed: %s",
-                            strerror(errno));
-    }
-    if (pid == 0) {
-        gs_error_clear(&res->err);
-        gs_model *m = gs_model_create(cfg, &res->err);
-        gs_status st = m ? gs_model_run(m, p, mem, opts, &res->stats, &res->err) : res->err.code;
-        if (functional) copy_outputs(p, mem, (unsigned char *)shm + sizeof(IsoResult), true);
-        res->status = st;
-        res->finished = 1;
-        fflush(stdout);
-        fflush(stderr);
-        _exit(0); /* no atexit handlers, no SystemC teardown */
-    }
-    int wstatus = 0;
-    bool killed = false;
-    if (opts && opts->wall_limit_s > 0) {
-        struct timespec t0, now, nap = {0, 1000000};
-        clock_gettime(CLOCK_MONOTONIC, &t0);
-        const double deadline = opts->wall_limit_s * kChildGraceFactor + kChildGraceSeconds;
-        for (;;) {
-            pid_t w = waitpid(pid, &wstatus, WNOHANG);
-            if (w == pid || (w < 0 && errno != EINTR)) break;
-            clock_gettime(CLOCK_MONOTONIC, &now);
-            if ((double)(now.tv_sec - t0.tv_sec) + 1e-9 * (double)(now.tv_nsec - t0.tv_nsec) >
-                deadline) {
-                kill(pid, SIGKILL);
-                while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
-                }
-                killed = true;
-                break;
-            }
-            nanosleep(&nap, nullptr);
-        }
-    } else {
-        while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
-        }
-    }
-    gs_status st;
-    if (killed) {
-        st = gs_error_set(err, GS_ERR_TIMEOUT, nullptr, 0, 0,
-                          "model run did not finish within %g s of wall-clock time; killed",
-                          opts->wall_limit_s);
-    } else if (!res->finished || !WIFEXITED(wstatus)) {
-        st = gs_error_set(err, GS_ERR_INTERNAL, nullptr, 0, 0, "model run crashed (%s %d)",
-                          WIFSIGNALED(wstatus) ? "signal" : "exit status",
-                          WIFSIGNALED(wstatus) ? WTERMSIG(wstatus) : WEXITSTATUS(wstatus));
-    } else {
-        st = res->status;
-        if (err) *err = res->err;
-        if (stats) *stats = res->stats;
-        if (functional) copy_outputs(p, mem, (unsigned char *)shm + sizeof(IsoResult), false);
-    }
-    munmap(shm, size);
     return st;
 }
 

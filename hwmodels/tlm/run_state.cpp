@@ -22,16 +22,16 @@ Run::Run(const gs_config *cfg_, const gs_program *prog_, gs_mem *mem_, const gs_
     streams_per_core = (unsigned)GS_ENG_DMA + queues;
     sem_ps = ns_to_ps(cfg->sem_latency.v);
     hbm_latency_ps = ns_to_ps(cfg->hbm_latency.v);
-    done.assign(n, 0);
-    start_ps.assign(n, 0);
-    end_ps.assign(n, 0);
-    port_ps.assign(n, 0);
-    pred.assign(n, -1);
-    owner.assign(n, 0);
-    streams.assign((size_t)cores * streams_per_core, nullptr);
     gs_error_clear(&err);
+    status = gs_timeline_init(&tl, n, cores, queues, dma_engines, &err);
+    streams.assign((size_t)cores * streams_per_core, nullptr);
     wall_limit_s = opts.wall_limit_s;
     clock_gettime(CLOCK_MONOTONIC, &wall_start);
+}
+
+Run::~Run()
+{
+    gs_timeline_free(&tl);
 }
 
 double Run::wall_elapsed_s() const
@@ -70,8 +70,9 @@ void Run::fail(gs_status st, const gs_error &e)
 
 void Run::on_complete()
 {
-    ++completed;
-    if (wall_limit_s > 0 && completed % kWallCheckEvery == 0 && wall_elapsed_s() > wall_limit_s) {
+    ++tl.completed;
+    if (wall_limit_s > 0 && tl.completed % kWallCheckEvery == 0 &&
+        wall_elapsed_s() > wall_limit_s) {
         wall_hit = true;
         sc_core::sc_stop();
     }

@@ -1,7 +1,8 @@
 /*
  * run_state.h - what one simulation run shares between the TLM modules: the program, the
- * per-instruction timing records (start, end, which predecessor set the start, HBM wait), the
- * stream that owns each instruction, the trace, and how the run stopped.
+ * timeline the streams fill (gs/stats.h: per instruction its start, end, which predecessor set
+ * the start, HBM wait and owning stream; per stream and DMA engine its counters), the trace,
+ * and how the run stopped.
  *
  * Times are integer picoseconds (the SystemC time resolution), so results are exact and
  * deterministic; cost-model nanoseconds are converted once per annotation (ns_to_ps).
@@ -20,6 +21,7 @@
 #include "gs/exec.h"
 #include "gs/isa.h"
 #include "gs/model.h"
+#include "gs/stats.h"
 #include "trace_writer.h"
 
 namespace gs_tlm
@@ -45,7 +47,11 @@ inline uint64_t ns_to_ps_ceil(double ns)
 constexpr int kDmaTid0 = GS_ENG_DMA;
 
 struct Run {
+    /* On failure (out of memory for the timeline) status and err say why. */
     Run(const gs_config *cfg, const gs_program *prog, gs_mem *mem, const gs_run_opts &opts);
+    ~Run();
+    Run(const Run &) = delete;
+    Run &operator=(const Run &) = delete;
 
     const gs_config *cfg;
     const gs_program *prog;
@@ -60,15 +66,13 @@ struct Run {
     uint64_t sem_ps;         /* cross-engine semaphore signal-to-wake */
     uint64_t hbm_latency_ps; /* once per transfer touching HBM */
 
-    /* per instruction */
-    std::vector<uint8_t> done;
-    std::vector<uint64_t> start_ps, end_ps, port_ps;
-    std::vector<int64_t> pred;   /* instruction that determined the start, -1 none */
-    std::vector<uint32_t> owner; /* stream id executing it */
+    /* what the run did, per instruction, stream and DMA engine (statistics are computed from
+     * it in plain C); instr(i) is instruction i's record */
+    gs_timeline tl;
+    gs_timeline_instr &instr(size_t i) { return tl.instr[i]; }
+    const gs_timeline_instr &instr(size_t i) const { return tl.instr[i]; }
 
     std::vector<Stream *> streams; /* by stream id; nullptr for an absent engine */
-    /* the DMA engines of each elaborated core (statistics) */
-    std::vector<const std::vector<std::unique_ptr<DmaEngine>> *> core_dma_engines;
     HbmTarget *hbm = nullptr;
 
     TraceWriter trace;
@@ -85,29 +89,18 @@ struct Run {
     };
     std::priority_queue<RateSample, std::vector<RateSample>, std::greater<RateSample>> hbm_samples;
 
-    /* instruction 0 (micro-benchmarks measure its span): when its first DMA share started and
-     * on how many engines (0: not a transfer) */
-    uint64_t first_share_start_ps = 0;
-    unsigned first_engines_used = 0;
-
     /* how the run stopped */
     gs_status status = GS_OK;
     gs_error err;
     bool wall_hit = false;
     double wall_limit_s = 0;
     struct timespec wall_start;
-    uint64_t completed = 0;
 
     unsigned stream_id(unsigned core, gs_engine e, unsigned queue) const
     {
-        return core * streams_per_core +
-               (e == GS_ENG_DMA ? (unsigned)GS_ENG_DMA + queue : (unsigned)e);
+        return gs_timeline_stream_id(&tl, core, e, queue);
     }
-    gs_engine stream_engine(unsigned id) const
-    {
-        unsigned k = id % streams_per_core;
-        return k >= (unsigned)GS_ENG_DMA ? GS_ENG_DMA : (gs_engine)k;
-    }
+    gs_engine stream_engine(unsigned id) const { return gs_timeline_stream_engine(&tl, id); }
     double wall_elapsed_s() const;
     /* Record the first error and stop the simulation. */
     void fail(gs_status st, const gs_error &e);

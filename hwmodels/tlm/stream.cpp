@@ -53,7 +53,7 @@ const char *operands_only(char *text, const char *opname)
 Stream::Stream(sc_core::sc_module_name name, Run &run, unsigned core, gs_engine engine,
                unsigned queue)
     : sc_core::sc_module(name), run_(run), core_(core), engine_(engine), queue_(queue),
-      id_(run.stream_id(core, engine, queue))
+      id_(run.stream_id(core, engine, queue)), stats_(run.tl.stream[id_])
 {
 }
 
@@ -71,9 +71,9 @@ void Stream::wait_deps(const gs_instr *in)
             waiting_on_ = d;
             sc_core::wait(never_); /* never returns: reported as a deadlock */
         }
-        while (!r.done[d]) {
+        while (!r.instr(d).done) {
             waiting_on_ = d;
-            r.streams[r.owner[d]]->add_waiter(d, this);
+            r.streams[r.instr(d).stream]->add_waiter(d, this);
             sc_core::wait(wake_);
         }
     }
@@ -90,7 +90,8 @@ uint64_t Stream::dep_start(uint32_t i, const gs_instr *in, uint64_t floor, int64
     bool by_dep = false;
     for (uint32_t k = 0; k < in->n_deps; ++k) {
         const uint32_t d = in->deps[k];
-        const uint64_t t = r.end_ps[d] + (r.owner[d] != id_ ? r.sem_ps : 0);
+        const gs_timeline_instr &x = r.instr(d);
+        const uint64_t t = x.end_ps + (x.stream != id_ ? r.sem_ps : 0);
         if (t > start) {
             start = t;
             pred = d;
@@ -99,13 +100,13 @@ uint64_t Stream::dep_start(uint32_t i, const gs_instr *in, uint64_t floor, int64
     }
     const uint64_t stall = start - floor;
     if (stall) {
-        if (by_dep && r.stream_engine(r.owner[pred]) == GS_ENG_DMA)
+        if (by_dep && r.stream_engine(r.instr((size_t)pred).stream) == GS_ENG_DMA)
             stats_.stall_dma_ps += stall;
         else
             stats_.stall_dep_ps += stall;
     }
-    r.start_ps[i] = start;
-    r.pred[i] = pred;
+    r.instr(i).start_ps = start;
+    r.instr(i).pred = pred;
     return start;
 }
 
@@ -113,10 +114,11 @@ void Stream::complete(uint32_t i, const gs_instr *in)
 {
     Run &r = run_;
     const uint64_t end = sc_core::sc_time_stamp().value();
-    r.end_ps[i] = end;
-    const uint64_t dur = end - r.start_ps[i];
-    stats_.busy_ps += dur - r.port_ps[i];
-    stats_.port_ps += r.port_ps[i];
+    gs_timeline_instr &x = r.instr(i);
+    x.end_ps = end;
+    const uint64_t dur = end - x.start_ps;
+    stats_.busy_ps += dur - x.hbm_wait_ps;
+    stats_.hbm_wait_ps += x.hbm_wait_ps;
     stats_.instructions++;
     prev_end_ps_ = end;
     prev_idx_ = i;
@@ -130,7 +132,7 @@ void Stream::complete(uint32_t i, const gs_instr *in)
             return;
         }
     }
-    r.done[i] = 1;
+    x.done = 1;
     for (size_t k = 0; k < waiters_.size();) {
         if (waiters_[k].first == i) {
             waiters_[k].second->wake_.notify();
@@ -143,9 +145,9 @@ void Stream::complete(uint32_t i, const gs_instr *in)
     if (r.trace.is_open()) {
         char text[1024];
         gs_instr_format(r.prog, i, text, sizeof text);
-        r.trace.complete((int)core_, trace_tid(), gs_opcode_name(in->op), r.start_ps[i], dur, i,
+        r.trace.complete((int)core_, trace_tid(), gs_opcode_name(in->op), x.start_ps, dur, i,
                          operands_only(text, gs_opcode_name(in->op)), in->deps, in->n_deps,
-                         in->file, in->line, r.port_ps[i]);
+                         in->file, in->line, x.hbm_wait_ps);
     }
     r.on_complete();
 }
@@ -174,7 +176,7 @@ void ComputeEngine::thread()
         const uint64_t now = sc_core::sc_time_stamp().value();
         const uint64_t port = execute(i, in, start - now);
         if (r.status != GS_OK) return; /* functional error: the run is stopping */
-        r.port_ps[i] = port;
+        r.instr(i).hbm_wait_ps = port;
         complete(i, in);
     }
 }
@@ -201,7 +203,8 @@ uint64_t ComputeEngine::execute(uint32_t i, const gs_instr *in, uint64_t lead_ps
 /* ---- DMA engines ---- */
 
 DmaEngine::DmaEngine(sc_core::sc_module_name name, Run &run, unsigned core, unsigned index)
-    : sc_core::sc_module(name), hbm_port("hbm_port"), run_(run), core_(core), index_(index)
+    : sc_core::sc_module(name), hbm_port("hbm_port"), run_(run), core_(core), index_(index),
+      stats_(run.tl.dma[(size_t)core * run.tl.dma_engines + index])
 {
     trans_.set_data_ptr(nullptr);
     trans_.set_byte_enable_ptr(nullptr);
@@ -271,7 +274,7 @@ void DmaEngine::account(const Timing &t, uint32_t i, const gs_instr *in, const g
     Run &r = run_;
     free_ps_ = t.busy_end_ps;
     stats_.busy_ps += t.busy_end_ps - t.start_ps;
-    stats_.port_ps += t.port_ps;
+    stats_.hbm_wait_ps += t.port_ps;
     stats_.bytes += plan.share[index_].bytes;
     stats_.shares++;
     if (r.trace.is_open())
@@ -318,8 +321,8 @@ TransferTiming run_transfer(Run &run, std::vector<std::unique_ptr<DmaEngine>> &e
         e += g;
     }
     if (i == 0) {
-        run.first_engines_used = plan.engines_used;
-        run.first_share_start_ps = first == UINT64_MAX ? ready_ps : first;
+        run.tl.first_engines_used = plan.engines_used;
+        run.tl.first_share_start_ps = first == UINT64_MAX ? ready_ps : first;
     }
     return t;
 }
@@ -387,7 +390,7 @@ void DmaQueue::issue_thread()
             local_access(i, in, in->out[0], tlm::TLM_WRITE_COMMAND);
         if (r.status != GS_OK) return;
         const TransferTiming t = run_transfer(r, engines_, i, in, plan, ready);
-        r.port_ps[i] = t.port_ps;
+        r.instr(i).hbm_wait_ps = t.port_ps;
         count_transfer(plan.bytes);
         /* wake the completion thread only when this transfer ends before the one it waits for */
         const bool earlier = pending_.empty() || t.end_ps < pending_.top().first;

@@ -53,17 +53,6 @@ namespace gs_tlm
 
 class DmaEngine;
 
-/* Accumulated per-stream statistics, in picoseconds. */
-struct StreamStats {
-    uint64_t busy_ps = 0;      /* occupied, excluding HBM contention waits */
-    uint64_t stall_dep_ps = 0; /* start delayed by a compute-engine dependency (+ semaphore) */
-    uint64_t stall_dma_ps = 0; /* ... by a DMA dependency */
-    uint64_t port_ps = 0;      /* waiting for HBM bandwidth inside transfers */
-    uint64_t instructions = 0;
-    double bytes = 0; /* DMA bytes moved */
-    uint64_t transfers = 0;
-};
-
 class Stream : public sc_core::sc_module
 {
   public:
@@ -80,7 +69,6 @@ class Stream : public sc_core::sc_module
     /* Deadlock reporting: position in instrs and the dependency being waited on (-1: none). */
     size_t pos() const { return pos_; }
     int64_t waiting_on() const { return waiting_on_; }
-    const StreamStats &stats() const { return stats_; }
 
     /* `s` waits for instruction `instr` of this stream. */
     void add_waiter(uint32_t instr, Stream *s) { waiters_.emplace_back(instr, s); }
@@ -90,8 +78,8 @@ class Stream : public sc_core::sc_module
     /* Wait until every dependency of `in` has completed (deadlock reporting via waiting_on). */
     void wait_deps(const gs_instr *in);
     /* Earliest start after the dependencies (+ semaphore when they ran elsewhere) and `floor`
-     * (this stream's own constraint, set by instruction floor_idx); records pred[i] and the
-     * dependency stall. */
+     * (this stream's own constraint, set by instruction floor_idx); records its start and
+     * predecessor in the timeline and the dependency stall. */
     uint64_t dep_start(uint32_t i, const gs_instr *in, uint64_t floor, int64_t floor_idx);
     void complete(uint32_t i, const gs_instr *in);
     void count_transfer(double bytes)
@@ -114,7 +102,7 @@ class Stream : public sc_core::sc_module
     sc_core::sc_event wake_;
     sc_core::sc_event never_; /* waited on for a dependency that does not exist */
     std::vector<std::pair<uint32_t, Stream *>> waiters_;
-    StreamStats stats_;
+    gs_stream_counters &stats_; /* this stream's counters in the run's timeline */
 };
 
 /* A compute engine: cost from gs_cost_compute_ns (with its own gs_cost_state, e.g. the scalar
@@ -132,14 +120,6 @@ class ComputeEngine : public Stream
     uint64_t execute(uint32_t i, const gs_instr *in, uint64_t lead_ps);
     gs_cost_state cost_state_;
     std::vector<std::unique_ptr<DmaEngine>> &dma_engines_;
-};
-
-/* Activity of one DMA engine, in picoseconds. */
-struct DmaEngineStats {
-    uint64_t busy_ps = 0; /* serving shares (incl. HBM contention) */
-    uint64_t port_ps = 0; /* of which waiting for HBM bandwidth */
-    double bytes = 0;
-    uint64_t shares = 0;
 };
 
 /* One DMA engine of a core: serves transfer shares one at a time, in the order they arrive. */
@@ -165,7 +145,6 @@ class DmaEngine : public sc_core::sc_module
                  unsigned copies = 1);
     /* Occupy this engine for its share of instruction i with timing t (statistics, trace). */
     void account(const Timing &t, uint32_t i, const gs_instr *in, const gs_dma_plan &plan);
-    const DmaEngineStats &stats() const { return stats_; }
     unsigned index() const { return index_; }
 
   private:
@@ -173,7 +152,7 @@ class DmaEngine : public sc_core::sc_module
     unsigned core_, index_;
     uint64_t free_ps_ = 0;
     tlm::tlm_generic_payload trans_;
-    DmaEngineStats stats_;
+    gs_dma_engine_counters &stats_; /* this engine's counters in the run's timeline */
 };
 
 /* The result of a transfer over the engines: when it ends and how much of it was HBM waiting. */

@@ -1,31 +1,16 @@
 /*
- * trace_writer.h - streams Chrome/Perfetto trace-event JSON to a file as the simulation runs.
- *
- * Events are written as they happen (memory does not grow with the trace), one per line, inside
- * {"displayTimeUnit":"ns","traceEvents":[ ... ]}. close() always terminates the JSON, so a run
- * that stops in deadlock or timeout still leaves a valid file. Timestamps are integer
- * picoseconds of simulated time printed as microseconds with six decimals, so they equal the
- * model's times exactly. All strings go through gs_sb_json_str (gs/strbuf.h).
- *
- * Dependencies that cross tracks (another engine, DMA queue or core) are drawn as flow events
- * (an "s"/"f" pair per dependency, category "dep", bound to the producer's and the consumer's
- * slices); dependencies on the same track are visible as program order, and every slice lists
- * all its dependencies in args.deps. To place the flows the writer remembers the track and start
- * of the slices of the last kFlowWindow instruction indices (a fixed window, so memory stays
- * bounded however long the trace): a dependency further back in the program keeps its entry in
- * args.deps but gets no arrow. Source paths ("src") are relative to the repository root.
+ * trace_writer.h - the SystemC layer's handle on the Chrome/Perfetto trace: a C++ owner of the
+ * plain-C streaming writer in gs/trace.h (see there for the format). A writer that is not open
+ * ignores every event.
  */
 #ifndef GS_TLM_TRACE_WRITER_H
 #define GS_TLM_TRACE_WRITER_H
 
+#include <cstddef>
 #include <cstdint>
-#include <cstdio>
-#include <queue>
-#include <utility>
-#include <vector>
 
 #include "gs/common.h"
-#include "gs/strbuf.h"
+#include "gs/trace.h"
 
 namespace gs_tlm
 {
@@ -33,78 +18,67 @@ namespace gs_tlm
 class TraceWriter
 {
   public:
-    TraceWriter();
-    ~TraceWriter();
+    TraceWriter() = default;
+    ~TraceWriter() { close(nullptr); }
     TraceWriter(const TraceWriter &) = delete;
     TraceWriter &operator=(const TraceWriter &) = delete;
 
     /* Create/truncate path and write the header. GS_ERR_IO with err set on failure. */
-    gs_status open(const char *path, gs_error *err);
-    bool is_open() const { return f_ != nullptr; }
+    gs_status open(const char *path, gs_error *err)
+    {
+        t_ = gs_trace_open(path, err);
+        return t_ ? GS_OK : (err ? err->code : GS_ERR_IO);
+    }
+    bool is_open() const { return t_ != nullptr; }
+    gs_trace *handle() const { return t_; }
 
-    /* Metadata: names of a process (pid) and of a thread (track) inside it. */
-    void process_name(int pid, const char *name);
-    void thread_name(int pid, int tid, const char *name);
-    /* Sort hint so tracks appear in tid order. */
-    void thread_sort_index(int pid, int tid, int index);
-
-    /* One instruction as a complete ("X") slice, plus a flow from each dependency on another
-     * track. An instruction completes after its dependencies, so they were written already. */
+    void process_name(int pid, const char *name) { gs_trace_process_name(t_, pid, name); }
+    void thread_name(int pid, int tid, const char *name)
+    {
+        gs_trace_thread_name(t_, pid, tid, name);
+    }
+    void thread_sort_index(int pid, int tid, int index)
+    {
+        gs_trace_thread_sort_index(t_, pid, tid, index);
+    }
     void complete(int pid, int tid, const char *name, uint64_t ts_ps, uint64_t dur_ps, size_t index,
                   const char *operands, const uint32_t *deps, uint32_t n_deps, const char *file,
-                  int line, uint64_t port_wait_ps);
+                  int line, uint64_t port_wait_ps)
+    {
+        gs_trace_complete(t_, pid, tid, name, ts_ps, dur_ps, index, operands, deps, n_deps, file,
+                          line, port_wait_ps);
+    }
 
-    /* A counter ("C") sample: series `series` of counter `name` takes `value` at ts_ps. */
-    void counter(int pid, const char *name, const char *series, uint64_t ts_ps, double value);
-
-    /* Terminate the JSON and close. GS_ERR_IO if anything failed to write. Idempotent. */
-    gs_status close(gs_error *err);
+    /* Terminate the JSON and close (the trace's rate counters end with it). GS_ERR_IO if
+     * anything failed to write. Idempotent. */
+    gs_status close(gs_error *err)
+    {
+        gs_trace *t = t_;
+        t_ = nullptr;
+        return gs_trace_close(t, err);
+    }
 
   private:
-    struct Slice {
-        size_t index; /* SIZE_MAX: empty */
-        int32_t pid, tid;
-        uint64_t ts_ps;
-    };
-    static constexpr size_t kFlowWindow = 8192;
-    void begin_event();
-    void end_event();
-    void flow(const char *ph, uint64_t id, const Slice &at);
-    std::vector<Slice> slices_; /* slot index % kFlowWindow, grown up to kFlowWindow */
-    uint64_t next_flow_;
-    FILE *f_;
-    gs_sb sb_;
-    bool first_;
-    bool io_error_;
-    char *path_;
+    gs_trace *t_ = nullptr;
 };
 
-/*
- * Bandwidth in use as a step function: each HBM chunk adds `rate` bytes/ns over [t0, t1).
- * Samples are emitted to the trace as a counter, coalescing changes at the same timestamp.
- * Chunks must be added in non-decreasing t0 (simulated time order).
- */
+/* A rate counter of the open trace (gs_trace_rate): owned and freed by the trace, so it must not
+ * be used after the trace is closed. Does nothing when the trace is not open. */
 class RateCounter
 {
   public:
-    RateCounter(TraceWriter *tw, int pid, const char *name, const char *series);
-    void add(uint64_t t0_ps, uint64_t t1_ps, double rate);
-    void finish();
+    RateCounter(TraceWriter *tw, int pid, const char *name, const char *series)
+        : r_(gs_trace_rate_create(tw ? tw->handle() : nullptr, pid, name, series))
+    {
+    }
+    void add(uint64_t t0_ps, uint64_t t1_ps, double rate)
+    {
+        gs_trace_rate_add(r_, t0_ps, t1_ps, rate);
+    }
+    void finish() { gs_trace_rate_finish(r_); }
 
   private:
-    void set(uint64_t ts, double value);
-    void flush_until(uint64_t ts);
-    TraceWriter *tw_;
-    int pid_;
-    const char *name_;
-    const char *series_;
-    double value_;
-    bool have_pending_;
-    uint64_t pending_ts_;
-    double pending_value_;
-    double last_written_;
-    using End = std::pair<uint64_t, double>;
-    std::priority_queue<End, std::vector<End>, std::greater<End>> ends_;
+    gs_trace_rate *r_;
 };
 
 } // namespace gs_tlm

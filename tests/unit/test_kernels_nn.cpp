@@ -13,9 +13,11 @@
 
 #include "gs/config.h"
 #include "gs/model.h"
+#include "isolated_run.h"
 #include "job.h"
 
-namespace {
+namespace
+{
 
 std::vector<std::string> config_files()
 {
@@ -71,8 +73,10 @@ Outcome run_job(const gs_config *cfg, const char *kernel, const char *variant,
     EXPECT_GE(spec.variant, 0) << variant;
     spec.dtype = dt;
     spec.n_dims = (int)dims.size();
-    for (size_t i = 0; i < dims.size(); i++) spec.dims[i] = dims[i];
-    for (auto &p : params) spec.params[p.first] = p.second;
+    for (size_t i = 0; i < dims.size(); i++)
+        spec.dims[i] = dims[i];
+    for (auto &p : params)
+        spec.params[p.first] = p.second;
     spec.seed = 11;
     gs_job *job = nullptr;
     gs_error err;
@@ -107,11 +111,12 @@ TEST(NonMatmulKernels, RunWhereCapableUnsupportedElsewhere)
             const gs_kernel_def *k = gs_suite_find(name);
             ASSERT_NE(k, nullptr) << name << " is not registered";
             for (int v = 0; v < k->n_variants; v++) {
-                bool needs_gpsimd = !strcmp(name, "embedding") ||
-                                    (!strcmp(name, "attention") && !strcmp(k->variants[v], "causal"));
+                bool needs_gpsimd =
+                    !strcmp(name, "embedding") ||
+                    (!strcmp(name, "attention") && !strcmp(k->variants[v], "causal"));
                 const gs_shape &s = k->check_shapes[1];
-                Outcome o = run_job(h.cfg, name, k->variants[v],
-                                    std::vector<int64_t>(s.d, s.d + s.n));
+                Outcome o =
+                    run_job(h.cfg, name, k->variants[v], std::vector<int64_t>(s.d, s.d + s.n));
                 SCOPED_TRACE(f + " " + name + "/" + k->variants[v]);
                 // the vector exponential is a family feature (gen4): op exponential
                 bool needs_vexp = !strcmp(k->variants[v], "fused_vexp");
@@ -141,11 +146,16 @@ TEST(NonMatmulKernels, Fp32AndFp16)
     struct C {
         const char *k, *v;
         std::vector<int64_t> d;
-    } cases[] = {{"fused_elementwise", "fused", {130, 77}}, {"fused_elementwise", "unfused", {130, 77}},
-                 {"softmax", "three_pass", {130, 300}},    {"softmax", "fused", {130, 300}},
-                 {"layernorm", "bn_stats", {130, 300}},    {"layernorm", "naive", {130, 300}},
-                 {"rmsnorm", "default", {130, 300}},       {"reduce", "sum", {130, 300}},
-                 {"reduce", "max", {130, 300}},            {"embedding", "default", {130, 40, 33}}};
+    } cases[] = {{"fused_elementwise", "fused", {130, 77}},
+                 {"fused_elementwise", "unfused", {130, 77}},
+                 {"softmax", "three_pass", {130, 300}},
+                 {"softmax", "fused", {130, 300}},
+                 {"layernorm", "bn_stats", {130, 300}},
+                 {"layernorm", "naive", {130, 300}},
+                 {"rmsnorm", "default", {130, 300}},
+                 {"reduce", "sum", {130, 300}},
+                 {"reduce", "max", {130, 300}},
+                 {"embedding", "default", {130, 40, 33}}};
     for (auto &c : cases)
         for (gs_dtype dt : {GS_FP32, GS_FP16}) {
             SCOPED_TRACE(std::string(c.k) + "/" + c.v + " " + gs_dtype_name(dt));
@@ -166,18 +176,26 @@ TEST(NonMatmulKernels, EngineAndTileParams)
     ASSERT_NE(g1.cfg, nullptr);
     for (int64_t e : {1, 2, 3}) {
         SCOPED_TRACE("engine " + std::to_string(e));
-        EXPECT_EQ(run_job(g2.cfg, "layernorm", "bn_stats", {200, 300}, GS_BF16, {{2, e}}).check, GS_OK);
-        EXPECT_EQ(run_job(g2.cfg, "rmsnorm", "default", {200, 300}, GS_BF16, {{2, e}}).check, GS_OK);
-        EXPECT_EQ(run_job(g2.cfg, "fused_elementwise", "unfused", {200, 300}, GS_BF16, {{2, e}}).check,
+        EXPECT_EQ(run_job(g2.cfg, "layernorm", "bn_stats", {200, 300}, GS_BF16, {{2, e}}).check,
                   GS_OK);
+        EXPECT_EQ(run_job(g2.cfg, "rmsnorm", "default", {200, 300}, GS_BF16, {{2, e}}).check,
+                  GS_OK);
+        EXPECT_EQ(
+            run_job(g2.cfg, "fused_elementwise", "unfused", {200, 300}, GS_BF16, {{2, e}}).check,
+            GS_OK);
     }
     // small chunks: many chunks per row, ragged last chunk, single buffers
-    EXPECT_EQ(run_job(g2.cfg, "softmax", "fused", {130, 1000}, GS_BF16, {{0, 96}, {1, 1}}).check, GS_OK);
-    EXPECT_EQ(run_job(g2.cfg, "softmax", "three_pass", {130, 1000}, GS_BF16, {{0, 96}}).check, GS_OK);
+    EXPECT_EQ(run_job(g2.cfg, "softmax", "fused", {130, 1000}, GS_BF16, {{0, 96}, {1, 1}}).check,
+              GS_OK);
+    EXPECT_EQ(run_job(g2.cfg, "softmax", "three_pass", {130, 1000}, GS_BF16, {{0, 96}}).check,
+              GS_OK);
     EXPECT_EQ(run_job(g2.cfg, "layernorm", "naive", {130, 1000}, GS_BF16, {{0, 100}}).check, GS_OK);
-    EXPECT_EQ(run_job(g2.cfg, "reduce", "sum", {130, 1000}, GS_BF16, {{0, 33}, {1, 3}}).check, GS_OK);
-    EXPECT_EQ(run_job(g2.cfg, "embedding", "default", {130, 50, 300}, GS_BF16, {{0, 64}}).check, GS_OK);
-    EXPECT_EQ(run_job(g2.cfg, "attention", "noncausal", {300, 128}, GS_BF16, {{0, 128}}).check, GS_OK);
+    EXPECT_EQ(run_job(g2.cfg, "reduce", "sum", {130, 1000}, GS_BF16, {{0, 33}, {1, 3}}).check,
+              GS_OK);
+    EXPECT_EQ(run_job(g2.cfg, "embedding", "default", {130, 50, 300}, GS_BF16, {{0, 64}}).check,
+              GS_OK);
+    EXPECT_EQ(run_job(g2.cfg, "attention", "noncausal", {300, 128}, GS_BF16, {{0, 128}}).check,
+              GS_OK);
     EXPECT_EQ(run_job(g2.cfg, "attention", "causal", {300, 128}, GS_BF16, {{0, 256}}).check, GS_OK);
 
     Outcome o = run_job(g1.cfg, "layernorm", "bn_stats", {64, 64}, GS_BF16, {{2, 3}});
@@ -239,7 +257,8 @@ double timed(const gs_config *cfg, const char *kernel, const char *variant,
     spec.variant = gs_suite_variant(k, variant);
     spec.dtype = GS_BF16;
     spec.n_dims = (int)dims.size();
-    for (size_t i = 0; i < dims.size(); i++) spec.dims[i] = dims[i];
+    for (size_t i = 0; i < dims.size(); i++)
+        spec.dims[i] = dims[i];
     gs_job *job = nullptr;
     gs_error err;
     gs_error_clear(&err);
@@ -248,7 +267,7 @@ double timed(const gs_config *cfg, const char *kernel, const char *variant,
     gs_run_opts o{};
     o.functional = 0;
     o.wall_limit_s = 120;
-    EXPECT_EQ(gs_model_run_isolated(cfg, gs_job_program(job), nullptr, &o, st, &err), GS_OK)
+    EXPECT_EQ(gs_test_run_isolated(cfg, gs_job_program(job), nullptr, &o, st, &err), GS_OK)
         << err.message;
     gs_job_free(job);
     EXPECT_GE(st->roofline_ratio, 1.0) << kernel << "/" << variant << " beats its roofline";
@@ -284,7 +303,8 @@ TEST(NonMatmulKernelsModel, CausalSkipsWorkAndNormsRespectTheRoofline)
     EXPECT_LT(a.flops, b.flops * 0.75);
     for (const char *k : {"layernorm", "rmsnorm", "reduce"}) {
         const gs_kernel_def *d = gs_suite_find(k);
-        for (int v = 0; v < d->n_variants; v++) timed(h.cfg, k, d->variants[v], {1024, 2048}, &a);
+        for (int v = 0; v < d->n_variants; v++)
+            timed(h.cfg, k, d->variants[v], {1024, 2048}, &a);
     }
     timed(h.cfg, "embedding", "default", {1024, 4096, 1024}, &a);
 }

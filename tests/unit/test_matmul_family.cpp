@@ -11,6 +11,7 @@
 
 #include "gs/config.h"
 #include "gs/model.h"
+#include "isolated_run.h"
 #include "job.h"
 
 namespace
@@ -66,7 +67,7 @@ gs_run_stats time_variant(const gs_config *cfg, const char *kernel, const char *
         gs_run_opts ro{};
         ro.functional = 0;
         ro.wall_limit_s = 60;
-        st = gs_model_run_isolated(cfg, gs_job_program(job), nullptr, &ro, &stats, &err);
+        st = gs_test_run_isolated(cfg, gs_job_program(job), nullptr, &ro, &stats, &err);
         EXPECT_EQ(st, GS_OK) << variant << ": " << err.message;
     }
     gs_job_free(job);

@@ -2,7 +2,7 @@
  * test_model.cpp - the SystemC model through its C facade (gs/model.h): engine overlap, DMA
  * bandwidth and HBM contention, roofline, functional equality with the pure-C executor,
  * deadlock and time limits, determinism, and the trace file. Every run goes through
- * gs_model_run_isolated (SystemC elaborates once per process).
+ * gs_test_run_isolated (SystemC elaborates once per process).
  */
 #include <gtest/gtest.h>
 
@@ -27,6 +27,7 @@
 #include "gs/isa.h"
 #include "gs/kernel.h"
 #include "gs/model.h"
+#include "isolated_run.h"
 #include "test_config_builders.h"
 
 namespace
@@ -160,7 +161,7 @@ gs_status run_timing(const gs_config *cfg, const gs_program *p, gs_run_stats *st
     o.trace_path = trace;
     o.sim_limit_ns = sim_limit_ns;
     o.wall_limit_s = 120;
-    return gs_model_run_isolated(cfg, p, nullptr, &o, st, err);
+    return gs_test_run_isolated(cfg, p, nullptr, &o, st, err);
 }
 
 /* The parts of the critical path add up to the total. */
@@ -629,7 +630,7 @@ TEST(ModelFunctional, OutputsEqualThePureCExecutorBitForBit)
             memset(&o, 0, sizeof o);
             o.functional = 1;
             gs_run_stats fst, tst;
-            ASSERT_EQ(gs_model_run_isolated(&cfg, p.get(), got.get(), &o, &fst, &err), GS_OK)
+            ASSERT_EQ(gs_test_run_isolated(&cfg, p.get(), got.get(), &o, &fst, &err), GS_OK)
                 << err.message;
             size_t outputs = 0;
             for (size_t t = 0; t < gs_program_tensor_count(p.get()); ++t) {
@@ -644,7 +645,7 @@ TEST(ModelFunctional, OutputsEqualThePureCExecutorBitForBit)
             EXPECT_GT(outputs, 0u);
             /* Timing-only mode: identical timing and statistics. */
             o.functional = 0;
-            ASSERT_EQ(gs_model_run_isolated(&cfg, p.get(), nullptr, &o, &tst, &err), GS_OK)
+            ASSERT_EQ(gs_test_run_isolated(&cfg, p.get(), nullptr, &o, &tst, &err), GS_OK)
                 << err.message;
             EXPECT_TRUE(same_stats(fst, tst));
         }
@@ -754,7 +755,7 @@ TEST(ModelErrors, SecondRunInOneProcessIsAUsageError)
             code = 1;
         else if (gs_model_run(m, p.get(), nullptr, nullptr, &st, &err) != GS_ERR_USAGE)
             code = 2;
-        else if (!strstr(err.message, "gs_model_run_isolated"))
+        else if (!strstr(err.message, "one model per process"))
             code = 3;
         _exit(code);
     }
@@ -980,7 +981,7 @@ TEST(ModelFunctional, GatherGoesThroughHbmAndMatchesTheExecutor)
     memset(&o, 0, sizeof o);
     o.functional = 1;
     gs_run_stats st;
-    ASSERT_EQ(gs_model_run_isolated(&cfg, p.get(), got.get(), &o, &st, &err), GS_OK) << err.message;
+    ASSERT_EQ(gs_test_run_isolated(&cfg, p.get(), got.get(), &o, &st, &err), GS_OK) << err.message;
     EXPECT_EQ(
         memcmp(gs_mem_tensor(ref.get(), out.id), gs_mem_tensor(got.get(), out.id), 128 * 64 * 2),
         0);
@@ -1007,7 +1008,7 @@ TEST(ModelErrors, WallClockLimit)
     o.wall_limit_s = 1e-4;
     gs_run_stats st;
     gs_error err;
-    ASSERT_EQ(gs_model_run_isolated(&cfg, p.get(), nullptr, &o, &st, &err), GS_ERR_TIMEOUT);
+    ASSERT_EQ(gs_test_run_isolated(&cfg, p.get(), nullptr, &o, &st, &err), GS_ERR_TIMEOUT);
     EXPECT_NE(std::string(err.message).find("wall-clock limit"), std::string::npos) << err.message;
     EXPECT_LT(st.instructions, 200000u);
 }

@@ -310,6 +310,12 @@ uint64_t gs_program_psum_high_water(const gs_program *p);
  */
 int64_t gs_program_append_raw(gs_program *p, const gs_instr *in);
 
+/* The program fits cfg's chip: every instruction on an existing core and on a valid engine the
+ * config has, DMA copies and transposes (only they) on the DMA engine, each on an existing queue
+ * ID. GS_ERR_INVALID (GS_ERR_UNSUPPORTED for an engine the config lacks) naming the first
+ * instruction that does not, at its source line. */
+gs_status gs_program_validate(const gs_program *p, const gs_config *cfg, gs_error *err);
+
 /* Text listing, one instruction per line: index, core/engine/queue, opcode, operands,
  * immediates, deps, file:line. */
 void gs_program_disasm(const gs_program *p, FILE *out);

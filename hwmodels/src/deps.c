@@ -1,0 +1,803 @@
+/*
+ * deps.c - the kernel builder's dependency tracker (kb_internal.h): derives the dependencies of
+ * each instruction the builder (kb.c) emits.
+ *
+ * Dependencies: every region (an HBM tensor, or one SBUF/PSUM pool buffer) keeps a list of the
+ * accesses made to it. A new instruction depends on earlier writes that overlap what it reads
+ * (RAW), and on earlier reads and writes that overlap what it writes (WAR, WAW). Overlap is exact
+ * (the contiguous runs of both access patterns are intersected) when the patterns have at most
+ * RUN_LIMIT runs, and falls back to bounding boxes (conservative: an extra dependency, never a
+ * missing one) beyond that. An access that is fully covered by a later dense write is dropped
+ * from its list: anything overlapping it later also overlaps the write, which is ordered after it.
+ *
+ * Long HBM histories (an output written tile by tile, a tensor read thousands of times) get an
+ * index: a grid over the tensor seen as rows of one pitch, each access filed under the cells its
+ * rectangle covers (a superset of its elements), so a new access is compared only with the
+ * accesses that share a cell. Candidates are then tested exactly as in a full scan and taken in
+ * list order, so the dependencies are the same as scanning the whole list, at a cost per access
+ * that does not grow with the program. Dropped accesses stay in an indexed list as tombstones
+ * until they are half of it (then the list is compacted and the index rebuilt when next needed).
+ */
+#include "kb_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "program.h"
+
+#define RUN_LIMIT 4096
+#define INDEX_MIN 32       /* list length from which an HBM list is indexed */
+#define INDEX_MAX_CELLS 64 /* an access covering more cells is kept in the index's wide list */
+#define INDEX_GRID_CELLS (1u << 18) /* cells per index at most (cells grow to fit) */
+
+/* ---- footprints ---- */
+
+typedef struct run {
+    int64_t lo, hi; /* [lo, hi) in bytes (SBUF/PSUM, within a partition) or elements (HBM) */
+} run;
+
+/* One operand access in a region's history. The access pattern itself is not copied: it is
+ * operand `slot` of instruction `instr` in the program (0..GS_INSTR_MAX_IN-1: in[slot], then
+ * out[slot - GS_INSTR_MAX_IN]), which keeps the history small for programs of hundreds of
+ * thousands of instructions. */
+typedef struct access {
+    uint32_t instr;
+    uint8_t write;
+    uint8_t dense; /* footprint == bounding box */
+    uint8_t slot;
+    uint8_t dead; /* dropped from an indexed list (a tombstone until the list is compacted) */
+    uint32_t p0, p1;
+    int64_t lo, hi;
+} access;
+
+/* Summary of ACCESS_BLOCK consecutive list items: the union of their partitions and bounding
+ * boxes, so a scan skips blocks that cannot overlap (an output tensor written tile by tile
+ * would otherwise compare every new tile with every earlier one). */
+#define ACCESS_BLOCK 32
+typedef struct access_block {
+    int64_t lo, hi;
+    uint32_t p0, p1;
+} access_block;
+
+typedef struct index_cell {
+    uint32_t *pos; /* positions in the list's items, increasing */
+    uint32_t n, cap;
+} index_cell;
+
+/* The grid of an indexed HBM list (see the file comment). Rows are `pitch` elements; a cell is
+ * ch rows x cw elements. */
+typedef struct list_index {
+    int64_t pitch, ch, cw, rows;
+    int64_t gr, gc; /* grid rows and columns of cells */
+    index_cell *cells;
+    index_cell wide; /* accesses covering more than INDEX_MAX_CELLS cells */
+} list_index;
+
+typedef struct access_list {
+    access *items;
+    size_t n, cap;
+    access_block *blocks;
+    size_t blocks_cap;
+    size_t summarized; /* items [0, summarized) are summarized; reset when items move */
+    size_t n_dead;     /* tombstones (indexed lists only) */
+    list_index *idx;   /* NULL: scanned in full */
+} access_list;
+
+/* Reads and writes are kept apart so that a read scans only the writes: programs that read the
+ * same input tiles over and over (a matmul's operands) would otherwise rescan every earlier
+ * read on every new read, which is quadratic in the program's length. Both lists stay in
+ * instruction order. */
+struct region {
+    access_list reads, writes;
+};
+typedef struct region region;
+
+static void index_free(list_index *x)
+{
+    if (!x) return;
+    for (int64_t i = 0; i < x->gr * x->gc; i++)
+        gs_free(x->cells[i].pos);
+    gs_free(x->cells);
+    gs_free(x->wide.pos);
+    gs_free(x);
+}
+
+void gs_kb_tracker_free(void *v)
+{
+    tracker *t = v;
+    if (!t) return;
+    for (size_t i = 0; i < t->n_hbm; i++) {
+        gs_free(t->hbm[i].reads.items);
+        gs_free(t->hbm[i].writes.items);
+        gs_free(t->hbm[i].reads.blocks);
+        gs_free(t->hbm[i].writes.blocks);
+        index_free(t->hbm[i].reads.idx);
+        index_free(t->hbm[i].writes.idx);
+    }
+    for (size_t i = 0; i < t->n_buf; i++) {
+        gs_free(t->buf[i].reads.items);
+        gs_free(t->buf[i].writes.items);
+        gs_free(t->buf[i].reads.blocks);
+        gs_free(t->buf[i].writes.blocks);
+    }
+    gs_free(t->hbm);
+    gs_free(t->buf);
+    gs_free(t->tile_parts);
+    gs_free(t->tile_bytes);
+    gs_free(t->released);
+    gs_free(t);
+}
+
+int gs_kb_tracker_note_buffer(tracker *t, int32_t id)
+{
+    if ((size_t)id < t->n_tile) return 1;
+    size_t n = (size_t)id + 1;
+    uint32_t *tp = gs_realloc(t->tile_parts, n * sizeof *tp);
+    if (!tp) return 0;
+    t->tile_parts = tp;
+    uint64_t *tb = gs_realloc(t->tile_bytes, n * sizeof *tb);
+    if (!tb) return 0;
+    t->tile_bytes = tb;
+    uint8_t *rl = gs_realloc(t->released, n * sizeof *rl);
+    if (!rl) return 0;
+    t->released = rl;
+    for (size_t i = t->n_tile; i < n; i++) {
+        t->tile_parts[i] = 0;
+        t->tile_bytes[i] = 0;
+        t->released[i] = 0;
+    }
+    t->n_tile = n;
+    return 1;
+}
+
+/* ---- footprint geometry ---- */
+
+static int cmp_run(const void *x, const void *y)
+{
+    const run *a = x, *b = y;
+    return (a->lo > b->lo) - (a->lo < b->lo);
+}
+
+/* Enumerate the contiguous runs of a pattern (sorted, merged). Returns the count, or -1 if it
+ * would exceed `limit`. */
+static long ap_runs(const gs_ap *a, run *out, long limit)
+{
+    /* dims as (shape, stride) including HBM's partition dim as the outermost */
+    uint32_t shape[GS_AP_MAX_DIMS + 1];
+    int64_t stride[GS_AP_MAX_DIMS + 1];
+    int nd = 0;
+    if (a->space == GS_MEM_HBM) {
+        shape[nd] = a->part_count;
+        stride[nd++] = a->part_stride;
+    }
+    for (int k = 0; k < a->ndim; k++) {
+        shape[nd] = a->shape[k];
+        stride[nd++] = a->stride[k];
+    }
+    int64_t unit = a->space == GS_MEM_HBM ? 1 : (int64_t)gs_dtype_size(a->dtype);
+    int64_t base = a->offset;
+    /* the innermost dim is one run if its stride is 1 */
+    int64_t inner_len = 1;
+    int inner_dims = nd;
+    if (nd > 0 && stride[nd - 1] == 1) {
+        inner_len = shape[nd - 1];
+        inner_dims = nd - 1;
+    }
+    long count = 1;
+    for (int k = 0; k < inner_dims; k++) {
+        if (count > limit / (long)GS_MAX(shape[k], 1u)) return -1;
+        count *= (long)shape[k];
+    }
+    if (count > limit) return -1;
+    uint32_t idx[GS_AP_MAX_DIMS + 1] = {0};
+    for (long r = 0; r < count; r++) {
+        int64_t off = 0;
+        for (int k = 0; k < inner_dims; k++)
+            off += (int64_t)idx[k] * stride[k];
+        if (a->space == GS_MEM_HBM) {
+            out[r].lo = base + off;
+            out[r].hi = base + off + inner_len;
+        } else {
+            out[r].lo = base + off * unit;
+            out[r].hi = base + (off + inner_len) * unit;
+        }
+        for (int k = inner_dims - 1; k >= 0; k--) {
+            if (++idx[k] < shape[k]) break;
+            idx[k] = 0;
+        }
+    }
+    /* row-major patterns with increasing strides enumerate their runs in order already */
+    int sorted = 1;
+    for (long r = 1; r < count && sorted; r++)
+        sorted = out[r - 1].lo <= out[r].lo;
+    if (!sorted) qsort(out, (size_t)count, sizeof *out, cmp_run);
+    long m = 0;
+    for (long r = 0; r < count; r++) {
+        if (m > 0 && out[r].lo <= out[m - 1].hi) {
+            if (out[r].hi > out[m - 1].hi) out[m - 1].hi = out[r].hi;
+        } else {
+            out[m++] = out[r];
+        }
+    }
+    return m;
+}
+
+static run g_runs_a[RUN_LIMIT], g_runs_b[RUN_LIMIT];
+
+/* Exact overlap when both run lists are small, else bounding boxes (already known to overlap). */
+static int ap_overlap_exact(const gs_ap *a, const gs_ap *b)
+{
+    long na = ap_runs(a, g_runs_a, RUN_LIMIT);
+    if (na < 0) return 1;
+    long nb = ap_runs(b, g_runs_b, RUN_LIMIT);
+    if (nb < 0) return 1;
+    long i = 0, j = 0;
+    while (i < na && j < nb) {
+        if (g_runs_a[i].hi <= g_runs_b[j].lo)
+            i++;
+        else if (g_runs_b[j].hi <= g_runs_a[i].lo)
+            j++;
+        else
+            return 1;
+    }
+    return 0;
+}
+
+static int is_dense(const gs_ap *a)
+{
+    long n = ap_runs(a, g_runs_a, 2);
+    return n == 1;
+}
+
+static region *region_of(tracker *t, const gs_ap *a)
+{
+    region **arr = a->space == GS_MEM_HBM ? &t->hbm : &t->buf;
+    size_t *n = a->space == GS_MEM_HBM ? &t->n_hbm : &t->n_buf;
+    size_t id = (size_t)a->tensor;
+    if (id >= *n) {
+        size_t nn = id + 1 + id / 2;
+        region *r = gs_realloc(*arr, nn * sizeof *r);
+        if (!r) return NULL;
+        memset(r + *n, 0, (nn - *n) * sizeof *r);
+        *arr = r;
+        *n = nn;
+    }
+    return &(*arr)[id];
+}
+
+static void footprint(const gs_ap *a, access *acc)
+{
+    if (a->space == GS_MEM_HBM) {
+        acc->p0 = 0;
+        acc->p1 = 1;
+    } else {
+        acc->p0 = a->part_start;
+        acc->p1 = a->part_start + a->part_count;
+    }
+    gs_kb_ap_bbox(a, &acc->lo, &acc->hi);
+    acc->dense = (uint8_t)is_dense(a);
+}
+
+static const gs_ap *access_ap(const gs_kb *kb, const access *a)
+{
+    const gs_instr *in = gs_program_instr(kb->p, a->instr);
+    return a->slot < GS_INSTR_MAX_IN ? &in->in[a->slot] : &in->out[a->slot - GS_INSTR_MAX_IN];
+}
+
+/* A pattern as `rows` runs of `n` units, the first at `base`, one every `pitch` units (units:
+ * elements in HBM, bytes in SBUF/PSUM; partitions of SBUF/PSUM are compared separately). */
+typedef struct row_pattern {
+    int64_t base, pitch, n;
+    int64_t rows;
+} row_pattern;
+
+/* Describe the common shapes (one contiguous run per HBM partition-row, or up to two free dims
+ * with a contiguous inner one) as row patterns; 0 for anything else. */
+static int as_rows(const gs_ap *a, row_pattern *r)
+{
+    const int hbm = a->space == GS_MEM_HBM;
+    const int64_t unit = hbm ? 1 : (int64_t)gs_dtype_size(a->dtype);
+    const int nd = a->ndim;
+    if (nd < 1 || nd > 2) return 0;
+    const uint32_t inner = a->shape[nd - 1];
+    if (inner > 1 && a->stride[nd - 1] != 1) return 0;
+    r->base = a->offset;
+    r->n = (int64_t)inner * unit;
+    if (nd == 1) {
+        r->rows = hbm ? a->part_count : 1;
+        r->pitch = hbm ? a->part_stride : 0;
+    } else {
+        if (hbm && a->part_count > 1) return 0;
+        r->rows = a->shape[0];
+        r->pitch = a->stride[0] * unit;
+    }
+    if (r->rows > 1 && r->pitch <= 0) return 0;
+    return 1;
+}
+
+static int64_t floor_div(int64_t a, int64_t b)
+{
+    int64_t q = a / b;
+    return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+/* Exact overlap of two row patterns with the same pitch, in O(1): runs of row i of x and row j
+ * of y intersect iff d - n_x < k * pitch < d + n_y with d = base_y - base_x and k = i - j.
+ * Returns -1 when the pitches differ (not decided here). */
+static int rows_overlap(const row_pattern *x, const row_pattern *y)
+{
+    int64_t pitch = x->rows > 1 ? x->pitch : y->pitch;
+    if (x->rows > 1 && y->rows > 1 && x->pitch != y->pitch) return -1;
+    const int64_t d = y->base - x->base;
+    const int64_t kmin = -(y->rows - 1), kmax = x->rows - 1;
+    if (kmin == 0 && kmax == 0) return d - x->n < 0 && 0 < d + y->n;
+    int64_t k = floor_div(d - x->n, pitch) + 1; /* smallest k with k * pitch > d - n_x */
+    if (k < kmin) k = kmin;
+    return k <= kmax && k * pitch < d + y->n;
+}
+
+static int acc_overlap(const gs_kb *kb, const access *x, const gs_ap *xap, const access *y)
+{
+    if (x->p1 <= y->p0 || y->p1 <= x->p0) return 0;
+    if (x->hi <= y->lo || y->hi <= x->lo) return 0;
+    if (x->dense && y->dense) return 1;
+    const gs_ap *yap = access_ap(kb, y);
+    row_pattern rx, ry;
+    if (as_rows(xap, &rx) && as_rows(yap, &ry)) {
+        int o = rows_overlap(&rx, &ry);
+        if (o >= 0) return o;
+    }
+    return ap_overlap_exact(xap, yap);
+}
+
+static int add_dep(gs_kb *kb, uint32_t d)
+{
+    for (size_t i = 0; i < kb->n_deps; i++)
+        if (kb->deps[i] == d) return 1;
+    if (kb->n_deps == kb->cap_deps) {
+        size_t nc = kb->cap_deps ? kb->cap_deps * 2 : 32;
+        uint32_t *n = gs_realloc(kb->deps, nc * sizeof *n);
+        if (!n) return 0;
+        kb->deps = n;
+        kb->cap_deps = nc;
+    }
+    kb->deps[kb->n_deps++] = d;
+    return 1;
+}
+
+/* Bring the block summaries up to date with the items (only the blocks past `summarized`). */
+static int summarize(access_list *l)
+{
+    if (l->summarized >= l->n) return 1;
+    size_t nb = (l->n + ACCESS_BLOCK - 1) / ACCESS_BLOCK;
+    if (nb > l->blocks_cap) {
+        size_t nc = GS_MAX(nb, l->blocks_cap * 2);
+        access_block *b = gs_realloc(l->blocks, nc * sizeof *b);
+        if (!b) return 0;
+        l->blocks = b;
+        l->blocks_cap = nc;
+    }
+    for (size_t b = l->summarized / ACCESS_BLOCK; b < nb; b++) {
+        size_t end = GS_MIN(l->n, (b + 1) * ACCESS_BLOCK);
+        access_block *s = &l->blocks[b];
+        const access *a = &l->items[b * ACCESS_BLOCK];
+        s->lo = a->lo;
+        s->hi = a->hi;
+        s->p0 = a->p0;
+        s->p1 = a->p1;
+        for (size_t k = b * ACCESS_BLOCK + 1; k < end; k++) {
+            a = &l->items[k];
+            s->lo = GS_MIN(s->lo, a->lo);
+            s->hi = GS_MAX(s->hi, a->hi);
+            s->p0 = GS_MIN(s->p0, a->p0);
+            s->p1 = GS_MAX(s->p1, a->p1);
+        }
+    }
+    l->summarized = l->n;
+    return 1;
+}
+
+static int push_match(gs_kb *kb, int which, uint32_t instr)
+{
+    if (kb->match_n[which] == kb->match_cap[which]) {
+        size_t nc = kb->match_cap[which] ? kb->match_cap[which] * 2 : 32;
+        uint32_t *m = gs_realloc(kb->match[which], nc * sizeof *m);
+        if (!m) return 0;
+        kb->match[which] = m;
+        kb->match_cap[which] = nc;
+    }
+    kb->match[which][kb->match_n[which]++] = instr;
+    return 1;
+}
+
+/* ---- the index of long HBM lists ---- */
+
+/* Rows [*r0, *r1] and elements [*c0, *c1] within a row (inclusive) of `pitch`-element rows that
+ * hold every element of an HBM access: its rows when it is a row pattern of that pitch, else
+ * its bounding box taken as one run. */
+static void hbm_rect(const gs_ap *ap, const access *acc, int64_t pitch, int64_t *r0, int64_t *r1,
+                     int64_t *c0, int64_t *c1)
+{
+    row_pattern r;
+    if (!as_rows(ap, &r) || (r.rows > 1 && r.pitch != pitch) || r.pitch < 0) {
+        r.base = acc->lo;
+        r.n = acc->hi - acc->lo;
+        r.rows = 1;
+    }
+    int64_t q = floor_div(r.base, pitch), col = r.base - q * pitch;
+    int64_t last = r.base + (r.rows - 1) * pitch + r.n - 1;
+    *r0 = q;
+    *r1 = floor_div(last, pitch);
+    if (col + r.n <= pitch) {
+        *c0 = col;
+        *c1 = col + r.n - 1;
+    } else {
+        *c0 = 0;
+        *c1 = pitch - 1;
+    }
+}
+
+static int cell_push(index_cell *c, uint32_t pos)
+{
+    if (c->n == c->cap) {
+        uint32_t nc = c->cap ? c->cap * 2 : 4;
+        uint32_t *n = gs_realloc(c->pos, nc * sizeof *n);
+        if (!n) return 0;
+        c->pos = n;
+        c->cap = nc;
+    }
+    c->pos[c->n++] = pos;
+    return 1;
+}
+
+/* Cells [*g0, *g1] x [*h0, *h1] of an access's rectangle; 0 when it belongs in the wide list. */
+static int index_cells(const list_index *x, const gs_ap *ap, const access *acc, int64_t *g0,
+                       int64_t *g1, int64_t *h0, int64_t *h1)
+{
+    int64_t r0, r1, c0, c1;
+    hbm_rect(ap, acc, x->pitch, &r0, &r1, &c0, &c1);
+    if (r0 < 0 || r1 >= x->rows) return 0;
+    *g0 = r0 / x->ch;
+    *g1 = r1 / x->ch;
+    *h0 = c0 / x->cw;
+    *h1 = c1 / x->cw;
+    return (*g1 - *g0 + 1) * (*h1 - *h0 + 1) <= INDEX_MAX_CELLS;
+}
+
+static int index_insert(list_index *x, const access *acc, const gs_ap *ap, uint32_t pos)
+{
+    int64_t g0, g1, h0, h1;
+    if (!index_cells(x, ap, acc, &g0, &g1, &h0, &h1)) return cell_push(&x->wide, pos);
+    for (int64_t g = g0; g <= g1; g++)
+        for (int64_t h = h0; h <= h1; h++)
+            if (!cell_push(&x->cells[g * x->gc + h], pos)) return 0;
+    return 1;
+}
+
+/* Build the index of HBM list l (tensor `tensor`), its geometry taken from the tensor's rows and
+ * the first row-pattern access of the list (cells of about one tile). */
+static int index_build(gs_kb *kb, access_list *l, int32_t tensor)
+{
+    const gs_tensor_info *ti = gs_program_tensor(kb->p, tensor);
+    if (!ti || ti->elems == 0) return 1; /* leave it unindexed */
+    list_index *x = gs_calloc(1, sizeof *x);
+    if (!x) return 0;
+    x->pitch = ti->ndim > 0 ? ti->shape[ti->ndim - 1] : (int64_t)ti->elems;
+    if (x->pitch <= 0) x->pitch = (int64_t)ti->elems;
+    x->rows = ((int64_t)ti->elems + x->pitch - 1) / x->pitch;
+    x->ch = 1;
+    x->cw = x->pitch;
+    for (size_t i = 0; i < l->n; i++) {
+        row_pattern r;
+        if (l->items[i].dead || !as_rows(access_ap(kb, &l->items[i]), &r)) continue;
+        if (r.rows > 1 && r.pitch != x->pitch) continue;
+        x->ch = GS_MAX(r.rows, 1);
+        x->cw = GS_MIN(GS_MAX(r.n, 1), x->pitch);
+        break;
+    }
+    for (;;) {
+        x->gr = (x->rows + x->ch - 1) / x->ch;
+        x->gc = (x->pitch + x->cw - 1) / x->cw;
+        if (x->gr * x->gc <= (int64_t)INDEX_GRID_CELLS) break;
+        if (x->gr >= x->gc)
+            x->ch *= 2;
+        else
+            x->cw *= 2;
+    }
+    x->cells = gs_calloc((size_t)(x->gr * x->gc), sizeof *x->cells);
+    if (!x->cells) {
+        gs_free(x);
+        return 0;
+    }
+    l->idx = x;
+    for (size_t i = 0; i < l->n; i++)
+        if (!l->items[i].dead &&
+            !index_insert(x, &l->items[i], access_ap(kb, &l->items[i]), (uint32_t)i))
+            return 0;
+    return 1;
+}
+
+static int cand_push(gs_kb *kb, uint32_t pos)
+{
+    if (kb->cand_n == kb->cand_cap) {
+        size_t nc = kb->cand_cap ? kb->cand_cap * 2 : 64;
+        uint32_t *n = gs_realloc(kb->cand, nc * sizeof *n);
+        if (!n) return 0;
+        kb->cand = n;
+        kb->cand_cap = nc;
+    }
+    kb->cand[kb->cand_n++] = pos;
+    return 1;
+}
+
+static int cmp_u32(const void *x, const void *y)
+{
+    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    return (a > b) - (a < b);
+}
+
+/* The live positions of indexed list l that may overlap `acc` (a superset of those that do),
+ * increasing and without repeats, into kb->cand. */
+static int index_candidates(gs_kb *kb, const access_list *l, const access *acc, const gs_ap *ap)
+{
+    const list_index *x = l->idx;
+    kb->cand_n = 0;
+    int64_t g0, g1, h0, h1;
+    if (!index_cells(x, ap, acc, &g0, &g1, &h0, &h1)) {
+        /* a wide access: every live item is a candidate */
+        for (size_t i = 0; i < l->n; i++)
+            if (!l->items[i].dead && !cand_push(kb, (uint32_t)i)) return 0;
+        return 1;
+    }
+    for (uint32_t k = 0; k < x->wide.n; k++)
+        if (!cand_push(kb, x->wide.pos[k])) return 0;
+    for (int64_t g = g0; g <= g1; g++)
+        for (int64_t h = h0; h <= h1; h++) {
+            const index_cell *c = &x->cells[g * x->gc + h];
+            for (uint32_t k = 0; k < c->n; k++)
+                if (!cand_push(kb, c->pos[k])) return 0;
+        }
+    int one_run = x->wide.n == 0 && g0 == g1 && h0 == h1; /* a cell's positions are increasing */
+    if (!one_run) qsort(kb->cand, kb->cand_n, sizeof *kb->cand, cmp_u32);
+    size_t m = 0;
+    for (size_t i = 0; i < kb->cand_n; i++) {
+        uint32_t pos = kb->cand[i];
+        if ((m && kb->cand[m - 1] == pos) || l->items[pos].dead) continue;
+        kb->cand[m++] = pos;
+    }
+    kb->cand_n = m;
+    return 1;
+}
+
+/* Whether list l of a region holding `ap`'s space is (or should now be) indexed. */
+static int use_index(gs_kb *kb, access_list *l, const gs_ap *ap)
+{
+    if (l->idx) return 1;
+    if (!kb->indexed || ap->space != GS_MEM_HBM || l->n - l->n_dead < INDEX_MIN) return 0;
+    if (!index_build(kb, l, ap->tensor)) return -1;
+    return l->idx != NULL;
+}
+
+/* Matches of acc in list l, in list (= instruction) order, into kb->match[which]. */
+static int scan(gs_kb *kb, int which, access_list *l, const access *acc, const gs_ap *ap)
+{
+    kb->match_n[which] = 0;
+    int ix = use_index(kb, l, ap);
+    if (ix < 0) return 0;
+    if (ix) {
+        if (!index_candidates(kb, l, acc, ap)) return 0;
+        for (size_t i = 0; i < kb->cand_n; i++) {
+            const access *it = &l->items[kb->cand[i]];
+            if (acc_overlap(kb, acc, ap, it) && !push_match(kb, which, it->instr)) return 0;
+        }
+        return 1;
+    }
+    if (!summarize(l)) return 0;
+    for (size_t b = 0; b * ACCESS_BLOCK < l->n; b++) {
+        const access_block *s = &l->blocks[b];
+        if (acc->p1 <= s->p0 || s->p1 <= acc->p0 || acc->hi <= s->lo || s->hi <= acc->lo) continue;
+        size_t end = GS_MIN(l->n, (b + 1) * ACCESS_BLOCK);
+        for (size_t k = b * ACCESS_BLOCK; k < end; k++)
+            if (acc_overlap(kb, acc, ap, &l->items[k]) && !push_match(kb, which, l->items[k].instr))
+                return 0;
+    }
+    return 1;
+}
+
+/* Collect dependencies of one operand access against its region's history: a read against the
+ * earlier writes (RAW), a write against the earlier reads and writes (WAR, WAW). The matches of
+ * the two lists are merged in instruction order so the dependency order is the program order. */
+static int collect(gs_kb *kb, const access *acc, const gs_ap *ap)
+{
+    region *r = region_of(kb->tr, ap);
+    if (!r) return 0;
+    if (!scan(kb, 0, &r->writes, acc, ap)) return 0;
+    kb->match_n[1] = 0;
+    if (acc->write && !scan(kb, 1, &r->reads, acc, ap)) return 0;
+    const uint32_t *w = kb->match[0], *rd = kb->match[1];
+    size_t i = 0, j = 0, nw = kb->match_n[0], nr = kb->match_n[1];
+    while (i < nw || j < nr) {
+        uint32_t d = (j >= nr || (i < nw && w[i] <= rd[j])) ? w[i++] : rd[j++];
+        if (!add_dep(kb, d)) return 0;
+    }
+    return 1;
+}
+
+static int covers(const access *w, const access *old)
+{
+    return w->dense && w->p0 <= old->p0 && w->p1 >= old->p1 && w->lo <= old->lo && w->hi >= old->hi;
+}
+
+/* Drop the accesses a dense write covers (see the file comment). */
+static int prune(gs_kb *kb, access_list *l, const access *w, const gs_ap *ap)
+{
+    int ix = use_index(kb, l, ap);
+    if (ix < 0) return 0;
+    if (ix) {
+        /* a covered access lies inside w, so it is among w's candidates */
+        if (!index_candidates(kb, l, w, ap)) return 0;
+        for (size_t i = 0; i < kb->cand_n; i++) {
+            access *it = &l->items[kb->cand[i]];
+            if (covers(w, it)) {
+                it->dead = 1;
+                l->n_dead++;
+            }
+        }
+        if (l->n_dead > INDEX_MIN && l->n_dead * 2 > l->n) {
+            size_t m = 0;
+            for (size_t i = 0; i < l->n; i++)
+                if (!l->items[i].dead) l->items[m++] = l->items[i];
+            l->n = m;
+            l->n_dead = 0;
+            l->summarized = 0;
+            index_free(l->idx);
+            l->idx = NULL; /* rebuilt when next needed */
+        }
+        return 1;
+    }
+    size_t m = 0;
+    for (size_t i = 0; i < l->n; i++) {
+        if (!covers(w, &l->items[i]))
+            l->items[m++] = l->items[i];
+        else if (m < l->summarized)
+            l->summarized = m; /* the items from here on move down: summarize them again */
+    }
+    l->n = m;
+    return 1;
+}
+
+static int record(gs_kb *kb, const access *acc, const gs_ap *ap)
+{
+    region *r = region_of(kb->tr, ap);
+    if (!r) return 0;
+    if (acc->write && acc->dense &&
+        (!prune(kb, &r->reads, acc, ap) || !prune(kb, &r->writes, acc, ap)))
+        return 0;
+    access_list *l = acc->write ? &r->writes : &r->reads;
+    if (l->n == l->cap) {
+        size_t nc = l->cap ? l->cap * 2 : 8;
+        access *n = gs_realloc(l->items, nc * sizeof *n);
+        if (!n) return 0;
+        l->items = n;
+        l->cap = nc;
+    }
+    if (l->n >= UINT32_MAX) return 0;
+    l->items[l->n] = *acc;
+    l->items[l->n].dead = 0;
+    if (l->idx && !index_insert(l->idx, &l->items[l->n], ap, (uint32_t)l->n)) return 0;
+    l->n++;
+    return 1;
+}
+
+static int cmp_access(const void *x, const void *y)
+{
+    const access *a = x, *b = y;
+    return (a->instr > b->instr) - (a->instr < b->instr);
+}
+
+static int list_append_all(access_list *dst, const access_list *src)
+{
+    if (src->n == 0) return 1;
+    if (dst->n + src->n > dst->cap) {
+        size_t nc = dst->n + src->n;
+        access *n = gs_realloc(dst->items, nc * sizeof *n);
+        if (!n) return 0;
+        dst->items = n;
+        dst->cap = nc;
+    }
+    memcpy(dst->items + dst->n, src->items, src->n * sizeof *src->items);
+    dst->n += src->n;
+    return 1;
+}
+
+/*
+ * A new pool may occupy bytes that released pools used, under new buffer ids. Each of its
+ * buffers inherits the access history of every released buffer it overlaps (footprints are in
+ * absolute bytes, so the overlap checks stay exact), so the first accesses to the new tiles wait
+ * for the last accesses of the old ones exactly as they would in one buffer. Without this a
+ * kernel that releases and re-creates pools (bmm: one matmul per batch) loses its WAR/WAW
+ * dependencies and the model may run a load before the previous tile's last reader.
+ */
+int gs_kb_inherit_history(gs_kb *kb, const gs_pool *pool)
+{
+    tracker *t = kb->tr;
+    for (unsigned b = 0; b < pool->bufs; b++) {
+        int32_t nid = pool->first_buffer + (int32_t)b;
+        const gs_buffer_info *nb = gs_program_buffer(kb->p, nid);
+        int copied = 0;
+        for (int32_t old = 0; old < pool->first_buffer; old++) {
+            if (!t->released[old] || (size_t)old >= t->n_buf) continue;
+            const gs_buffer_info *ob = gs_program_buffer(kb->p, old);
+            if (ob->space != nb->space || ob->core != nb->core) continue;
+            if (ob->offset >= nb->offset + nb->bytes || nb->offset >= ob->offset + ob->bytes)
+                continue;
+            if (!t->buf[old].reads.n && !t->buf[old].writes.n) continue;
+            gs_ap probe;
+            memset(&probe, 0, sizeof probe);
+            probe.space = nb->space;
+            probe.tensor = nid;
+            region *nr = region_of(t, &probe); /* may move t->buf: index `old` again below */
+            if (!nr || !list_append_all(&nr->reads, &t->buf[old].reads) ||
+                !list_append_all(&nr->writes, &t->buf[old].writes))
+                return 0;
+            copied = 1;
+        }
+        if (copied) {
+            region *nr = &t->buf[nid];
+            qsort(nr->reads.items, nr->reads.n, sizeof *nr->reads.items, cmp_access);
+            qsort(nr->writes.items, nr->writes.n, sizeof *nr->writes.items, cmp_access);
+            nr->reads.summarized = nr->writes.summarized = 0; /* items moved */
+        }
+    }
+    return 1;
+}
+
+/* ---- one instruction ---- */
+
+int gs_kb_deps_append(gs_kb *kb, gs_instr *in)
+{
+    kb->n_deps = 0;
+    access accs[GS_INSTR_MAX_IN + GS_INSTR_MAX_OUT + 2];
+    const gs_ap *aps[GS_INSTR_MAX_IN + GS_INSTR_MAX_OUT + 2];
+    int na = 0;
+    for (int k = 0; k < in->n_in; k++) {
+        if (in->in[k].tensor < 0) continue;
+        aps[na] = &in->in[k];
+        footprint(aps[na], &accs[na]);
+        accs[na].write = 0;
+        accs[na].slot = (uint8_t)k;
+        na++;
+    }
+    if (in->op == GS_OP_MATMUL_MX) {
+        /* the moving scales: a read, held in the out[1] slot (gs/isa.h) */
+        aps[na] = GS_MX_MOVING_SCALE(in);
+        footprint(aps[na], &accs[na]);
+        accs[na].write = 0;
+        accs[na].slot = GS_INSTR_MAX_IN + 1;
+        na++;
+    }
+    if ((in->op == GS_OP_MATMUL || in->op == GS_OP_MATMUL_MX) && (in->flags & GS_F_ACCUMULATE)) {
+        /* accumulation reads the PSUM it writes */
+        aps[na] = &in->out[0];
+        footprint(aps[na], &accs[na]);
+        accs[na].write = 0;
+        accs[na].slot = GS_INSTR_MAX_IN;
+        na++;
+    }
+    for (int k = 0; k < in->n_out; k++) {
+        aps[na] = &in->out[k];
+        footprint(aps[na], &accs[na]);
+        accs[na].write = 1;
+        accs[na].slot = (uint8_t)(GS_INSTR_MAX_IN + k);
+        na++;
+    }
+    for (int i = 0; i < na; i++)
+        if (!collect(kb, &accs[i], aps[i])) return 0;
+    int64_t idx = gs_program_append(kb->p, in, kb->deps, (uint32_t)kb->n_deps);
+    if (idx < 0) return 0;
+    for (int i = 0; i < na; i++) {
+        accs[i].instr = (uint32_t)idx;
+        if (!record(kb, &accs[i], aps[i])) return 0;
+    }
+    return 1;
+}

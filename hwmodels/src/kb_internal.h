@@ -1,0 +1,126 @@
+/*
+ * kb_internal.h - private to the kernel builder: the builder's state and the calls between its
+ * parts (kb.c: pools, tiles, emission; kb_ops.c: the instruction API; deps.c: the dependency
+ * tracker). Not installed; kernels use gs/kernel.h.
+ */
+#ifndef GS_KB_INTERNAL_H
+#define GS_KB_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gs/kernel.h"
+
+/* The tracker of one program, shared by the builders of its cores (deps.c). Region histories
+ * are private to deps.c; the builder reads the per-buffer tile extents and release marks. */
+struct region;
+typedef struct tracker {
+    struct region *hbm;
+    size_t n_hbm;
+    struct region *buf;
+    size_t n_buf;
+    /* per-buffer extent of the tile currently allocated in it */
+    uint32_t *tile_parts;
+    uint64_t *tile_bytes;
+    uint8_t *released; /* the buffer's pool was released: its tiles may not be used again */
+    size_t n_tile;
+} tracker;
+
+struct gs_pool {
+    gs_kb *kb;
+    gs_memspace space;
+    char name[32];
+    unsigned bufs;
+    uint64_t bytes; /* per buffer, per partition */
+    uint64_t base;
+    unsigned next;
+    int32_t first_buffer;
+    size_t stack_index;
+};
+
+struct gs_kb {
+    gs_program *p;
+    const gs_config *cfg;
+    gs_caps caps;
+    unsigned core;
+    gs_error err;
+    int failed;
+    gs_pool **pools;
+    size_t n_pools, cap_pools;
+    uint64_t top[GS_MEMSPACE_COUNT];
+    unsigned rr_queue;
+    tracker *tr;
+    uint32_t *deps;
+    size_t n_deps, cap_deps;
+    uint32_t *match[2]; /* collect(): matches in the write and read lists */
+    size_t match_n[2], match_cap[2];
+    int indexed;    /* index long HBM lists (0: scan them in full, the reference behaviour) */
+    uint32_t *cand; /* an indexed scan's candidate positions */
+    size_t cand_n, cand_cap;
+};
+
+/* Record the builder's first error (later ones are dropped); returns the recorded code. */
+gs_status gs_kb_failf(gs_kb *kb, const char *file, int line, gs_status code, const char *fmt, ...)
+    GS_PRINTF(5, 6);
+/* Check one operand `what` of `in`: that it is valid and on this core (gs_kb_check_ap), and
+ * that a compute engine can address its partitions (gs_kb_check_alignment). */
+gs_status gs_kb_check_ap(gs_kb *kb, const char *file, int line, const gs_instr *in, const gs_ap *a,
+                         const char *what);
+gs_status gs_kb_check_alignment(gs_kb *kb, const char *file, int line, const gs_instr *in,
+                                const gs_ap *a, const char *what);
+/* Validate the operands of `in` (filled by an operation of kb_ops.c), derive its dependencies and
+ * append it to the program; the builder's status. */
+gs_status gs_kb_emit(gs_kb *kb, const char *file, int line, gs_instr *in);
+/* The common one-output, one-input form. */
+gs_status gs_kb_emit_out_in(gs_kb *kb, const char *file, int line, gs_instr *in, gs_ap out,
+                            gs_ap src);
+
+/* Free a tracker (the program's builder-state destructor). */
+void gs_kb_tracker_free(void *t);
+/* Grow the per-buffer arrays to cover buffer id; 0 on OOM. */
+int gs_kb_tracker_note_buffer(tracker *t, int32_t id);
+/* A new pool's buffers take over the histories of released buffers they overlap; 0 on OOM. */
+int gs_kb_inherit_history(gs_kb *kb, const gs_pool *pool);
+/* Derive the dependencies of `in` (checked operands) from the regions it touches, append it to
+ * the program with them and record its accesses; 0 on OOM. */
+int gs_kb_deps_append(gs_kb *kb, gs_instr *in);
+/* Min and max (inclusive) of sum(i_k * stride_k) over the free dims (and, for HBM, the
+ * partition dim), in elements. */
+static inline void gs_kb_ap_extent(const gs_ap *a, int64_t *mn, int64_t *mx)
+{
+    int64_t lo = 0, hi = 0;
+    for (int k = 0; k < a->ndim; k++) {
+        int64_t span = (int64_t)(a->shape[k] - 1) * a->stride[k];
+        if (span < 0)
+            lo += span;
+        else
+            hi += span;
+    }
+    if (a->space == GS_MEM_HBM) {
+        int64_t span = (int64_t)(a->part_count - 1) * a->part_stride;
+        if (span < 0)
+            lo += span;
+        else
+            hi += span;
+    }
+    *mn = lo;
+    *mx = hi;
+}
+
+/* Bounding box of an access pattern in region units: bytes within a partition (SBUF/PSUM) or
+ * elements (HBM). Inline: every operand of every instruction needs it (checks and tracking). */
+static inline void gs_kb_ap_bbox(const gs_ap *a, int64_t *lo, int64_t *hi)
+{
+    int64_t mn, mx;
+    gs_kb_ap_extent(a, &mn, &mx);
+    if (a->space == GS_MEM_HBM) {
+        *lo = a->offset + mn;
+        *hi = a->offset + mx + 1;
+    } else {
+        int64_t es = (int64_t)gs_dtype_size(a->dtype);
+        *lo = a->offset + mn * es;
+        *hi = a->offset + mx * es + es;
+    }
+}
+
+#endif

@@ -1,0 +1,400 @@
+/* trace.c - streaming Chrome/Perfetto trace-event JSON (see gs/trace.h). */
+#include "gs/trace.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gs/strbuf.h"
+
+#define FILE_BUFFER (1u << 20) /* stdio buffer: fewer write syscalls */
+
+typedef struct slice {
+    size_t index; /* SIZE_MAX: empty */
+    int32_t pid, tid;
+    uint64_t ts_ps;
+} slice;
+
+/* A chunk's end: at t1 the rate drops by `rate`. */
+typedef struct rate_end {
+    uint64_t t1;
+    double rate;
+} rate_end;
+
+struct gs_trace_rate {
+    gs_trace *t;
+    gs_trace_rate *next; /* the trace's list */
+    int pid;
+    const char *name, *series;
+    double value;
+    int have_pending;
+    uint64_t pending_ts;
+    double pending_value, last_written;
+    rate_end *ends; /* min-heap by (t1, rate) */
+    size_t n_ends, cap_ends;
+};
+
+struct gs_trace {
+    FILE *f;
+    char *path;
+    gs_sb sb;
+    int first;
+    int io_error;
+    uint64_t next_flow;
+    slice *slices; /* slot index % GS_TRACE_FLOW_WINDOW */
+    gs_trace_rate *rates;
+};
+
+/* Decimal digits of v (hot path: no printf). */
+static void put_u64(gs_sb *sb, uint64_t v)
+{
+    char buf[24];
+    char *e = buf + sizeof buf, *q = e;
+    do {
+        *--q = (char)('0' + v % 10u);
+        v /= 10u;
+    } while (v);
+    gs_sb_putn(sb, q, (size_t)(e - q));
+}
+
+static void put_i64(gs_sb *sb, int64_t v)
+{
+    if (v < 0) {
+        gs_sb_putc(sb, '-');
+        put_u64(sb, (uint64_t)0 - (uint64_t)v);
+    } else {
+        put_u64(sb, (uint64_t)v);
+    }
+}
+
+/* Microseconds with six decimals from integer picoseconds: exact, no floating point. */
+static void put_us(gs_sb *sb, uint64_t ps)
+{
+    put_u64(sb, ps / 1000000u);
+    char frac[7];
+    uint64_t f = ps % 1000000u;
+    for (int k = 5; k >= 0; --k) {
+        frac[1 + k] = (char)('0' + f % 10u);
+        f /= 10u;
+    }
+    frac[0] = '.';
+    gs_sb_putn(sb, frac, sizeof frac);
+}
+
+gs_trace *gs_trace_open(const char *path, gs_error *err)
+{
+    gs_trace *t = gs_calloc(1, sizeof *t);
+    slice *slices = gs_calloc(GS_TRACE_FLOW_WINDOW, sizeof *slices);
+    char *p = gs_strdup(path);
+    if (!t || !slices || !p) {
+        gs_free(t);
+        gs_free(slices);
+        gs_free(p);
+        gs_error_set(err, GS_ERR_NOMEM, path, 0, 0, "out of memory opening the trace file");
+        return NULL;
+    }
+    t->f = fopen(path, "wb");
+    if (!t->f) {
+        gs_error_set(err, GS_ERR_IO, path, 0, 0, "cannot create trace file: %s", strerror(errno));
+        gs_free(t);
+        gs_free(slices);
+        gs_free(p);
+        return NULL;
+    }
+    setvbuf(t->f, NULL, _IOFBF, FILE_BUFFER);
+    t->path = p;
+    t->slices = slices;
+    for (size_t k = 0; k < GS_TRACE_FLOW_WINDOW; ++k) {
+        t->slices[k].index = SIZE_MAX;
+        t->slices[k].pid = t->slices[k].tid = -1;
+    }
+    gs_sb_init(&t->sb);
+    t->first = 1;
+    t->next_flow = 1;
+    if (fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n", t->f) == EOF) t->io_error = 1;
+    return t;
+}
+
+static void begin_event(gs_trace *t)
+{
+    gs_sb_reset(&t->sb);
+    if (!t->first) gs_sb_puts(&t->sb, ",\n");
+    t->first = 0;
+}
+
+static void end_event(gs_trace *t)
+{
+    if (!gs_sb_ok(&t->sb)) {
+        t->io_error = 1;
+        return;
+    }
+    if (t->sb.len && fwrite(t->sb.data, 1, t->sb.len, t->f) != t->sb.len) t->io_error = 1;
+}
+
+void gs_trace_process_name(gs_trace *t, int pid, const char *name)
+{
+    if (!t) return;
+    begin_event(t);
+    gs_sb_printf(
+        &t->sb,
+        "{\"ph\":\"M\",\"pid\":%d,\"tid\":0,\"name\":\"process_name\",\"args\":{\"name\":", pid);
+    gs_sb_json_str(&t->sb, name);
+    gs_sb_puts(&t->sb, "}}");
+    end_event(t);
+}
+
+void gs_trace_thread_name(gs_trace *t, int pid, int tid, const char *name)
+{
+    if (!t) return;
+    begin_event(t);
+    gs_sb_printf(&t->sb,
+                 "{\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"name\":\"thread_name\",\"args\":{\"name\":",
+                 pid, tid);
+    gs_sb_json_str(&t->sb, name);
+    gs_sb_puts(&t->sb, "}}");
+    end_event(t);
+}
+
+void gs_trace_thread_sort_index(gs_trace *t, int pid, int tid, int index)
+{
+    if (!t) return;
+    begin_event(t);
+    gs_sb_printf(&t->sb,
+                 "{\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"name\":\"thread_sort_index\","
+                 "\"args\":{\"sort_index\":%d}}",
+                 pid, tid, index);
+    end_event(t);
+}
+
+static void flow(gs_trace *t, const char *ph, uint64_t id, const slice *at)
+{
+    gs_sb *sb = &t->sb;
+    begin_event(t);
+    gs_sb_puts(sb, "{\"ph\":\"");
+    gs_sb_puts(sb, ph);
+    gs_sb_puts(sb, "\",\"id\":");
+    put_u64(sb, id);
+    gs_sb_puts(sb, ",\"name\":\"dep\",\"cat\":\"dep\",\"pid\":");
+    put_i64(sb, at->pid);
+    gs_sb_puts(sb, ",\"tid\":");
+    put_i64(sb, at->tid);
+    gs_sb_puts(sb, ",\"ts\":");
+    put_us(sb, at->ts_ps);
+    if (ph[0] == 'f') gs_sb_puts(sb, ",\"bp\":\"e\"");
+    gs_sb_puts(sb, "}");
+    end_event(t);
+}
+
+/* "file:line" into src (a file name too long for it is cut). */
+static void format_src(char *src, size_t size, const char *file, int line)
+{
+    const size_t flen = file ? strlen(file) : 1;
+    if (flen < GS_ERROR_FILE_MAX && flen + 22 < size) {
+        memcpy(src, file ? file : "?", flen);
+        src[flen] = ':';
+        char *e = src + size - 1, *q = e;
+        *e = '\0';
+        uint64_t v = line < 0 ? 0 : (uint64_t)line;
+        do {
+            *--q = (char)('0' + v % 10u);
+            v /= 10u;
+        } while (v);
+        memmove(src + flen + 1, q, (size_t)(e - q) + 1);
+    } else {
+        snprintf(src, size, "%.*s:%d", GS_ERROR_FILE_MAX, file, line);
+    }
+}
+
+void gs_trace_complete(gs_trace *t, int pid, int tid, const char *name, uint64_t ts_ps,
+                       uint64_t dur_ps, size_t index, const char *operands, const uint32_t *deps,
+                       uint32_t n_deps, const char *file, int line, uint64_t port_wait_ps)
+{
+    if (!t) return;
+    gs_sb *sb = &t->sb;
+    begin_event(t);
+    gs_sb_puts(sb, "{\"ph\":\"X\",\"pid\":");
+    put_i64(sb, pid);
+    gs_sb_puts(sb, ",\"tid\":");
+    put_i64(sb, tid);
+    gs_sb_puts(sb, ",\"name\":");
+    gs_sb_json_str(sb, name);
+    gs_sb_puts(sb, ",\"ts\":");
+    put_us(sb, ts_ps);
+    gs_sb_puts(sb, ",\"dur\":");
+    put_us(sb, dur_ps);
+    gs_sb_puts(sb, ",\"args\":{\"index\":");
+    put_u64(sb, index);
+    gs_sb_puts(sb, ",\"operands\":");
+    gs_sb_json_str(sb, operands ? operands : "");
+    gs_sb_puts(sb, ",\"deps\":[");
+    for (uint32_t k = 0; k < n_deps; ++k) {
+        if (k) gs_sb_putc(sb, ',');
+        put_u64(sb, deps[k]);
+    }
+    gs_sb_puts(sb, "],\"src\":");
+    char src[GS_ERROR_FILE_MAX + 24];
+    format_src(src, sizeof src, file, line);
+    gs_sb_json_str(sb, src);
+    if (port_wait_ps) {
+        gs_sb_puts(sb, ",\"hbm_wait_us\":");
+        put_us(sb, port_wait_ps);
+    }
+    gs_sb_puts(sb, "}}");
+    end_event(t);
+
+    const slice me = {index, pid, tid, ts_ps};
+    for (uint32_t k = 0; k < n_deps; ++k) {
+        const slice *d = &t->slices[deps[k] % GS_TRACE_FLOW_WINDOW];
+        if (d->index != deps[k]) continue;
+        if (d->pid == pid && d->tid == tid) continue;
+        const uint64_t id = t->next_flow++;
+        /* "s" inside the producer's slice (its start), "f" at the consumer's start bound to the
+         * enclosing slice ("bp":"e"), so viewers draw producer end -> consumer start */
+        flow(t, "s", id, d);
+        flow(t, "f", id, &me);
+    }
+    t->slices[index % GS_TRACE_FLOW_WINDOW] = me;
+}
+
+void gs_trace_counter(gs_trace *t, int pid, const char *name, const char *series, uint64_t ts_ps,
+                      double value)
+{
+    if (!t) return;
+    gs_sb *sb = &t->sb;
+    begin_event(t);
+    gs_sb_printf(sb, "{\"ph\":\"C\",\"pid\":%d,\"tid\":0,\"name\":", pid);
+    gs_sb_json_str(sb, name);
+    gs_sb_puts(sb, ",\"ts\":");
+    put_us(sb, ts_ps);
+    gs_sb_puts(sb, ",\"args\":{");
+    gs_sb_json_str(sb, series);
+    gs_sb_putc(sb, ':');
+    gs_sb_json_num(sb, value);
+    gs_sb_puts(sb, "}}");
+    end_event(t);
+}
+
+/* ---- rate counters ---- */
+
+gs_trace_rate *gs_trace_rate_create(gs_trace *t, int pid, const char *name, const char *series)
+{
+    if (!t) return NULL;
+    gs_trace_rate *r = gs_calloc(1, sizeof *r);
+    if (!r) {
+        t->io_error = 1; /* the counter is missing from the trace */
+        return NULL;
+    }
+    r->t = t;
+    r->pid = pid;
+    r->name = name;
+    r->series = series;
+    r->next = t->rates;
+    t->rates = r;
+    return r;
+}
+
+static int end_less(const rate_end *a, const rate_end *b)
+{
+    return a->t1 < b->t1 || (a->t1 == b->t1 && a->rate < b->rate);
+}
+
+static int heap_push(gs_trace_rate *r, rate_end e)
+{
+    if (r->n_ends == r->cap_ends) {
+        size_t nc = r->cap_ends ? r->cap_ends * 2 : 64;
+        rate_end *ne = gs_realloc(r->ends, nc * sizeof *ne);
+        if (!ne) return 0;
+        r->ends = ne;
+        r->cap_ends = nc;
+    }
+    size_t i = r->n_ends++;
+    while (i > 0) {
+        const size_t parent = (i - 1) / 2;
+        if (!end_less(&e, &r->ends[parent])) break;
+        r->ends[i] = r->ends[parent];
+        i = parent;
+    }
+    r->ends[i] = e;
+    return 1;
+}
+
+static rate_end heap_pop(gs_trace_rate *r)
+{
+    const rate_end top = r->ends[0];
+    const rate_end last = r->ends[--r->n_ends];
+    size_t i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= r->n_ends) break;
+        if (c + 1 < r->n_ends && end_less(&r->ends[c + 1], &r->ends[c])) ++c;
+        if (!end_less(&r->ends[c], &last)) break;
+        r->ends[i] = r->ends[c];
+        i = c;
+    }
+    if (r->n_ends) r->ends[i] = last;
+    return top;
+}
+
+static void rate_set(gs_trace_rate *r, uint64_t ts, double value)
+{
+    if (r->have_pending && ts != r->pending_ts && r->pending_value != r->last_written) {
+        gs_trace_counter(r->t, r->pid, r->name, r->series, r->pending_ts, r->pending_value);
+        r->last_written = r->pending_value;
+    }
+    r->have_pending = 1;
+    r->pending_ts = ts;
+    r->pending_value = value;
+}
+
+static void rate_flush_until(gs_trace_rate *r, uint64_t ts)
+{
+    while (r->n_ends && r->ends[0].t1 <= ts) {
+        const rate_end e = heap_pop(r);
+        r->value -= e.rate;
+        /* snap accumulated rounding to exactly zero when nothing is in flight */
+        if (!r->n_ends) r->value = 0.0;
+        rate_set(r, e.t1, r->value);
+    }
+}
+
+void gs_trace_rate_add(gs_trace_rate *r, uint64_t t0_ps, uint64_t t1_ps, double rate)
+{
+    if (!r || t1_ps <= t0_ps) return;
+    rate_flush_until(r, t0_ps);
+    r->value += rate;
+    rate_set(r, t0_ps, r->value);
+    const rate_end e = {t1_ps, rate};
+    if (!heap_push(r, e)) r->t->io_error = 1; /* the step never ends: report the trace as bad */
+}
+
+void gs_trace_rate_finish(gs_trace_rate *r)
+{
+    if (!r) return;
+    rate_flush_until(r, UINT64_MAX);
+    if (r->have_pending && r->pending_value != r->last_written) {
+        gs_trace_counter(r->t, r->pid, r->name, r->series, r->pending_ts, r->pending_value);
+        r->last_written = r->pending_value;
+    }
+    r->have_pending = 0;
+}
+
+gs_status gs_trace_close(gs_trace *t, gs_error *err)
+{
+    if (!t) return GS_OK;
+    for (gs_trace_rate *r = t->rates; r;) {
+        gs_trace_rate *next = r->next;
+        gs_trace_rate_finish(r);
+        gs_free(r->ends);
+        gs_free(r);
+        r = next;
+    }
+    if (fputs("\n]}\n", t->f) == EOF) t->io_error = 1;
+    if (fclose(t->f) != 0) t->io_error = 1;
+    gs_status st = GS_OK;
+    if (t->io_error) st = gs_error_set(err, GS_ERR_IO, t->path, 0, 0, "error writing trace file");
+    gs_sb_free(&t->sb);
+    gs_free(t->slices);
+    gs_free(t->path);
+    gs_free(t);
+    return st;
+}
