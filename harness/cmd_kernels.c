@@ -51,7 +51,8 @@ int gs_list_kernels(int argc, char **argv)
             printf("%s%s", i ? "x" : "", d->dim_names[i]);
         printf("\n  variants:");
         for (int v = 0; v < d->n_variants; v++)
-            printf(" %s%s", d->variants[v], (d->spmd_variants >> v) & 1u ? " (SPMD: every core)" : "");
+            printf(" %s%s", d->variants[v],
+                   (d->spmd_variants >> v) & 1u ? " (SPMD: every core)" : "");
         printf("\n  dtypes:  ");
         for (int t = 0; t < GS_DTYPE_COUNT; t++)
             if (d->dtypes & (1u << t)) printf(" %s", gs_dtype_name((gs_dtype)t));

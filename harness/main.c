@@ -42,11 +42,12 @@ static const gs_command commands[] = {
 
 static void usage(FILE *out)
 {
-    fprintf(out, "gensweep %s - multi-generation NeuronCore-class accelerator model and kernel "
-                 "portability harness\n\n"
-                 "usage: gensweep <command> [options]\n"
-                 "       gensweep <command> --help\n"
-                 "       gensweep --version\n\ncommands:\n",
+    fprintf(out,
+            "gensweep %s - multi-generation NeuronCore-class accelerator model and kernel "
+            "portability harness\n\n"
+            "usage: gensweep <command> [options]\n"
+            "       gensweep <command> --help\n"
+            "       gensweep --version\n\ncommands:\n",
             GS_VERSION);
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(out, "  %-12s %s\n", commands[i].name, commands[i].summary);

@@ -42,13 +42,13 @@ typedef struct gs_sweep_opts {
     double threshold;        /* relative time threshold for regressions */
     const char *const *sets; /* --set KEY=VALUE for every config */
     size_t n_sets;
-    double timeout_s;      /* per job; <= 0: GS_SWEEP_DEFAULT_TIMEOUT */
-    double mem_limit;      /* bytes of address space per job; 0: none */
-    int quiet;             /* no progress and no summary */
-    const char *trace_dir; /* write each job's Perfetto trace there, or NULL */
-    int no_tuning;         /* ignore configs/tuning/<gen>.json */
-    int no_report;         /* do not write report.html */
-    int timelines;         /* -1 default (check jobs only), 0 none, 1 every job */
+    double timeout_s;        /* per job; <= 0: GS_SWEEP_DEFAULT_TIMEOUT */
+    double mem_limit;        /* bytes of address space per job; 0: none */
+    int quiet;               /* no progress and no summary */
+    const char *trace_dir;   /* write each job's Perfetto trace there, or NULL */
+    int no_tuning;           /* ignore configs/tuning/<gen>.json */
+    int no_report;           /* do not write report.html */
+    int timelines;           /* -1 default (check jobs only), 0 none, 1 every job */
     const char *calibration; /* case file (.yaml: run) or calibrate --json result, or NULL */
 } gs_sweep_opts;
 

@@ -32,9 +32,9 @@ typedef struct gs_mm_problem {
     const gs_tensor *at, *b, *c;
     int64_t at_row0, b_row0, c_row0; /* first row of this problem in each tensor's 2-D view */
     int64_t M, K, N;
-    int64_t m_lo, m_hi;     /* rows of C this invocation computes (SPMD shards M) */
-    const gs_tensor *bias;  /* NULL, or [M x 1] added per output row before `act` */
-    gs_act act;             /* epilogue function (GS_ACT_IDENTITY with no bias: plain copy) */
+    int64_t m_lo, m_hi;    /* rows of C this invocation computes (SPMD shards M) */
+    const gs_tensor *bias; /* NULL, or [M x 1] added per output row before `act` */
+    gs_act act;            /* epilogue function (GS_ACT_IDENTITY with no bias: plain copy) */
 } gs_mm_problem;
 
 /* Issue one problem with schedule s and tunables param[GS_MM_N_PARAMS]. Errors (unsupported
@@ -47,8 +47,7 @@ gs_status gs_mm_build(gs_kb *kb, const gs_mm_problem *p, gs_mm_schedule s, const
 void gs_mm_shard(int64_t M, int64_t tm, unsigned cores, unsigned core, int64_t *lo, int64_t *hi);
 
 /* The reference: c[M x N] = at[K x M]^T x b[K x N] in double (row-major). */
-void gs_mm_reference(int64_t M, int64_t K, int64_t N, const double *at, const double *b,
-                     double *c);
+void gs_mm_reference(int64_t M, int64_t K, int64_t N, const double *at, const double *b, double *c);
 
 #ifdef __cplusplus
 }

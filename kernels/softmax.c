@@ -27,8 +27,9 @@
 
 enum { SM_THREE_PASS, SM_FUSED, SM_FUSED_VEXP };
 
-#define SM_DEFAULT_CHUNK_CAP 2048 /* elements per instruction: amortises the ~64-cycle issue cost  \
-                                   */
+#define SM_DEFAULT_CHUNK_CAP                                                                       \
+    2048 /* elements per instruction: amortises the ~64-cycle issue cost                           \
+          */
 
 static gs_status build(gs_kb *kb, const gs_kernel_args *a)
 {

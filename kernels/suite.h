@@ -17,7 +17,7 @@ extern "C" {
 #define GS_SUITE_MAX_DIMS 8
 
 typedef struct gs_shape {
-    int n;                       /* number of dims used (0 terminates a list) */
+    int n; /* number of dims used (0 terminates a list) */
     int64_t d[GS_SUITE_MAX_DIMS];
 } gs_shape;
 
@@ -28,8 +28,8 @@ typedef struct gs_tensor_decl {
     gs_dtype dtype;
     int ndim;
     int64_t shape[GS_AP_MAX_DIMS];
-    double lo, hi;   /* input values drawn uniformly from [lo, hi) (then rounded to dtype) */
-    int integer;     /* input values are integers in [lo, hi) */
+    double lo, hi; /* input values drawn uniformly from [lo, hi) (then rounded to dtype) */
+    int integer;   /* input values are integers in [lo, hi) */
 } gs_tensor_decl;
 
 typedef struct gs_kernel_def {

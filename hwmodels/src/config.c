@@ -1388,8 +1388,9 @@ static const char *check_value(size_t fi, double v, char *buf, size_t size)
     /* the DMA cost charges a smaller descriptor as one of this size; real engines are
      * efficient from 512 B to a few KiB */
     if (impls[fi].off == offsetof(gs_config, dma.min_efficient_chunk) && v > 1048576.0) {
-        snprintf(buf, size, "out of range (limit 1MiB: DMA engines are efficient from 512 B to "
-                            "a few KiB)");
+        snprintf(buf, size,
+                 "out of range (limit 1MiB: DMA engines are efficient from 512 B to "
+                 "a few KiB)");
         return buf;
     }
     return NULL;

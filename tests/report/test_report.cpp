@@ -439,8 +439,9 @@ TEST(Report, BadWhatIfFileIsNamed)
     EXPECT_EQ(gs_report_write_opts((kFixtures + "check.json").c_str(), nullptr,
                                    out_path("bad-whatif.html").c_str(), &o, &err),
               GS_ERR_INVALID);
-    EXPECT_NE(std::string(err.message).find("not a what-if, tuning, attribution or calibration file"),
-              std::string::npos);
+    EXPECT_NE(
+        std::string(err.message).find("not a what-if, tuning, attribution or calibration file"),
+        std::string::npos);
 }
 
 // Wrong-typed and missing fields render as "—", never crash.

@@ -18,7 +18,8 @@ void gs_test_fail_at(const char *file, int line, const char *fmt, ...)
 
 /* GS_TEST_CHECK(cond, fmt, ...): report a failure (non-fatal) when cond is false; evaluates to
  * cond so a helper can stop early. */
-#define GS_TEST_CHECK(cond, ...) ((cond) ? 1 : (gs_test_fail_at(__FILE__, __LINE__, __VA_ARGS__), 0))
+#define GS_TEST_CHECK(cond, ...)                                                                   \
+    ((cond) ? 1 : (gs_test_fail_at(__FILE__, __LINE__, __VA_ARGS__), 0))
 
 #ifdef __cplusplus
 }

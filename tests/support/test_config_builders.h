@@ -4,10 +4,10 @@
  *
  * The configs are filled into caller-owned storage; their strings point to static text, so a
  * built config must NOT be passed to gs_config_free. Every value is tagged src = "test".
- * The numbers follow the public Neuron documentation where a number is published (gen2: 128x128 PE at 2.8 GHz,
- * vector 1.12 GHz, scalar 1.4 GHz, 17 B/ns per DMA engine ...) and are round assumptions
- * elsewhere; tests that check formulas should read the values back from the struct rather than
- * repeat them.
+ * The numbers follow the public Neuron documentation where a number is published (gen2: 128x128 PE
+ * at 2.8 GHz, vector 1.12 GHz, scalar 1.4 GHz, 17 B/ns per DMA engine ...) and are round
+ * assumptions elsewhere; tests that check formulas should read the values back from the struct
+ * rather than repeat them.
  */
 #ifndef GS_TEST_CONFIG_BUILDERS_H
 #define GS_TEST_CONFIG_BUILDERS_H

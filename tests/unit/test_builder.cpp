@@ -173,14 +173,14 @@ TEST(Builder, ReleasedPoolBytesKeepTheirDependencies)
     gs_tensor C = f.tensor("C", GS_BF16, 128, 256, GS_TENSOR_OUTPUT);
     gs_pool *p1 = gs_pool_create(f.kb, GS_MEM_SBUF, "first", 1, 512);
     gs_tile t1 = gs_tile_alloc(p1, GS_BF16, 128, 256);
-    gs_dma_copy(f.kb, t1.ap, gs_hbm_rows(&A, 0, 128, 0, 256), 0);  // 0: write
-    gs_dma_copy(f.kb, gs_hbm_rows(&C, 0, 128, 0, 256), t1.ap, 1);  // 1: read
+    gs_dma_copy(f.kb, t1.ap, gs_hbm_rows(&A, 0, 128, 0, 256), 0); // 0: write
+    gs_dma_copy(f.kb, gs_hbm_rows(&C, 0, 128, 0, 256), t1.ap, 1); // 1: read
     gs_pool_release(f.kb, p1);
     gs_pool *p2 = gs_pool_create(f.kb, GS_MEM_SBUF, "second", 2, 256);
     gs_tile t2 = gs_tile_alloc(p2, GS_BF16, 128, 128);
     gs_tile t3 = gs_tile_alloc(p2, GS_BF16, 128, 128);
-    gs_memset(f.kb, GS_ENG_VECTOR, t2.ap, 0.0f);                    // 2: bytes [0,256)
-    gs_memset(f.kb, GS_ENG_VECTOR, t3.ap, 0.0f);                    // 3: bytes [256,512)
+    gs_memset(f.kb, GS_ENG_VECTOR, t2.ap, 0.0f); // 2: bytes [0,256)
+    gs_memset(f.kb, GS_ENG_VECTOR, t3.ap, 0.0f); // 3: bytes [256,512)
     ASSERT_TRUE(gs_kb_ok(f.kb)) << f.error();
     EXPECT_NE(t1.ap.tensor, t2.ap.tensor);
     EXPECT_EQ(f.deps_of(2), (std::vector<uint32_t>{0, 1}));

@@ -186,7 +186,9 @@ TEST(CliConfig, ShowConfig)
 {
     CliRun r = gensweep("show-config configs/gen2.yaml");
     EXPECT_EQ(r.rc, 0) << r.err;
-    EXPECT_TRUE(has(r.out, "bandwidth_per_engine: \"27.2GB/s [DMAO: theoretical, NeuronCore-v2 and -v3]\"")) << r.out;
+    EXPECT_TRUE(
+        has(r.out, "bandwidth_per_engine: \"27.2GB/s [DMAO: theoretical, NeuronCore-v2 and -v3]\""))
+        << r.out;
     EXPECT_TRUE(has(r.out, "# configs/gen2.yaml:")) << r.out;
     r = gensweep("show-config --set core.dma.bandwidth_per_engine=34GB/s configs/gen2.yaml");
     EXPECT_EQ(r.rc, 0) << r.err;

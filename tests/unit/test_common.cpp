@@ -11,7 +11,8 @@ TEST(Status, StringsComeFromOneTable)
     EXPECT_STREQ(gs_status_name(GS_ERR_DOES_NOT_FIT), "GS_ERR_DOES_NOT_FIT");
     EXPECT_STREQ(gs_status_str(GS_ERR_DOES_NOT_FIT), "does not fit");
     EXPECT_STREQ(gs_status_str((gs_status)999), "?");
-    for (int i = 0; i < GS_STATUS_COUNT; i++) EXPECT_STRNE(gs_status_str((gs_status)i), "?");
+    for (int i = 0; i < GS_STATUS_COUNT; i++)
+        EXPECT_STRNE(gs_status_str((gs_status)i), "?");
 }
 
 TEST(Error, FormatsFileLineColumn)
@@ -44,9 +45,20 @@ TEST(Diags, CollectsAndSortsStably)
 }
 
 static size_t g_allocs;
-static void *count_malloc(size_t n, void *) { g_allocs++; return malloc(n ? n : 1); }
-static void *count_realloc(void *p, size_t n, void *) { g_allocs++; return realloc(p, n ? n : 1); }
-static void count_free(void *p, void *) { free(p); }
+static void *count_malloc(size_t n, void *)
+{
+    g_allocs++;
+    return malloc(n ? n : 1);
+}
+static void *count_realloc(void *p, size_t n, void *)
+{
+    g_allocs++;
+    return realloc(p, n ? n : 1);
+}
+static void count_free(void *p, void *)
+{
+    free(p);
+}
 
 TEST(Alloc, HookIsUsedAndOverflowIsCaught)
 {

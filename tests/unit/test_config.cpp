@@ -188,7 +188,8 @@ TEST(ConfigSchema, OpsBitsFollowTheOpcodeEnum)
 
 struct GenCase {
     const char *file;
-    double bf16_tf, fp32_tf, fp8_tf; // expected per-core peaks (the public Neuron pages cited in configs/), 0 = unsupported
+    double bf16_tf, fp32_tf, fp8_tf; // expected per-core peaks (the public Neuron pages cited in
+                                     // configs/), 0 = unsupported
     int cores;
     bool gpsimd;
 };

@@ -53,39 +53,39 @@ int gs_engine_parse(const char *name, gs_engine *out);
 
 /* Tensor engine: a rows x cols systolic array. */
 typedef struct gs_tensor_cfg {
-    gs_num rows;                  /* PE rows = max contraction (K) per matmul, <= partitions */
-    gs_num cols;                  /* PE cols = max stationary free size (M) */
-    gs_num clock;                 /* Hz */
-    gs_num moving_free_max;       /* max moving free size (N) per matmul, elements */
-    gs_num min_ii;                /* minimum initiation interval, cycles */
-    gs_num stationary_load;       /* cycles cap for loading weights: max(min(this, M), N) */
-    gs_num fixed_overhead;        /* cycles per instruction on top of the formula */
-    gs_num rate[GS_DTYPE_COUNT];  /* moving columns per cycle relative to bf16 (1.0); v==0 or
-                                     src==NULL: dtype not supported by matmul */
-    int double_row;               /* fp8 "double row" matmul: contraction 2 x rows (a family
-                                     feature, gs/family.h) */
-    int bf16_psum;                /* matmul may write / accumulate bf16 PSUM (fp32 accumulate in
-                                     the array, rounded on write; a family feature) */
+    gs_num rows;                 /* PE rows = max contraction (K) per matmul, <= partitions */
+    gs_num cols;                 /* PE cols = max stationary free size (M) */
+    gs_num clock;                /* Hz */
+    gs_num moving_free_max;      /* max moving free size (N) per matmul, elements */
+    gs_num min_ii;               /* minimum initiation interval, cycles */
+    gs_num stationary_load;      /* cycles cap for loading weights: max(min(this, M), N) */
+    gs_num fixed_overhead;       /* cycles per instruction on top of the formula */
+    gs_num rate[GS_DTYPE_COUNT]; /* moving columns per cycle relative to bf16 (1.0); v==0 or
+                                    src==NULL: dtype not supported by matmul */
+    int double_row;              /* fp8 "double row" matmul: contraction 2 x rows (a family
+                                    feature, gs/family.h) */
+    int bf16_psum;               /* matmul may write / accumulate bf16 PSUM (fp32 accumulate in
+                                    the array, rounded on write; a family feature) */
 } gs_tensor_cfg;
 
 /* Vector, scalar and gpsimd engines share this shape. */
 typedef struct gs_simd_cfg {
-    int present;                 /* 0: the engine does not exist on this generation */
-    gs_num lanes;                /* partitions processed in parallel (vector/scalar = 128) */
-    gs_num cores;                /* gpsimd: number of SIMD cores (1 for vector/scalar) */
-    gs_num clock;                /* Hz */
-    gs_num min_ii;               /* minimum initiation interval, cycles */
-    gs_num fixed_overhead;       /* startup cycles per instruction (gpsimd ~150) */
+    int present;           /* 0: the engine does not exist on this generation */
+    gs_num lanes;          /* partitions processed in parallel (vector/scalar = 128) */
+    gs_num cores;          /* gpsimd: number of SIMD cores (1 for vector/scalar) */
+    gs_num clock;          /* Hz */
+    gs_num min_ii;         /* minimum initiation interval, cycles */
+    gs_num fixed_overhead; /* startup cycles per instruction (gpsimd ~150) */
     gs_num elems_per_cycle[GS_DTYPE_COUNT]; /* per lane, for a one-input op; 0/unset: dtype
                                                unsupported on this engine */
-    gs_num two_input_factor;     /* multiplier for ops reading two tensors (vector ~2) */
-    gs_num slow_op_factor;       /* multiplier for divide / reciprocal class ops (~8) */
-    gs_num psum_read_factor;     /* multiplier when the input is in PSUM */
-    gs_num table_load;           /* scalar: cycles to load a new activation function table */
+    gs_num two_input_factor;                /* multiplier for ops reading two tensors (vector ~2) */
+    gs_num slow_op_factor;                  /* multiplier for divide / reciprocal class ops (~8) */
+    gs_num psum_read_factor;                /* multiplier when the input is in PSUM */
+    gs_num table_load;             /* scalar: cycles to load a new activation function table */
     gs_num cross_partition_factor; /* gpsimd: multiplier for partition_reduce/broadcast */
-    gs_num gather_row_cycles;    /* gpsimd: cycles per gathered row (descriptor generation) */
-    gs_num max_free_sbuf;        /* max free-dim elements per instruction from SBUF (64K) */
-    gs_num max_free_psum;        /* max free-dim elements per instruction from PSUM (4K) */
+    gs_num gather_row_cycles;      /* gpsimd: cycles per gathered row (descriptor generation) */
+    gs_num max_free_sbuf;          /* max free-dim elements per instruction from SBUF (64K) */
+    gs_num max_free_psum;          /* max free-dim elements per instruction from PSUM (4K) */
 } gs_simd_cfg;
 
 /* YAML: core.dma.* (e.g. --set core.dma.bandwidth_per_engine=34GB/s) */
@@ -93,17 +93,17 @@ typedef struct gs_simd_cfg {
  * each engine's share waits in the instruction's queue ID on that engine (in order), queues on
  * an engine share it round robin, and the instruction completes when every share is done. */
 typedef struct gs_dma_cfg {
-    gs_num engines;              /* DMA engines per core */
-    gs_num queues;               /* queues per engine (the kernel API's queue ID) */
+    gs_num engines;               /* DMA engines per core */
+    gs_num queues;                /* queues per engine (the kernel API's queue ID) */
     gs_num partitions_per_engine; /* SBUF partitions one engine serves; 0: derived */
-    gs_num bandwidth_per_engine; /* bytes per ns */
-    gs_num issue_latency;        /* ns from trigger to the shares starting (engines not busy) */
-    gs_num fixed_latency;        /* ns per engine share (engine busy) */
-    gs_num descriptor_overhead;  /* ns per descriptor (one contiguous run) on the engine */
-    gs_num min_efficient_chunk;  /* bytes; a smaller chunk costs as much as one this size */
-    gs_num transpose_factor;     /* dma_transpose: bandwidth divisor vs a plain copy */
-    int transpose;               /* dma_transpose supported */
-    int hw_descriptors;          /* descriptors generated by hardware (DGE) */
+    gs_num bandwidth_per_engine;  /* bytes per ns */
+    gs_num issue_latency;         /* ns from trigger to the shares starting (engines not busy) */
+    gs_num fixed_latency;         /* ns per engine share (engine busy) */
+    gs_num descriptor_overhead;   /* ns per descriptor (one contiguous run) on the engine */
+    gs_num min_efficient_chunk;   /* bytes; a smaller chunk costs as much as one this size */
+    gs_num transpose_factor;      /* dma_transpose: bandwidth divisor vs a plain copy */
+    int transpose;                /* dma_transpose supported */
+    int hw_descriptors;           /* descriptors generated by hardware (DGE) */
 } gs_dma_cfg;
 
 #define GS_MAX_CORES 16  /* validation rejects more cores per chip */
@@ -122,16 +122,16 @@ typedef struct gs_config {
 
     /* chip */
     gs_num cores;
-    gs_num hbm_capacity;   /* bytes */
-    gs_num hbm_bandwidth;  /* bytes per ns, whole chip */
-    gs_num hbm_latency;    /* ns */
+    gs_num hbm_capacity;  /* bytes */
+    gs_num hbm_bandwidth; /* bytes per ns, whole chip */
+    gs_num hbm_latency;   /* ns */
 
     /* one core */
     gs_num partitions;
-    gs_num sbuf_bytes;     /* whole SBUF (all partitions) */
-    gs_num psum_bytes;     /* whole PSUM */
+    gs_num sbuf_bytes; /* whole SBUF (all partitions) */
+    gs_num psum_bytes; /* whole PSUM */
     gs_num psum_banks;
-    gs_num sem_latency;    /* ns: cross-engine semaphore signal-to-wake cost */
+    gs_num sem_latency; /* ns: cross-engine semaphore signal-to-wake cost */
 
     gs_tensor_cfg tensor;
     gs_simd_cfg vector;
@@ -139,8 +139,8 @@ typedef struct gs_config {
     gs_simd_cfg gpsimd;
     gs_dma_cfg dma;
 
-    uint32_t dtypes;       /* bit (1u << gs_dtype) for each supported dtype */
-    uint64_t ops;          /* bit (1ull << gs_opcode) for each supported opcode (gs/isa.h) */
+    uint32_t dtypes; /* bit (1u << gs_dtype) for each supported dtype */
+    uint64_t ops;    /* bit (1ull << gs_opcode) for each supported opcode (gs/isa.h) */
 
     /* Private to config.c: owns the strings the gs_num point to (src, note, file) and the
      * source locations of non-numeric values. NULL in a hand-built config. */
@@ -198,7 +198,7 @@ typedef enum gs_unit {
 } gs_unit;
 
 typedef struct gs_config_field {
-    const char *path;        /* dotted key, e.g. "engines.tensor.clock" */
+    const char *path; /* dotted key, e.g. "engines.tensor.clock" */
     gs_unit unit;
     int required;
     const char *description; /* one line */

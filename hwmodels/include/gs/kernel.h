@@ -37,12 +37,12 @@ typedef struct gs_caps {
     uint64_t psum_partition_bytes;
     uint64_t psum_bank_bytes; /* per partition */
     unsigned psum_banks;
-    unsigned max_free_sbuf;     /* vector/scalar free elements per instruction from SBUF */
-    unsigned max_free_psum;     /* ... from PSUM */
-    unsigned cores;             /* cores on the chip */
-    unsigned core_id;           /* this kernel invocation's core (SPMD) */
-    unsigned dma_queues;        /* queue IDs per core (a dma instruction's `queue`) */
-    unsigned dma_engines;       /* DMA engines per core: one transfer is split over them */
+    unsigned max_free_sbuf;             /* vector/scalar free elements per instruction from SBUF */
+    unsigned max_free_psum;             /* ... from PSUM */
+    unsigned cores;                     /* cores on the chip */
+    unsigned core_id;                   /* this kernel invocation's core (SPMD) */
+    unsigned dma_queues;                /* queue IDs per core (a dma instruction's `queue`) */
+    unsigned dma_engines;               /* DMA engines per core: one transfer is split over them */
     unsigned dma_partitions_per_engine; /* partitions per engine: a transfer touching fewer
                                            than partitions uses fewer engines */
     int has_gpsimd;
