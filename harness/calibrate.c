@@ -424,6 +424,23 @@ typedef struct cal_point {
     double v[16];
 } cal_point;
 
+/* The job of case k on config cfg; rep 1 is a per_step case's second run (dims[0] doubled). */
+static gs_job_spec case_spec(const cal_case *k, const gs_config *cfg, int rep)
+{
+    gs_job_spec spec;
+    memset(&spec, 0, sizeof spec);
+    spec.cfg = cfg;
+    spec.kernel = k->kernel;
+    spec.variant = k->variant;
+    spec.dtype = k->dtype;
+    spec.n_dims = k->n_dims;
+    memcpy(spec.dims, k->dims, sizeof spec.dims);
+    if (rep) spec.dims[0] *= 2;
+    memcpy(spec.params, k->params, sizeof spec.params);
+    spec.seed = 1;
+    return spec;
+}
+
 /* Run the cases of generation `cfg` (every case when cfg == SIZE_MAX) at point p; fills
  * model[i] (ns, NAN when not run) and engines[i]. Returns GS_OK, or an error when a job did
  * not pass. */
@@ -465,17 +482,7 @@ static gs_status run_cases(gs_calib *c, size_t cfg, const cal_point *p, double *
             const cal_case *k = &c->cases[i];
             if (k->cfg != g) continue;
             for (int rep = 0; rep < (k->measure == CAL_PER_STEP ? 2 : 1); rep++) {
-                gs_job_spec spec;
-                memset(&spec, 0, sizeof spec);
-                spec.cfg = gs_sweep_config(s, 0);
-                spec.kernel = k->kernel;
-                spec.variant = k->variant;
-                spec.dtype = k->dtype;
-                spec.n_dims = k->n_dims;
-                memcpy(spec.dims, k->dims, sizeof spec.dims);
-                if (rep) spec.dims[0] *= 2;
-                memcpy(spec.params, k->params, sizeof spec.params);
-                spec.seed = 1;
+                const gs_job_spec spec = case_spec(k, gs_sweep_config(s, 0), rep);
                 if (gs_sweep_add(s, 0, &spec, 0) != 0) {
                     gs_sweep_free(s);
                     return gs_error_set(err, GS_ERR_NOMEM, NULL, 0, 0, "out of memory");
@@ -495,16 +502,7 @@ static gs_status run_cases(gs_calib *c, size_t cfg, const cal_point *p, double *
             if (k->cfg != g) continue;
             double t[2] = {NAN, NAN};
             for (int rep = 0; rep < (k->measure == CAL_PER_STEP ? 2 : 1); rep++) {
-                gs_job_spec spec;
-                memset(&spec, 0, sizeof spec);
-                spec.cfg = gs_sweep_config(s, 0);
-                spec.kernel = k->kernel;
-                spec.variant = k->variant;
-                spec.dtype = k->dtype;
-                spec.n_dims = k->n_dims;
-                memcpy(spec.dims, k->dims, sizeof spec.dims);
-                if (rep) spec.dims[0] *= 2;
-                memcpy(spec.params, k->params, sizeof spec.params);
+                const gs_job_spec spec = case_spec(k, gs_sweep_config(s, 0), rep);
                 gs_sb id;
                 gs_sb_init(&id);
                 gs_record_job_id(&id, &spec);
