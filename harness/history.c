@@ -106,8 +106,21 @@ static gs_status migrate_2(gs_history *h, gs_error *err)
 
 static gs_status (*const migrations[])(gs_history *, gs_error *) = {migrate_1, migrate_2};
 
+static gs_status check_snapshot(gs_history *h, int create, gs_error *err);
+
 /* Refuse what is not a gensweep history before anything writes to the file. */
 static gs_status check_database(gs_history *h, int create, gs_error *err)
+{
+    /* the version and the table count from one snapshot: a concurrent first writer creates
+     * the tables and sets the version in one transaction, and reading the two outside one
+     * could see its tables with the old version 0 */
+    if (exec(h, "BEGIN", err) != GS_OK) return GS_ERR_INVALID;
+    gs_status st = check_snapshot(h, create, err);
+    sqlite3_exec(h->db, st == GS_OK ? "COMMIT" : "ROLLBACK", NULL, NULL, NULL);
+    return st;
+}
+
+static gs_status check_snapshot(gs_history *h, int create, gs_error *err)
 {
     long long ver = query_int(h, "PRAGMA user_version", err);
     if (ver < 0) {
