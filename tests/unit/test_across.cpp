@@ -2,6 +2,8 @@
 // (harness/across.c): speedups, geomeans overall and per kernel class, no-match and bad input.
 #include <gtest/gtest.h>
 
+#include "../support/cli_run.h"
+
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -16,19 +18,6 @@
 
 namespace
 {
-
-struct CliRun {
-    int rc = -1;
-    std::string out, err;
-};
-
-std::string slurp(const std::string &path)
-{
-    std::ifstream f(path);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
-}
 
 std::string dir()
 {
@@ -49,16 +38,7 @@ std::string spit(const std::string &name, const std::string &text)
 
 CliRun gensweep(const std::string &args)
 {
-    static int n = 0;
-    std::string base = dir() + "/run-" + std::to_string(n++);
-    std::string cmd = std::string("'") + GS_GENSWEEP_BIN + "' " + args + " >'" + base +
-                      ".out' 2>'" + base + ".err'";
-    int st = std::system(cmd.c_str());
-    CliRun r;
-    r.rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    r.out = slurp(base + ".out");
-    r.err = slurp(base + ".err");
-    return r;
+    return gs_test_gensweep(args, "");
 }
 
 std::string job(const std::string &gen, const std::string &kernel, const std::string &shape_json,

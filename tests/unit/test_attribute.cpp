@@ -2,6 +2,8 @@
 // configs (gen2 and a child of it with two changed values) and one kernel keep it quick.
 #include <gtest/gtest.h>
 
+#include "../support/cli_run.h"
+
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -16,17 +18,9 @@
 namespace
 {
 
-struct CliRun {
-    int rc = -1;
-    std::string out, err;
-};
-
 std::string slurp(const std::string &path)
 {
-    std::ifstream f(path);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
+    return gs_test_slurp(path);
 }
 
 std::string dir()
@@ -50,16 +44,7 @@ std::string dir()
 
 CliRun gensweep(const std::string &args)
 {
-    static int n = 0;
-    std::string base = dir() + "/run-" + std::to_string(n++);
-    std::string cmd = "cd '" + std::string(GS_SOURCE_DIR) + "' && '" + GS_GENSWEEP_BIN + "' " +
-                      args + " >'" + base + ".out' 2>'" + base + ".err'";
-    int st = std::system(cmd.c_str());
-    CliRun r;
-    r.rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    r.out = slurp(base + ".out");
-    r.err = slurp(base + ".err");
-    return r;
+    return gs_test_gensweep(args);
 }
 
 const cJSON *param(const cJSON *doc, const char *key)

@@ -2,6 +2,8 @@
 // messages of validate, list gens and show-config.
 #include <gtest/gtest.h>
 
+#include "../support/cli_run.h"
+
 #include <dirent.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -17,33 +19,15 @@ namespace
 
 const std::string kSrc = GS_SOURCE_DIR;
 
-struct CliRun {
-    int rc = -1;
-    std::string out, err;
-};
-
 std::string slurp(const std::string &path)
 {
-    std::ifstream f(path);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
+    return gs_test_slurp(path);
 }
 
 // Run gensweep with args (a shell fragment) in the source directory.
 CliRun gensweep(const std::string &args)
 {
-    std::string base = std::string(GS_BINARY_DIR) + "/cli_config_" + std::to_string(getpid());
-    std::string cmd = "cd '" + kSrc + "' && '" + GS_GENSWEEP_BIN + "' " + args + " >'" + base +
-                      ".out' 2>'" + base + ".err'";
-    int st = std::system(cmd.c_str());
-    CliRun r;
-    r.rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    r.out = slurp(base + ".out");
-    r.err = slurp(base + ".err");
-    std::remove((base + ".out").c_str());
-    std::remove((base + ".err").c_str());
-    return r;
+    return gs_test_gensweep(args);
 }
 
 bool has(const std::string &s, const std::string &needle)

@@ -3,6 +3,8 @@
 // exit status 2), the machine-true roofline of `run`, and check shapes that must fit.
 #include <gtest/gtest.h>
 
+#include "../support/cli_run.h"
+
 #include <cjson/cJSON.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -20,17 +22,9 @@ namespace
 
 const std::string kSrc = GS_SOURCE_DIR;
 
-struct CliRun {
-    int rc = -1;
-    std::string out, err;
-};
-
 std::string slurp(const std::string &path)
 {
-    std::ifstream f(path);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
+    return gs_test_slurp(path);
 }
 
 std::string tmp(const std::string &name)
@@ -40,17 +34,7 @@ std::string tmp(const std::string &name)
 
 CliRun gensweep(const std::string &args)
 {
-    const std::string base = tmp("cli");
-    const std::string cmd = "cd '" + kSrc + "' && '" + GS_GENSWEEP_BIN + "' " + args + " >'" +
-                            base + ".out' 2>'" + base + ".err'";
-    const int st = std::system(cmd.c_str());
-    CliRun r;
-    r.rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    r.out = slurp(base + ".out");
-    r.err = slurp(base + ".err");
-    std::remove((base + ".out").c_str());
-    std::remove((base + ".err").c_str());
-    return r;
+    return gs_test_gensweep(args);
 }
 
 struct Json {
