@@ -77,7 +77,7 @@ static double time_of(const cJSON *doc, const char *key)
         gs_speedup_key(j, k, sizeof k);
         if (strcmp(k, key) != 0) continue;
         double t = gs_json_num(j, "time_ns");
-        return !strcmp(gs_json_str(j, "status"), "pass") && t > 0 ? t : NAN;
+        return !strcmp(gs_json_str(j, "status"), "pass") && t > 0 ? t : (double)NAN;
     }
     return NAN;
 }
@@ -314,13 +314,13 @@ int gs_cmd_attribute(int argc, char **argv)
             gs_sb_puts(&sb, ",\"speedup_all\":");
             gs_sb_json_num(&sb, t0 / tall);
             gs_sb_puts(&sb, ",\"speedup_to\":");
-            gs_sb_json_num(&sb, tto > 0 ? t0 / tto : NAN);
+            gs_sb_json_num(&sb, tto > 0 ? t0 / tto : (double)NAN);
             gs_sb_puts(&sb, ",\"speedup\":[");
             printf("%-52.52s %8.3fx", key, t0 / tall);
             double lall = log(t0 / tall), shsum = 0;
             lsum[nc + 1] += lall;
             for (int c = 0; c < nc; c++) {
-                double s = ch[c].alone_ok ? t0 / time_of(runs[c + 1].doc, key) : NAN;
+                double s = ch[c].alone_ok ? t0 / time_of(runs[c + 1].doc, key) : (double)NAN;
                 if (ch[c].alone_ok) lsum[c + 1] += log(s);
                 gs_sb_puts(&sb, c ? "," : "");
                 gs_sb_json_num(&sb, s);
@@ -334,13 +334,13 @@ int gs_cmd_attribute(int argc, char **argv)
                 }
                 double s = t0 / time_of(runs[c + 1].doc, key);
                 /* a job the changes leave (nearly) unchanged has no speedup to share out */
-                double sh = fabs(lall) > 1e-6 ? log(s) / lall : NAN;
+                double sh = fabs(lall) > 1e-6 ? log(s) / lall : (double)NAN;
                 shsum += sh;
                 gs_sb_puts(&sb, c ? "," : "");
                 gs_sb_json_num(&sb, sh);
             }
             gs_sb_puts(&sb, "],\"interaction_share\":");
-            gs_sb_json_num(&sb, isfinite(shsum) ? 1 - shsum : NAN);
+            gs_sb_json_num(&sb, isfinite(shsum) ? 1 - shsum : (double)NAN);
             gs_sb_puts(&sb, "}");
             if (tto > 0)
                 printf(" %8.3fx\n", t0 / tto);
@@ -359,18 +359,19 @@ int gs_cmd_attribute(int argc, char **argv)
                 nto++;
             }
         }
-        double gall = njok ? exp(lsum[nc + 1] / njok) : NAN;
-        double lg_all = njok ? lsum[nc + 1] / njok : NAN;
+        double gall = njok ? exp(lsum[nc + 1] / njok) : (double)NAN;
+        double lg_all = njok ? lsum[nc + 1] / njok : (double)NAN;
         gs_sb_printf(&sb, "\n],\n\"all\": {\"jobs\": %d, \"geomean\": ", njok);
         gs_sb_json_num(&sb, gall);
         gs_sb_printf(&sb, "},\n\"to_all\": {\"jobs\": %d, \"geomean\": ", nto);
-        gs_sb_json_num(&sb, nto ? exp(lto / nto) : NAN);
+        gs_sb_json_num(&sb, nto ? exp(lto / nto) : (double)NAN);
         gs_sb_puts(&sb, "},\n\"params\": [");
         double shsum = 0;
         int best = -1;
         for (int c = 0; c < nc; c++) {
-            double g = njok && ch[c].alone_ok ? exp(lsum[c + 1] / njok) : NAN;
-            double sh = fabs(lg_all) > 1e-9 && ch[c].alone_ok ? (lsum[c + 1] / njok) / lg_all : NAN;
+            double g = njok && ch[c].alone_ok ? exp(lsum[c + 1] / njok) : (double)NAN;
+            double sh =
+                fabs(lg_all) > 1e-9 && ch[c].alone_ok ? (lsum[c + 1] / njok) / lg_all : (double)NAN;
             if (ch[c].alone_ok) shsum += sh;
             if (ch[c].alone_ok && isfinite(sh) &&
                 (best < 0 || sh > (lsum[best + 1] / njok) / lg_all))
@@ -394,7 +395,7 @@ int gs_cmd_attribute(int argc, char **argv)
             gs_sb_puts(&sb, "}");
         }
         gs_sb_puts(&sb, "\n],\n\"interaction_share\": ");
-        gs_sb_json_num(&sb, isfinite(shsum) ? 1 - shsum : NAN);
+        gs_sb_json_num(&sb, isfinite(shsum) ? 1 - shsum : (double)NAN);
         gs_sb_puts(&sb, "\n}\n");
         if (!njok)
             fprintf(stderr, "gensweep attribute: no job passed in every run: nothing to "
@@ -402,15 +403,17 @@ int gs_cmd_attribute(int argc, char **argv)
         else
             printf("\n%s vs %s: %.3fx geomean over %d jobs with every numeric change on %s (%s "
                    "itself: %.3fx over %d jobs)\n",
-                   b->name, a->name, gall, njok, a->name, b->name, nto ? exp(lto / nto) : NAN, nto);
+                   b->name, a->name, gall, njok, a->name, b->name,
+                   nto ? exp(lto / nto) : (double)NAN, nto);
         for (int c = 0; c < nc && njok; c++) {
             if (!ch[c].alone_ok) {
                 printf("  %-44s cannot run alone (counted in the interactions)\n", ch[c].key);
                 continue;
             }
-            double sh = fabs(lg_all) > 1e-9 ? (lsum[c + 1] / njok) / lg_all : NAN;
+            double sh = fabs(lg_all) > 1e-9 ? (lsum[c + 1] / njok) / lg_all : (double)NAN;
             printf("  %-44s %7.3fx alone, explains %5.1f%%%s\n", ch[c].key,
-                   njok ? exp(lsum[c + 1] / njok) : NAN, 100 * sh, c == best ? "  <- most" : "");
+                   njok ? exp(lsum[c + 1] / njok) : (double)NAN, 100 * sh,
+                   c == best ? "  <- most" : "");
         }
         if (njok && isfinite(shsum))
             printf("  %-44s explains %5.1f%%%s\n", "interactions (parts do not add up)",

@@ -583,7 +583,7 @@ static double geomean_error(const gs_calib *c, size_t g, const double *model,
         s += fabs(log(model[i] / m));
         n++;
     }
-    return n ? exp(s / n) : NAN;
+    return n ? exp(s / n) : (double)NAN;
 }
 
 typedef struct fit_ctx {

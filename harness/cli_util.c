@@ -170,7 +170,7 @@ static double decimal_value(const char *s, size_t n)
     buf[n] = '\0';
     double v = strtod(buf, NULL);
     if (buf != small) gs_free(buf);
-    return isfinite(v) ? v : NAN;
+    return isfinite(v) ? v : (double)NAN;
 }
 
 int gs_parse_real(const char *s, double lo, double hi, double *out, gs_error *err)

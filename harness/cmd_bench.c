@@ -465,7 +465,7 @@ static void run_job_proc(const char *self, const char *const *args, const char *
             dup2(dn, 2);
         }
         select_paths(old_path);
-        gs_worker_start_job(self, (char *const *)argv); /* exec'd when old_path */
+        gs_worker_start_job(self, argv); /* exec'd when old_path */
         _exit(127);
     }
     int ws = 0;

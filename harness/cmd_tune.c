@@ -184,7 +184,8 @@ static double end_to_end(const double *v, const double *t, int n)
         if (lo < 0 || v[i] < v[lo]) lo = i;
         if (hi < 0 || v[i] > v[hi]) hi = i;
     }
-    return lo >= 0 && hi >= 0 && v[hi] != v[lo] ? log(t[hi] / t[lo]) / log(v[hi] / v[lo]) : NAN;
+    return lo >= 0 && hi >= 0 && v[hi] != v[lo] ? log(t[hi] / t[lo]) / log(v[hi] / v[lo])
+                                                : (double)NAN;
 }
 
 int gs_cmd_whatif(int argc, char **argv)
@@ -313,7 +314,7 @@ int gs_cmd_whatif(int argc, char **argv)
             const char *id = gs_json_str(j, "id");
             for (int c = 0; c < ncell; c++) {
                 st[c] = "missing";
-                t[c] = res[c] ? job_time(res[c], id, &st[c]) : NAN;
+                t[c] = res[c] ? job_time(res[c], id, &st[c]) : (double)NAN;
             }
             gs_sb_puts(&sb, first ? "\n{\"id\":" : ",\n{\"id\":");
             first = 0;

@@ -267,7 +267,7 @@ gs_status gs_job_check_outputs(gs_job *j, gs_job_check *res, gs_error *err)
             if (!isfinite(got) && isfinite(r)) {
                 res->bad_nonfinite++;
                 res->mismatches++;
-                if (worst_excess < INFINITY) {
+                if (worst_excess < (double)INFINITY) {
                     worst_excess = INFINITY;
                     name_element(res->worst, sizeof res->worst, ti, e);
                     res->max_abs_err = INFINITY;
@@ -280,7 +280,7 @@ gs_status gs_job_check_outputs(gs_job *j, gs_job_check *res, gs_error *err)
             if (fabs(r) > 1e-6 * GS_MAX(rms, 1e-30) && re > res->max_rel_err) res->max_rel_err = re;
             double excess = ae - (atol + rtol * fabs(r));
             if (excess > 0) res->mismatches++;
-            if (excess > worst_excess && worst_excess < INFINITY) {
+            if (excess > worst_excess && worst_excess < (double)INFINITY) {
                 worst_excess = excess;
                 name_element(res->worst, sizeof res->worst, ti, e);
             }

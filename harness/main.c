@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "version.h"
 #include "worker.h"
 
 static const gs_command commands[] = {
@@ -48,7 +49,7 @@ static void usage(FILE *out)
             "usage: gensweep <command> [options]\n"
             "       gensweep <command> --help\n"
             "       gensweep --version\n\ncommands:\n",
-            GS_VERSION);
+            gs_version());
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(out, "  %-12s %s\n", commands[i].name, commands[i].summary);
     fprintf(out, "\nexit status: 0 ok, 1 failures found (invalid config, failed job, "
@@ -78,7 +79,7 @@ int main(int argc, char **argv)
         return GS_EXIT_OK;
     }
     if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V")) {
-        printf("gensweep %s (commit %s)\n", GS_VERSION, GS_GIT_COMMIT);
+        printf("gensweep %s (commit %s)\n", gs_version(), gs_commit());
         return GS_EXIT_OK;
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {

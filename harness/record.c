@@ -7,29 +7,45 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-#ifndef GS_SOURCE_DIR
-#define GS_SOURCE_DIR ""
-#endif
+/* The working directory with a trailing '/', or "" when it cannot be read. Paths under it are
+ * recorded relative to it, so results and messages read the same in every clone of the
+ * repository (kernel source locations are already relative: -ffile-prefix-map). */
+static const char *cwd_prefix(void)
+{
+    static char buf[4096];
+    static int done;
+    if (!done) {
+        done = 1;
+        if (getcwd(buf, sizeof buf - 1) && buf[0] == '/' && buf[1]) {
+            strcat(buf, "/");
+        } else {
+            buf[0] = '\0';
+        }
+    }
+    return buf;
+}
 
 const char *gs_record_rel_path(const char *path)
 {
     if (!path) return "";
-    size_t n = strlen(GS_SOURCE_DIR);
-    if (n && !strncmp(path, GS_SOURCE_DIR, n) && path[n] == '/') return path + n + 1;
+    const char *cwd = cwd_prefix();
+    size_t n = strlen(cwd);
+    if (n && !strncmp(path, cwd, n) && path[n]) return path + n;
     return path;
 }
 
 void gs_record_format_error(const gs_error *err, char *buf, size_t size)
 {
     gs_error_format(err, buf, size);
-    /* Messages quote kernel lines too (deadlock reports): drop the source-tree prefix
-     * wherever it appears so the text is the same in every clone. */
-    size_t n = strlen(GS_SOURCE_DIR);
+    /* Messages quote config paths too: drop the working-directory prefix wherever it appears. */
+    const char *cwd = cwd_prefix();
+    size_t n = strlen(cwd);
     if (!n) return;
-    char *p;
-    while ((p = strstr(buf, GS_SOURCE_DIR)) != NULL && p[n] == '/')
-        memmove(p, p + n + 1, strlen(p + n + 1) + 1);
+    char *p = buf;
+    while ((p = strstr(p, cwd)) != NULL)
+        memmove(p, p + n, strlen(p + n) + 1);
 }
 
 const char *gs_record_unit_name(gs_unit u)
@@ -208,12 +224,12 @@ void gs_record_write_job(gs_sb *sb, const gs_record_job_info *r)
             const unsigned n = a < 2 ? ne : nq;
             for (unsigned x = 0; x < n; x++) {
                 double v = 0;
-                for (unsigned c = 0; c < nc; c++) {
-                    if (a == 0) v += st->dma_engine[c][x].busy_ns;
-                    if (a == 1) v += st->dma_engine[c][x].bytes;
-                    if (a == 2) v += st->queue[c][x].busy_ns;
-                    if (a == 3) v += st->queue[c][x].bytes;
-                    if (a == 4) v += (double)st->queue[c][x].transfers;
+                for (unsigned core = 0; core < nc; core++) {
+                    if (a == 0) v += st->dma_engine[core][x].busy_ns;
+                    if (a == 1) v += st->dma_engine[core][x].bytes;
+                    if (a == 2) v += st->queue[core][x].busy_ns;
+                    if (a == 3) v += st->queue[core][x].bytes;
+                    if (a == 4) v += (double)st->queue[core][x].transfers;
                 }
                 if (x) gs_sb_putc(sb, ',');
                 gs_sb_json_num(sb, v);

@@ -57,11 +57,11 @@ void gs_record_write_config(gs_sb *sb, const gs_config *c);
 gs_status gs_record_timeline(const char *trace_path, double total_ns, int max_slices, gs_sb *sb,
                              gs_error *err);
 
-/* A path made relative to the source tree when it lies inside it (else unchanged); points into
- * `path`. */
+/* A path made relative to the working directory when it lies under it (else unchanged); points
+ * into `path`. */
 const char *gs_record_rel_path(const char *path);
 
-/* gs_error_format with the file made relative (gs_record_rel_path). */
+/* gs_error_format with paths under the working directory made relative to it. */
 void gs_record_format_error(const gs_error *err, char *buf, size_t size);
 
 /* Unit name written in config records for a gs_unit ("B", "B/ns", "Hz", "ns", "cycles",

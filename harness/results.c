@@ -11,7 +11,7 @@
 double gs_json_num(const cJSON *obj, const char *key)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+    return cJSON_IsNumber(v) ? v->valuedouble : (double)NAN;
 }
 
 const char *gs_json_str(const cJSON *obj, const char *key)
@@ -292,7 +292,7 @@ gs_status gs_results_write_junit(const cJSON *doc, const char *path, gs_error *e
         }
         const char *id = gs_json_str(j, "id");
         const cJSON *w = gs_json_index_find(wall, id);
-        double secs = cJSON_IsNumber(w) ? w->valuedouble : NAN;
+        double secs = cJSON_IsNumber(w) ? w->valuedouble : (double)NAN;
         gs_sb_puts(&sb, "    <testcase classname=\"");
         gs_sb_xml(&sb, gen);
         gs_sb_putc(&sb, '.');

@@ -22,17 +22,11 @@
 #include "gs/strbuf.h"
 #include "record.h"
 #include "results.h"
+#include "version.h"
 #include "calibrate.h"
 #include "worker.h"
 
 #include "report.h"
-
-#ifndef GS_VERSION
-#define GS_VERSION "0.0.0"
-#endif
-#ifndef GS_GIT_COMMIT
-#define GS_GIT_COMMIT "unknown"
-#endif
 
 #define MAX_ARGS 64
 #define TAIL_BYTES 2000
@@ -501,7 +495,7 @@ static pid_t launch(gs_sweep *s, size_t ji)
             dup2(dn, 1);
         }
         if (ef >= 0) dup2(ef, 2);
-        gs_worker_start_job(s->exe, (char *const *)argv); /* fork server; exec as fallback */
+        gs_worker_start_job(s->exe, argv); /* fork server; exec as fallback */
         fprintf(stderr, "gensweep sweep: cannot run %s: %s\n", s->exe, strerror(errno));
         _exit(127);
     }
@@ -882,8 +876,8 @@ cJSON *gs_sweep_execute(gs_sweep *s, int *interrupted)
     cJSON_AddStringToObject(doc, "schema", GS_RESULTS_SCHEMA);
     cJSON_AddNumberToObject(doc, "schema_version", GS_RESULTS_SCHEMA_VERSION);
     cJSON *tool = cJSON_AddObjectToObject(doc, "tool");
-    cJSON_AddStringToObject(tool, "version", GS_VERSION);
-    cJSON_AddStringToObject(tool, "commit", GS_GIT_COMMIT);
+    cJSON_AddStringToObject(tool, "version", gs_version());
+    cJSON_AddStringToObject(tool, "commit", gs_commit());
     static const char *const suite_names[] = {"", "check", "perf", "all", "custom"};
     cJSON_AddStringToObject(
         doc, "suite", s->o.suite >= 1 && s->o.suite <= 4 ? suite_names[s->o.suite] : "custom");

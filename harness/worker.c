@@ -57,10 +57,21 @@ int gs_worker_forks(void)
     return runner != NULL && !exec_jobs;
 }
 
-void gs_worker_start_job(const char *exe, char *const *argv)
+/* execv and the runner take char *[] for historical reasons; neither writes the strings (the
+ * runner's option parser may reorder the pointers, which live in the caller's array). */
+static char **mutable_argv(const char *const *argv)
+{
+    union {
+        const char *const *in;
+        char **out;
+    } u = {argv};
+    return u.out;
+}
+
+void gs_worker_start_job(const char *exe, const char *const *argv)
 {
     if (!gs_worker_forks()) {
-        execv(exe, argv);
+        execv(exe, mutable_argv(argv));
         return;
     }
     int argc = 0;
@@ -68,7 +79,7 @@ void gs_worker_start_job(const char *exe, char *const *argv)
         argc++;
     /* argv[0] is the binary, argv[1] the command: the runner sees argv from the command on */
     in_job = 1;
-    int rc = runner(argc - 1, (char **)argv + 1);
+    int rc = runner(argc - 1, mutable_argv(argv) + 1);
     fflush(NULL);
     /* No atexit handlers or static destructors of the parent's image: the job is done, and
      * the sweep's own exit belongs to the sweep. */

@@ -38,7 +38,7 @@ int gs_worker_forks(void);
  * (argv[0] = exe, argv[1] = "run", NULL-terminated) in this process and _exit with its status,
  * or exec exe with argv when jobs are not forked. Returns only if the exec failed.
  */
-void gs_worker_start_job(const char *exe, char *const *argv);
+void gs_worker_start_job(const char *exe, const char *const *argv);
 
 /*
  * Hand the next forked job the config the sweep already loaded: `cfg`, loaded from `path` with

@@ -70,8 +70,8 @@ void gs_ref_gemm(int ta, int tb, int64_t M, int64_t N, int64_t K, const double *
     int fits = M <= INT_MAX && N <= INT_MAX && K <= INT_MAX && lda <= INT_MAX && ldb <= INT_MAX &&
                ldc <= INT_MAX;
     if (ref_scalar < 0) {
-        const char *b = getenv("GS_BASELINE_PATHS");
-        ref_scalar = b && (!strcmp(b, "1") || !strcmp(b, "all") || strstr(b, "reference"));
+        const char *env = getenv("GS_BASELINE_PATHS");
+        ref_scalar = env && (!strcmp(env, "1") || !strcmp(env, "all") || strstr(env, "reference"));
     }
     if (ref_scalar || !fits || K <= 0) {
         gemm_scalar(ta, tb, M, N, K, a, lda, b, ldb, c, ldc);

@@ -390,7 +390,7 @@ void gs_rp_sec_heatmap(rep *r)
                 gs_rp_put_time(&tip, j->time_ns);
                 gs_sb_puts(&tip, ")");
             }
-            double s = n ? exp(lsum / n) : NAN;
+            double s = n ? exp(lsum / n) : (double)NAN;
             gs_sb_puts(sb, "<td class=\"n\"");
             gs_rp_put_dv(sb, s);
             if (n) gs_rp_speedup_style(sb, s);
@@ -445,7 +445,7 @@ static void job_ceilings(const rep *r, const rjob *j, double *tflops, double *me
         double per = gs_rp_jnum(gs_rp_jget(prm, "core.dma.bandwidth_per_engine"), "value");
         double cores = gs_rp_jnum(j->o, "cores_used");
         if (!(cores > 0)) cores = 1;
-        *dma_gbps = eng > 0 && per > 0 ? cores * eng * per : NAN; /* B/ns = GB/s */
+        *dma_gbps = eng > 0 && per > 0 ? cores * eng * per : (double)NAN; /* B/ns = GB/s */
     }
     *mem_gbps = gs_rp_jnum(j->o, "memory_ceiling_gbps");
     if (!(*mem_gbps > 0))
@@ -530,7 +530,8 @@ void gs_rp_sec_rooflines(rep *r)
             ymax = GS_MAX(ymax, tf[g]);
             if (cc[g] > 0) ymax = GS_MAX(ymax, cc[g]);
             if (mc[g] > 0) /* the roof above the point stays in the plot */
-                ymax = GS_MAX(ymax, GS_MIN(cc[g] > 0 ? cc[g] : INFINITY, ai[g] * mc[g] / 1e3));
+                ymax =
+                    GS_MAX(ymax, GS_MIN(cc[g] > 0 ? cc[g] : (double)INFINITY, ai[g] * mc[g] / 1e3));
         }
         if (!npts) continue;
         charts++;

@@ -78,7 +78,7 @@ const char *gs_rp_jstr(const cJSON *o, const char *k)
 double gs_rp_jnum(const cJSON *o, const char *k)
 {
     const cJSON *v = gs_rp_jget(o, k);
-    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+    return cJSON_IsNumber(v) ? v->valuedouble : (double)NAN;
 }
 
 /* ---- output helpers ---- */

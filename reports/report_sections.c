@@ -315,11 +315,11 @@ void gs_rp_sec_portability(rep *r)
                          gs_rp_status_class(worst));
             gs_rp_text(sb, gs_sb_cstr(&tip));
             gs_sb_puts(sb, "\"");
-            gs_rp_put_dv(sb, rep_job ? rep_job->time_ns : NAN);
+            gs_rp_put_dv(sb, rep_job ? rep_job->time_ns : (double)NAN);
             gs_sb_puts(sb, "><b>");
             gs_rp_text(sb, worst);
             gs_sb_puts(sb, "</b><br>");
-            gs_rp_put_time(sb, rep_job ? rep_job->time_ns : NAN);
+            gs_rp_put_time(sb, rep_job ? rep_job->time_ns : (double)NAN);
             gs_sb_puts(sb, "</td>");
         }
         gs_sb_puts(sb, "</tr>\n");
@@ -372,7 +372,7 @@ static void dma_table(rep *r)
             const cJSON *dma = j ? gs_rp_jget(j->o, "dma") : NULL;
             const cJSON *busy = gs_rp_jget(dma, "engine_busy_ns");
             const cJSON *qt = gs_rp_jget(dma, "queue_transfers");
-            double cores = j ? gs_rp_jnum(j->o, "cores_used") : NAN;
+            double cores = j ? gs_rp_jnum(j->o, "cores_used") : (double)NAN;
             if (!(cores > 0)) cores = 1;
             if (!cJSON_IsArray(busy) || !(j->time_ns > 0)) {
                 gs_sb_puts(sb, "<td class=\"none\">—</td>");
@@ -435,7 +435,7 @@ void gs_rp_sec_engines(rep *r)
         for (int g = 0; g < r->n_gens; g++) {
             const rjob *j = gs_rp_representative(r, k, g);
             const cJSON *eng = j ? gs_rp_jget(j->o, "engines") : NULL;
-            double t = j ? j->time_ns : NAN;
+            double t = j ? j->time_ns : (double)NAN;
             if (!eng || !(t > 0)) {
                 gs_sb_puts(sb, "<td class=\"none\">—</td>");
                 continue;

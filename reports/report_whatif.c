@@ -44,7 +44,7 @@ static void steps_cell(gs_sb *sb, const cJSON *w, const cJSON *job, int *flag_ou
     for (int i = 0; i < cJSON_GetArraySize(vals) && n <= GS_SPEEDUP_MAX_STEPS; i++, n++) {
         v[n] = gs_rp_jnum(cJSON_GetArrayItem(vals, i), "value");
         const cJSON *x = cJSON_GetArrayItem(ts, i);
-        t[n] = cJSON_IsNumber(x) ? x->valuedouble : NAN;
+        t[n] = cJSON_IsNumber(x) ? x->valuedouble : (double)NAN;
     }
     int nonmono = 0, inv = 0;
     int ns = gs_sensitivity_steps(v, t, n, gs_param_direction(gs_rp_jstr(w, "unit")), st, &nonmono,
@@ -178,7 +178,7 @@ static void whatif_chart(rep *r, const cJSON *w)
 static double grid_t(const cJSON *job, int a, int b)
 {
     const cJSON *v = cJSON_GetArrayItem(cJSON_GetArrayItem(gs_rp_jget(job, "time_grid"), a), b);
-    return cJSON_IsNumber(v) && v->valuedouble > 0 ? v->valuedouble : NAN;
+    return cJSON_IsNumber(v) && v->valuedouble > 0 ? v->valuedouble : (double)NAN;
 }
 
 /* Index of the unchanged value of a 2-D axis: labelled 1x/x1, else the configured value. */
@@ -228,7 +228,7 @@ static void grid_table(rep *r, const cJSON *w, const cJSON *const *jobs, int nj)
                     n++;
                 }
             }
-            double s = n ? exp(ls / n) : NAN;
+            double s = n ? exp(ls / n) : (double)NAN;
             gs_sb_puts(sb, "<td class=\"n\"");
             if (n) gs_rp_speedup_style(sb, s);
             if (a == b1 && b == b2) gs_sb_puts(sb, " title=\"unchanged\"");
@@ -384,9 +384,9 @@ static void attribution(rep *r, const cJSON *at)
         gs_sb_puts(sb, "<td><code>");
         gs_rp_text(sb, best >= 0 ? gs_rp_jstr(cJSON_GetArrayItem(ps, best), "key") : "—");
         gs_sb_puts(sb, "</code></td>");
-        gs_rp_td_num(sb, best >= 0 ? 100 * bs : NAN);
+        gs_rp_td_num(sb, best >= 0 ? 100 * bs : (double)NAN);
         double in = gs_rp_jnum(j, "interaction_share");
-        gs_rp_td_num(sb, isfinite(in) ? 100 * in : NAN);
+        gs_rp_td_num(sb, isfinite(in) ? 100 * in : (double)NAN);
         gs_sb_puts(sb, "</tr>\n");
     }
     gs_sb_puts(sb, "</tbody></table></div></details>");
@@ -490,7 +490,7 @@ void gs_rp_sec_whatif(rep *r)
                 gs_sb_puts(sb, "</td>");
                 gs_rp_td_time(sb, d);
                 gs_rp_td_time(sb, b);
-                double gain = d > 0 && b > 0 ? d / b : NAN;
+                double gain = d > 0 && b > 0 ? d / b : (double)NAN;
                 gs_sb_puts(sb, "<td class=\"n\"");
                 gs_rp_put_dv(sb, gain);
                 if (isfinite(gain))

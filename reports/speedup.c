@@ -86,7 +86,7 @@ static entry *collect(const cJSON *const *jobs, size_t n, const char *gen,
         e[c].t = !strcmp(str_of(j, "status"), "pass") && cJSON_IsNumber(t) &&
                          isfinite(t->valuedouble) && t->valuedouble > 0
                      ? t->valuedouble
-                     : NAN;
+                     : (double)NAN;
         c++;
     }
     qsort(e, c, sizeof *e, entry_cmp);
@@ -133,7 +133,7 @@ int gs_speedup_compare(const cJSON *const *jobs, size_t n, const char *base, con
         gs_speedup_match *m = &out->m[out->n_match++];
         m->base = b[i].job;
         m->other = o[k].job;
-        m->speedup = isfinite(b[i].t) && isfinite(o[k].t) ? b[i].t / o[k].t : NAN;
+        m->speedup = isfinite(b[i].t) && isfinite(o[k].t) ? b[i].t / o[k].t : (double)NAN;
         if (isfinite(m->speedup)) {
             out->n_compared++;
             lsum += log(m->speedup);

@@ -12,6 +12,7 @@
 #include <cblas.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdarg.h>
 #include <string.h>
 
 #include "gs/config.h"
@@ -224,11 +225,16 @@ static float operand(gs_mem *m, const gs_instr *in, int k, uint32_t flag, float 
     return v;
 }
 
-static gs_status fail(const gs_instr *in, gs_error *err, gs_status code, const char *fmt,
-                      long long a, long long b, long long c)
+/* printf-checked: the format names what went wrong and the values that made it wrong. */
+static gs_status fail(const gs_instr *in, gs_error *err, gs_status code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static gs_status fail(const gs_instr *in, gs_error *err, gs_status code, const char *fmt, ...)
 {
     char msg[256];
-    snprintf(msg, sizeof msg, fmt, a, b, c);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
     return gs_error_set(err, code, in->file, in->line, 0, "%s: %s", gs_opcode_name(in->op), msg);
 }
 
@@ -431,7 +437,7 @@ static gs_status exec_elementwise(gs_mem *m, const gs_instr *in, gs_error *err)
             double acc = 0.0;
             for (size_t i = 0; i < n; i++) {
                 x[i] = gs_act_apply(in->act, x[i] * sc + bi);
-                acc += x[i];
+                acc += (double)x[i];
             }
             if (in->flags & GS_F_ACC_OUT) {
                 float a = (float)acc;
@@ -445,7 +451,7 @@ static gs_status exec_elementwise(gs_mem *m, const gs_instr *in, gs_error *err)
             double acc = 0.0;
             for (size_t i = 0; i < n; i++) {
                 x[i] = gs_act_apply(GS_ACT_EXP, x[i] - s);
-                acc += x[i];
+                acc += (double)x[i];
             }
             if (in->flags & GS_F_ACC_OUT) {
                 float a = (float)acc;
@@ -513,7 +519,7 @@ static gs_status exec_reduce(gs_mem *m, const gs_instr *in, gs_error *err)
             if (in->alu0 == GS_ALU_ADD) {
                 double acc = 0.0;
                 for (size_t i = 0; i < inner; i++)
-                    acc += v[i];
+                    acc += (double)v[i];
                 y[o] = (float)acc;
             } else {
                 float acc = v[0];
@@ -538,9 +544,9 @@ static gs_status exec_bn(gs_mem *m, const gs_instr *in, gs_error *err)
         if (in->op == GS_OP_BN_STATS) {
             double mean = 0.0, m2 = 0.0;
             for (size_t i = 0; i < n; i++) {
-                double d = x[i] - mean;
+                double d = (double)x[i] - mean;
                 mean += d / (double)(i + 1);
-                m2 += d * (x[i] - mean);
+                m2 += d * ((double)x[i] - mean);
             }
             float r[3] = {(float)n, (float)mean, (float)m2};
             store_row(m, out, p, r);
@@ -579,8 +585,8 @@ static gs_status exec_partition(gs_mem *m, const gs_instr *in, gs_error *err)
         for (uint32_t p = 1; p < src->part_count; p++) {
             load_row(m, src, p, x);
             for (size_t i = 0; i < n; i++)
-                d[i] = in->alu0 == GS_ALU_ADD ? d[i] + x[i]
-                                              : gs_alu_apply(in->alu0, (float)d[i], x[i]);
+                d[i] = in->alu0 == GS_ALU_ADD ? d[i] + (double)x[i]
+                                              : (double)gs_alu_apply(in->alu0, (float)d[i], x[i]);
         }
         for (size_t i = 0; i < n; i++)
             acc[i] = (float)d[i];
@@ -601,8 +607,8 @@ static gs_status exec_gather(gs_mem *m, const gs_instr *in, gs_error *err)
         gather_bytes(m, idx, p, (uint8_t *)&i);
         if (i < 0 || (uint32_t)i >= table->part_count)
             return fail(in, err, GS_ERR_BOUNDS,
-                        "index %lld at partition %lld outside the table's %lld rows", i, p,
-                        table->part_count);
+                        "index %lld at partition %lld outside the table's %lld rows", (long long)i,
+                        (long long)p, (long long)table->part_count);
         gather_bytes(m, table, (uint32_t)i, row);
         scatter_bytes(m, out, p, row);
     }

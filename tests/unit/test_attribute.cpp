@@ -61,7 +61,7 @@ const cJSON *param(const cJSON *doc, const char *key)
 double num(const cJSON *o, const char *k)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+    return cJSON_IsNumber(v) ? v->valuedouble : (double)NAN;
 }
 
 TEST(Attribute, SharesOfTwoChanges)

@@ -459,10 +459,10 @@ TEST(Executor, DmaTransposeAndBnStats)
         for (int c = 0; c < 6; c++) {
             EXPECT_EQ(get(m, f.p, T.id, (size_t)(c * 4 + r)),
                       get(m, f.p, A.id, (size_t)(r * 6 + c)));
-            mean += get(m, f.p, A.id, (size_t)(r * 6 + c)) / 6.0;
+            mean += (double)get(m, f.p, A.id, (size_t)(r * 6 + c)) / 6.0;
         }
         for (int c = 0; c < 6; c++) {
-            double d = get(m, f.p, A.id, (size_t)(r * 6 + c)) - mean;
+            double d = (double)get(m, f.p, A.id, (size_t)(r * 6 + c)) - mean;
             var += d * d / 6.0;
         }
         EXPECT_NEAR(get(m, f.p, MV.id, (size_t)(r * 2)), mean, 1e-5);

@@ -236,10 +236,11 @@ TEST(ExecDtypes, ReduceAddMaxMin)
             gs_mem *m = pr.run(rng, &why);
             ASSERT_NE(m, nullptr) << why;
             for (unsigned p = 0; p < P; p++) {
-                double acc = op == GS_ALU_ADD ? 0.0 : ld(m, pr.in[0], (size_t)p * F);
+                double acc = op == GS_ALU_ADD ? 0.0 : (double)ld(m, pr.in[0], (size_t)p * F);
                 for (uint32_t j = op == GS_ALU_ADD ? 0 : 1; j < F; j++) {
                     float x = ld(m, pr.in[0], (size_t)p * F + j);
-                    acc = op == GS_ALU_ADD ? acc + x : gs_alu_apply(op, (float)acc, x);
+                    acc = op == GS_ALU_ADD ? acc + (double)x
+                                           : (double)gs_alu_apply(op, (float)acc, x);
                 }
                 float want = (float)acc;
                 EXPECT_TRUE(same_value(GS_FP32, ld(m, pr.out, p), want))

@@ -208,7 +208,7 @@ TEST(DoubleRow, SemanticsAndCost)
                 ref += A[k * M + m] * B[k * N + n];
                 mag += std::fabs(A[k * M + m] * B[k * N + n]);
             }
-            double e = std::fabs(out[m * ppb + n] - ref) / std::max(mag, 1e-30);
+            double e = std::fabs((double)out[m * ppb + n] - ref) / std::max(mag, 1e-30);
             worst = std::max(worst, e);
         }
     EXPECT_LT(worst, 256 * std::ldexp(1.0, -24)) << "fp32 accumulation bound";
@@ -362,7 +362,8 @@ TEST(MX, QuantizeThenMatmulMatchesTheReference)
                             gs_mx_lane_code(t, sbuf + (g0 + r) * pb + qt.ap.offset, x, (int)j);
                         EXPECT_EQ(dev, codes[r * 4 + j]);
                         outv[((size_t)(g0 + r) * 4 + j) * (cols / 4) + x] =
-                            (double)gs_mx_code_to_f32(t, codes[r * 4 + j]) * gs_e8m0_to_f32(sc);
+                            (double)gs_mx_code_to_f32(t, codes[r * 4 + j]) *
+                            (double)gs_e8m0_to_f32(sc);
                     }
             }
     };
@@ -379,7 +380,8 @@ TEST(MX, QuantizeThenMatmulMatchesTheReference)
                 ref += A[kk * M + m] * B[kk * N + n];
                 mag += std::fabs(A[kk * M + m] * B[kk * N + n]);
             }
-            worst = std::max(worst, std::fabs(out[m * ppb + n] - ref) / std::max(mag, 1e-30));
+            worst =
+                std::max(worst, std::fabs((double)out[m * ppb + n] - ref) / std::max(mag, 1e-30));
         }
     EXPECT_LT(worst, 512 * std::ldexp(1.0, -24)) << "fp32 accumulation bound";
     gs_mem_free(mem);
@@ -436,12 +438,12 @@ TEST(Gen4, Bf16PsumOutput)
         for (unsigned n = 0; n < N; n++) {
             double ref = 0;
             for (unsigned k = 0; k < K; k++)
-                ref += (double)A[k * M + m] * B[k * N + n];
+                ref += (double)A[k * M + m] * (double)B[k * N + n];
             uint16_t h;
             std::memcpy(&h, psum + m * ppb + 2 * n, 2);
             first[m * N + n] = gs_bf16_to_f32(h);
             // one bf16 rounding of an fp32 sum: within 1 bf16 ulp (+ fp32 accumulation)
-            EXPECT_LE(std::fabs(first[m * N + n] - ref),
+            EXPECT_LE(std::fabs((double)first[m * N + n] - ref),
                       std::ldexp(std::fabs(ref), -8) + K * std::ldexp(1.0, -24) * 128);
             exact += first[m * N + n] == gs_bf16_to_f32(gs_f32_to_bf16((float)ref));
         }
@@ -524,7 +526,7 @@ TEST(Gen4, VectorExponential)
         double s = 0;
         for (unsigned i = 0; i < N; i++) {
             float r = std::exp(X[p * N + i] - M[p]);
-            s += r;
+            s += (double)r;
             uint16_t h;
             std::memcpy(&h, sbuf + p * pb + y.ap.offset + 2 * i, 2);
             EXPECT_NEAR(gs_bf16_to_f32(h), r, std::ldexp(std::fabs(r), -8)) << p << " " << i;

@@ -55,7 +55,7 @@ struct Json {
 double num(const cJSON *o, const char *k)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+    return cJSON_IsNumber(v) ? v->valuedouble : (double)NAN;
 }
 
 } // namespace

@@ -842,8 +842,8 @@ TEST(ModelTrace, ValidJsonWithEventsAtTheModelsTimes)
                          gs_opcode_name(in->op));
             /* the trace names sources relative to the repository root */
             std::string file(in->file);
-            const std::string root = std::string(GS_SOURCE_DIR) + "/";
-            if (!file.compare(0, root.size(), root)) file = file.substr(root.size());
+            const std::string src_root = std::string(GS_SOURCE_DIR) + "/";
+            if (!file.compare(0, src_root.size(), src_root)) file = file.substr(src_root.size());
             const std::string src = file + ":" + std::to_string(in->line);
             EXPECT_EQ(src, cJSON_GetObjectItemCaseSensitive(args, "src")->valuestring);
             EXPECT_EQ(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(args, "deps")),

@@ -101,10 +101,10 @@ TEST(Ops, AluArithmeticIsCorrectlyRoundedFp32)
     std::uniform_real_distribution<float> d(-1000.0f, 1000.0f);
     for (int i = 0; i < 20000; i++) {
         float a = d(rng), b = d(rng);
-        EXPECT_EQ(gs_alu_apply(GS_ALU_ADD, a, b), (float)((double)a + b));
-        EXPECT_EQ(gs_alu_apply(GS_ALU_SUB, a, b), (float)((double)a - b));
-        EXPECT_EQ(gs_alu_apply(GS_ALU_MUL, a, b), (float)((double)a * b));
-        EXPECT_EQ(gs_alu_apply(GS_ALU_DIV, a, b), (float)((double)a / b));
+        EXPECT_EQ(gs_alu_apply(GS_ALU_ADD, a, b), (float)((double)a + (double)b));
+        EXPECT_EQ(gs_alu_apply(GS_ALU_SUB, a, b), (float)((double)a - (double)b));
+        EXPECT_EQ(gs_alu_apply(GS_ALU_MUL, a, b), (float)((double)a * (double)b));
+        EXPECT_EQ(gs_alu_apply(GS_ALU_DIV, a, b), (float)((double)a / (double)b));
         EXPECT_EQ(gs_alu_apply(GS_ALU_MAX, a, b), std::max(a, b));
         EXPECT_EQ(gs_alu_apply(GS_ALU_MIN, a, b), std::min(a, b));
         EXPECT_EQ(gs_alu_apply(GS_ALU_BYPASS, a, b), a);
@@ -164,9 +164,9 @@ TEST(Ops, ActivationsAgainstLibm)
             // float libm functions are within a few ulp; composite formulas add a few more,
             // and rounding the argument of exp/erfc in fp32 is amplified by the function's
             // condition number |x f'(x) / f(x)| (large in the negative tails of gelu/silu).
-            double h = 1e-6 * std::fabs(x) + 1e-9;
+            double h = 1e-6 * std::fabs((double)x) + 1e-9;
             double deriv = (ref_act(f, (double)x + h) - ref_act(f, (double)x - h)) / (2 * h);
-            double cond = want != 0 ? std::fabs(x * deriv / want) : 0;
+            double cond = want != 0 ? std::fabs((double)x * deriv / want) : 0;
             double rel = 2e-6 + 4 * cond * std::ldexp(1.0, -24);
             EXPECT_TRUE(near_rel(gs_act_apply(f, x), want, rel, 1e-30))
                 << gs_act_name(f) << "(" << x << ") cond " << cond;

@@ -162,9 +162,11 @@ TEST(SweepIsolation, CrashHangDeadlockAndMemoryAreRecordedOthersSurvive)
     const std::string oom = ",fault_oom";
     const std::string lim = " --mem-limit 1GiB";
 #endif
+    // --timeout leaves the memory hog time to reach its limit on a loaded machine (the hang
+    // job costs the whole timeout either way)
     CliRun r = faults("sweep --configs configs/gen2.yaml --kernels "
                       "fault_crash,fault_hang,fault_deadlock,elementwise_add" +
-                      oom + " --timeout 3 -j 2" + lim + " --out '" + d + "'");
+                      oom + " --timeout 10 -j 2" + lim + " --out '" + d + "'");
     EXPECT_EQ(r.rc, 1) << r.out << r.err;
     Doc doc(d + "/results.json");
     ASSERT_NE(doc.d, nullptr);
