@@ -65,29 +65,24 @@ int gs_engine_parse(const char *name, gs_engine *out)
     return -1;
 }
 
-/* Our own name lists (built from the header tables, so they cannot drift), so the loader itself
- * does not call dtype.c / isa.c (the family checks it runs link ap.c and dtype.c). */
-static const char *const dtype_names[] = {
-#define GS_DT_NAME(e, n, b, f) n,
-    GS_DTYPE_TABLE(GS_DT_NAME)
-#undef GS_DT_NAME
-};
-static const char *const op_names[] = {
-#define GS_OP_NAME(e, n, eng) n,
-    GS_OPCODE_TABLE(GS_OP_NAME)
-#undef GS_OP_NAME
-};
-static const gs_engine op_engines[] = {
-#define GS_OP_ENG(e, n, eng) eng,
-    GS_OPCODE_TABLE(GS_OP_ENG)
-#undef GS_OP_ENG
-};
+/* The dtype (is_ops 0) or op names in enum order, from dtype.c / isa.c; returns the count. */
+static size_t name_list(int is_ops, const char **out)
+{
+    if (is_ops) {
+        for (int k = 0; k < GS_OPCODE_COUNT; k++)
+            out[k] = gs_opcode_name((gs_opcode)k);
+        return GS_OPCODE_COUNT;
+    }
+    for (int k = 0; k < GS_DTYPE_COUNT; k++)
+        out[k] = gs_dtype_name((gs_dtype)k);
+    return GS_DTYPE_COUNT;
+}
 
 /* Ops that exist only on the GpSimd engine. memset defaults to GpSimd but every engine can
  * write a constant, so it stays available without one. */
 static int op_needs_gpsimd(int op)
 {
-    return op_engines[op] == GS_ENG_GPSIMD && op != GS_OP_MEMSET;
+    return gs_opcode_default_engine((gs_opcode)op) == GS_ENG_GPSIMD && op != GS_OP_MEMSET;
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -1507,8 +1502,8 @@ static void walk_list(loader *L, node *nd, const char *path, int is_ops)
                  kind_word(nd->kind));
         return;
     }
-    const char *const *names = is_ops ? op_names : dtype_names;
-    size_t count = is_ops ? (size_t)GS_OPCODE_COUNT : (size_t)GS_DTYPE_COUNT;
+    const char *names[GS_OPCODE_COUNT + GS_DTYPE_COUNT];
+    size_t count = name_list(is_ops, names);
     struct gs_config_store *st = store_get(L->c);
     if (nd->n == 0) ERR_NODE(L, nd, path, "the list is empty");
     for (size_t i = 0; i < nd->n; i++) {
@@ -1606,8 +1601,10 @@ static void unknown_key(loader *L, node *key, const char *parent, const char *fu
     const char *kids[128];
     char dym[160];
     if (is_dtype_map(parent)) {
+        const char *names[GS_DTYPE_COUNT];
+        name_list(0, names);
         ERR_NODE(L, key, full, "unknown dtype '%s'%s", key->text,
-                 did_you_mean(dym, sizeof dym, key->text, dtype_names, GS_DTYPE_COUNT));
+                 did_you_mean(dym, sizeof dym, key->text, names, GS_DTYPE_COUNT));
         return;
     }
     size_t n = children_of(parent, kids, GS_ARRAY_LEN(kids));
@@ -1796,7 +1793,7 @@ static void check_required(loader *L)
         int any = 0;
         char full[128];
         for (int t = 0; t < GS_DTYPE_COUNT; t++) {
-            snprintf(full, sizeof full, "%s.%s", dmaps[k], dtype_names[t]);
+            snprintf(full, sizeof full, "%s.%s", dmaps[k], gs_dtype_name((gs_dtype)t));
             const gs_num *n = gs_config_get(c, full);
             if (n && n->src) any = 1;
         }
@@ -1985,19 +1982,19 @@ static void validate_struct(const gs_config *c, const unsigned char *bad, gs_dia
             if (s->elems_per_cycle[t].src && s->elems_per_cycle[t].src[0] &&
                 !(c->dtypes & (1u << t)))
                 verr(&V, &s->elems_per_cycle[t], path_of(c, &s->elems_per_cycle[t]),
-                     "dtype %s is not in dtypes", dtype_names[t]);
+                     "dtype %s is not in dtypes", gs_dtype_name((gs_dtype)t));
     }
     for (int t = 0; t < GS_DTYPE_COUNT; t++)
         if (c->tensor.rate[t].src && c->tensor.rate[t].src[0] && !(c->dtypes & (1u << t)))
             verr(&V, &c->tensor.rate[t], path_of(c, &c->tensor.rate[t]),
-                 "dtype %s is not in dtypes", dtype_names[t]);
+                 "dtype %s is not in dtypes", gs_dtype_name((gs_dtype)t));
 
     for (int op = 0; op < GS_OPCODE_COUNT; op++) {
         if (!(c->ops & (1ull << op))) continue;
         const gs_loc *at = st ? &st->ops_loc[op] : NULL;
         if (op_needs_gpsimd(op) && !c->gpsimd.present)
             lerr(&V, at, "ops", "'%s' runs on the GpSimd engine, but engines.gpsimd is not present",
-                 op_names[op]);
+                 gs_opcode_name((gs_opcode)op));
         if (op == GS_OP_DMA_TRANSPOSE && !c->dma.transpose)
             lerr(&V, at, "ops", "'dma_transpose' is listed but core.dma.transpose is false");
     }
@@ -2513,13 +2510,13 @@ void gs_config_dump_yaml(const gs_config *c, FILE *out)
     fputs("dtypes: [", out);
     for (int t = 0, first = 1; t < GS_DTYPE_COUNT; t++)
         if (c->dtypes & (1u << t)) {
-            fprintf(out, "%s%s", first ? "" : ", ", dtype_names[t]);
+            fprintf(out, "%s%s", first ? "" : ", ", gs_dtype_name((gs_dtype)t));
             first = 0;
         }
     fputs("]\nops: [", out);
     for (int op = 0, first = 1; op < GS_OPCODE_COUNT; op++)
         if (c->ops & (1ull << op)) {
-            fprintf(out, "%s%s", first ? "" : ", ", op_names[op]);
+            fprintf(out, "%s%s", first ? "" : ", ", gs_opcode_name((gs_opcode)op));
             first = 0;
         }
     fputs("]\n", out);
