@@ -1,20 +1,17 @@
 /*
- * config.c - the generation config loader (see gs/config.h and configs/SCHEMA.md).
- *
- * Pipeline: bytes -> (size, UTF-8 checks) -> libyaml events -> a small tree with line/column
- * per node (anchors, aliases, tags, duplicate keys and deep nesting rejected here) -> `extends:`
- * resolved by loading the parent tree and deep-merging the child over it -> the tree is walked
- * against the schema (unknown keys, types, units, provenance tags, per-value ranges) into a
- * gs_config -> cross-field consistency checks on the struct (the same checks re-run after every
- * --set). Every problem is appended to the caller's gs_diags; nothing stops at the first error
- * except YAML syntax errors (libyaml cannot resume after one).
- *
- * Every numeric key lives in one table (FIELDS below), used for parsing, required-key checks,
- * suggestions, show-config, gs_config_get and --set.
+ * config.c - the generation config loader's entry points (see gs/config.h, configs/SCHEMA.md
+ * and, for how the loader is split into parts, config_internal.h): gs_config_load and
+ * gs_config_load_string drive the pipeline (read, parse and resolve extends:, walk, check
+ * required keys, validate) over one loader context; this file also owns what every part
+ * shares at run time: engine names, the per-config string store that gs_num provenance points
+ * into, the error helpers, gs_config_free and the derived numbers (pure functions of a loaded
+ * config). It stays separate from the parts so a reader sees the whole load in one function.
  */
-#include "gs/config.h"
+#include "config_internal.h"
 
 #include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +22,6 @@
 #include <yaml.h>
 
 #include "gs/family.h"
-#include "gs/isa.h"
 #include "gs/strbuf.h"
 #include "gs/units.h"
 
@@ -65,6 +61,638 @@ int gs_engine_parse(const char *name, gs_engine *out)
     return -1;
 }
 
+/* ------------------------------------------------------------------------------------------ */
+/* the store: strings owned by a config, and locations of non-numeric values                 */
+
+typedef struct store_str {
+    struct store_str *next;
+    char s[];
+} store_str;
+
+struct gs_config_store *gs_cfg_store_get(gs_config *c)
+{
+    if (!c->store) c->store = gs_calloc(1, sizeof *c->store);
+    return c->store;
+}
+
+/* Copy of s[0..n) owned by the config's store; NULL on OOM. Equal strings are shared. */
+const char *gs_cfg_store_intern(gs_config *c, const char *s, size_t n)
+{
+    struct gs_config_store *st = gs_cfg_store_get(c);
+    if (!st || !s) return NULL;
+    for (store_str *p = st->strs; p; p = p->next)
+        if (strlen(p->s) == n && memcmp(p->s, s, n) == 0) return p->s;
+    store_str *p = gs_malloc(sizeof *p + n + 1);
+    if (!p) return NULL;
+    memcpy(p->s, s, n);
+    p->s[n] = '\0';
+    p->next = st->strs;
+    st->strs = p;
+    return p->s;
+}
+const char *gs_cfg_store_cstr(gs_config *c, const char *s)
+{
+    return s ? gs_cfg_store_intern(c, s, strlen(s)) : NULL;
+}
+
+static void store_free(struct gs_config_store *st)
+{
+    if (!st) return;
+    for (store_str *p = st->strs, *n; p; p = n) {
+        n = p->next;
+        gs_free(p);
+    }
+    gs_free(st);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* loader context and error helpers                                                           */
+
+size_t gs_cfg_diag_total(const gs_diags *d)
+{
+    return d->count + d->dropped;
+}
+
+void gs_cfg_errat(loader *L, const char *file, int line, int col, const char *path, const char *fmt,
+                  ...)
+{
+    char msg[GS_ERROR_MSG_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (path && *path)
+        gs_diags_add(L->d, GS_ERR_INVALID, file, line, col, "%s: %s", path, msg);
+    else
+        gs_diags_add(L->d, GS_ERR_INVALID, file, line, col, "%s", msg);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* load entry points                                                                          */
+
+/* Values rejected during the walk were marked with src ""; clear that so nothing downstream
+ * mistakes them for written ones (the config is discarded anyway). */
+static gs_config *finish(loader *L, gs_diags *local)
+{
+    int failed = gs_cfg_diag_total(L->d) != L->start;
+    if (local) gs_diags_free(local);
+    if (failed) {
+        gs_config_free(L->c);
+        return NULL;
+    }
+    return L->c;
+}
+
+static gs_config *load_common(const char *text, size_t len, const char *display, const char *dir,
+                              int have_id, dev_t dev, ino_t ino, gs_diags *diags)
+{
+    gs_diags local;
+    gs_diags_init(&local);
+    loader L;
+    memset(&L, 0, sizeof L);
+    L.d = diags ? diags : &local;
+    L.start = gs_cfg_diag_total(L.d);
+    L.c = gs_calloc(1, sizeof *L.c);
+    if (!L.c || !gs_cfg_store_get(L.c)) {
+        gs_diags_add(L.d, GS_ERR_NOMEM, display, 0, 0, "out of memory");
+        gs_config_free(L.c);
+        gs_diags_free(&local);
+        return NULL;
+    }
+    gs_cfg_apply_defaults(L.c);
+    L.c->path = gs_strdup(display);
+    const char *file = gs_cfg_store_cstr(L.c, display);
+    if (have_id) {
+        L.chain[0].dev = dev;
+        L.chain[0].ino = ino;
+        L.chain[0].display = file;
+        L.chain_len = 1;
+    }
+    node *root = file ? gs_cfg_load_tree(&L, text, len, file, dir ? dir : ".", 0) : NULL;
+    if (!root) {
+        if (gs_cfg_diag_total(L.d) == L.start)
+            gs_diags_add(L.d, GS_ERR_NOMEM, display, 0, 0, "out of memory");
+        return finish(&L, diags ? NULL : &local);
+    }
+    L.root = root;
+    node *src = gs_cfg_map_get(root, "sources");
+    if (src) gs_cfg_walk_sources(&L, src);
+    gs_cfg_walk_map(&L, root, "");
+    gs_cfg_check_required(&L);
+    if (!L.c->name) {
+        /* default: the file's base name without extension */
+        const char *base = strrchr(display, '/');
+        base = base ? base + 1 : display;
+        size_t n = strlen(base);
+        if (gs_cfg_ends_with(base, ".yaml"))
+            n -= 5;
+        else if (gs_cfg_ends_with(base, ".yml"))
+            n -= 4;
+        L.c->name = gs_strndup(base, n);
+    }
+    /* A failed copy of a present name/family would otherwise pass silently. */
+    if (!L.c->name || (!L.c->family && gs_cfg_diag_total(L.d) == L.start))
+        gs_diags_add(L.d, GS_ERR_NOMEM, display, 0, 0, "out of memory");
+    gs_cfg_validate(L.c, L.bad, L.d);
+    gs_cfg_node_free(root);
+    return finish(&L, diags ? NULL : &local);
+}
+
+gs_config *gs_config_load(const char *path, gs_diags *diags)
+{
+    gs_diags local;
+    gs_diags_init(&local);
+    gs_diags *d = diags ? diags : &local;
+    if (!path) {
+        gs_diags_add(d, GS_ERR_USAGE, NULL, 0, 0, "no config path given");
+        gs_diags_free(&local);
+        return NULL;
+    }
+    size_t len;
+    dev_t dev;
+    ino_t ino;
+    char why[256];
+    char *text = gs_cfg_read_file(path, &len, &dev, &ino, why, sizeof why);
+    if (!text) {
+        gs_diags_add(d, GS_ERR_IO, path, 0, 0, "%s", why);
+        gs_diags_free(&local);
+        return NULL;
+    }
+    char *dir = gs_cfg_dir_of(path);
+    gs_config *c = dir ? load_common(text, len, path, dir, 1, dev, ino, d) : NULL;
+    if (!dir) gs_diags_add(d, GS_ERR_NOMEM, path, 0, 0, "out of memory");
+    gs_free(dir);
+    gs_free(text);
+    gs_diags_free(&local);
+    return c;
+}
+
+gs_config *gs_config_load_string(const char *text, size_t len, const char *name, const char *dir,
+                                 gs_diags *diags)
+{
+    dev_t z = 0;
+    ino_t zi = 0;
+    return load_common(text ? text : "", text ? len : 0, name ? name : "<string>", dir, 0, z, zi,
+                       diags);
+}
+
+void gs_config_free(gs_config *c)
+{
+    if (!c) return;
+    gs_free(c->name);
+    gs_free(c->family);
+    gs_free(c->description);
+    gs_free(c->path);
+    for (size_t i = 0; i < c->n_sources; i++) {
+        gs_free(c->source_keys[i]);
+        gs_free(c->source_refs[i]);
+    }
+    gs_free(c->source_keys);
+    gs_free(c->source_refs);
+    store_free(c->store);
+    gs_free(c);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* derived numbers                                                                            */
+
+static size_t to_size(double v)
+{
+    if (!(v >= 0) || !isfinite(v) || v > 9007199254740992.0) return 0;
+    return (size_t)v;
+}
+
+size_t gs_config_sbuf_partition_bytes(const gs_config *c)
+{
+    if (!c || !(c->partitions.v > 0)) return 0;
+    return to_size(c->sbuf_bytes.v / c->partitions.v);
+}
+
+size_t gs_config_psum_partition_bytes(const gs_config *c)
+{
+    if (!c || !(c->partitions.v > 0)) return 0;
+    return to_size(c->psum_bytes.v / c->partitions.v);
+}
+
+size_t gs_config_psum_bank_bytes(const gs_config *c)
+{
+    if (!c || !(c->partitions.v > 0) || !(c->psum_banks.v > 0)) return 0;
+    return to_size(c->psum_bytes.v / c->partitions.v / c->psum_banks.v);
+}
+
+double gs_config_peak_flops(const gs_config *c, gs_dtype t)
+{
+    if (!c || (int)t < 0 || t >= GS_DTYPE_COUNT) return 0;
+    const gs_num *r = &c->tensor.rate[t];
+    if (!r->src || !(r->v > 0)) return 0;
+    /* values contracted per PE row per column: 2 in fp8 double-row mode, 4 for the quad-packed
+     * MX types (one x4 element per PE per cycle) */
+    double k = 1.0;
+    if (c->tensor.double_row && (t == GS_FP8_E4M3 || t == GS_FP8_E5M2)) k = 2.0;
+    if (t == GS_FP8_E4M3_X4 || t == GS_FP8_E5M2_X4 || t == GS_FP4_E2M1_X4) k = 4.0;
+    return 2.0 * k * c->tensor.rows.v * c->tensor.cols.v * c->tensor.clock.v * r->v;
+}
+
+unsigned gs_config_dma_partitions_per_engine(const gs_config *c)
+{
+    if (c->dma.partitions_per_engine.v >= 1) return (unsigned)c->dma.partitions_per_engine.v;
+    const double e = c->dma.engines.v >= 1 ? c->dma.engines.v : 1;
+    const double p = ceil(c->partitions.v / e);
+    return p >= 1 ? (unsigned)p : 1u;
+}
+
+double gs_config_dma_core_bytes_per_ns(const gs_config *c)
+{
+    return c->dma.engines.v * c->dma.bandwidth_per_engine.v;
+}
+
+double gs_config_hbm_bytes_per_s(const gs_config *c)
+{
+    return c ? c->hbm_bandwidth.v * 1e9 : 0;
+}
+
+int gs_config_has_dtype(const gs_config *c, gs_dtype t)
+{
+    if (!c || (int)t < 0 || t >= GS_DTYPE_COUNT) return 0;
+    return (c->dtypes >> t) & 1u;
+}
+
+int gs_config_has_engine(const gs_config *c, gs_engine e)
+{
+    if (!c) return 0;
+    switch (e) {
+    case GS_ENG_TENSOR:
+    case GS_ENG_DMA:
+        return 1;
+    case GS_ENG_VECTOR:
+        return c->vector.present;
+    case GS_ENG_SCALAR:
+        return c->scalar.present;
+    case GS_ENG_GPSIMD:
+        return c->gpsimd.present;
+    default:
+        return 0;
+    }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* consistency checks (load and --set)                                                        */
+
+/* Ops that exist only on the GpSimd engine. memset defaults to GpSimd but every engine can
+ * write a constant, so it stays available without one. */
+static int op_needs_gpsimd(int op)
+{
+    return gs_opcode_default_engine((gs_opcode)op) == GS_ENG_GPSIMD && op != GS_OP_MEMSET;
+}
+
+typedef struct vctx {
+    gs_diags *d;
+    const gs_config *c;
+    const unsigned char *bad; /* may be NULL */
+} vctx;
+
+static void verr(vctx *V, const gs_num *at, const char *path, const char *fmt, ...) GS_PRINTF(4, 5);
+static void verr(vctx *V, const gs_num *at, const char *path, const char *fmt, ...)
+{
+    char msg[GS_ERROR_MSG_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    gs_diags_add(V->d, GS_ERR_INVALID, at->file, at->line, at->col, "%s: %s", path, msg);
+}
+
+static void lerr(vctx *V, const gs_loc *at, const char *path, const char *fmt, ...) GS_PRINTF(4, 5);
+static void lerr(vctx *V, const gs_loc *at, const char *path, const char *fmt, ...)
+{
+    char msg[GS_ERROR_MSG_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    gs_diags_add(V->d, GS_ERR_INVALID, at ? at->file : NULL, at ? at->line : 0, at ? at->col : 0,
+                 "%s: %s", path, msg);
+}
+
+/* A value the checks can use: written, accepted, positive. */
+static int usable(vctx *V, const gs_num *n)
+{
+    if (!n->src || !n->src[0] || !(n->v > 0) || !isfinite(n->v)) return 0;
+    if (V->bad) {
+        int i = gs_cfg_field_index_by_off((size_t)((const char *)n - (const char *)V->c));
+        if (i >= 0 && V->bad[i]) return 0;
+    }
+    return 1;
+}
+
+static const char *path_of(const gs_config *c, const gs_num *n)
+{
+    int i = gs_cfg_field_index_by_off((size_t)((const char *)n - (const char *)c));
+    return i >= 0 ? gs_cfg_fields[i].path : "?";
+}
+
+static void fmt_val(const gs_config *c, const gs_num *n, char *buf, size_t size)
+{
+    int i = gs_cfg_field_index_by_off((size_t)((const char *)n - (const char *)c));
+    gs_units_format(n->v, i >= 0 ? gs_cfg_fields[i].unit : GS_UNIT_REAL, buf, size);
+}
+
+/* When a check fails because of a value written in another file (a child of extends: changing
+ * what the parent's value must agree with), the error names that value's line too: "; core.
+ * partitions is set at child.yaml:4:15". Empty when both come from one file. */
+static const char *also_at(const gs_config *c, const gs_num *at, const gs_num *other, char *buf,
+                           size_t size)
+{
+    buf[0] = '\0';
+    if (!other->file || !at->file || !strcmp(other->file, at->file) || other->line <= 0) return buf;
+    snprintf(buf, size, "; %s is set at %s:%d:%d", path_of(c, other), other->file, other->line,
+             other->col);
+    return buf;
+}
+
+static void check_not_above(vctx *V, const gs_num *a, const gs_num *limit, const char *why)
+{
+    if (!usable(V, a) || !usable(V, limit) || a->v <= limit->v) return;
+    char also[GS_ERROR_FILE_MAX + 128];
+    verr(V, a, path_of(V->c, a), "%.17g is larger than %s (%.17g)%s%s", a->v, path_of(V->c, limit),
+         limit->v, why, also_at(V->c, a, limit, also, sizeof also));
+}
+
+void gs_cfg_validate(const gs_config *c, const unsigned char *bad, gs_diags *d)
+{
+    vctx V = {d, c, bad};
+    const struct gs_config_store *st = c->store;
+    const gs_num *P = &c->partitions;
+    char a[64];
+
+    char also[GS_ERROR_FILE_MAX + 128], also2[GS_ERROR_FILE_MAX + 128];
+    /* Sizes in these messages are exact bytes: "1000 B", not the rounded "1KB". */
+    if (usable(&V, &c->sbuf_bytes) && usable(&V, P) && fmod(c->sbuf_bytes.v, P->v) != 0)
+        verr(&V, &c->sbuf_bytes, "core.sbuf",
+             "%.17g B is not divisible by core.partitions (%.17g)%s", c->sbuf_bytes.v, P->v,
+             also_at(c, &c->sbuf_bytes, P, also, sizeof also));
+    int psum_ok = usable(&V, &c->psum_bytes) && usable(&V, P);
+    if (psum_ok && fmod(c->psum_bytes.v, P->v) != 0) {
+        psum_ok = 0;
+        verr(&V, &c->psum_bytes, "core.psum.size",
+             "%.17g B is not divisible by core.partitions (%.17g)%s", c->psum_bytes.v, P->v,
+             also_at(c, &c->psum_bytes, P, also, sizeof also));
+    } else if (usable(&V, &c->psum_bytes) && usable(&V, &c->psum_banks) &&
+               fmod(c->psum_bytes.v, c->psum_banks.v) != 0) {
+        fmt_val(c, &c->psum_bytes, a, sizeof a);
+        verr(&V, &c->psum_banks, "core.psum.banks",
+             "core.psum.size (%s) is not divisible into %.17g banks%s", a, c->psum_banks.v,
+             also_at(c, &c->psum_banks, &c->psum_bytes, also, sizeof also));
+    } else if (usable(&V, &c->psum_bytes) && usable(&V, &c->psum_banks) && usable(&V, P) &&
+               fmod(c->psum_bytes.v / P->v, c->psum_banks.v) != 0) {
+        verr(&V, &c->psum_banks, "core.psum.banks",
+             "PSUM per partition (%.17g B) is not divisible into %.17g banks%s%s",
+             c->psum_bytes.v / P->v, c->psum_banks.v,
+             also_at(c, &c->psum_banks, &c->psum_bytes, also, sizeof also),
+             also_at(c, &c->psum_banks, P, also2, sizeof also2));
+    } else if (usable(&V, &c->psum_bytes) && usable(&V, &c->psum_banks) && usable(&V, P) &&
+               usable(&V, &c->tensor.moving_free_max)) {
+        double bank = c->psum_bytes.v / P->v / c->psum_banks.v;
+        if (c->tensor.moving_free_max.v * 4 > bank)
+            verr(&V, &c->tensor.moving_free_max, "engines.tensor.moving_free_max",
+                 "%.17g fp32 results (%.17g B) do not fit one PSUM bank per partition (%.17g "
+                 "B)%s%s",
+                 c->tensor.moving_free_max.v, c->tensor.moving_free_max.v * 4, bank,
+                 also_at(c, &c->tensor.moving_free_max, &c->psum_bytes, also, sizeof also),
+                 also_at(c, &c->tensor.moving_free_max, P, also2, sizeof also2));
+    }
+    /* Derived time: moving the whole device memory once at the slowest bandwidth must stay far
+     * inside the model's picosecond counter (2^64 ps is about 213 days; the limit 1e6 s leaves
+     * 18x), so no transfer a program can express overflows it. */
+    const gs_num *bws[] = {&c->hbm_bandwidth, &c->dma.bandwidth_per_engine};
+    for (size_t k = 0; k < GS_ARRAY_LEN(bws); k++)
+        if (usable(&V, &c->hbm_capacity) && usable(&V, bws[k]) &&
+            c->hbm_capacity.v / bws[k]->v > 1e15) {
+            fmt_val(c, &c->hbm_capacity, a, sizeof a);
+            char bw[64];
+            fmt_val(c, bws[k], bw, sizeof bw);
+            verr(&V, bws[k], path_of(c, bws[k]),
+                 "%s is too slow for chip.hbm.capacity (%s): moving it once would take %.3g s, "
+                 "beyond the model's limit of 1e6 s%s",
+                 bw, a, c->hbm_capacity.v / bws[k]->v / 1e9,
+                 also_at(c, bws[k], &c->hbm_capacity, also, sizeof also));
+        }
+    check_not_above(&V, &c->tensor.rows, P, ": the contraction runs over partitions");
+    check_not_above(&V, &c->tensor.cols, P, ": matmul output rows land on partitions");
+    if (usable(&V, &c->cores) && c->cores.v > GS_MAX_CORES)
+        verr(&V, &c->cores, "chip.cores", "%.17g cores is more than the supported %d", c->cores.v,
+             GS_MAX_CORES);
+    if (usable(&V, &c->dma.engines) && c->dma.engines.v > GS_MAX_QUEUES)
+        verr(&V, &c->dma.engines, "core.dma.engines",
+             "%.17g DMA engines is more than the "
+             "supported %d",
+             c->dma.engines.v, GS_MAX_QUEUES);
+    if (usable(&V, &c->dma.queues) && c->dma.queues.v > GS_MAX_QUEUES)
+        verr(&V, &c->dma.queues, "core.dma.queues",
+             "%.17g queues per DMA engine is more than the supported %d", c->dma.queues.v,
+             GS_MAX_QUEUES);
+    check_not_above(&V, &c->dma.partitions_per_engine, P,
+                    ": an engine cannot serve more partitions than the core has");
+
+    static const int simd_engines[] = {GS_ENG_VECTOR, GS_ENG_SCALAR, GS_ENG_GPSIMD};
+    for (size_t k = 0; k < GS_ARRAY_LEN(simd_engines); k++) {
+        int e = simd_engines[k];
+        const gs_simd_cfg *s = e == GS_ENG_VECTOR   ? &c->vector
+                               : e == GS_ENG_SCALAR ? &c->scalar
+                                                    : &c->gpsimd;
+        if (!s->present) {
+            if (e != GS_ENG_GPSIMD)
+                lerr(&V, st ? &st->present_loc[e] : NULL,
+                     e == GS_ENG_VECTOR ? "engines.vector.present" : "engines.scalar.present",
+                     "only engines.gpsimd may be absent (every generation has vector and scalar "
+                     "engines)");
+            continue;
+        }
+        check_not_above(&V, &s->lanes, P, "");
+        if (psum_ok && usable(&V, &s->max_free_psum) &&
+            s->max_free_psum.v * 4 > c->psum_bytes.v / P->v)
+            verr(&V, &s->max_free_psum, path_of(c, &s->max_free_psum),
+                 "%.17g fp32 elements (%.17g B) exceed PSUM per partition (%.17g B)",
+                 s->max_free_psum.v, s->max_free_psum.v * 4, c->psum_bytes.v / P->v);
+        for (int t = 0; t < GS_DTYPE_COUNT; t++)
+            if (s->elems_per_cycle[t].src && s->elems_per_cycle[t].src[0] &&
+                !(c->dtypes & (1u << t)))
+                verr(&V, &s->elems_per_cycle[t], path_of(c, &s->elems_per_cycle[t]),
+                     "dtype %s is not in dtypes", gs_dtype_name((gs_dtype)t));
+    }
+    for (int t = 0; t < GS_DTYPE_COUNT; t++)
+        if (c->tensor.rate[t].src && c->tensor.rate[t].src[0] && !(c->dtypes & (1u << t)))
+            verr(&V, &c->tensor.rate[t], path_of(c, &c->tensor.rate[t]),
+                 "dtype %s is not in dtypes", gs_dtype_name((gs_dtype)t));
+
+    for (int op = 0; op < GS_OPCODE_COUNT; op++) {
+        if (!(c->ops & (1ull << op))) continue;
+        const gs_loc *at = st ? &st->ops_loc[op] : NULL;
+        if (op_needs_gpsimd(op) && !c->gpsimd.present)
+            lerr(&V, at, "ops", "'%s' runs on the GpSimd engine, but engines.gpsimd is not present",
+                 gs_opcode_name((gs_opcode)op));
+        if (op == GS_OP_DMA_TRANSPOSE && !c->dma.transpose)
+            lerr(&V, at, "ops", "'dma_transpose' is listed but core.dma.transpose is false");
+    }
+    if (c->dma.transpose && !c->dma.transpose_factor.src)
+        lerr(&V, st ? &st->transpose_loc : NULL, "core.dma.transpose_factor",
+             "required when core.dma.transpose is true");
+    /* The family: registered, has every feature the config enables, and its own checks. */
+    if (c->family) {
+        const gs_loc *fl = st ? &st->family_loc : NULL;
+        gs_family_check_config(c, fl ? fl->file : c->path, fl ? fl->line : 0, fl ? fl->col : 0, d);
+    }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* --set                                                                                      */
+
+static const char *const set_bools[] = {"core.dma.transpose", "core.dma.hw_descriptors",
+                                        "engines.tensor.double_row", "engines.tensor.bf16_psum"};
+
+static void trim(char *s)
+{
+    size_t n = strlen(s);
+    while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+        s[--n] = '\0';
+    size_t k = 0;
+    while (s[k] == ' ' || s[k] == '\t')
+        k++;
+    if (k) memmove(s, s + k, n - k + 1);
+}
+
+gs_status gs_config_set(gs_config *c, const char *assignment, gs_diags *diags)
+{
+    gs_diags local;
+    gs_diags_init(&local);
+    gs_diags *d = diags ? diags : &local;
+    gs_status rc = GS_ERR_INVALID;
+    gs_loc saved_loc = {NULL, 0, 0};
+    int restore_loc = 0;
+    const char *eq = assignment ? strchr(assignment, '=') : NULL;
+    if (!c || !eq) {
+        gs_diags_add(d, GS_ERR_USAGE, "--set", 0, 0, "expected KEY=VALUE, got '%s'",
+                     assignment ? assignment : "");
+        gs_diags_free(&local);
+        return GS_ERR_USAGE;
+    }
+    char key[192], val[256];
+    snprintf(key, sizeof key, "%.*s", (int)GS_MIN((size_t)(eq - assignment), sizeof key - 1),
+             assignment);
+    snprintf(val, sizeof val, "%s", eq + 1);
+    trim(key);
+    trim(val);
+    int fi = gs_cfg_field_index(key);
+    size_t bi = 0;
+    while (bi < GS_ARRAY_LEN(set_bools) && strcmp(set_bools[bi], key))
+        bi++;
+    if (fi < 0 && bi == GS_ARRAY_LEN(set_bools)) {
+        const char *cands[GS_CFG_MAX_FIELDS + GS_ARRAY_LEN(set_bools)];
+        size_t n = 0;
+        for (size_t i = 0; i < gs_cfg_n_fields; i++)
+            cands[n++] = gs_cfg_fields[i].path;
+        for (size_t i = 0; i < GS_ARRAY_LEN(set_bools); i++)
+            cands[n++] = set_bools[i];
+        char dym[192];
+        gs_diags_add(d, GS_ERR_INVALID, "--set", 0, 0, "%s: unknown key%s", key,
+                     gs_cfg_did_you_mean(dym, sizeof dym, key, cands, n));
+        goto out;
+    }
+    gs_config copy = *c;
+    if (!gs_cfg_store_get(c)) {
+        gs_diags_add(d, GS_ERR_NOMEM, "--set", 0, 0, "out of memory");
+        rc = GS_ERR_NOMEM;
+        goto out;
+    }
+    copy.store = c->store;
+    if (fi < 0) {
+        int b = !strcmp(val, "true") ? 1 : !strcmp(val, "false") ? 0 : -1;
+        if (b < 0) {
+            gs_diags_add(d, GS_ERR_INVALID, "--set", 0, 0, "%s: expected true or false, got '%s'",
+                         key, val);
+            goto out;
+        }
+        if (bi == 0) {
+            copy.dma.transpose = b;
+            saved_loc = c->store->transpose_loc;
+            c->store->transpose_loc = (gs_loc){"--set", 0, 0};
+            restore_loc = 1;
+        } else if (bi == 1) {
+            copy.dma.hw_descriptors = b;
+        } else if (bi == 2) {
+            copy.tensor.double_row = b;
+        } else {
+            copy.tensor.bf16_psum = b;
+        }
+    } else {
+        if (gs_cfg_impls[fi].engine >= 0 &&
+            !gs_config_has_engine(c, (gs_engine)gs_cfg_impls[fi].engine)) {
+            gs_diags_add(d, GS_ERR_INVALID, "--set", 0, 0,
+                         "%s: engines.%s is not present on this generation", key,
+                         gs_engine_name((gs_engine)gs_cfg_impls[fi].engine));
+            goto out;
+        }
+        gs_num *num = gs_cfg_num_at(&copy, (size_t)fi);
+        size_t vl = strlen(val);
+        int relative = vl > 1 && (val[0] == 'x' || val[0] == '*' || val[vl - 1] == 'x');
+        double v;
+        char msg[256];
+        const char *note = NULL;
+        if (relative) {
+            char fac[256];
+            if (val[0] == 'x' || val[0] == '*')
+                snprintf(fac, sizeof fac, "%s", val + 1);
+            else
+                snprintf(fac, sizeof fac, "%.*s", (int)(vl - 1), val);
+            double f;
+            if (gs_units_parse(fac, GS_UNIT_REAL, &f, msg, sizeof msg) != GS_OK) {
+                gs_diags_add(d, GS_ERR_INVALID, "--set", 0, 0, "%s: bad factor '%s': %s", key, val,
+                             msg);
+                goto out;
+            }
+            if (!num->src || !num->src[0]) {
+                gs_diags_add(d, GS_ERR_INVALID, "--set", 0, 0,
+                             "%s: has no value in this config to scale by '%s'", key, val);
+                goto out;
+            }
+            v = num->v * f;
+            char was[64], nb[400];
+            gs_units_format(num->v, gs_cfg_fields[fi].unit, was, sizeof was);
+            snprintf(nb, sizeof nb, "%s of %s (%s)", val, was, num->src);
+            note = gs_cfg_store_cstr(c, nb);
+        } else if (gs_units_parse(val, gs_cfg_fields[fi].unit, &v, msg, sizeof msg) != GS_OK) {
+            gs_diags_add(d, GS_ERR_INVALID, "--set", 0, 0, "%s: %s", key, msg);
+            goto out;
+        }
+        char rb[128];
+        const char *why = gs_cfg_check_value((size_t)fi, v, rb, sizeof rb);
+        if (why) {
+            char vb[64];
+            gs_units_format(v, gs_cfg_fields[fi].unit, vb, sizeof vb);
+            gs_diags_add(d, GS_ERR_INVALID, "--set", 0, 0, "%s: %s %s", key, vb, why);
+            goto out;
+        }
+        num->v = v;
+        num->src = "--set";
+        num->note = note;
+        num->file = "--set";
+        num->line = num->col = 0;
+    }
+    size_t before = gs_cfg_diag_total(d);
+    gs_cfg_validate(&copy, NULL, d);
+    if (gs_cfg_diag_total(d) != before) goto out;
+    *c = copy;
+    restore_loc = 0;
+    rc = GS_OK;
+out:
+    if (restore_loc) c->store->transpose_loc = saved_loc;
+    gs_diags_free(&local);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* values                                                                                     */
+
 /* The dtype (is_ops 0) or op names in enum order, from dtype.c / isa.c; returns the count. */
 static size_t name_list(int is_ops, const char **out)
 {
@@ -78,27 +706,504 @@ static size_t name_list(int is_ops, const char **out)
     return GS_DTYPE_COUNT;
 }
 
-/* Ops that exist only on the GpSimd engine. memset defaults to GpSimd but every engine can
- * write a constant, so it stays available without one. */
-static int op_needs_gpsimd(int op)
+static int is_key_char(char ch)
 {
-    return gs_opcode_default_engine((gs_opcode)op) == GS_ENG_GPSIMD && op != GS_OP_MEMSET;
+    return (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') ||
+           ch == '_' || ch == '-' || ch == '.';
+}
+
+static int valid_ident(const char *s)
+{
+    if (!s || !*s) return 0;
+    for (; *s; s++)
+        if (!is_key_char(*s)) return 0;
+    return 1;
+}
+
+static int source_index(const gs_config *c, const char *key)
+{
+    for (size_t i = 0; i < c->n_sources; i++)
+        if (!strcmp(c->source_keys[i], key)) return (int)i;
+    return -1;
+}
+
+/* Split "VALUE [TAG]" and resolve the tag. On success fills *vlen (length of the value part),
+ * *src and *note (interned). Returns 0, or -1 after reporting (with has_tag telling whether a
+ * tag was present at all). */
+static int parse_tag(loader *L, const node *nd, const char *path, int tag_required, size_t *vlen,
+                     const char **src, const char **note)
+{
+    const char *s = nd->text;
+    size_t n = strlen(s);
+    while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+        n--;
+    *src = NULL;
+    *note = NULL;
+    const char *lb = memchr(s, '[', n);
+    if (!lb || n == 0 || s[n - 1] != ']') {
+        *vlen = n;
+        if (lb) {
+            ERR_NODE(L, nd, path, "malformed provenance tag in '%s': expected 'VALUE [SOURCE]'", s);
+            return -1;
+        }
+        if (!tag_required) return 0;
+        ERR_NODE(L, nd, path,
+                 "'%s' has no provenance tag: write 'VALUE [SOURCE]' with a key of sources:, or "
+                 "'VALUE [assumed: why]'",
+                 s);
+        return -1;
+    }
+    *vlen = (size_t)(lb - s);
+    const char *t = lb + 1, *tend = s + n - 1;
+    while (t < tend && (*t == ' ' || *t == '\t'))
+        t++;
+    const char *colon = tend > t ? memchr(t, ':', (size_t)(tend - t)) : NULL;
+    const char *kend = colon ? colon : tend;
+    while (kend > t && (kend[-1] == ' ' || kend[-1] == '\t'))
+        kend--;
+    char key[64];
+    size_t klen = (size_t)(kend - t);
+    int ok = klen > 0 && klen < sizeof key;
+    for (size_t i = 0; ok && i < klen; i++)
+        if (!is_key_char(t[i])) ok = 0;
+    if (!ok) {
+        ERR_NODE(L, nd, path,
+                 "malformed provenance tag '[%.*s]': expected [SOURCE], [SOURCE: note], "
+                 "[assumed: why] or [fit: how]",
+                 (int)GS_MIN((size_t)(tend - (lb + 1)), (size_t)80), lb + 1);
+        return -1;
+    }
+    memcpy(key, t, klen);
+    key[klen] = '\0';
+    if (colon) {
+        const char *ns = colon + 1, *ne = tend;
+        while (ns < ne && (*ns == ' ' || *ns == '\t'))
+            ns++;
+        while (ne > ns && (ne[-1] == ' ' || ne[-1] == '\t'))
+            ne--;
+        if (ne > ns) *note = gs_cfg_store_intern(L->c, ns, (size_t)(ne - ns));
+    }
+    if (!strcmp(key, "assumed") || !strcmp(key, "fit")) {
+        /* fit: fitted by `gensweep calibrate` from cited measurements (the note says which) */
+        *src = gs_cfg_store_cstr(L->c, key);
+        return 0;
+    }
+    if (source_index(L->c, key) < 0) {
+        const char *cands[64];
+        size_t nc = 0;
+        cands[nc++] = "assumed";
+        cands[nc++] = "fit";
+        for (size_t i = 0; i < L->c->n_sources && nc < 64; i++)
+            cands[nc++] = L->c->source_keys[i];
+        char dym[128];
+        ERR_NODE(L, nd, path,
+                 "unknown source '%s' in provenance tag%s; define it under sources: "
+                 "or write [assumed: why]",
+                 key, gs_cfg_did_you_mean(dym, sizeof dym, key, cands, nc));
+        return -1;
+    }
+    *src = gs_cfg_store_cstr(L->c, key);
+    return 0;
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* the field table                                                                            */
+/* tree -> struct                                                                             */
 
-enum {
-    FF_ZERO_OK = 1u << 0, /* 0 is a valid value (overheads that can vanish) */
-};
+static void join_key(char *out, size_t size, const char *parent, const char *key)
+{
+    if (*parent)
+        snprintf(out, size, "%s.%s", parent, key);
+    else
+        snprintf(out, size, "%s", key);
+}
 
-typedef struct field_impl {
-    size_t off; /* offsetof(gs_config, the gs_num) */
-    unsigned flags;
-    int engine; /* -1, or the engine that must be present for the key to apply */
-    int dtype;  /* -1, or the dtype of a per-dtype entry (rate, elems_per_cycle) */
-    double def; /* value of an optional key that is not written */
-} field_impl;
+static const char *kind_word(nkind k)
+{
+    return k == N_MAP ? "a mapping" : k == N_SEQ ? "a list" : "a scalar";
+}
+
+static void set_loc(gs_loc *l, const node *nd)
+{
+    l->file = nd->file;
+    l->line = nd->line;
+    l->col = nd->col;
+}
+
+static void walk_number(loader *L, node *nd, const char *path, size_t fi)
+{
+    gs_num *num = gs_cfg_num_at(L->c, fi);
+    /* Mark as written even when bad, so it is not also reported missing; "" is never a valid
+     * source, and a config with errors is discarded. */
+    num->src = "";
+    if (nd->poisoned) {
+        L->bad[fi] = 1;
+        return;
+    }
+    if (nd->kind != N_SCALAR) {
+        ERR_NODE(L, nd, path, "expected a %s value, got %s",
+                 gs_unit_kind_name(gs_cfg_fields[fi].unit), kind_word(nd->kind));
+        L->bad[fi] = 1;
+        return;
+    }
+    size_t vlen;
+    const char *src, *note;
+    int tag_ok = parse_tag(L, nd, path, 1, &vlen, &src, &note) == 0;
+    while (vlen > 0 && (nd->text[vlen - 1] == ' ' || nd->text[vlen - 1] == '\t'))
+        vlen--;
+    char val[256];
+    snprintf(val, sizeof val, "%.*s", (int)GS_MIN(vlen, sizeof val - 1), nd->text);
+    char msg[256];
+    double v = 0;
+    if (vlen == 0 && nd->text[0] == '\0') {
+        ERR_NODE(L, nd, path, "missing value (expected a %s)",
+                 gs_unit_kind_name(gs_cfg_fields[fi].unit));
+        L->bad[fi] = 1;
+        return;
+    }
+    if (gs_units_parse(val, gs_cfg_fields[fi].unit, &v, msg, sizeof msg) != GS_OK) {
+        ERR_NODE(L, nd, path, "%s", msg);
+        L->bad[fi] = 1;
+        return;
+    }
+    char rb[128];
+    const char *why = gs_cfg_check_value(fi, v, rb, sizeof rb);
+    if (why) {
+        ERR_NODE(L, nd, path, "%s %s", val, why);
+        L->bad[fi] = 1;
+    }
+    if (!tag_ok) L->bad[fi] = 1;
+    num->v = v;
+    num->src = src ? src : "";
+    num->note = note;
+    num->file = nd->file;
+    num->line = nd->line;
+    num->col = nd->col;
+}
+
+/* Returns 0/1, or -1 after reporting. Bools may carry an optional provenance tag. */
+static int walk_bool(loader *L, node *nd, const char *path)
+{
+    if (nd->poisoned) return -1;
+    if (nd->kind != N_SCALAR) {
+        ERR_NODE(L, nd, path, "expected true or false, got %s", kind_word(nd->kind));
+        return -1;
+    }
+    size_t vlen;
+    const char *src, *note;
+    if (parse_tag(L, nd, path, 0, &vlen, &src, &note) < 0) return -1;
+    while (vlen > 0 && (nd->text[vlen - 1] == ' ' || nd->text[vlen - 1] == '\t'))
+        vlen--;
+    if (vlen == 4 && !strncmp(nd->text, "true", 4)) return 1;
+    if (vlen == 5 && !strncmp(nd->text, "false", 5)) return 0;
+    ERR_NODE(L, nd, path, "expected true or false, got '%.*s'", (int)GS_MIN(vlen, (size_t)80),
+             nd->text);
+    return -1;
+}
+
+static const char *walk_string(loader *L, node *nd, const char *path)
+{
+    if (nd->poisoned) return NULL;
+    if (nd->kind != N_SCALAR) {
+        ERR_NODE(L, nd, path, "expected a string, got %s", kind_word(nd->kind));
+        return NULL;
+    }
+    return nd->text;
+}
+
+static void walk_list(loader *L, node *nd, const char *path, int is_ops)
+{
+    if (nd->poisoned) return;
+    if (nd->kind != N_SEQ) {
+        ERR_NODE(L, nd, path, "expected a list of %s names, got %s", is_ops ? "op" : "dtype",
+                 kind_word(nd->kind));
+        return;
+    }
+    const char *names[GS_OPCODE_COUNT + GS_DTYPE_COUNT];
+    size_t count = name_list(is_ops, names);
+    struct gs_config_store *st = gs_cfg_store_get(L->c);
+    if (nd->n == 0) ERR_NODE(L, nd, path, "the list is empty");
+    for (size_t i = 0; i < nd->n; i++) {
+        node *it = nd->vals[i];
+        if (it->poisoned) continue;
+        if (it->kind != N_SCALAR) {
+            ERR_NODE(L, it, path, "expected %s name, got %s", is_ops ? "an op" : "a dtype",
+                     kind_word(it->kind));
+            continue;
+        }
+        size_t k = 0;
+        while (k < count && strcmp(names[k], it->text))
+            k++;
+        if (k == count) {
+            char dym[128];
+            ERR_NODE(L, it, path, "unknown %s '%s'%s", is_ops ? "op" : "dtype", it->text,
+                     gs_cfg_did_you_mean(dym, sizeof dym, it->text, names, count));
+            continue;
+        }
+        if (is_ops) {
+            if (L->c->ops & (1ull << k)) {
+                ERR_NODE(L, it, path, "'%s' is listed twice", it->text);
+                continue;
+            }
+            L->c->ops |= 1ull << k;
+            if (st) set_loc(&st->ops_loc[k], it);
+        } else {
+            if (L->c->dtypes & (1u << k)) {
+                ERR_NODE(L, it, path, "'%s' is listed twice", it->text);
+                continue;
+            }
+            L->c->dtypes |= 1u << k;
+            if (st) set_loc(&st->dtype_loc[k], it);
+        }
+    }
+}
+
+void gs_cfg_walk_sources(loader *L, node *nd)
+{
+    if (nd->poisoned) return;
+    if (nd->kind != N_MAP) {
+        ERR_NODE(L, nd, "sources", "expected a mapping of KEY: citation, got %s",
+                 kind_word(nd->kind));
+        return;
+    }
+    gs_config *c = L->c;
+    c->source_keys = gs_calloc(nd->n ? nd->n : 1, sizeof(char *));
+    c->source_refs = gs_calloc(nd->n ? nd->n : 1, sizeof(char *));
+    if (!c->source_keys || !c->source_refs) return;
+    for (size_t i = 0; i < nd->n; i++) {
+        node *k = nd->keys[i], *v = nd->vals[i];
+        char path[160];
+        snprintf(path, sizeof path, "sources.%.100s", k->text);
+        if (!valid_ident(k->text) || strlen(k->text) >= 48) {
+            ERR_NODE(L, k, path,
+                     "a source key must be a short name of letters, digits, '_', '-', '.'");
+            continue;
+        }
+        if (!strcmp(k->text, "assumed") || !strcmp(k->text, "fit") || !strcmp(k->text, "--set")) {
+            ERR_NODE(L, k, path, "'%s' is reserved and cannot be a source key", k->text);
+            continue;
+        }
+        if (v->poisoned) continue;
+        if (v->kind != N_SCALAR || !v->text[0]) {
+            ERR_NODE(L, v, path, "expected a citation (URL or document name)");
+            continue;
+        }
+        char *ks = gs_strdup(k->text), *vs = gs_strdup(v->text);
+        if (!ks || !vs) {
+            gs_free(ks);
+            gs_free(vs);
+            continue;
+        }
+        c->source_keys[c->n_sources] = ks;
+        c->source_refs[c->n_sources] = vs;
+        c->n_sources++;
+    }
+}
+
+static gs_simd_cfg *simd_of(gs_config *c, int eng)
+{
+    return eng == GS_ENG_VECTOR ? &c->vector : eng == GS_ENG_SCALAR ? &c->scalar : &c->gpsimd;
+}
+
+static void unknown_key(loader *L, node *key, const char *parent, const char *full)
+{
+    char dym[160];
+    if (gs_cfg_is_dtype_map(parent)) {
+        const char *names[GS_DTYPE_COUNT];
+        name_list(0, names);
+        ERR_NODE(L, key, full, "unknown dtype '%s'%s", key->text,
+                 gs_cfg_did_you_mean(dym, sizeof dym, key->text, names, GS_DTYPE_COUNT));
+        return;
+    }
+    gs_cfg_unknown_key_hint(dym, sizeof dym, parent, key->text);
+    ERR_NODE(L, key, full, "unknown key%s", dym);
+}
+
+void gs_cfg_walk_map(loader *L, node *m, const char *path)
+{
+    int eng = gs_cfg_engine_of_path(path);
+    int is_engine_map = eng >= 0 && strchr(path + 8, '.') == NULL; /* engines.X itself */
+    int absent = 0;
+    if (is_engine_map) {
+        node *pv = gs_cfg_map_get(m, "present");
+        gs_simd_cfg *sc = simd_of(L->c, eng);
+        sc->present = 1;
+        if (pv) {
+            char full[160];
+            join_key(full, sizeof full, path, "present");
+            int b = walk_bool(L, pv, full);
+            if (b >= 0) sc->present = b;
+            struct gs_config_store *st = gs_cfg_store_get(L->c);
+            if (st) set_loc(&st->present_loc[eng], pv);
+        }
+        absent = !sc->present;
+    }
+    for (size_t i = 0; i < m->n; i++) {
+        node *k = m->keys[i], *v = m->vals[i];
+        char full[192];
+        join_key(full, sizeof full, path, k->text);
+        if (k->poisoned) continue;
+        if (is_engine_map && !strcmp(k->text, "present")) continue;
+        int fi = gs_cfg_field_index(full);
+        const special_def *sp = fi < 0 ? gs_cfg_special_find(full) : NULL;
+        if (fi < 0 && !sp) {
+            unknown_key(L, k, path, full);
+            continue;
+        }
+        if (absent) {
+            ERR_NODE(L, k, full, "%s has 'present: false', so it takes no other keys", path);
+            continue;
+        }
+        if (fi >= 0) {
+            walk_number(L, v, full, (size_t)fi);
+            continue;
+        }
+        switch (sp->kind) {
+        case SK_MAP:
+            if (v->poisoned) break;
+            if (v->kind != N_MAP)
+                ERR_NODE(L, v, full, "expected a mapping, got %s", kind_word(v->kind));
+            else
+                gs_cfg_walk_map(L, v, full);
+            break;
+        case SK_BOOL: {
+            int b = walk_bool(L, v, full);
+            if (b < 0) break;
+            if (!strcmp(full, "core.dma.transpose")) {
+                L->c->dma.transpose = b;
+                struct gs_config_store *st = gs_cfg_store_get(L->c);
+                if (st) set_loc(&st->transpose_loc, v);
+            } else if (!strcmp(full, "core.dma.hw_descriptors")) {
+                L->c->dma.hw_descriptors = b;
+            } else if (!strcmp(full, "engines.tensor.double_row")) {
+                L->c->tensor.double_row = b;
+            } else if (!strcmp(full, "engines.tensor.bf16_psum")) {
+                L->c->tensor.bf16_psum = b;
+            }
+            break;
+        }
+        case SK_DTYPES:
+            walk_list(L, v, full, 0);
+            break;
+        case SK_OPS:
+            walk_list(L, v, full, 1);
+            break;
+        case SK_SOURCES:
+            break; /* read before the walk */
+        case SK_STRING: {
+            const char *s = walk_string(L, v, full);
+            if (!s) break;
+            if (!strcmp(full, "name")) {
+                if (!valid_ident(s) || strlen(s) > 64) {
+                    ERR_NODE(L, v, full,
+                             "a name must be letters, digits, '_', '-', '.' (at most "
+                             "64 characters)");
+                    break;
+                }
+                gs_free(L->c->name);
+                L->c->name = gs_strdup(s);
+            } else if (!strcmp(full, "family")) {
+                /* Checked against the registered families (gs/family.h) after the walk. */
+                struct gs_config_store *st = gs_cfg_store_get(L->c);
+                if (st) set_loc(&st->family_loc, v);
+                gs_free(L->c->family);
+                L->c->family = gs_strdup(s);
+            } else if (!strcmp(full, "description")) {
+                gs_free(L->c->description);
+                L->c->description = gs_strdup(s);
+            }
+            break;
+        }
+        }
+    }
+}
+
+/* Location to blame for a missing key: the deepest map on its path that exists. Also returns
+ * how many path components were found. */
+static const node *locate(const node *root, const char *path, size_t *found, size_t *total)
+{
+    const node *cur = root;
+    char buf[192];
+    snprintf(buf, sizeof buf, "%s", path);
+    size_t comps = 1;
+    for (const char *p = buf; *p; p++)
+        comps += *p == '.';
+    *total = comps;
+    *found = 0;
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, ".", &save); tok; tok = strtok_r(NULL, ".", &save)) {
+        node *nx = gs_cfg_map_get(cur, tok);
+        if (!nx || nx->kind != N_MAP) break;
+        cur = nx;
+        (*found)++;
+    }
+    return cur;
+}
+
+static void report_missing(loader *L, const char *path, const char *what)
+{
+    size_t found, total;
+    const node *at = locate(L->root, path, &found, &total);
+    if (found + 1 >= total) {
+        ERR_NODE(L, at, path, "missing required key (%s)", what);
+        return;
+    }
+    /* Name the missing section once rather than every key in it. */
+    char sect[192];
+    snprintf(sect, sizeof sect, "%s", path);
+    char *p = sect;
+    for (size_t k = 0; k <= found; k++) {
+        p = strchr(p, '.');
+        if (!p) break;
+        if (k == found)
+            *p = '\0';
+        else
+            p++;
+    }
+    for (size_t i = 0; i < L->n_sections; i++)
+        if (!strcmp(L->sections[i], sect)) return;
+    if (L->n_sections < GS_ARRAY_LEN(L->sections))
+        snprintf(L->sections[L->n_sections++], sizeof L->sections[0], "%.63s", sect);
+    if (!strncmp(sect, "engines.", 8) && gs_cfg_engine_of_path(sect) >= 0)
+        ERR_NODE(L, at, sect,
+                 "missing required section (write 'present: false' under it if the "
+                 "generation has no such engine)");
+    else
+        ERR_NODE(L, at, sect, "missing required section");
+}
+
+void gs_cfg_check_required(loader *L)
+{
+    gs_config *c = L->c;
+    for (size_t i = 0; i < gs_cfg_n_fields; i++) {
+        if (!gs_cfg_fields[i].required) continue;
+        if (gs_cfg_impls[i].engine >= 0 &&
+            !gs_config_has_engine(c, (gs_engine)gs_cfg_impls[i].engine))
+            continue;
+        if (!gs_cfg_cnum_at(c, i)->src)
+            report_missing(L, gs_cfg_fields[i].path, gs_cfg_fields[i].description);
+    }
+    static const char *const dmaps[] = {"engines.tensor.rate", "engines.vector.elems_per_cycle",
+                                        "engines.scalar.elems_per_cycle",
+                                        "engines.gpsimd.elems_per_cycle"};
+    for (size_t k = 0; k < GS_ARRAY_LEN(dmaps); k++) {
+        int eng = gs_cfg_engine_of_path(dmaps[k]);
+        if (eng >= 0 && !gs_config_has_engine(c, (gs_engine)eng)) continue;
+        int any = 0;
+        char full[128];
+        for (int t = 0; t < GS_DTYPE_COUNT; t++) {
+            snprintf(full, sizeof full, "%s.%s", dmaps[k], gs_dtype_name((gs_dtype)t));
+            const gs_num *n = gs_config_get(c, full);
+            if (n && n->src) any = 1;
+        }
+        if (!any) report_missing(L, dmaps[k], "a map of dtype: value, at least one entry");
+    }
+    if (!c->family && !gs_cfg_map_get(L->root, "family"))
+        report_missing(L, "family", "the family whose behaviour applies (a genN/ folder)");
+    if (!c->dtypes && !gs_cfg_map_get(L->root, "dtypes"))
+        report_missing(L, "dtypes", "list of supported dtypes");
+    if (!c->ops && !gs_cfg_map_get(L->root, "ops"))
+        report_missing(L, "ops", "list of supported ops");
+}
 
 #define NOENG (-1)
 #define NODT (-1)
@@ -234,59 +1339,54 @@ typedef struct field_impl {
     SIMD_LIMITS("gpsimd", gpsimd, GS_ENG_GPSIMD)
 
 #define GS_F(path, unit, req, desc, member, flags, eng, dt, def) {path, unit, req, desc},
-static const gs_config_field fields[] = {FIELDS};
+const gs_config_field gs_cfg_fields[] = {FIELDS};
 #undef GS_F
 #define GS_F(path, unit, req, desc, member, flags, eng, dt, def)                                   \
     {offsetof(gs_config, member), flags, eng, dt, def},
-static const field_impl impls[] = {FIELDS};
+const field_impl gs_cfg_impls[] = {FIELDS};
 #undef GS_F
-#define N_FIELDS GS_ARRAY_LEN(fields)
-_Static_assert(GS_ARRAY_LEN(fields) == GS_ARRAY_LEN(impls), "one table");
+const size_t gs_cfg_n_fields = GS_ARRAY_LEN(gs_cfg_fields);
+_Static_assert(GS_ARRAY_LEN(gs_cfg_fields) == GS_ARRAY_LEN(gs_cfg_impls), "one table");
+_Static_assert(GS_ARRAY_LEN(gs_cfg_fields) <= GS_CFG_MAX_FIELDS, "raise GS_CFG_MAX_FIELDS");
 
 const gs_config_field *gs_config_fields(size_t *n)
 {
-    if (n) *n = N_FIELDS;
-    return fields;
+    if (n) *n = gs_cfg_n_fields;
+    return gs_cfg_fields;
 }
 
-static int field_index(const char *path)
+int gs_cfg_field_index(const char *path)
 {
     if (!path) return -1;
-    for (size_t i = 0; i < N_FIELDS; i++)
-        if (!strcmp(fields[i].path, path)) return (int)i;
+    for (size_t i = 0; i < gs_cfg_n_fields; i++)
+        if (!strcmp(gs_cfg_fields[i].path, path)) return (int)i;
     return -1;
 }
 
-static int field_index_by_off(size_t off)
+int gs_cfg_field_index_by_off(size_t off)
 {
-    for (size_t i = 0; i < N_FIELDS; i++)
-        if (impls[i].off == off) return (int)i;
+    for (size_t i = 0; i < gs_cfg_n_fields; i++)
+        if (gs_cfg_impls[i].off == off) return (int)i;
     return -1;
 }
 
-static gs_num *num_at(gs_config *c, size_t i)
+gs_num *gs_cfg_num_at(gs_config *c, size_t i)
 {
-    return (gs_num *)((char *)c + impls[i].off);
+    return (gs_num *)((char *)c + gs_cfg_impls[i].off);
 }
-static const gs_num *cnum_at(const gs_config *c, size_t i)
+const gs_num *gs_cfg_cnum_at(const gs_config *c, size_t i)
 {
-    return (const gs_num *)((const char *)c + impls[i].off);
+    return (const gs_num *)((const char *)c + gs_cfg_impls[i].off);
 }
 
 const gs_num *gs_config_get(const gs_config *c, const char *path)
 {
-    int i = field_index(path);
+    int i = gs_cfg_field_index(path);
     if (!c || i < 0) return NULL;
-    return cnum_at(c, (size_t)i);
+    return gs_cfg_cnum_at(c, (size_t)i);
 }
 
-/* Non-numeric keys: where they are allowed and what they hold. */
-typedef enum { SK_STRING, SK_BOOL, SK_DTYPES, SK_OPS, SK_SOURCES, SK_MAP } special_kind;
-typedef struct special_def {
-    const char *path;
-    special_kind kind;
-} special_def;
-
+/* The non-numeric keys (their kinds: config_internal.h). */
 static const special_def specials[] = {
     {"name", SK_STRING},
     {"family", SK_STRING},
@@ -318,201 +1418,19 @@ static const special_def specials[] = {
     {"engines.gpsimd.elems_per_cycle", SK_MAP},
 };
 
-static const special_def *special_find(const char *path)
+const special_def *gs_cfg_special_find(const char *path)
 {
     for (size_t i = 0; i < GS_ARRAY_LEN(specials); i++)
         if (!strcmp(specials[i].path, path)) return &specials[i];
     return NULL;
 }
 
-static int is_dtype_map(const char *path)
+int gs_cfg_is_dtype_map(const char *path)
 {
     size_t n = strlen(path);
     return (n >= 5 && !strcmp(path + n - 5, ".rate")) ||
            (n >= 16 && !strcmp(path + n - 16, ".elems_per_cycle"));
 }
-
-/* ------------------------------------------------------------------------------------------ */
-/* the store: strings owned by a config, and locations of non-numeric values                 */
-
-typedef struct gs_loc {
-    const char *file;
-    int line, col;
-} gs_loc;
-
-typedef struct store_str {
-    struct store_str *next;
-    char s[];
-} store_str;
-
-struct gs_config_store {
-    store_str *strs;
-    gs_loc ops_loc[GS_OPCODE_COUNT];
-    gs_loc dtype_loc[GS_DTYPE_COUNT];
-    gs_loc present_loc[GS_ENGINE_COUNT];
-    gs_loc transpose_loc;
-    gs_loc family_loc;
-};
-
-static struct gs_config_store *store_get(gs_config *c)
-{
-    if (!c->store) c->store = gs_calloc(1, sizeof *c->store);
-    return c->store;
-}
-
-/* Copy of s[0..n) owned by the config's store; NULL on OOM. Equal strings are shared. */
-static const char *store_intern(gs_config *c, const char *s, size_t n)
-{
-    struct gs_config_store *st = store_get(c);
-    if (!st || !s) return NULL;
-    for (store_str *p = st->strs; p; p = p->next)
-        if (strlen(p->s) == n && memcmp(p->s, s, n) == 0) return p->s;
-    store_str *p = gs_malloc(sizeof *p + n + 1);
-    if (!p) return NULL;
-    memcpy(p->s, s, n);
-    p->s[n] = '\0';
-    p->next = st->strs;
-    st->strs = p;
-    return p->s;
-}
-static const char *store_cstr(gs_config *c, const char *s)
-{
-    return s ? store_intern(c, s, strlen(s)) : NULL;
-}
-
-static void store_free(struct gs_config_store *st)
-{
-    if (!st) return;
-    for (store_str *p = st->strs, *n; p; p = n) {
-        n = p->next;
-        gs_free(p);
-    }
-    gs_free(st);
-}
-
-/* ------------------------------------------------------------------------------------------ */
-/* the YAML tree                                                                              */
-
-typedef enum { N_SCALAR, N_MAP, N_SEQ } nkind;
-
-typedef struct node node;
-struct node {
-    nkind kind;
-    int poisoned;     /* already reported (alias, anchor): later checks stay quiet */
-    const char *file; /* interned in the config store */
-    int line, col;
-    char *text; /* scalar value */
-    size_t n, cap;
-    node **keys; /* map: key scalars, parallel to vals */
-    node **vals; /* map values, sequence items */
-};
-
-static void node_free(node *nd)
-{
-    if (!nd) return;
-    for (size_t i = 0; i < nd->n; i++) {
-        if (nd->keys) node_free(nd->keys[i]);
-        node_free(nd->vals[i]);
-    }
-    gs_free(nd->keys);
-    gs_free(nd->vals);
-    gs_free(nd->text);
-    gs_free(nd);
-}
-
-static int node_push(node *parent, node *key, node *val)
-{
-    if (parent->n == parent->cap) {
-        size_t ncap = parent->cap ? parent->cap * 2 : 8;
-        node **nv = gs_realloc(parent->vals, ncap * sizeof *nv);
-        if (!nv) return -1;
-        parent->vals = nv;
-        if (parent->kind == N_MAP) {
-            node **nk = gs_realloc(parent->keys, ncap * sizeof *nk);
-            if (!nk) return -1;
-            parent->keys = nk;
-        }
-        parent->cap = ncap;
-    }
-    if (parent->kind == N_MAP) parent->keys[parent->n] = key;
-    parent->vals[parent->n++] = val;
-    return 0;
-}
-
-static int map_find(const node *m, const char *key)
-{
-    if (!m || m->kind != N_MAP || !key) return -1;
-    for (size_t i = 0; i < m->n; i++)
-        if (m->keys[i]->text && !strcmp(m->keys[i]->text, key)) return (int)i;
-    return -1;
-}
-
-static node *map_get(const node *m, const char *key)
-{
-    int i = map_find(m, key);
-    return i < 0 ? NULL : m->vals[i];
-}
-
-/* Remove key from m; returns the value (caller frees) and frees the key node. */
-static node *map_take(node *m, const char *key)
-{
-    int i = map_find(m, key);
-    if (i < 0) return NULL;
-    node *v = m->vals[i];
-    node_free(m->keys[i]);
-    for (size_t j = (size_t)i + 1; j < m->n; j++) {
-        m->keys[j - 1] = m->keys[j];
-        m->vals[j - 1] = m->vals[j];
-    }
-    m->n--;
-    return v;
-}
-
-/* ------------------------------------------------------------------------------------------ */
-/* loader context and error helpers                                                           */
-
-typedef struct chain_ent {
-    dev_t dev;
-    ino_t ino;
-    const char *display;
-} chain_ent;
-
-typedef struct loader {
-    gs_diags *d;
-    gs_config *c;
-    size_t start; /* d->count + d->dropped when loading began */
-    size_t nodes; /* nodes parsed so far (all files) */
-    chain_ent chain[GS_CONFIG_MAX_EXTENDS + 2];
-    size_t chain_len;
-    unsigned char bad[256]; /* field index -> value was rejected (skip consistency checks) */
-    node *root;             /* merged tree, for locating missing keys */
-    char sections[16][64];  /* missing sections already reported */
-    size_t n_sections;
-} loader;
-_Static_assert(GS_ARRAY_LEN(fields) <= 256, "loader.bad is too small");
-
-static size_t diag_total(const gs_diags *d)
-{
-    return d->count + d->dropped;
-}
-
-static void errat(loader *L, const char *file, int line, int col, const char *path, const char *fmt,
-                  ...) GS_PRINTF(6, 7);
-static void errat(loader *L, const char *file, int line, int col, const char *path, const char *fmt,
-                  ...)
-{
-    char msg[GS_ERROR_MSG_MAX];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    if (path && *path)
-        gs_diags_add(L->d, GS_ERR_INVALID, file, line, col, "%s: %s", path, msg);
-    else
-        gs_diags_add(L->d, GS_ERR_INVALID, file, line, col, "%s", msg);
-}
-
-#define ERR_NODE(L, nd, path, ...) errat(L, (nd)->file, (nd)->line, (nd)->col, path, __VA_ARGS__)
 
 /* Closest candidate to word within a small edit distance, or NULL. */
 static const char *suggest(const char *word, const char *const *cands, size_t n)
@@ -532,7 +1450,7 @@ static const char *suggest(const char *word, const char *const *cands, size_t n)
 }
 
 /* Format " (did you mean 'x'?)" into buf, or "" when nothing is close. */
-static const char *did_you_mean(char *buf, size_t size, const char *word, const char *const *cands,
+const char *gs_cfg_did_you_mean(char *buf, size_t size, const char *word, const char *const *cands,
                                 size_t n)
 {
     const char *s = suggest(word, cands, n);
@@ -548,9 +1466,9 @@ static size_t children_of(const char *parent, const char **out, size_t max)
 {
     size_t plen = strlen(parent), n = 0;
     for (size_t pass = 0; pass < 2; pass++) {
-        size_t count = pass == 0 ? N_FIELDS : GS_ARRAY_LEN(specials);
+        size_t count = pass == 0 ? gs_cfg_n_fields : GS_ARRAY_LEN(specials);
         for (size_t i = 0; i < count; i++) {
-            const char *p = pass == 0 ? fields[i].path : specials[i].path;
+            const char *p = pass == 0 ? gs_cfg_fields[i].path : specials[i].path;
             const char *rest;
             if (plen == 0)
                 rest = p;
@@ -566,6 +1484,498 @@ static size_t children_of(const char *parent, const char **out, size_t max)
         }
     }
     return n;
+}
+
+void gs_cfg_unknown_key_hint(char *buf, size_t size, const char *parent, const char *key)
+{
+    const char *kids[128];
+    size_t n = children_of(parent, kids, GS_ARRAY_LEN(kids));
+    gs_cfg_did_you_mean(buf, size, key, kids, n);
+    if (buf[0]) return;
+    /* The key may exist in another section (sbuf under chip, table_load under vector). */
+    for (size_t i = 0; i < gs_cfg_n_fields + GS_ARRAY_LEN(specials); i++) {
+        const char *p =
+            i < gs_cfg_n_fields ? gs_cfg_fields[i].path : specials[i - gs_cfg_n_fields].path;
+        const char *dot = strrchr(p, '.');
+        if (dot && !strcmp(dot + 1, key)) {
+            snprintf(buf, size, " ('%s' is a key of %.*s)", key, (int)(dot - p), p);
+            break;
+        }
+    }
+}
+
+/* Range rules shared by the loader and --set. Returns NULL when v is acceptable, else a reason. */
+const char *gs_cfg_check_value(size_t fi, double v, char *buf, size_t size)
+{
+    gs_unit u = gs_cfg_fields[fi].unit;
+    if (!isfinite(v)) return "not a finite number";
+    if (v < 0) return "must not be negative";
+    if (v == 0 && !(gs_cfg_impls[fi].flags & FF_ZERO_OK)) return "must be greater than zero";
+    if ((u == GS_UNIT_COUNT || u == GS_UNIT_BYTES) && v != floor(v)) {
+        snprintf(buf, size, "must be a whole number of %s (got %.17g)",
+                 u == GS_UNIT_BYTES ? "bytes" : "items", v);
+        return buf;
+    }
+    /* Limits keep every value exact in a double and every derived product finite. */
+    double max = u == GS_UNIT_COUNT ? 2147483647.0 : u == GS_UNIT_BYTES ? 9007199254740992.0 : 1e18;
+    if (v > max) {
+        snprintf(buf, size, "too large (%.17g; the limit is %.17g)", v, max);
+        return buf;
+    }
+    /* Model arithmetic: the timed model counts integer picoseconds (2^64 ps is about 213 days)
+     * and converts every cost once. These ranges keep one instruction's cost between the
+     * 1 ps step and far below the counter's range for any transfer up to the largest HBM,
+     * so an accepted value can never wrap time, freeze it or make an engine free. */
+    static const struct {
+        gs_unit unit;
+        double lo, hi;
+        const char *why;
+    } ranges[] = {
+        {GS_UNIT_FREQ, 1e7, 1e12, "a cycle must last 1 ps (the model's time step) .. 100 ns"},
+        {GS_UNIT_BANDWIDTH, 1e-3, 1e6,
+         "1 MB/s .. 1 PB/s: slower overflows picosecond times of large transfers, faster is "
+         "below the model's 1 ps step per KiB"},
+        {GS_UNIT_TIME, 0, 1e6, "a latency or overhead of at most 1 ms per instruction"},
+        {GS_UNIT_CYCLES, 0, 1e5, "at most 1e5 cycles per instruction"},
+        {GS_UNIT_REAL, 1e-3, 1e3,
+         "rates, elements per cycle and factors: outside 0.001 .. 1000 an instruction's time "
+         "overflows or vanishes"},
+    };
+    for (size_t r = 0; r < GS_ARRAY_LEN(ranges); r++) {
+        if (ranges[r].unit != u || v == 0) continue;
+        if (v < ranges[r].lo || v > ranges[r].hi) {
+            char lo[48], hi[48];
+            gs_units_format(ranges[r].lo, u, lo, sizeof lo);
+            gs_units_format(ranges[r].hi, u, hi, sizeof hi);
+            snprintf(buf, size, "out of range (limit %s .. %s; %s)", lo, hi, ranges[r].why);
+            return buf;
+        }
+    }
+    /* the DMA cost charges a smaller descriptor as one of this size; real engines are
+     * efficient from 512 B to a few KiB */
+    if (gs_cfg_impls[fi].off == offsetof(gs_config, dma.min_efficient_chunk) && v > 1048576.0) {
+        snprintf(buf, size,
+                 "out of range (limit 1MiB: DMA engines are efficient from 512 B to "
+                 "a few KiB)");
+        return buf;
+    }
+    return NULL;
+}
+
+int gs_cfg_engine_of_path(const char *path)
+{
+    if (!strncmp(path, "engines.vector", 14)) return GS_ENG_VECTOR;
+    if (!strncmp(path, "engines.scalar", 14)) return GS_ENG_SCALAR;
+    if (!strncmp(path, "engines.gpsimd", 14)) return GS_ENG_GPSIMD;
+    return -1;
+}
+
+void gs_cfg_apply_defaults(gs_config *c)
+{
+    for (size_t i = 0; i < gs_cfg_n_fields; i++)
+        gs_cfg_num_at(c, i)->v = gs_cfg_impls[i].def;
+    c->vector.present = c->scalar.present = c->gpsimd.present = 1;
+}
+
+/* Read a whole file (at most GS_CONFIG_MAX_BYTES + 1 bytes, so the size check can fire).
+ * Returns NULL and fills why on failure. The buffer is NUL-terminated; free with gs_free. */
+char *gs_cfg_read_file(const char *path, size_t *len, dev_t *dev, ino_t *ino, char *why,
+                       size_t why_size)
+{
+    /* O_NONBLOCK: opening a FIFO with no writer would block before fstat could refuse it */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(why, why_size, "cannot open: %s", strerror(errno));
+        return NULL;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(why, why_size, "not a regular file (%s)",
+                 S_ISDIR(st.st_mode)                          ? "a directory"
+                 : S_ISFIFO(st.st_mode)                       ? "a FIFO"
+                 : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device"
+                                                              : "a special file");
+        close(fd);
+        return NULL;
+    }
+    if (st.st_size > GS_CONFIG_MAX_BYTES) {
+        snprintf(why, why_size, "file is larger than %d bytes (%lld bytes)", GS_CONFIG_MAX_BYTES,
+                 (long long)st.st_size);
+        close(fd);
+        return NULL;
+    }
+    (void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    /* one byte more than the size, so a file that grew is caught by the size check */
+    size_t cap = (size_t)st.st_size + 1;
+    char *buf = gs_malloc(cap + 1);
+    if (!buf) {
+        snprintf(why, why_size, "out of memory");
+        close(fd);
+        return NULL;
+    }
+    size_t n = 0;
+    while (n < cap) {
+        ssize_t r = read(fd, buf + n, cap - n);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) {
+            snprintf(why, why_size, "read error: %s", strerror(errno));
+            close(fd);
+            gs_free(buf);
+            return NULL;
+        }
+        if (r == 0) break;
+        n += (size_t)r;
+    }
+    close(fd);
+    buf[n] = '\0';
+    *len = n;
+    if (dev) *dev = st.st_dev;
+    if (ino) *ino = st.st_ino;
+    return buf;
+}
+
+int gs_cfg_ends_with(const char *s, const char *suffix)
+{
+    size_t a = strlen(s), b = strlen(suffix);
+    return a >= b && !strcmp(s + a - b, suffix);
+}
+
+/* dir/rel with "x/.." and "./" segments folded lexically, for readable messages. Any length;
+ * NULL when out of memory. Free with gs_free. */
+static char *join_path(const char *dir, const char *rel)
+{
+    gs_sb tmp;
+    gs_sb_init(&tmp);
+    if (!dir || !*dir || !strcmp(dir, "."))
+        gs_sb_puts(&tmp, rel);
+    else
+        gs_sb_printf(&tmp, "%s/%s", dir, rel);
+    char *t = gs_sb_take(&tmp);
+    if (!t) return NULL;
+    /* split into segments (at most one per two bytes) and fold */
+    size_t tl = strlen(t);
+    const char **segs = gs_calloc(tl / 2 + 2, sizeof *segs);
+    size_t *lens = gs_calloc(tl / 2 + 2, sizeof *lens);
+    if (!segs || !lens) {
+        gs_free(segs);
+        gs_free(lens);
+        gs_free(t);
+        return NULL;
+    }
+    size_t n = 0;
+    int absolute = t[0] == '/';
+    for (char *p = t; *p;) {
+        while (*p == '/')
+            p++;
+        if (!*p) break;
+        char *e = strchr(p, '/');
+        size_t l = e ? (size_t)(e - p) : strlen(p);
+        if (l == 1 && p[0] == '.') {
+            /* skip */
+        } else if (l == 2 && p[0] == '.' && p[1] == '.' && n > 0 &&
+                   !(lens[n - 1] == 2 && !strncmp(segs[n - 1], "..", 2))) {
+            n--;
+        } else {
+            segs[n] = p;
+            lens[n++] = l;
+        }
+        p += l;
+    }
+    gs_sb out;
+    gs_sb_init(&out);
+    if (absolute) gs_sb_putc(&out, '/');
+    for (size_t i = 0; i < n; i++) {
+        if (i) gs_sb_putc(&out, '/');
+        gs_sb_putn(&out, segs[i], lens[i]);
+    }
+    if (n == 0 && !absolute) gs_sb_putc(&out, '.');
+    gs_free(segs);
+    gs_free(lens);
+    gs_free(t);
+    return gs_sb_take(&out);
+}
+
+/* The directory part of path ("." when none). NULL when out of memory; free with gs_free. */
+char *gs_cfg_dir_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash) return gs_strdup(".");
+    if (slash == path) return gs_strdup("/");
+    return gs_strndup(path, (size_t)(slash - path));
+}
+
+static int is_present_false(const node *v)
+{
+    node *p = gs_cfg_map_get(v, "present");
+    return p && p->kind == N_SCALAR && p->text && !strncmp(p->text, "false", 5);
+}
+
+/* Deep-merge src over dst (both maps). Consumes src: its entries are moved into dst or freed.
+ * A child map that says `present: false` replaces the parent's map instead of merging, so a
+ * derived config can remove an engine. */
+static int merge(node *dst, node *src)
+{
+    int rc = 0;
+    for (size_t i = 0; i < src->n; i++) {
+        node *k = src->keys[i], *v = src->vals[i];
+        int j = gs_cfg_map_find(dst, k->text);
+        if (j < 0) {
+            if (rc == 0 && gs_cfg_node_push(dst, k, v) == 0) continue;
+            rc = -1;
+            gs_cfg_node_free(k);
+            gs_cfg_node_free(v);
+        } else if (dst->vals[j]->kind == N_MAP && v->kind == N_MAP && !is_present_false(v)) {
+            if (merge(dst->vals[j], v) < 0) rc = -1;
+            gs_cfg_node_free(k);
+        } else {
+            gs_cfg_node_free(dst->keys[j]);
+            gs_cfg_node_free(dst->vals[j]);
+            dst->keys[j] = k;
+            dst->vals[j] = v;
+        }
+    }
+    gs_free(src->keys);
+    gs_free(src->vals);
+    gs_free(src->text);
+    gs_free(src);
+    return rc;
+}
+
+/* Resolve and load the parent named by `ext` (a scalar node). Returns its merged tree or NULL
+ * after reporting. */
+static node *load_parent(loader *L, node *ext, const char *dir, int depth)
+{
+    if (ext->poisoned) return NULL;
+    if (ext->kind != N_SCALAR || !ext->text || !ext->text[0]) {
+        ERR_NODE(L, ext, "extends", "expected the name of a config (gen2) or a relative path");
+        return NULL;
+    }
+    const char *v = ext->text;
+    if (v[0] == '/') {
+        ERR_NODE(L, ext, "extends",
+                 "'%s' is an absolute path; use a config name or a path relative to this file", v);
+        return NULL;
+    }
+    gs_sb relb;
+    gs_sb_init(&relb);
+    gs_sb_puts(&relb, v);
+    if (!gs_cfg_ends_with(v, ".yaml") && !gs_cfg_ends_with(v, ".yml")) gs_sb_puts(&relb, ".yaml");
+    char *full = gs_sb_ok(&relb) ? join_path(dir, gs_sb_cstr(&relb)) : NULL;
+    gs_sb_free(&relb);
+    if (!full) {
+        gs_diags_add(L->d, GS_ERR_NOMEM, ext->file, 0, 0, "out of memory");
+        return NULL;
+    }
+    node *parent = NULL;
+    char *ptext = NULL, *pdir = NULL;
+    if (depth + 1 > GS_CONFIG_MAX_EXTENDS) {
+        ERR_NODE(L, ext, "extends", "extends chain longer than %d files", GS_CONFIG_MAX_EXTENDS);
+        goto out;
+    }
+    size_t plen;
+    dev_t dev;
+    ino_t ino;
+    char why[256];
+    ptext = gs_cfg_read_file(full, &plen, &dev, &ino, why, sizeof why);
+    if (!ptext) {
+        ERR_NODE(L, ext, "extends", "cannot load '%s': %s", full, why);
+        goto out;
+    }
+    const char *pfile = gs_cfg_store_cstr(L->c, full);
+    for (size_t i = 0; i < L->chain_len; i++) {
+        if (L->chain[i].dev != dev || L->chain[i].ino != ino) continue;
+        gs_sb sb;
+        gs_sb_init(&sb);
+        for (size_t k = i; k < L->chain_len; k++)
+            gs_sb_printf(&sb, "%s -> ", L->chain[k].display);
+        gs_sb_puts(&sb, full);
+        ERR_NODE(L, ext, "extends", "extends cycle: %s", gs_sb_cstr(&sb));
+        gs_sb_free(&sb);
+        goto out;
+    }
+    pdir = pfile ? gs_cfg_dir_of(full) : NULL;
+    if (!pdir) goto out;
+    L->chain[L->chain_len].dev = dev;
+    L->chain[L->chain_len].ino = ino;
+    L->chain[L->chain_len].display = pfile;
+    L->chain_len++;
+    size_t before = gs_cfg_diag_total(L->d);
+    parent = gs_cfg_load_tree(L, ptext, plen, pfile, pdir, depth + 1);
+    L->chain_len--;
+    if (!parent && gs_cfg_diag_total(L->d) == before)
+        ERR_NODE(L, ext, "extends", "cannot load '%s'", full);
+out:
+    gs_free(ptext);
+    gs_free(pdir);
+    gs_free(full);
+    return parent;
+}
+
+/* Apply a child's `delete:` list (dotted key paths) to the merged tree. Each path must name
+ * something the parent defined. Returns 0, or -1 after reporting. */
+static int apply_deletes(loader *L, node *merged, node *del)
+{
+    if (del->poisoned) return -1;
+    if (del->kind != N_SEQ) {
+        ERR_NODE(
+            L, del, "delete",
+            "expected a list of inherited keys to remove, e.g. [engines.tensor.rate.fp8_e4m3]");
+        return -1;
+    }
+    int rc = 0;
+    for (size_t i = 0; i < del->n; i++) {
+        node *item = del->vals[i];
+        if (item->poisoned) {
+            rc = -1;
+            continue;
+        }
+        if (item->kind != N_SCALAR || !item->text || !item->text[0]) {
+            ERR_NODE(L, item, "delete", "expected a dotted key path (e.g. engines.gpsimd)");
+            rc = -1;
+            continue;
+        }
+        if (!strcmp(item->text, "name") || !strcmp(item->text, "family")) {
+            ERR_NODE(L, item, "delete", "'%s' cannot be deleted (write a new value instead)",
+                     item->text);
+            rc = -1;
+            continue;
+        }
+        /* walk to the parent map of the last segment */
+        node *m = merged;
+        const char *p = item->text;
+        int found = 0;
+        for (;;) {
+            const char *dot = strchr(p, '.');
+            size_t n = dot ? (size_t)(dot - p) : strlen(p);
+            char *seg = gs_strndup(p, n);
+            if (!seg) {
+                gs_diags_add(L->d, GS_ERR_NOMEM, item->file, 0, 0, "out of memory");
+                return -1;
+            }
+            if (!dot) {
+                node *v = m->kind == N_MAP ? gs_cfg_map_take(m, seg) : NULL;
+                found = v != NULL;
+                gs_cfg_node_free(v);
+                gs_free(seg);
+                break;
+            }
+            node *next = m->kind == N_MAP ? gs_cfg_map_get(m, seg) : NULL;
+            gs_free(seg);
+            if (!next || next->kind != N_MAP) break;
+            m = next;
+            p = dot + 1;
+        }
+        if (!found) {
+            ERR_NODE(L, item, "delete",
+                     "'%s' is not defined by the extended config, so there is nothing to delete",
+                     item->text);
+            rc = -1;
+        }
+    }
+    return rc;
+}
+
+node *gs_cfg_load_tree(loader *L, const char *text, size_t len, const char *file, const char *dir,
+                       int depth)
+{
+    node *root = gs_cfg_parse_yaml(L, text, len, file);
+    if (!root) return NULL;
+    int ei = gs_cfg_map_find(root, "extends");
+    if (ei < 0) {
+        node *del = gs_cfg_map_get(root, "delete");
+        if (del) {
+            ERR_NODE(L, del, "delete", "'delete:' removes inherited keys; it needs 'extends:'");
+            gs_cfg_node_free(root);
+            return NULL;
+        }
+        return root;
+    }
+    node *ext = root->vals[ei];
+    node *parent = load_parent(L, ext, dir, depth);
+    gs_cfg_node_free(gs_cfg_map_take(root, "extends"));
+    node *del = gs_cfg_map_take(root, "delete");
+    if (!parent) {
+        gs_cfg_node_free(del);
+        gs_cfg_node_free(root);
+        return NULL;
+    }
+    /* The name belongs to each file; a child without one is named after its file. */
+    gs_cfg_node_free(gs_cfg_map_take(parent, "name"));
+    /* deletions apply to what was inherited, before the child's own values are merged in */
+    if (del && apply_deletes(L, parent, del) < 0) {
+        gs_cfg_node_free(del);
+        gs_cfg_node_free(root);
+        gs_cfg_node_free(parent);
+        return NULL;
+    }
+    gs_cfg_node_free(del);
+    if (merge(parent, root) < 0) {
+        gs_diags_add(L->d, GS_ERR_NOMEM, file, 0, 0, "out of memory");
+        gs_cfg_node_free(parent);
+        return NULL;
+    }
+    return parent;
+}
+
+void gs_cfg_node_free(node *nd)
+{
+    if (!nd) return;
+    for (size_t i = 0; i < nd->n; i++) {
+        if (nd->keys) gs_cfg_node_free(nd->keys[i]);
+        gs_cfg_node_free(nd->vals[i]);
+    }
+    gs_free(nd->keys);
+    gs_free(nd->vals);
+    gs_free(nd->text);
+    gs_free(nd);
+}
+
+int gs_cfg_node_push(node *parent, node *key, node *val)
+{
+    if (parent->n == parent->cap) {
+        size_t ncap = parent->cap ? parent->cap * 2 : 8;
+        node **nv = gs_realloc(parent->vals, ncap * sizeof *nv);
+        if (!nv) return -1;
+        parent->vals = nv;
+        if (parent->kind == N_MAP) {
+            node **nk = gs_realloc(parent->keys, ncap * sizeof *nk);
+            if (!nk) return -1;
+            parent->keys = nk;
+        }
+        parent->cap = ncap;
+    }
+    if (parent->kind == N_MAP) parent->keys[parent->n] = key;
+    parent->vals[parent->n++] = val;
+    return 0;
+}
+
+int gs_cfg_map_find(const node *m, const char *key)
+{
+    if (!m || m->kind != N_MAP || !key) return -1;
+    for (size_t i = 0; i < m->n; i++)
+        if (m->keys[i]->text && !strcmp(m->keys[i]->text, key)) return (int)i;
+    return -1;
+}
+
+node *gs_cfg_map_get(const node *m, const char *key)
+{
+    int i = gs_cfg_map_find(m, key);
+    return i < 0 ? NULL : m->vals[i];
+}
+
+/* Remove key from m; returns the value (caller frees) and frees the key node. */
+node *gs_cfg_map_take(node *m, const char *key)
+{
+    int i = gs_cfg_map_find(m, key);
+    if (i < 0) return NULL;
+    node *v = m->vals[i];
+    gs_cfg_node_free(m->keys[i]);
+    for (size_t j = (size_t)i + 1; j < m->n; j++) {
+        m->keys[j - 1] = m->keys[j];
+        m->vals[j - 1] = m->vals[j];
+    }
+    m->n--;
+    return v;
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -641,17 +2051,17 @@ static int attach(loader *L, frame *f, node *nd)
 {
     node *p = f->nd;
     if (p->kind == N_SEQ) {
-        if (node_push(p, NULL, nd) == 0) return 0;
-        node_free(nd);
+        if (gs_cfg_node_push(p, NULL, nd) == 0) return 0;
+        gs_cfg_node_free(nd);
         goto oom;
     }
     if (!f->pending_key) {
         if (nd->kind != N_SCALAR) {
             ERR_NODE(L, nd, NULL, "mapping keys must be plain strings");
-            node_free(nd);
+            gs_cfg_node_free(nd);
             return -1;
         }
-        int prev = map_find(p, nd->text);
+        int prev = gs_cfg_map_find(p, nd->text);
         f->dup = prev >= 0;
         if (f->dup)
             ERR_NODE(L, nd, nd->text, "duplicate key (first defined at line %d)",
@@ -660,12 +2070,12 @@ static int attach(loader *L, frame *f, node *nd)
         return 0;
     }
     if (f->dup) {
-        node_free(f->pending_key);
-        node_free(nd);
-    } else if (node_push(p, f->pending_key, nd) < 0) {
-        node_free(f->pending_key);
+        gs_cfg_node_free(f->pending_key);
+        gs_cfg_node_free(nd);
+    } else if (gs_cfg_node_push(p, f->pending_key, nd) < 0) {
+        gs_cfg_node_free(f->pending_key);
         f->pending_key = NULL;
-        node_free(nd);
+        gs_cfg_node_free(nd);
         goto oom;
     }
     f->pending_key = NULL;
@@ -680,16 +2090,16 @@ oom:
 
 /* Parse one YAML document into a tree. Returns NULL after reporting when nothing usable was
  * read (syntax error, empty file, ...). */
-static node *parse_yaml(loader *L, const char *text, size_t len, const char *file)
+node *gs_cfg_parse_yaml(loader *L, const char *text, size_t len, const char *file)
 {
     if (len > GS_CONFIG_MAX_BYTES) {
-        errat(L, file, 0, 0, NULL, "file is larger than %d bytes (%zu bytes)", GS_CONFIG_MAX_BYTES,
-              len);
+        gs_cfg_errat(L, file, 0, 0, NULL, "file is larger than %d bytes (%zu bytes)",
+                     GS_CONFIG_MAX_BYTES, len);
         return NULL;
     }
     int bl, bc;
     if (check_utf8((const unsigned char *)text, len, &bl, &bc) < 0) {
-        errat(L, file, bl, bc, NULL, "invalid UTF-8 (config files must be UTF-8 text)");
+        gs_cfg_errat(L, file, bl, bc, NULL, "invalid UTF-8 (config files must be UTF-8 text)");
         return NULL;
     }
     yaml_parser_t parser;
@@ -717,11 +2127,11 @@ static node *parse_yaml(loader *L, const char *text, size_t len, const char *fil
                       "key: \"23GB/s [DMA: note]\")"
                     : "";
             if (parser.context)
-                errat(L, file, (int)m.line + 1, (int)m.column + 1, NULL,
-                      "YAML syntax error: %s %s%s", what, parser.context, hint);
+                gs_cfg_errat(L, file, (int)m.line + 1, (int)m.column + 1, NULL,
+                             "YAML syntax error: %s %s%s", what, parser.context, hint);
             else
-                errat(L, file, (int)m.line + 1, (int)m.column + 1, NULL, "YAML syntax error: %s%s",
-                      what, hint);
+                gs_cfg_errat(L, file, (int)m.line + 1, (int)m.column + 1, NULL,
+                             "YAML syntax error: %s%s", what, hint);
             fatal = 1;
             break;
         }
@@ -734,23 +2144,23 @@ static node *parse_yaml(loader *L, const char *text, size_t len, const char *fil
             break;
         case YAML_DOCUMENT_START_EVENT:
             if (++docs > 1) {
-                errat(L, file, (int)m.line + 1, (int)m.column + 1, NULL,
-                      "more than one YAML document in a config file");
+                gs_cfg_errat(L, file, (int)m.line + 1, (int)m.column + 1, NULL,
+                             "more than one YAML document in a config file");
                 fatal = 1;
             }
             break;
         case YAML_ALIAS_EVENT:
-            errat(L, file, (int)m.line + 1, (int)m.column + 1, NULL,
-                  "YAML aliases (*%s) are not allowed in config files (they can expand "
-                  "exponentially); use 'extends:' to share values",
-                  ev.data.alias.anchor ? (const char *)ev.data.alias.anchor : "");
+            gs_cfg_errat(L, file, (int)m.line + 1, (int)m.column + 1, NULL,
+                         "YAML aliases (*%s) are not allowed in config files (they can expand "
+                         "exponentially); use 'extends:' to share values",
+                         ev.data.alias.anchor ? (const char *)ev.data.alias.anchor : "");
             /* A placeholder keeps the structure (an alias may be a key); it stays quiet. */
             made = new_node(L, N_SCALAR, file, m);
             if (made) {
                 made->poisoned = 1;
                 made->text = gs_strdup("");
                 if (!made->text) {
-                    node_free(made);
+                    gs_cfg_node_free(made);
                     made = NULL;
                     gs_diags_add(L->d, GS_ERR_NOMEM, file, 0, 0, "out of memory");
                     fatal = 1;
@@ -764,7 +2174,7 @@ static node *parse_yaml(loader *L, const char *text, size_t len, const char *fil
             if (made) {
                 made->text = gs_strndup((const char *)ev.data.scalar.value, ev.data.scalar.length);
                 if (!made->text) {
-                    node_free(made);
+                    gs_cfg_node_free(made);
                     made = NULL;
                 } else if (memchr(ev.data.scalar.value, 0, ev.data.scalar.length)) {
                     /* a "\0" escape would silently cut the string at C's terminator */
@@ -796,8 +2206,8 @@ static node *parse_yaml(loader *L, const char *text, size_t len, const char *fil
             anchor = is_map ? ev.data.mapping_start.anchor : ev.data.sequence_start.anchor;
             tag = is_map ? ev.data.mapping_start.tag : ev.data.sequence_start.tag;
             if (depth >= GS_CONFIG_MAX_DEPTH) {
-                errat(L, file, (int)m.line + 1, (int)m.column + 1, NULL,
-                      "nesting deeper than %d levels", GS_CONFIG_MAX_DEPTH);
+                gs_cfg_errat(L, file, (int)m.line + 1, (int)m.column + 1, NULL,
+                             "nesting deeper than %d levels", GS_CONFIG_MAX_DEPTH);
                 fatal = 1;
                 break;
             }
@@ -825,7 +2235,7 @@ static node *parse_yaml(loader *L, const char *text, size_t len, const char *fil
         case YAML_SEQUENCE_END_EVENT:
             if (depth == 0) break;
             made = stack[--depth].nd;
-            if (stack[depth].pending_key) node_free(stack[depth].pending_key);
+            if (stack[depth].pending_key) gs_cfg_node_free(stack[depth].pending_key);
             break;
         default:
             break;
@@ -845,1679 +2255,41 @@ static node *parse_yaml(loader *L, const char *text, size_t len, const char *fil
         }
         if (made) {
             if (depth == 0) {
-                if (root) node_free(root);
+                if (root) gs_cfg_node_free(root);
                 root = made;
             } else if (attach(L, &stack[depth - 1], made) < 0) {
                 fatal = 1;
             }
         }
         if (L->nodes > MAX_NODES && !fatal) {
-            errat(L, file, (int)m.line + 1, (int)m.column + 1, NULL,
-                  "too many YAML nodes (more than %d)", MAX_NODES);
+            gs_cfg_errat(L, file, (int)m.line + 1, (int)m.column + 1, NULL,
+                         "too many YAML nodes (more than %d)", MAX_NODES);
             fatal = 1;
         }
         yaml_event_delete(&ev);
     }
     while (depth > 0) {
         depth--;
-        node_free(stack[depth].pending_key);
-        node_free(stack[depth].nd);
+        gs_cfg_node_free(stack[depth].pending_key);
+        gs_cfg_node_free(stack[depth].nd);
     }
     yaml_parser_delete(&parser);
     if (fatal) {
-        node_free(root);
+        gs_cfg_node_free(root);
         return NULL;
     }
     /* A document that is only a YAML null ("", "~", "null") is an empty config. */
     if (!root || (root->kind == N_SCALAR && !root->poisoned &&
                   (!root->text || !root->text[0] || !strcmp(root->text, "~") ||
                    !strcmp(root->text, "null")))) {
-        errat(L, file, 1, 1, NULL, "empty config (no YAML content)");
-        node_free(root);
+        gs_cfg_errat(L, file, 1, 1, NULL, "empty config (no YAML content)");
+        gs_cfg_node_free(root);
         return NULL;
     }
     if (root->kind != N_MAP) {
         ERR_NODE(L, root, NULL, "the top level of a config must be a mapping of keys");
-        node_free(root);
+        gs_cfg_node_free(root);
         return NULL;
     }
     return root;
-}
-
-/* ------------------------------------------------------------------------------------------ */
-/* files and extends                                                                          */
-
-/* Read a whole file (at most GS_CONFIG_MAX_BYTES + 1 bytes, so the size check can fire).
- * Returns NULL and fills why on failure. The buffer is NUL-terminated; free with gs_free. */
-static char *read_file(const char *path, size_t *len, dev_t *dev, ino_t *ino, char *why,
-                       size_t why_size)
-{
-    /* O_NONBLOCK: opening a FIFO with no writer would block before fstat could refuse it */
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) {
-        snprintf(why, why_size, "cannot open: %s", strerror(errno));
-        return NULL;
-    }
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        snprintf(why, why_size, "not a regular file (%s)",
-                 S_ISDIR(st.st_mode)                          ? "a directory"
-                 : S_ISFIFO(st.st_mode)                       ? "a FIFO"
-                 : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device"
-                                                              : "a special file");
-        close(fd);
-        return NULL;
-    }
-    if (st.st_size > GS_CONFIG_MAX_BYTES) {
-        snprintf(why, why_size, "file is larger than %d bytes (%lld bytes)", GS_CONFIG_MAX_BYTES,
-                 (long long)st.st_size);
-        close(fd);
-        return NULL;
-    }
-    (void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-    /* one byte more than the size, so a file that grew is caught by the size check */
-    size_t cap = (size_t)st.st_size + 1;
-    char *buf = gs_malloc(cap + 1);
-    if (!buf) {
-        snprintf(why, why_size, "out of memory");
-        close(fd);
-        return NULL;
-    }
-    size_t n = 0;
-    while (n < cap) {
-        ssize_t r = read(fd, buf + n, cap - n);
-        if (r < 0 && errno == EINTR) continue;
-        if (r < 0) {
-            snprintf(why, why_size, "read error: %s", strerror(errno));
-            close(fd);
-            gs_free(buf);
-            return NULL;
-        }
-        if (r == 0) break;
-        n += (size_t)r;
-    }
-    close(fd);
-    buf[n] = '\0';
-    *len = n;
-    if (dev) *dev = st.st_dev;
-    if (ino) *ino = st.st_ino;
-    return buf;
-}
-
-static int ends_with(const char *s, const char *suffix)
-{
-    size_t a = strlen(s), b = strlen(suffix);
-    return a >= b && !strcmp(s + a - b, suffix);
-}
-
-/* dir/rel with "x/.." and "./" segments folded lexically, for readable messages. Any length;
- * NULL when out of memory. Free with gs_free. */
-static char *join_path(const char *dir, const char *rel)
-{
-    gs_sb tmp;
-    gs_sb_init(&tmp);
-    if (!dir || !*dir || !strcmp(dir, "."))
-        gs_sb_puts(&tmp, rel);
-    else
-        gs_sb_printf(&tmp, "%s/%s", dir, rel);
-    char *t = gs_sb_take(&tmp);
-    if (!t) return NULL;
-    /* split into segments (at most one per two bytes) and fold */
-    size_t tl = strlen(t);
-    const char **segs = gs_calloc(tl / 2 + 2, sizeof *segs);
-    size_t *lens = gs_calloc(tl / 2 + 2, sizeof *lens);
-    if (!segs || !lens) {
-        gs_free(segs);
-        gs_free(lens);
-        gs_free(t);
-        return NULL;
-    }
-    size_t n = 0;
-    int absolute = t[0] == '/';
-    for (char *p = t; *p;) {
-        while (*p == '/')
-            p++;
-        if (!*p) break;
-        char *e = strchr(p, '/');
-        size_t l = e ? (size_t)(e - p) : strlen(p);
-        if (l == 1 && p[0] == '.') {
-            /* skip */
-        } else if (l == 2 && p[0] == '.' && p[1] == '.' && n > 0 &&
-                   !(lens[n - 1] == 2 && !strncmp(segs[n - 1], "..", 2))) {
-            n--;
-        } else {
-            segs[n] = p;
-            lens[n++] = l;
-        }
-        p += l;
-    }
-    gs_sb out;
-    gs_sb_init(&out);
-    if (absolute) gs_sb_putc(&out, '/');
-    for (size_t i = 0; i < n; i++) {
-        if (i) gs_sb_putc(&out, '/');
-        gs_sb_putn(&out, segs[i], lens[i]);
-    }
-    if (n == 0 && !absolute) gs_sb_putc(&out, '.');
-    gs_free(segs);
-    gs_free(lens);
-    gs_free(t);
-    return gs_sb_take(&out);
-}
-
-/* The directory part of path ("." when none). NULL when out of memory; free with gs_free. */
-static char *dir_of(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    if (!slash) return gs_strdup(".");
-    if (slash == path) return gs_strdup("/");
-    return gs_strndup(path, (size_t)(slash - path));
-}
-
-static int is_present_false(const node *v)
-{
-    node *p = map_get(v, "present");
-    return p && p->kind == N_SCALAR && p->text && !strncmp(p->text, "false", 5);
-}
-
-/* Deep-merge src over dst (both maps). Consumes src: its entries are moved into dst or freed.
- * A child map that says `present: false` replaces the parent's map instead of merging, so a
- * derived config can remove an engine. */
-static int merge(node *dst, node *src)
-{
-    int rc = 0;
-    for (size_t i = 0; i < src->n; i++) {
-        node *k = src->keys[i], *v = src->vals[i];
-        int j = map_find(dst, k->text);
-        if (j < 0) {
-            if (rc == 0 && node_push(dst, k, v) == 0) continue;
-            rc = -1;
-            node_free(k);
-            node_free(v);
-        } else if (dst->vals[j]->kind == N_MAP && v->kind == N_MAP && !is_present_false(v)) {
-            if (merge(dst->vals[j], v) < 0) rc = -1;
-            node_free(k);
-        } else {
-            node_free(dst->keys[j]);
-            node_free(dst->vals[j]);
-            dst->keys[j] = k;
-            dst->vals[j] = v;
-        }
-    }
-    gs_free(src->keys);
-    gs_free(src->vals);
-    gs_free(src->text);
-    gs_free(src);
-    return rc;
-}
-
-static node *load_tree(loader *L, const char *text, size_t len, const char *file, const char *dir,
-                       int depth);
-
-/* Resolve and load the parent named by `ext` (a scalar node). Returns its merged tree or NULL
- * after reporting. */
-static node *load_parent(loader *L, node *ext, const char *dir, int depth)
-{
-    if (ext->poisoned) return NULL;
-    if (ext->kind != N_SCALAR || !ext->text || !ext->text[0]) {
-        ERR_NODE(L, ext, "extends", "expected the name of a config (gen2) or a relative path");
-        return NULL;
-    }
-    const char *v = ext->text;
-    if (v[0] == '/') {
-        ERR_NODE(L, ext, "extends",
-                 "'%s' is an absolute path; use a config name or a path relative to this file", v);
-        return NULL;
-    }
-    gs_sb relb;
-    gs_sb_init(&relb);
-    gs_sb_puts(&relb, v);
-    if (!ends_with(v, ".yaml") && !ends_with(v, ".yml")) gs_sb_puts(&relb, ".yaml");
-    char *full = gs_sb_ok(&relb) ? join_path(dir, gs_sb_cstr(&relb)) : NULL;
-    gs_sb_free(&relb);
-    if (!full) {
-        gs_diags_add(L->d, GS_ERR_NOMEM, ext->file, 0, 0, "out of memory");
-        return NULL;
-    }
-    node *parent = NULL;
-    char *ptext = NULL, *pdir = NULL;
-    if (depth + 1 > GS_CONFIG_MAX_EXTENDS) {
-        ERR_NODE(L, ext, "extends", "extends chain longer than %d files", GS_CONFIG_MAX_EXTENDS);
-        goto out;
-    }
-    size_t plen;
-    dev_t dev;
-    ino_t ino;
-    char why[256];
-    ptext = read_file(full, &plen, &dev, &ino, why, sizeof why);
-    if (!ptext) {
-        ERR_NODE(L, ext, "extends", "cannot load '%s': %s", full, why);
-        goto out;
-    }
-    const char *pfile = store_cstr(L->c, full);
-    for (size_t i = 0; i < L->chain_len; i++) {
-        if (L->chain[i].dev != dev || L->chain[i].ino != ino) continue;
-        gs_sb sb;
-        gs_sb_init(&sb);
-        for (size_t k = i; k < L->chain_len; k++)
-            gs_sb_printf(&sb, "%s -> ", L->chain[k].display);
-        gs_sb_puts(&sb, full);
-        ERR_NODE(L, ext, "extends", "extends cycle: %s", gs_sb_cstr(&sb));
-        gs_sb_free(&sb);
-        goto out;
-    }
-    pdir = pfile ? dir_of(full) : NULL;
-    if (!pdir) goto out;
-    L->chain[L->chain_len].dev = dev;
-    L->chain[L->chain_len].ino = ino;
-    L->chain[L->chain_len].display = pfile;
-    L->chain_len++;
-    size_t before = diag_total(L->d);
-    parent = load_tree(L, ptext, plen, pfile, pdir, depth + 1);
-    L->chain_len--;
-    if (!parent && diag_total(L->d) == before)
-        ERR_NODE(L, ext, "extends", "cannot load '%s'", full);
-out:
-    gs_free(ptext);
-    gs_free(pdir);
-    gs_free(full);
-    return parent;
-}
-
-/* Apply a child's `delete:` list (dotted key paths) to the merged tree. Each path must name
- * something the parent defined. Returns 0, or -1 after reporting. */
-static int apply_deletes(loader *L, node *merged, node *del)
-{
-    if (del->poisoned) return -1;
-    if (del->kind != N_SEQ) {
-        ERR_NODE(
-            L, del, "delete",
-            "expected a list of inherited keys to remove, e.g. [engines.tensor.rate.fp8_e4m3]");
-        return -1;
-    }
-    int rc = 0;
-    for (size_t i = 0; i < del->n; i++) {
-        node *item = del->vals[i];
-        if (item->poisoned) {
-            rc = -1;
-            continue;
-        }
-        if (item->kind != N_SCALAR || !item->text || !item->text[0]) {
-            ERR_NODE(L, item, "delete", "expected a dotted key path (e.g. engines.gpsimd)");
-            rc = -1;
-            continue;
-        }
-        if (!strcmp(item->text, "name") || !strcmp(item->text, "family")) {
-            ERR_NODE(L, item, "delete", "'%s' cannot be deleted (write a new value instead)",
-                     item->text);
-            rc = -1;
-            continue;
-        }
-        /* walk to the parent map of the last segment */
-        node *m = merged;
-        const char *p = item->text;
-        int found = 0;
-        for (;;) {
-            const char *dot = strchr(p, '.');
-            size_t n = dot ? (size_t)(dot - p) : strlen(p);
-            char *seg = gs_strndup(p, n);
-            if (!seg) {
-                gs_diags_add(L->d, GS_ERR_NOMEM, item->file, 0, 0, "out of memory");
-                return -1;
-            }
-            if (!dot) {
-                node *v = m->kind == N_MAP ? map_take(m, seg) : NULL;
-                found = v != NULL;
-                node_free(v);
-                gs_free(seg);
-                break;
-            }
-            node *next = m->kind == N_MAP ? map_get(m, seg) : NULL;
-            gs_free(seg);
-            if (!next || next->kind != N_MAP) break;
-            m = next;
-            p = dot + 1;
-        }
-        if (!found) {
-            ERR_NODE(L, item, "delete",
-                     "'%s' is not defined by the extended config, so there is nothing to delete",
-                     item->text);
-            rc = -1;
-        }
-    }
-    return rc;
-}
-
-static node *load_tree(loader *L, const char *text, size_t len, const char *file, const char *dir,
-                       int depth)
-{
-    node *root = parse_yaml(L, text, len, file);
-    if (!root) return NULL;
-    int ei = map_find(root, "extends");
-    if (ei < 0) {
-        node *del = map_get(root, "delete");
-        if (del) {
-            ERR_NODE(L, del, "delete", "'delete:' removes inherited keys; it needs 'extends:'");
-            node_free(root);
-            return NULL;
-        }
-        return root;
-    }
-    node *ext = root->vals[ei];
-    node *parent = load_parent(L, ext, dir, depth);
-    node_free(map_take(root, "extends"));
-    node *del = map_take(root, "delete");
-    if (!parent) {
-        node_free(del);
-        node_free(root);
-        return NULL;
-    }
-    /* The name belongs to each file; a child without one is named after its file. */
-    node_free(map_take(parent, "name"));
-    /* deletions apply to what was inherited, before the child's own values are merged in */
-    if (del && apply_deletes(L, parent, del) < 0) {
-        node_free(del);
-        node_free(root);
-        node_free(parent);
-        return NULL;
-    }
-    node_free(del);
-    if (merge(parent, root) < 0) {
-        gs_diags_add(L->d, GS_ERR_NOMEM, file, 0, 0, "out of memory");
-        node_free(parent);
-        return NULL;
-    }
-    return parent;
-}
-
-/* ------------------------------------------------------------------------------------------ */
-/* values                                                                                     */
-
-static int is_key_char(char ch)
-{
-    return (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') ||
-           ch == '_' || ch == '-' || ch == '.';
-}
-
-static int valid_ident(const char *s)
-{
-    if (!s || !*s) return 0;
-    for (; *s; s++)
-        if (!is_key_char(*s)) return 0;
-    return 1;
-}
-
-static int source_index(const gs_config *c, const char *key)
-{
-    for (size_t i = 0; i < c->n_sources; i++)
-        if (!strcmp(c->source_keys[i], key)) return (int)i;
-    return -1;
-}
-
-/* Split "VALUE [TAG]" and resolve the tag. On success fills *vlen (length of the value part),
- * *src and *note (interned). Returns 0, or -1 after reporting (with has_tag telling whether a
- * tag was present at all). */
-static int parse_tag(loader *L, const node *nd, const char *path, int tag_required, size_t *vlen,
-                     const char **src, const char **note)
-{
-    const char *s = nd->text;
-    size_t n = strlen(s);
-    while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t'))
-        n--;
-    *src = NULL;
-    *note = NULL;
-    const char *lb = memchr(s, '[', n);
-    if (!lb || n == 0 || s[n - 1] != ']') {
-        *vlen = n;
-        if (lb) {
-            ERR_NODE(L, nd, path, "malformed provenance tag in '%s': expected 'VALUE [SOURCE]'", s);
-            return -1;
-        }
-        if (!tag_required) return 0;
-        ERR_NODE(L, nd, path,
-                 "'%s' has no provenance tag: write 'VALUE [SOURCE]' with a key of sources:, or "
-                 "'VALUE [assumed: why]'",
-                 s);
-        return -1;
-    }
-    *vlen = (size_t)(lb - s);
-    const char *t = lb + 1, *tend = s + n - 1;
-    while (t < tend && (*t == ' ' || *t == '\t'))
-        t++;
-    const char *colon = tend > t ? memchr(t, ':', (size_t)(tend - t)) : NULL;
-    const char *kend = colon ? colon : tend;
-    while (kend > t && (kend[-1] == ' ' || kend[-1] == '\t'))
-        kend--;
-    char key[64];
-    size_t klen = (size_t)(kend - t);
-    int ok = klen > 0 && klen < sizeof key;
-    for (size_t i = 0; ok && i < klen; i++)
-        if (!is_key_char(t[i])) ok = 0;
-    if (!ok) {
-        ERR_NODE(L, nd, path,
-                 "malformed provenance tag '[%.*s]': expected [SOURCE], [SOURCE: note], "
-                 "[assumed: why] or [fit: how]",
-                 (int)GS_MIN((size_t)(tend - (lb + 1)), (size_t)80), lb + 1);
-        return -1;
-    }
-    memcpy(key, t, klen);
-    key[klen] = '\0';
-    if (colon) {
-        const char *ns = colon + 1, *ne = tend;
-        while (ns < ne && (*ns == ' ' || *ns == '\t'))
-            ns++;
-        while (ne > ns && (ne[-1] == ' ' || ne[-1] == '\t'))
-            ne--;
-        if (ne > ns) *note = store_intern(L->c, ns, (size_t)(ne - ns));
-    }
-    if (!strcmp(key, "assumed") || !strcmp(key, "fit")) {
-        /* fit: fitted by `gensweep calibrate` from cited measurements (the note says which) */
-        *src = store_cstr(L->c, key);
-        return 0;
-    }
-    if (source_index(L->c, key) < 0) {
-        const char *cands[64];
-        size_t nc = 0;
-        cands[nc++] = "assumed";
-        cands[nc++] = "fit";
-        for (size_t i = 0; i < L->c->n_sources && nc < 64; i++)
-            cands[nc++] = L->c->source_keys[i];
-        char dym[128];
-        ERR_NODE(L, nd, path,
-                 "unknown source '%s' in provenance tag%s; define it under sources: "
-                 "or write [assumed: why]",
-                 key, did_you_mean(dym, sizeof dym, key, cands, nc));
-        return -1;
-    }
-    *src = store_cstr(L->c, key);
-    return 0;
-}
-
-/* Range rules shared by the loader and --set. Returns NULL when v is acceptable, else a reason. */
-static const char *check_value(size_t fi, double v, char *buf, size_t size)
-{
-    gs_unit u = fields[fi].unit;
-    if (!isfinite(v)) return "not a finite number";
-    if (v < 0) return "must not be negative";
-    if (v == 0 && !(impls[fi].flags & FF_ZERO_OK)) return "must be greater than zero";
-    if ((u == GS_UNIT_COUNT || u == GS_UNIT_BYTES) && v != floor(v)) {
-        snprintf(buf, size, "must be a whole number of %s (got %.17g)",
-                 u == GS_UNIT_BYTES ? "bytes" : "items", v);
-        return buf;
-    }
-    /* Limits keep every value exact in a double and every derived product finite. */
-    double max = u == GS_UNIT_COUNT ? 2147483647.0 : u == GS_UNIT_BYTES ? 9007199254740992.0 : 1e18;
-    if (v > max) {
-        snprintf(buf, size, "too large (%.17g; the limit is %.17g)", v, max);
-        return buf;
-    }
-    /* Model arithmetic: the timed model counts integer picoseconds (2^64 ps is about 213 days)
-     * and converts every cost once. These ranges keep one instruction's cost between the
-     * 1 ps step and far below the counter's range for any transfer up to the largest HBM,
-     * so an accepted value can never wrap time, freeze it or make an engine free. */
-    static const struct {
-        gs_unit unit;
-        double lo, hi;
-        const char *why;
-    } ranges[] = {
-        {GS_UNIT_FREQ, 1e7, 1e12, "a cycle must last 1 ps (the model's time step) .. 100 ns"},
-        {GS_UNIT_BANDWIDTH, 1e-3, 1e6,
-         "1 MB/s .. 1 PB/s: slower overflows picosecond times of large transfers, faster is "
-         "below the model's 1 ps step per KiB"},
-        {GS_UNIT_TIME, 0, 1e6, "a latency or overhead of at most 1 ms per instruction"},
-        {GS_UNIT_CYCLES, 0, 1e5, "at most 1e5 cycles per instruction"},
-        {GS_UNIT_REAL, 1e-3, 1e3,
-         "rates, elements per cycle and factors: outside 0.001 .. 1000 an instruction's time "
-         "overflows or vanishes"},
-    };
-    for (size_t r = 0; r < GS_ARRAY_LEN(ranges); r++) {
-        if (ranges[r].unit != u || v == 0) continue;
-        if (v < ranges[r].lo || v > ranges[r].hi) {
-            char lo[48], hi[48];
-            gs_units_format(ranges[r].lo, u, lo, sizeof lo);
-            gs_units_format(ranges[r].hi, u, hi, sizeof hi);
-            snprintf(buf, size, "out of range (limit %s .. %s; %s)", lo, hi, ranges[r].why);
-            return buf;
-        }
-    }
-    /* the DMA cost charges a smaller descriptor as one of this size; real engines are
-     * efficient from 512 B to a few KiB */
-    if (impls[fi].off == offsetof(gs_config, dma.min_efficient_chunk) && v > 1048576.0) {
-        snprintf(buf, size,
-                 "out of range (limit 1MiB: DMA engines are efficient from 512 B to "
-                 "a few KiB)");
-        return buf;
-    }
-    return NULL;
-}
-
-/* ------------------------------------------------------------------------------------------ */
-/* tree -> struct                                                                             */
-
-static void join_key(char *out, size_t size, const char *parent, const char *key)
-{
-    if (*parent)
-        snprintf(out, size, "%s.%s", parent, key);
-    else
-        snprintf(out, size, "%s", key);
-}
-
-static const char *kind_word(nkind k)
-{
-    return k == N_MAP ? "a mapping" : k == N_SEQ ? "a list" : "a scalar";
-}
-
-static void set_loc(gs_loc *l, const node *nd)
-{
-    l->file = nd->file;
-    l->line = nd->line;
-    l->col = nd->col;
-}
-
-static void walk_number(loader *L, node *nd, const char *path, size_t fi)
-{
-    gs_num *num = num_at(L->c, fi);
-    /* Mark as written even when bad, so it is not also reported missing; "" is never a valid
-     * source, and a config with errors is discarded. */
-    num->src = "";
-    if (nd->poisoned) {
-        L->bad[fi] = 1;
-        return;
-    }
-    if (nd->kind != N_SCALAR) {
-        ERR_NODE(L, nd, path, "expected a %s value, got %s", gs_unit_kind_name(fields[fi].unit),
-                 kind_word(nd->kind));
-        L->bad[fi] = 1;
-        return;
-    }
-    size_t vlen;
-    const char *src, *note;
-    int tag_ok = parse_tag(L, nd, path, 1, &vlen, &src, &note) == 0;
-    while (vlen > 0 && (nd->text[vlen - 1] == ' ' || nd->text[vlen - 1] == '\t'))
-        vlen--;
-    char val[256];
-    snprintf(val, sizeof val, "%.*s", (int)GS_MIN(vlen, sizeof val - 1), nd->text);
-    char msg[256];
-    double v = 0;
-    if (vlen == 0 && nd->text[0] == '\0') {
-        ERR_NODE(L, nd, path, "missing value (expected a %s)", gs_unit_kind_name(fields[fi].unit));
-        L->bad[fi] = 1;
-        return;
-    }
-    if (gs_units_parse(val, fields[fi].unit, &v, msg, sizeof msg) != GS_OK) {
-        ERR_NODE(L, nd, path, "%s", msg);
-        L->bad[fi] = 1;
-        return;
-    }
-    char rb[128];
-    const char *why = check_value(fi, v, rb, sizeof rb);
-    if (why) {
-        ERR_NODE(L, nd, path, "%s %s", val, why);
-        L->bad[fi] = 1;
-    }
-    if (!tag_ok) L->bad[fi] = 1;
-    num->v = v;
-    num->src = src ? src : "";
-    num->note = note;
-    num->file = nd->file;
-    num->line = nd->line;
-    num->col = nd->col;
-}
-
-/* Returns 0/1, or -1 after reporting. Bools may carry an optional provenance tag. */
-static int walk_bool(loader *L, node *nd, const char *path)
-{
-    if (nd->poisoned) return -1;
-    if (nd->kind != N_SCALAR) {
-        ERR_NODE(L, nd, path, "expected true or false, got %s", kind_word(nd->kind));
-        return -1;
-    }
-    size_t vlen;
-    const char *src, *note;
-    if (parse_tag(L, nd, path, 0, &vlen, &src, &note) < 0) return -1;
-    while (vlen > 0 && (nd->text[vlen - 1] == ' ' || nd->text[vlen - 1] == '\t'))
-        vlen--;
-    if (vlen == 4 && !strncmp(nd->text, "true", 4)) return 1;
-    if (vlen == 5 && !strncmp(nd->text, "false", 5)) return 0;
-    ERR_NODE(L, nd, path, "expected true or false, got '%.*s'", (int)GS_MIN(vlen, (size_t)80),
-             nd->text);
-    return -1;
-}
-
-static const char *walk_string(loader *L, node *nd, const char *path)
-{
-    if (nd->poisoned) return NULL;
-    if (nd->kind != N_SCALAR) {
-        ERR_NODE(L, nd, path, "expected a string, got %s", kind_word(nd->kind));
-        return NULL;
-    }
-    return nd->text;
-}
-
-static void walk_list(loader *L, node *nd, const char *path, int is_ops)
-{
-    if (nd->poisoned) return;
-    if (nd->kind != N_SEQ) {
-        ERR_NODE(L, nd, path, "expected a list of %s names, got %s", is_ops ? "op" : "dtype",
-                 kind_word(nd->kind));
-        return;
-    }
-    const char *names[GS_OPCODE_COUNT + GS_DTYPE_COUNT];
-    size_t count = name_list(is_ops, names);
-    struct gs_config_store *st = store_get(L->c);
-    if (nd->n == 0) ERR_NODE(L, nd, path, "the list is empty");
-    for (size_t i = 0; i < nd->n; i++) {
-        node *it = nd->vals[i];
-        if (it->poisoned) continue;
-        if (it->kind != N_SCALAR) {
-            ERR_NODE(L, it, path, "expected %s name, got %s", is_ops ? "an op" : "a dtype",
-                     kind_word(it->kind));
-            continue;
-        }
-        size_t k = 0;
-        while (k < count && strcmp(names[k], it->text))
-            k++;
-        if (k == count) {
-            char dym[128];
-            ERR_NODE(L, it, path, "unknown %s '%s'%s", is_ops ? "op" : "dtype", it->text,
-                     did_you_mean(dym, sizeof dym, it->text, names, count));
-            continue;
-        }
-        if (is_ops) {
-            if (L->c->ops & (1ull << k)) {
-                ERR_NODE(L, it, path, "'%s' is listed twice", it->text);
-                continue;
-            }
-            L->c->ops |= 1ull << k;
-            if (st) set_loc(&st->ops_loc[k], it);
-        } else {
-            if (L->c->dtypes & (1u << k)) {
-                ERR_NODE(L, it, path, "'%s' is listed twice", it->text);
-                continue;
-            }
-            L->c->dtypes |= 1u << k;
-            if (st) set_loc(&st->dtype_loc[k], it);
-        }
-    }
-}
-
-static void walk_sources(loader *L, node *nd)
-{
-    if (nd->poisoned) return;
-    if (nd->kind != N_MAP) {
-        ERR_NODE(L, nd, "sources", "expected a mapping of KEY: citation, got %s",
-                 kind_word(nd->kind));
-        return;
-    }
-    gs_config *c = L->c;
-    c->source_keys = gs_calloc(nd->n ? nd->n : 1, sizeof(char *));
-    c->source_refs = gs_calloc(nd->n ? nd->n : 1, sizeof(char *));
-    if (!c->source_keys || !c->source_refs) return;
-    for (size_t i = 0; i < nd->n; i++) {
-        node *k = nd->keys[i], *v = nd->vals[i];
-        char path[160];
-        snprintf(path, sizeof path, "sources.%.100s", k->text);
-        if (!valid_ident(k->text) || strlen(k->text) >= 48) {
-            ERR_NODE(L, k, path,
-                     "a source key must be a short name of letters, digits, '_', '-', '.'");
-            continue;
-        }
-        if (!strcmp(k->text, "assumed") || !strcmp(k->text, "fit") || !strcmp(k->text, "--set")) {
-            ERR_NODE(L, k, path, "'%s' is reserved and cannot be a source key", k->text);
-            continue;
-        }
-        if (v->poisoned) continue;
-        if (v->kind != N_SCALAR || !v->text[0]) {
-            ERR_NODE(L, v, path, "expected a citation (URL or document name)");
-            continue;
-        }
-        char *ks = gs_strdup(k->text), *vs = gs_strdup(v->text);
-        if (!ks || !vs) {
-            gs_free(ks);
-            gs_free(vs);
-            continue;
-        }
-        c->source_keys[c->n_sources] = ks;
-        c->source_refs[c->n_sources] = vs;
-        c->n_sources++;
-    }
-}
-
-static int engine_of_path(const char *path)
-{
-    if (!strncmp(path, "engines.vector", 14)) return GS_ENG_VECTOR;
-    if (!strncmp(path, "engines.scalar", 14)) return GS_ENG_SCALAR;
-    if (!strncmp(path, "engines.gpsimd", 14)) return GS_ENG_GPSIMD;
-    return -1;
-}
-
-static gs_simd_cfg *simd_of(gs_config *c, int eng)
-{
-    return eng == GS_ENG_VECTOR ? &c->vector : eng == GS_ENG_SCALAR ? &c->scalar : &c->gpsimd;
-}
-
-static void unknown_key(loader *L, node *key, const char *parent, const char *full)
-{
-    const char *kids[128];
-    char dym[160];
-    if (is_dtype_map(parent)) {
-        const char *names[GS_DTYPE_COUNT];
-        name_list(0, names);
-        ERR_NODE(L, key, full, "unknown dtype '%s'%s", key->text,
-                 did_you_mean(dym, sizeof dym, key->text, names, GS_DTYPE_COUNT));
-        return;
-    }
-    size_t n = children_of(parent, kids, GS_ARRAY_LEN(kids));
-    did_you_mean(dym, sizeof dym, key->text, kids, n);
-    if (!dym[0]) {
-        /* The key may exist in another section (sbuf under chip, table_load under vector). */
-        for (size_t i = 0; i < N_FIELDS + GS_ARRAY_LEN(specials); i++) {
-            const char *p = i < N_FIELDS ? fields[i].path : specials[i - N_FIELDS].path;
-            const char *dot = strrchr(p, '.');
-            if (dot && !strcmp(dot + 1, key->text)) {
-                snprintf(dym, sizeof dym, " ('%s' is a key of %.*s)", key->text, (int)(dot - p), p);
-                break;
-            }
-        }
-    }
-    ERR_NODE(L, key, full, "unknown key%s", dym);
-}
-
-static void walk_map(loader *L, node *m, const char *path)
-{
-    int eng = engine_of_path(path);
-    int is_engine_map = eng >= 0 && strchr(path + 8, '.') == NULL; /* engines.X itself */
-    int absent = 0;
-    if (is_engine_map) {
-        node *pv = map_get(m, "present");
-        gs_simd_cfg *sc = simd_of(L->c, eng);
-        sc->present = 1;
-        if (pv) {
-            char full[160];
-            join_key(full, sizeof full, path, "present");
-            int b = walk_bool(L, pv, full);
-            if (b >= 0) sc->present = b;
-            struct gs_config_store *st = store_get(L->c);
-            if (st) set_loc(&st->present_loc[eng], pv);
-        }
-        absent = !sc->present;
-    }
-    for (size_t i = 0; i < m->n; i++) {
-        node *k = m->keys[i], *v = m->vals[i];
-        char full[192];
-        join_key(full, sizeof full, path, k->text);
-        if (k->poisoned) continue;
-        if (is_engine_map && !strcmp(k->text, "present")) continue;
-        int fi = field_index(full);
-        const special_def *sp = fi < 0 ? special_find(full) : NULL;
-        if (fi < 0 && !sp) {
-            unknown_key(L, k, path, full);
-            continue;
-        }
-        if (absent) {
-            ERR_NODE(L, k, full, "%s has 'present: false', so it takes no other keys", path);
-            continue;
-        }
-        if (fi >= 0) {
-            walk_number(L, v, full, (size_t)fi);
-            continue;
-        }
-        switch (sp->kind) {
-        case SK_MAP:
-            if (v->poisoned) break;
-            if (v->kind != N_MAP)
-                ERR_NODE(L, v, full, "expected a mapping, got %s", kind_word(v->kind));
-            else
-                walk_map(L, v, full);
-            break;
-        case SK_BOOL: {
-            int b = walk_bool(L, v, full);
-            if (b < 0) break;
-            if (!strcmp(full, "core.dma.transpose")) {
-                L->c->dma.transpose = b;
-                struct gs_config_store *st = store_get(L->c);
-                if (st) set_loc(&st->transpose_loc, v);
-            } else if (!strcmp(full, "core.dma.hw_descriptors")) {
-                L->c->dma.hw_descriptors = b;
-            } else if (!strcmp(full, "engines.tensor.double_row")) {
-                L->c->tensor.double_row = b;
-            } else if (!strcmp(full, "engines.tensor.bf16_psum")) {
-                L->c->tensor.bf16_psum = b;
-            }
-            break;
-        }
-        case SK_DTYPES:
-            walk_list(L, v, full, 0);
-            break;
-        case SK_OPS:
-            walk_list(L, v, full, 1);
-            break;
-        case SK_SOURCES:
-            break; /* read before the walk */
-        case SK_STRING: {
-            const char *s = walk_string(L, v, full);
-            if (!s) break;
-            if (!strcmp(full, "name")) {
-                if (!valid_ident(s) || strlen(s) > 64) {
-                    ERR_NODE(L, v, full,
-                             "a name must be letters, digits, '_', '-', '.' (at most "
-                             "64 characters)");
-                    break;
-                }
-                gs_free(L->c->name);
-                L->c->name = gs_strdup(s);
-            } else if (!strcmp(full, "family")) {
-                /* Checked against the registered families (gs/family.h) after the walk. */
-                struct gs_config_store *st = store_get(L->c);
-                if (st) set_loc(&st->family_loc, v);
-                gs_free(L->c->family);
-                L->c->family = gs_strdup(s);
-            } else if (!strcmp(full, "description")) {
-                gs_free(L->c->description);
-                L->c->description = gs_strdup(s);
-            }
-            break;
-        }
-        }
-    }
-}
-
-/* Location to blame for a missing key: the deepest map on its path that exists. Also returns
- * how many path components were found. */
-static const node *locate(const node *root, const char *path, size_t *found, size_t *total)
-{
-    const node *cur = root;
-    char buf[192];
-    snprintf(buf, sizeof buf, "%s", path);
-    size_t comps = 1;
-    for (const char *p = buf; *p; p++)
-        comps += *p == '.';
-    *total = comps;
-    *found = 0;
-    char *save = NULL;
-    for (char *tok = strtok_r(buf, ".", &save); tok; tok = strtok_r(NULL, ".", &save)) {
-        node *nx = map_get(cur, tok);
-        if (!nx || nx->kind != N_MAP) break;
-        cur = nx;
-        (*found)++;
-    }
-    return cur;
-}
-
-static void report_missing(loader *L, const char *path, const char *what)
-{
-    size_t found, total;
-    const node *at = locate(L->root, path, &found, &total);
-    if (found + 1 >= total) {
-        ERR_NODE(L, at, path, "missing required key (%s)", what);
-        return;
-    }
-    /* Name the missing section once rather than every key in it. */
-    char sect[192];
-    snprintf(sect, sizeof sect, "%s", path);
-    char *p = sect;
-    for (size_t k = 0; k <= found; k++) {
-        p = strchr(p, '.');
-        if (!p) break;
-        if (k == found)
-            *p = '\0';
-        else
-            p++;
-    }
-    for (size_t i = 0; i < L->n_sections; i++)
-        if (!strcmp(L->sections[i], sect)) return;
-    if (L->n_sections < GS_ARRAY_LEN(L->sections))
-        snprintf(L->sections[L->n_sections++], sizeof L->sections[0], "%.63s", sect);
-    if (!strncmp(sect, "engines.", 8) && engine_of_path(sect) >= 0)
-        ERR_NODE(L, at, sect,
-                 "missing required section (write 'present: false' under it if the "
-                 "generation has no such engine)");
-    else
-        ERR_NODE(L, at, sect, "missing required section");
-}
-
-static void check_required(loader *L)
-{
-    gs_config *c = L->c;
-    for (size_t i = 0; i < N_FIELDS; i++) {
-        if (!fields[i].required) continue;
-        if (impls[i].engine >= 0 && !gs_config_has_engine(c, (gs_engine)impls[i].engine)) continue;
-        if (!cnum_at(c, i)->src) report_missing(L, fields[i].path, fields[i].description);
-    }
-    static const char *const dmaps[] = {"engines.tensor.rate", "engines.vector.elems_per_cycle",
-                                        "engines.scalar.elems_per_cycle",
-                                        "engines.gpsimd.elems_per_cycle"};
-    for (size_t k = 0; k < GS_ARRAY_LEN(dmaps); k++) {
-        int eng = engine_of_path(dmaps[k]);
-        if (eng >= 0 && !gs_config_has_engine(c, (gs_engine)eng)) continue;
-        int any = 0;
-        char full[128];
-        for (int t = 0; t < GS_DTYPE_COUNT; t++) {
-            snprintf(full, sizeof full, "%s.%s", dmaps[k], gs_dtype_name((gs_dtype)t));
-            const gs_num *n = gs_config_get(c, full);
-            if (n && n->src) any = 1;
-        }
-        if (!any) report_missing(L, dmaps[k], "a map of dtype: value, at least one entry");
-    }
-    if (!c->family && !map_get(L->root, "family"))
-        report_missing(L, "family", "the family whose behaviour applies (a genN/ folder)");
-    if (!c->dtypes && !map_get(L->root, "dtypes"))
-        report_missing(L, "dtypes", "list of supported dtypes");
-    if (!c->ops && !map_get(L->root, "ops")) report_missing(L, "ops", "list of supported ops");
-}
-
-/* ------------------------------------------------------------------------------------------ */
-/* consistency checks (load and --set)                                                        */
-
-typedef struct vctx {
-    gs_diags *d;
-    const gs_config *c;
-    const unsigned char *bad; /* may be NULL */
-} vctx;
-
-static void verr(vctx *V, const gs_num *at, const char *path, const char *fmt, ...) GS_PRINTF(4, 5);
-static void verr(vctx *V, const gs_num *at, const char *path, const char *fmt, ...)
-{
-    char msg[GS_ERROR_MSG_MAX];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    gs_diags_add(V->d, GS_ERR_INVALID, at->file, at->line, at->col, "%s: %s", path, msg);
-}
-
-static void lerr(vctx *V, const gs_loc *at, const char *path, const char *fmt, ...) GS_PRINTF(4, 5);
-static void lerr(vctx *V, const gs_loc *at, const char *path, const char *fmt, ...)
-{
-    char msg[GS_ERROR_MSG_MAX];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    gs_diags_add(V->d, GS_ERR_INVALID, at ? at->file : NULL, at ? at->line : 0, at ? at->col : 0,
-                 "%s: %s", path, msg);
-}
-
-/* A value the checks can use: written, accepted, positive. */
-static int usable(vctx *V, const gs_num *n)
-{
-    if (!n->src || !n->src[0] || !(n->v > 0) || !isfinite(n->v)) return 0;
-    if (V->bad) {
-        int i = field_index_by_off((size_t)((const char *)n - (const char *)V->c));
-        if (i >= 0 && V->bad[i]) return 0;
-    }
-    return 1;
-}
-
-static const char *path_of(const gs_config *c, const gs_num *n)
-{
-    int i = field_index_by_off((size_t)((const char *)n - (const char *)c));
-    return i >= 0 ? fields[i].path : "?";
-}
-
-static void fmt_val(const gs_config *c, const gs_num *n, char *buf, size_t size)
-{
-    int i = field_index_by_off((size_t)((const char *)n - (const char *)c));
-    gs_units_format(n->v, i >= 0 ? fields[i].unit : GS_UNIT_REAL, buf, size);
-}
-
-/* When a check fails because of a value written in another file (a child of extends: changing
- * what the parent's value must agree with), the error names that value's line too: "; core.
- * partitions is set at child.yaml:4:15". Empty when both come from one file. */
-static const char *also_at(const gs_config *c, const gs_num *at, const gs_num *other, char *buf,
-                           size_t size)
-{
-    buf[0] = '\0';
-    if (!other->file || !at->file || !strcmp(other->file, at->file) || other->line <= 0) return buf;
-    snprintf(buf, size, "; %s is set at %s:%d:%d", path_of(c, other), other->file, other->line,
-             other->col);
-    return buf;
-}
-
-static void check_not_above(vctx *V, const gs_num *a, const gs_num *limit, const char *why)
-{
-    if (!usable(V, a) || !usable(V, limit) || a->v <= limit->v) return;
-    char also[GS_ERROR_FILE_MAX + 128];
-    verr(V, a, path_of(V->c, a), "%.17g is larger than %s (%.17g)%s%s", a->v, path_of(V->c, limit),
-         limit->v, why, also_at(V->c, a, limit, also, sizeof also));
-}
-
-static void validate_struct(const gs_config *c, const unsigned char *bad, gs_diags *d)
-{
-    vctx V = {d, c, bad};
-    const struct gs_config_store *st = c->store;
-    const gs_num *P = &c->partitions;
-    char a[64];
-
-    char also[GS_ERROR_FILE_MAX + 128], also2[GS_ERROR_FILE_MAX + 128];
-    /* Sizes in these messages are exact bytes: "1000 B", not the rounded "1KB". */
-    if (usable(&V, &c->sbuf_bytes) && usable(&V, P) && fmod(c->sbuf_bytes.v, P->v) != 0)
-        verr(&V, &c->sbuf_bytes, "core.sbuf",
-             "%.17g B is not divisible by core.partitions (%.17g)%s", c->sbuf_bytes.v, P->v,
-             also_at(c, &c->sbuf_bytes, P, also, sizeof also));
-    int psum_ok = usable(&V, &c->psum_bytes) && usable(&V, P);
-    if (psum_ok && fmod(c->psum_bytes.v, P->v) != 0) {
-        psum_ok = 0;
-        verr(&V, &c->psum_bytes, "core.psum.size",
-             "%.17g B is not divisible by core.partitions (%.17g)%s", c->psum_bytes.v, P->v,
-             also_at(c, &c->psum_bytes, P, also, sizeof also));
-    } else if (usable(&V, &c->psum_bytes) && usable(&V, &c->psum_banks) &&
-               fmod(c->psum_bytes.v, c->psum_banks.v) != 0) {
-        fmt_val(c, &c->psum_bytes, a, sizeof a);
-        verr(&V, &c->psum_banks, "core.psum.banks",
-             "core.psum.size (%s) is not divisible into %.17g banks%s", a, c->psum_banks.v,
-             also_at(c, &c->psum_banks, &c->psum_bytes, also, sizeof also));
-    } else if (usable(&V, &c->psum_bytes) && usable(&V, &c->psum_banks) && usable(&V, P) &&
-               fmod(c->psum_bytes.v / P->v, c->psum_banks.v) != 0) {
-        verr(&V, &c->psum_banks, "core.psum.banks",
-             "PSUM per partition (%.17g B) is not divisible into %.17g banks%s%s",
-             c->psum_bytes.v / P->v, c->psum_banks.v,
-             also_at(c, &c->psum_banks, &c->psum_bytes, also, sizeof also),
-             also_at(c, &c->psum_banks, P, also2, sizeof also2));
-    } else if (usable(&V, &c->psum_bytes) && usable(&V, &c->psum_banks) && usable(&V, P) &&
-               usable(&V, &c->tensor.moving_free_max)) {
-        double bank = c->psum_bytes.v / P->v / c->psum_banks.v;
-        if (c->tensor.moving_free_max.v * 4 > bank)
-            verr(&V, &c->tensor.moving_free_max, "engines.tensor.moving_free_max",
-                 "%.17g fp32 results (%.17g B) do not fit one PSUM bank per partition (%.17g "
-                 "B)%s%s",
-                 c->tensor.moving_free_max.v, c->tensor.moving_free_max.v * 4, bank,
-                 also_at(c, &c->tensor.moving_free_max, &c->psum_bytes, also, sizeof also),
-                 also_at(c, &c->tensor.moving_free_max, P, also2, sizeof also2));
-    }
-    /* Derived time: moving the whole device memory once at the slowest bandwidth must stay far
-     * inside the model's picosecond counter (2^64 ps is about 213 days; the limit 1e6 s leaves
-     * 18x), so no transfer a program can express overflows it. */
-    const gs_num *bws[] = {&c->hbm_bandwidth, &c->dma.bandwidth_per_engine};
-    for (size_t k = 0; k < GS_ARRAY_LEN(bws); k++)
-        if (usable(&V, &c->hbm_capacity) && usable(&V, bws[k]) &&
-            c->hbm_capacity.v / bws[k]->v > 1e15) {
-            fmt_val(c, &c->hbm_capacity, a, sizeof a);
-            char bw[64];
-            fmt_val(c, bws[k], bw, sizeof bw);
-            verr(&V, bws[k], path_of(c, bws[k]),
-                 "%s is too slow for chip.hbm.capacity (%s): moving it once would take %.3g s, "
-                 "beyond the model's limit of 1e6 s%s",
-                 bw, a, c->hbm_capacity.v / bws[k]->v / 1e9,
-                 also_at(c, bws[k], &c->hbm_capacity, also, sizeof also));
-        }
-    check_not_above(&V, &c->tensor.rows, P, ": the contraction runs over partitions");
-    check_not_above(&V, &c->tensor.cols, P, ": matmul output rows land on partitions");
-    if (usable(&V, &c->cores) && c->cores.v > GS_MAX_CORES)
-        verr(&V, &c->cores, "chip.cores", "%.17g cores is more than the supported %d", c->cores.v,
-             GS_MAX_CORES);
-    if (usable(&V, &c->dma.engines) && c->dma.engines.v > GS_MAX_QUEUES)
-        verr(&V, &c->dma.engines, "core.dma.engines",
-             "%.17g DMA engines is more than the "
-             "supported %d",
-             c->dma.engines.v, GS_MAX_QUEUES);
-    if (usable(&V, &c->dma.queues) && c->dma.queues.v > GS_MAX_QUEUES)
-        verr(&V, &c->dma.queues, "core.dma.queues",
-             "%.17g queues per DMA engine is more than the supported %d", c->dma.queues.v,
-             GS_MAX_QUEUES);
-    check_not_above(&V, &c->dma.partitions_per_engine, P,
-                    ": an engine cannot serve more partitions than the core has");
-
-    static const int simd_engines[] = {GS_ENG_VECTOR, GS_ENG_SCALAR, GS_ENG_GPSIMD};
-    for (size_t k = 0; k < GS_ARRAY_LEN(simd_engines); k++) {
-        int e = simd_engines[k];
-        const gs_simd_cfg *s = e == GS_ENG_VECTOR   ? &c->vector
-                               : e == GS_ENG_SCALAR ? &c->scalar
-                                                    : &c->gpsimd;
-        if (!s->present) {
-            if (e != GS_ENG_GPSIMD)
-                lerr(&V, st ? &st->present_loc[e] : NULL,
-                     e == GS_ENG_VECTOR ? "engines.vector.present" : "engines.scalar.present",
-                     "only engines.gpsimd may be absent (every generation has vector and scalar "
-                     "engines)");
-            continue;
-        }
-        check_not_above(&V, &s->lanes, P, "");
-        if (psum_ok && usable(&V, &s->max_free_psum) &&
-            s->max_free_psum.v * 4 > c->psum_bytes.v / P->v)
-            verr(&V, &s->max_free_psum, path_of(c, &s->max_free_psum),
-                 "%.17g fp32 elements (%.17g B) exceed PSUM per partition (%.17g B)",
-                 s->max_free_psum.v, s->max_free_psum.v * 4, c->psum_bytes.v / P->v);
-        for (int t = 0; t < GS_DTYPE_COUNT; t++)
-            if (s->elems_per_cycle[t].src && s->elems_per_cycle[t].src[0] &&
-                !(c->dtypes & (1u << t)))
-                verr(&V, &s->elems_per_cycle[t], path_of(c, &s->elems_per_cycle[t]),
-                     "dtype %s is not in dtypes", gs_dtype_name((gs_dtype)t));
-    }
-    for (int t = 0; t < GS_DTYPE_COUNT; t++)
-        if (c->tensor.rate[t].src && c->tensor.rate[t].src[0] && !(c->dtypes & (1u << t)))
-            verr(&V, &c->tensor.rate[t], path_of(c, &c->tensor.rate[t]),
-                 "dtype %s is not in dtypes", gs_dtype_name((gs_dtype)t));
-
-    for (int op = 0; op < GS_OPCODE_COUNT; op++) {
-        if (!(c->ops & (1ull << op))) continue;
-        const gs_loc *at = st ? &st->ops_loc[op] : NULL;
-        if (op_needs_gpsimd(op) && !c->gpsimd.present)
-            lerr(&V, at, "ops", "'%s' runs on the GpSimd engine, but engines.gpsimd is not present",
-                 gs_opcode_name((gs_opcode)op));
-        if (op == GS_OP_DMA_TRANSPOSE && !c->dma.transpose)
-            lerr(&V, at, "ops", "'dma_transpose' is listed but core.dma.transpose is false");
-    }
-    if (c->dma.transpose && !c->dma.transpose_factor.src)
-        lerr(&V, st ? &st->transpose_loc : NULL, "core.dma.transpose_factor",
-             "required when core.dma.transpose is true");
-    /* The family: registered, has every feature the config enables, and its own checks. */
-    if (c->family) {
-        const gs_loc *fl = st ? &st->family_loc : NULL;
-        gs_family_check_config(c, fl ? fl->file : c->path, fl ? fl->line : 0, fl ? fl->col : 0, d);
-    }
-}
-
-/* ------------------------------------------------------------------------------------------ */
-/* load entry points                                                                          */
-
-static void apply_defaults(gs_config *c)
-{
-    for (size_t i = 0; i < N_FIELDS; i++)
-        num_at(c, i)->v = impls[i].def;
-    c->vector.present = c->scalar.present = c->gpsimd.present = 1;
-}
-
-/* Values rejected during the walk were marked with src ""; clear that so nothing downstream
- * mistakes them for written ones (the config is discarded anyway). */
-static gs_config *finish(loader *L, gs_diags *local)
-{
-    int failed = diag_total(L->d) != L->start;
-    if (local) gs_diags_free(local);
-    if (failed) {
-        gs_config_free(L->c);
-        return NULL;
-    }
-    return L->c;
-}
-
-static gs_config *load_common(const char *text, size_t len, const char *display, const char *dir,
-                              int have_id, dev_t dev, ino_t ino, gs_diags *diags)
-{
-    gs_diags local;
-    gs_diags_init(&local);
-    loader L;
-    memset(&L, 0, sizeof L);
-    L.d = diags ? diags : &local;
-    L.start = diag_total(L.d);
-    L.c = gs_calloc(1, sizeof *L.c);
-    if (!L.c || !store_get(L.c)) {
-        gs_diags_add(L.d, GS_ERR_NOMEM, display, 0, 0, "out of memory");
-        gs_config_free(L.c);
-        gs_diags_free(&local);
-        return NULL;
-    }
-    apply_defaults(L.c);
-    L.c->path = gs_strdup(display);
-    const char *file = store_cstr(L.c, display);
-    if (have_id) {
-        L.chain[0].dev = dev;
-        L.chain[0].ino = ino;
-        L.chain[0].display = file;
-        L.chain_len = 1;
-    }
-    node *root = file ? load_tree(&L, text, len, file, dir ? dir : ".", 0) : NULL;
-    if (!root) {
-        if (diag_total(L.d) == L.start)
-            gs_diags_add(L.d, GS_ERR_NOMEM, display, 0, 0, "out of memory");
-        return finish(&L, diags ? NULL : &local);
-    }
-    L.root = root;
-    node *src = map_get(root, "sources");
-    if (src) walk_sources(&L, src);
-    walk_map(&L, root, "");
-    check_required(&L);
-    if (!L.c->name) {
-        /* default: the file's base name without extension */
-        const char *base = strrchr(display, '/');
-        base = base ? base + 1 : display;
-        size_t n = strlen(base);
-        if (ends_with(base, ".yaml"))
-            n -= 5;
-        else if (ends_with(base, ".yml"))
-            n -= 4;
-        L.c->name = gs_strndup(base, n);
-    }
-    /* A failed copy of a present name/family would otherwise pass silently. */
-    if (!L.c->name || (!L.c->family && diag_total(L.d) == L.start))
-        gs_diags_add(L.d, GS_ERR_NOMEM, display, 0, 0, "out of memory");
-    validate_struct(L.c, L.bad, L.d);
-    node_free(root);
-    return finish(&L, diags ? NULL : &local);
-}
-
-gs_config *gs_config_load(const char *path, gs_diags *diags)
-{
-    gs_diags local;
-    gs_diags_init(&local);
-    gs_diags *d = diags ? diags : &local;
-    if (!path) {
-        gs_diags_add(d, GS_ERR_USAGE, NULL, 0, 0, "no config path given");
-        gs_diags_free(&local);
-        return NULL;
-    }
-    size_t len;
-    dev_t dev;
-    ino_t ino;
-    char why[256];
-    char *text = read_file(path, &len, &dev, &ino, why, sizeof why);
-    if (!text) {
-        gs_diags_add(d, GS_ERR_IO, path, 0, 0, "%s", why);
-        gs_diags_free(&local);
-        return NULL;
-    }
-    char *dir = dir_of(path);
-    gs_config *c = dir ? load_common(text, len, path, dir, 1, dev, ino, d) : NULL;
-    if (!dir) gs_diags_add(d, GS_ERR_NOMEM, path, 0, 0, "out of memory");
-    gs_free(dir);
-    gs_free(text);
-    gs_diags_free(&local);
-    return c;
-}
-
-gs_config *gs_config_load_string(const char *text, size_t len, const char *name, const char *dir,
-                                 gs_diags *diags)
-{
-    dev_t z = 0;
-    ino_t zi = 0;
-    return load_common(text ? text : "", text ? len : 0, name ? name : "<string>", dir, 0, z, zi,
-                       diags);
-}
-
-void gs_config_free(gs_config *c)
-{
-    if (!c) return;
-    gs_free(c->name);
-    gs_free(c->family);
-    gs_free(c->description);
-    gs_free(c->path);
-    for (size_t i = 0; i < c->n_sources; i++) {
-        gs_free(c->source_keys[i]);
-        gs_free(c->source_refs[i]);
-    }
-    gs_free(c->source_keys);
-    gs_free(c->source_refs);
-    store_free(c->store);
-    gs_free(c);
-}
-
-/* ------------------------------------------------------------------------------------------ */
-/* --set                                                                                      */
-
-static const char *const set_bools[] = {"core.dma.transpose", "core.dma.hw_descriptors",
-                                        "engines.tensor.double_row", "engines.tensor.bf16_psum"};
-
-static void trim(char *s)
-{
-    size_t n = strlen(s);
-    while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t'))
-        s[--n] = '\0';
-    size_t k = 0;
-    while (s[k] == ' ' || s[k] == '\t')
-        k++;
-    if (k) memmove(s, s + k, n - k + 1);
-}
-
-gs_status gs_config_set(gs_config *c, const char *assignment, gs_diags *diags)
-{
-    gs_diags local;
-    gs_diags_init(&local);
-    gs_diags *d = diags ? diags : &local;
-    gs_status rc = GS_ERR_INVALID;
-    gs_loc saved_loc = {NULL, 0, 0};
-    int restore_loc = 0;
-    const char *eq = assignment ? strchr(assignment, '=') : NULL;
-    if (!c || !eq) {
-        gs_diags_add(d, GS_ERR_USAGE, "--set", 0, 0, "expected KEY=VALUE, got '%s'",
-                     assignment ? assignment : "");
-        gs_diags_free(&local);
-        return GS_ERR_USAGE;
-    }
-    char key[192], val[256];
-    snprintf(key, sizeof key, "%.*s", (int)GS_MIN((size_t)(eq - assignment), sizeof key - 1),
-             assignment);
-    snprintf(val, sizeof val, "%s", eq + 1);
-    trim(key);
-    trim(val);
-    int fi = field_index(key);
-    size_t bi = 0;
-    while (bi < GS_ARRAY_LEN(set_bools) && strcmp(set_bools[bi], key))
-        bi++;
-    if (fi < 0 && bi == GS_ARRAY_LEN(set_bools)) {
-        const char *cands[N_FIELDS + GS_ARRAY_LEN(set_bools)];
-        size_t n = 0;
-        for (size_t i = 0; i < N_FIELDS; i++)
-            cands[n++] = fields[i].path;
-        for (size_t i = 0; i < GS_ARRAY_LEN(set_bools); i++)
-            cands[n++] = set_bools[i];
-        char dym[192];
-        gs_diags_add(d, GS_ERR_INVALID, "--set", 0, 0, "%s: unknown key%s", key,
-                     did_you_mean(dym, sizeof dym, key, cands, n));
-        goto out;
-    }
-    gs_config copy = *c;
-    if (!store_get(c)) {
-        gs_diags_add(d, GS_ERR_NOMEM, "--set", 0, 0, "out of memory");
-        rc = GS_ERR_NOMEM;
-        goto out;
-    }
-    copy.store = c->store;
-    if (fi < 0) {
-        int b = !strcmp(val, "true") ? 1 : !strcmp(val, "false") ? 0 : -1;
-        if (b < 0) {
-            gs_diags_add(d, GS_ERR_INVALID, "--set", 0, 0, "%s: expected true or false, got '%s'",
-                         key, val);
-            goto out;
-        }
-        if (bi == 0) {
-            copy.dma.transpose = b;
-            saved_loc = c->store->transpose_loc;
-            c->store->transpose_loc = (gs_loc){"--set", 0, 0};
-            restore_loc = 1;
-        } else if (bi == 1) {
-            copy.dma.hw_descriptors = b;
-        } else if (bi == 2) {
-            copy.tensor.double_row = b;
-        } else {
-            copy.tensor.bf16_psum = b;
-        }
-    } else {
-        if (impls[fi].engine >= 0 && !gs_config_has_engine(c, (gs_engine)impls[fi].engine)) {
-            gs_diags_add(d, GS_ERR_INVALID, "--set", 0, 0,
-                         "%s: engines.%s is not present on this generation", key,
-                         engine_names[impls[fi].engine]);
-            goto out;
-        }
-        gs_num *num = num_at(&copy, (size_t)fi);
-        size_t vl = strlen(val);
-        int relative = vl > 1 && (val[0] == 'x' || val[0] == '*' || val[vl - 1] == 'x');
-        double v;
-        char msg[256];
-        const char *note = NULL;
-        if (relative) {
-            char fac[256];
-            if (val[0] == 'x' || val[0] == '*')
-                snprintf(fac, sizeof fac, "%s", val + 1);
-            else
-                snprintf(fac, sizeof fac, "%.*s", (int)(vl - 1), val);
-            double f;
-            if (gs_units_parse(fac, GS_UNIT_REAL, &f, msg, sizeof msg) != GS_OK) {
-                gs_diags_add(d, GS_ERR_INVALID, "--set", 0, 0, "%s: bad factor '%s': %s", key, val,
-                             msg);
-                goto out;
-            }
-            if (!num->src || !num->src[0]) {
-                gs_diags_add(d, GS_ERR_INVALID, "--set", 0, 0,
-                             "%s: has no value in this config to scale by '%s'", key, val);
-                goto out;
-            }
-            v = num->v * f;
-            char was[64], nb[400];
-            gs_units_format(num->v, fields[fi].unit, was, sizeof was);
-            snprintf(nb, sizeof nb, "%s of %s (%s)", val, was, num->src);
-            note = store_cstr(c, nb);
-        } else if (gs_units_parse(val, fields[fi].unit, &v, msg, sizeof msg) != GS_OK) {
-            gs_diags_add(d, GS_ERR_INVALID, "--set", 0, 0, "%s: %s", key, msg);
-            goto out;
-        }
-        char rb[128];
-        const char *why = check_value((size_t)fi, v, rb, sizeof rb);
-        if (why) {
-            char vb[64];
-            gs_units_format(v, fields[fi].unit, vb, sizeof vb);
-            gs_diags_add(d, GS_ERR_INVALID, "--set", 0, 0, "%s: %s %s", key, vb, why);
-            goto out;
-        }
-        num->v = v;
-        num->src = "--set";
-        num->note = note;
-        num->file = "--set";
-        num->line = num->col = 0;
-    }
-    size_t before = diag_total(d);
-    validate_struct(&copy, NULL, d);
-    if (diag_total(d) != before) goto out;
-    *c = copy;
-    restore_loc = 0;
-    rc = GS_OK;
-out:
-    if (restore_loc) c->store->transpose_loc = saved_loc;
-    gs_diags_free(&local);
-    return rc;
-}
-
-/* ------------------------------------------------------------------------------------------ */
-/* derived numbers                                                                            */
-
-static size_t to_size(double v)
-{
-    if (!(v >= 0) || !isfinite(v) || v > 9007199254740992.0) return 0;
-    return (size_t)v;
-}
-
-size_t gs_config_sbuf_partition_bytes(const gs_config *c)
-{
-    if (!c || !(c->partitions.v > 0)) return 0;
-    return to_size(c->sbuf_bytes.v / c->partitions.v);
-}
-
-size_t gs_config_psum_partition_bytes(const gs_config *c)
-{
-    if (!c || !(c->partitions.v > 0)) return 0;
-    return to_size(c->psum_bytes.v / c->partitions.v);
-}
-
-size_t gs_config_psum_bank_bytes(const gs_config *c)
-{
-    if (!c || !(c->partitions.v > 0) || !(c->psum_banks.v > 0)) return 0;
-    return to_size(c->psum_bytes.v / c->partitions.v / c->psum_banks.v);
-}
-
-double gs_config_peak_flops(const gs_config *c, gs_dtype t)
-{
-    if (!c || (int)t < 0 || t >= GS_DTYPE_COUNT) return 0;
-    const gs_num *r = &c->tensor.rate[t];
-    if (!r->src || !(r->v > 0)) return 0;
-    /* values contracted per PE row per column: 2 in fp8 double-row mode, 4 for the quad-packed
-     * MX types (one x4 element per PE per cycle) */
-    double k = 1.0;
-    if (c->tensor.double_row && (t == GS_FP8_E4M3 || t == GS_FP8_E5M2)) k = 2.0;
-    if (t == GS_FP8_E4M3_X4 || t == GS_FP8_E5M2_X4 || t == GS_FP4_E2M1_X4) k = 4.0;
-    return 2.0 * k * c->tensor.rows.v * c->tensor.cols.v * c->tensor.clock.v * r->v;
-}
-
-unsigned gs_config_dma_partitions_per_engine(const gs_config *c)
-{
-    if (c->dma.partitions_per_engine.v >= 1) return (unsigned)c->dma.partitions_per_engine.v;
-    const double e = c->dma.engines.v >= 1 ? c->dma.engines.v : 1;
-    const double p = ceil(c->partitions.v / e);
-    return p >= 1 ? (unsigned)p : 1u;
-}
-
-double gs_config_dma_core_bytes_per_ns(const gs_config *c)
-{
-    return c->dma.engines.v * c->dma.bandwidth_per_engine.v;
-}
-
-double gs_config_hbm_bytes_per_s(const gs_config *c)
-{
-    return c ? c->hbm_bandwidth.v * 1e9 : 0;
-}
-
-int gs_config_has_dtype(const gs_config *c, gs_dtype t)
-{
-    if (!c || (int)t < 0 || t >= GS_DTYPE_COUNT) return 0;
-    return (c->dtypes >> t) & 1u;
-}
-
-int gs_config_has_engine(const gs_config *c, gs_engine e)
-{
-    if (!c) return 0;
-    switch (e) {
-    case GS_ENG_TENSOR:
-    case GS_ENG_DMA:
-        return 1;
-    case GS_ENG_VECTOR:
-        return c->vector.present;
-    case GS_ENG_SCALAR:
-        return c->scalar.present;
-    case GS_ENG_GPSIMD:
-        return c->gpsimd.present;
-    default:
-        return 0;
-    }
-}
-
-/* ------------------------------------------------------------------------------------------ */
-/* show-config                                                                                */
-
-/* A YAML double-quoted string. */
-static void put_quoted(FILE *out, const char *s)
-{
-    fputc('"', out);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(out, "\\%c", *p);
-        else if (*p < 0x20 || *p == 0x7f)
-            fprintf(out, "\\x%02x", *p);
-        else
-            fputc(*p, out);
-    }
-    fputc('"', out);
-}
-
-static void indent(FILE *out, size_t level)
-{
-    for (size_t i = 0; i < level; i++)
-        fputs("  ", out);
-}
-
-static void put_num_line(FILE *out, size_t level, const char *key, const gs_num *n, gs_unit u)
-{
-    char val[64];
-    gs_units_format(n->v, u, val, sizeof val);
-    indent(out, level);
-    if (!n->src) {
-        fprintf(out, "# %s: %s (default)\n", key, val);
-        return;
-    }
-    char text[512];
-    if (n->note)
-        snprintf(text, sizeof text, "%s [%s: %s]", val, n->src, n->note);
-    else
-        snprintf(text, sizeof text, "%s [%s]", val, n->src);
-    int w = fprintf(out, "%s: ", key);
-    /* Quote when the text would not read back as one plain scalar. */
-    if (strstr(text, ": ") || strchr(text, '#') || strchr(text, '"')) {
-        put_quoted(out, text);
-        w += 2 + (int)strlen(text);
-    } else {
-        w += fprintf(out, "%s", text);
-    }
-    int col = (int)(level * 2) + w;
-    if (n->file && n->line > 0)
-        fprintf(out, "%*s# %s:%d:%d", col < 56 ? 56 - col : 1, "", n->file, n->line, n->col);
-    else if (n->file)
-        fprintf(out, "%*s# %s", col < 56 ? 56 - col : 1, "", n->file);
-    fputc('\n', out);
-}
-
-static size_t split_path(const char *path, char comps[][48], size_t max)
-{
-    size_t n = 0;
-    const char *p = path;
-    while (*p && n < max) {
-        const char *e = strchr(p, '.');
-        size_t l = e ? (size_t)(e - p) : strlen(p);
-        snprintf(comps[n++], 48, "%.*s", (int)GS_MIN(l, (size_t)47), p);
-        p += l;
-        if (*p == '.') p++;
-    }
-    return n;
-}
-
-static void on_open(FILE *out, const gs_config *c, const char *section, size_t level)
-{
-    if (!strcmp(section, "core.dma")) {
-        indent(out, level);
-        fprintf(out, "transpose: %s\n", c->dma.transpose ? "true" : "false");
-        indent(out, level);
-        fprintf(out, "hw_descriptors: %s\n", c->dma.hw_descriptors ? "true" : "false");
-    }
-    if (!strcmp(section, "engines.tensor")) {
-        indent(out, level);
-        fprintf(out, "double_row: %s\n", c->tensor.double_row ? "true" : "false");
-        indent(out, level);
-        fprintf(out, "bf16_psum: %s\n", c->tensor.bf16_psum ? "true" : "false");
-    }
-    int e = engine_of_path(section);
-    if (e >= 0 && !strchr(section + 8, '.')) {
-        indent(out, level);
-        fprintf(out, "present: true\n");
-    }
-}
-
-void gs_config_dump_yaml(const gs_config *c, FILE *out)
-{
-    if (!c || !out) return;
-    fprintf(out, "# gensweep show-config: %s, resolved (extends and --set applied)\n",
-            c->path ? c->path : "?");
-    fprintf(out, "# every number: VALUE [source] and, as a comment, the file:line:col it came "
-                 "from\n");
-    fputs("name: ", out);
-    put_quoted(out, c->name ? c->name : "");
-    fputs("\nfamily: ", out);
-    put_quoted(out, c->family ? c->family : "");
-    fputc('\n', out);
-    if (c->description) {
-        fputs("description: ", out);
-        put_quoted(out, c->description);
-        fputc('\n', out);
-    }
-    fputs("sources:\n", out);
-    for (size_t i = 0; i < c->n_sources; i++) {
-        fprintf(out, "  %s: ", c->source_keys[i]);
-        put_quoted(out, c->source_refs[i]);
-        fputc('\n', out);
-    }
-    char prev[8][48];
-    size_t prev_n = 0; /* open sections */
-    for (size_t i = 0; i < N_FIELDS; i++) {
-        const gs_num *n = cnum_at(c, i);
-        if (impls[i].engine >= 0 && !gs_config_has_engine(c, (gs_engine)impls[i].engine)) continue;
-        if (impls[i].dtype >= 0 && !n->src) continue;
-        if (!strcmp(fields[i].path, "core.dma.transpose_factor") && !n->src) continue;
-        char comps[8][48];
-        size_t k = split_path(fields[i].path, comps, 8);
-        size_t common = 0;
-        while (common < prev_n && common + 1 < k && !strcmp(prev[common], comps[common]))
-            common++;
-        char section[sizeof comps + 8] = "";
-        for (size_t j = 0; j + 1 < k; j++) {
-            size_t used = strlen(section);
-            snprintf(section + used, sizeof section - used, "%s%s", j ? "." : "", comps[j]);
-            if (j < common) continue;
-            indent(out, j);
-            fprintf(out, "%s:\n", comps[j]);
-            on_open(out, c, section, j + 1);
-        }
-        for (size_t j = 0; j + 1 < k; j++)
-            memcpy(prev[j], comps[j], 48);
-        prev_n = k - 1;
-        put_num_line(out, k - 1, comps[k - 1], n, fields[i].unit);
-    }
-    if (!c->gpsimd.present) fputs("  gpsimd:\n    present: false\n", out);
-    fputs("dtypes: [", out);
-    for (int t = 0, first = 1; t < GS_DTYPE_COUNT; t++)
-        if (c->dtypes & (1u << t)) {
-            fprintf(out, "%s%s", first ? "" : ", ", gs_dtype_name((gs_dtype)t));
-            first = 0;
-        }
-    fputs("]\nops: [", out);
-    for (int op = 0, first = 1; op < GS_OPCODE_COUNT; op++)
-        if (c->ops & (1ull << op)) {
-            fprintf(out, "%s%s", first ? "" : ", ", gs_opcode_name((gs_opcode)op));
-            first = 0;
-        }
-    fputs("]\n", out);
 }
