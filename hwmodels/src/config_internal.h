@@ -4,6 +4,7 @@
  *
  *   config.c          names, the string store, the loader context, load entry points, derived
  *                     numbers
+ *   config_validate.c cross-field consistency checks and --set
  *   config_dump.c     show-config's YAML
  *
  * Pipeline: bytes -> (size, UTF-8 checks) -> libyaml events -> a small tree with line/column
