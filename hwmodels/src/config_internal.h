@@ -4,6 +4,7 @@
  *
  *   config.c          names, the string store, the loader context, load entry points, derived
  *                     numbers
+ *   config_yaml.c     libyaml events -> a tree of nodes with file:line:col
  *   config_file.c     reading files, `extends:` (merge, `delete:` lists, cycles)
  *   config_schema.c   the key table (FIELDS), key lookup, suggestions, per-value range rules
  *   config_walk.c     the tree walked against the key table into a gs_config (provenance tags)
