@@ -39,17 +39,6 @@ const char *gs_engine_name(gs_engine e)
     return engine_names[e];
 }
 
-int gs_engine_parse(const char *name, gs_engine *out)
-{
-    if (!name) return -1;
-    for (int i = 0; i < GS_ENGINE_COUNT; i++)
-        if (!strcmp(name, engine_names[i])) {
-            if (out) *out = (gs_engine)i;
-            return 0;
-        }
-    return -1;
-}
-
 /* ------------------------------------------------------------------------------------------ */
 /* the store: strings owned by a config, and locations of non-numeric values                 */
 

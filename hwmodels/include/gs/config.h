@@ -48,8 +48,6 @@ typedef enum gs_engine {
         GS_ENGINE_COUNT
 } gs_engine;
 const char *gs_engine_name(gs_engine e);
-/* Returns 0 on success. */
-int gs_engine_parse(const char *name, gs_engine *out);
 
 /* Tensor engine: a rows x cols systolic array. */
 typedef struct gs_tensor_cfg {
