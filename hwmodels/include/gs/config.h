@@ -48,8 +48,6 @@ typedef enum gs_engine {
         GS_ENGINE_COUNT
 } gs_engine;
 const char *gs_engine_name(gs_engine e);
-/* Returns 0 on success. */
-int gs_engine_parse(const char *name, gs_engine *out);
 
 /* Tensor engine: a rows x cols systolic array. */
 typedef struct gs_tensor_cfg {
@@ -142,8 +140,8 @@ typedef struct gs_config {
     uint32_t dtypes; /* bit (1u << gs_dtype) for each supported dtype */
     uint64_t ops;    /* bit (1ull << gs_opcode) for each supported opcode (gs/isa.h) */
 
-    /* Private to config.c: owns the strings the gs_num point to (src, note, file) and the
-     * source locations of non-numeric values. NULL in a hand-built config. */
+    /* Private to the loader (config*.c): owns the strings the gs_num point to (src, note, file) and
+     * the source locations of non-numeric values. NULL in a hand-built config. */
     struct gs_config_store *store;
 } gs_config;
 
