@@ -3,7 +3,7 @@
  * of an instruction (operand validation, then its dependencies from the tracker in deps.c).
  * The instruction API of gs/kernel.h (one checker per operation) is in kb_ops.c.
  */
-#include "gs/kernel.h"
+#include "gs/builder.h"
 
 #include <inttypes.h>
 #include <stdarg.h>

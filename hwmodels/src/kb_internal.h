@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "gs/kernel.h"
+#include "gs/builder.h"
 
 /* The tracker of one program, shared by the builders of its cores (deps.c). Region histories
  * are private to deps.c; the builder reads the per-buffer tile extents and release marks. */
