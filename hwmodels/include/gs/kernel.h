@@ -1,6 +1,8 @@
 /*
  * gs/kernel.h - the kernel-facing API. Kernels (kernels/) include this header and nothing else
- * from gensweep.
+ * from gensweep: the builder API, capabilities, dtypes, tunables by name and the registration
+ * struct. It names no program, instruction or config (the harness side, gs/builder.h and
+ * gs/isa.h, does); the kernel_header_hides_internals test checks that.
  *
  * A kernel is a C function `gs_status k(gs_kb *kb, const gs_kernel_args *args)`. It asks the
  * target for its capabilities (gs_kb_caps), allocates SBUF/PSUM tiles from pools, and issues
