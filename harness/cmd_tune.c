@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "commands.h"
-#include "gs/kernel.h"
+#include "gs/builder.h"
 #include "record.h"
 #include "report.h"
 #include "results.h"

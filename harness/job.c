@@ -1,6 +1,8 @@
 /* job.c - build, initialise and check one job (see job.h). */
 #include "job.h"
 
+#include "gs/builder.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>

@@ -26,9 +26,10 @@
  * buffers per streaming pool, default 2).
  */
 #include <math.h>
+#include <stdio.h>
 
 #include "kernel_util.h"
-#include "suite.h"
+#include "gs/kernel.h"
 
 enum { AT_CAUSAL, AT_NONCAUSAL };
 

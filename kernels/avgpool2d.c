@@ -10,9 +10,10 @@
  * (input elements per partition per tile; default as large as the double-buffered pools
  * allow, capped at 8192) and bufs.
  */
-#include "suite.h"
+#include "gs/kernel.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 
 static gs_status build(gs_kb *kb, const gs_kernel_args *a)
 {

@@ -8,8 +8,9 @@
  * (the top of the matmul ladder) and "naive" (its bottom). Params as matmul.
  */
 #include "matmul.h"
-#include "suite.h"
+#include "gs/kernel.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static gs_status build(gs_kb *kb, const gs_kernel_args *a)

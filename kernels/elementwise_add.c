@@ -9,7 +9,9 @@
  * Variant "spmd": the same schedule on every core of the chip, each core owning a disjoint
  * range of whole row blocks (caps->core_id of caps->cores); all cores share HBM bandwidth.
  */
-#include "suite.h"
+#include <stdio.h>
+
+#include "gs/kernel.h"
 
 static gs_status build(gs_kb *kb, const gs_kernel_args *a)
 {

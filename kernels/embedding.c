@@ -10,7 +10,9 @@
  * "unsupported". No static-DMA adaptation is honest here: the rows to fetch are data, and a
  * one-hot matmul would need iota/compare on the same missing engine.
  */
-#include "suite.h"
+#include <stdio.h>
+
+#include "gs/kernel.h"
 
 #define EMB_DEFAULT_DCHUNK_CAP 4096 /* elements per gathered row piece */
 

@@ -18,9 +18,10 @@
  * "unsupported").
  */
 #include <math.h>
+#include <stdio.h>
 
 #include "kernel_util.h"
-#include "suite.h"
+#include "gs/kernel.h"
 
 enum { FE_FUSED, FE_UNFUSED };
 

@@ -16,9 +16,10 @@
  * default 2) sets buffers per streaming pool; the row pool is double-buffered when it fits.
  */
 #include <math.h>
+#include <stdio.h>
 
 #include "kernel_util.h"
-#include "suite.h"
+#include "gs/kernel.h"
 
 enum { LN_BN_STATS, LN_NAIVE };
 

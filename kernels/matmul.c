@@ -30,8 +30,9 @@
 #include "matmul.h"
 
 #include "kernel_util.h"
-#include "suite.h"
+#include "gs/kernel.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* PSUM banks one group of pipelined matmuls may use */

@@ -9,8 +9,9 @@
  * "unsupported: fp8 matmul". Params as matmul.
  */
 #include "matmul.h"
-#include "suite.h"
+#include "gs/kernel.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static gs_status build(gs_kb *kb, const gs_kernel_args *a)

@@ -28,9 +28,10 @@
  * check measures the device's fp32 accumulation and output rounding, not the (intended) MX
  * quantisation error. Params: nb (B block columns, 0: what SBUF holds).
  */
-#include "suite.h"
+#include "gs/kernel.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -16,9 +16,10 @@
  */
 #include "matmul.h"
 #include "kernel_util.h"
-#include "suite.h"
+#include "gs/kernel.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 enum { V_FUSED, V_UNFUSED };

@@ -10,7 +10,9 @@
  * bufs (param 1, default 2) > 1 the load of the next chunk overlaps the reduction of this one.
  * Ragged row blocks and column tails use smaller tiles.
  */
-#include "suite.h"
+#include <stdio.h>
+
+#include "gs/kernel.h"
 
 enum { RED_SUM, RED_MAX };
 

@@ -12,9 +12,10 @@
  * without it is "unsupported").
  */
 #include <math.h>
+#include <stdio.h>
 
 #include "kernel_util.h"
-#include "suite.h"
+#include "gs/kernel.h"
 
 #define RMS_EPS 1e-6
 #define RMS_DEFAULT_CHUNK_CAP 2048 /* elements per instruction */

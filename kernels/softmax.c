@@ -22,8 +22,9 @@
  * queues / 4)) sets buffers per streaming pool.
  */
 #include <math.h>
+#include <stdio.h>
 
-#include "suite.h"
+#include "gs/kernel.h"
 
 enum { SM_THREE_PASS, SM_FUSED, SM_FUSED_VEXP };
 

@@ -8,7 +8,9 @@
  * (gs_dma_transpose: 2-byte dtypes, only where the target has DMA transpose; elsewhere
  * "unsupported"), then the blocks are stored. Params: strip columns (ts), buffers (bufs).
  */
-#include "suite.h"
+#include <stdio.h>
+
+#include "gs/kernel.h"
 
 enum { V_TENSOR_ENGINE, V_DMA };
 

@@ -13,7 +13,9 @@
  *   times moving [K x N] into one PSUM bank, operands loaded once: the tensor engine's
  *   streaming rate.
  */
-#include "suite.h"
+#include <stdio.h>
+
+#include "gs/kernel.h"
 
 /* ---- ubench_dma ---- */
 

@@ -3,7 +3,7 @@
  * of an instruction (operand validation, then its dependencies from the tracker in deps.c).
  * The instruction API of gs/kernel.h (one checker per operation) is in kb_ops.c.
  */
-#include "gs/kernel.h"
+#include "gs/builder.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -191,8 +191,12 @@ gs_pool *gs_pool_create_at(gs_kb *kb, const char *file, int line, gs_memspace sp
     if (bytes_per_partition > cap || need > cap - kb->top[space]) {
         gs_kb_failf(kb, file, line, GS_ERR_DOES_NOT_FIT,
                     "does not fit: pool '%s' needs %u x %" PRIu64 " bytes per partition of %s, "
-                    "%" PRIu64 " of %" PRIu64 " free",
-                    name, bufs, bytes, gs_memspace_name(space), cap - kb->top[space], cap);
+                    "%" PRIu64 " of %" PRIu64 " free (%s)",
+                    name, bufs, bytes, gs_memspace_name(space), cap - kb->top[space], cap,
+                    space == GS_MEM_SBUF
+                        ? "caps.sbuf_partition_bytes: core.sbuf / core.partitions"
+                        : "caps.psum_partition_bytes: core.psum.size / core.partitions, in "
+                          "banks of caps.psum_bank_bytes");
         return NULL;
     }
     if (kb->n_pools == kb->cap_pools) {
@@ -278,16 +282,19 @@ gs_tile gs_tile_alloc_at(gs_pool *pool, const char *file, int line, gs_dtype dty
     if (parts == 0 || parts > kb->caps.partitions || free_elems == 0) {
         gs_kb_failf(kb, file, line, GS_ERR_INVALID,
                     "tile in pool '%s': %u partitions x %u elements (need 1..%u partitions, > 0 "
-                    "elements)",
-                    pool->name, parts, free_elems, kb->caps.partitions);
+                    "elements: %s has %u partitions, caps.partitions from core.partitions)",
+                    pool->name, parts, free_elems, kb->caps.partitions,
+                    pool->space == GS_MEM_PSUM ? "PSUM" : "SBUF", kb->caps.partitions);
         return t;
     }
     uint64_t bytes = (uint64_t)free_elems * gs_dtype_size(dtype);
     if (bytes > pool->bytes) {
         gs_kb_failf(kb, file, line, GS_ERR_DOES_NOT_FIT,
                     "does not fit: tile of %u x %s (%" PRIu64 " bytes per partition) exceeds pool "
-                    "'%s' buffers of %" PRIu64 " bytes",
-                    free_elems, gs_dtype_name(dtype), bytes, pool->name, pool->bytes);
+                    "'%s' buffers of %" PRIu64 " bytes (size tiles from the pool's "
+                    "bytes_per_partition; the pool is sized from caps.%s_partition_bytes)",
+                    free_elems, gs_dtype_name(dtype), bytes, pool->name, pool->bytes,
+                    pool->space == GS_MEM_PSUM ? "psum" : "sbuf");
         return t;
     }
     int32_t id = pool->first_buffer + (int32_t)pool->next;
@@ -315,6 +322,28 @@ gs_tile gs_tile_alloc_at(gs_pool *pool, const char *file, int line, gs_dtype dty
 static int fits_i32(int64_t v)
 {
     return v >= INT32_MIN && v <= INT32_MAX;
+}
+
+/* A bad HBM view keeps what the kernel asked for, for the error that reports it when the view
+ * is used (views are pure: no builder to report to here). An HBM view of gs_hbm_rows/_cols has
+ * one free dim and no core, so `core` holds the view's kind and the unused shape[2..3] /
+ * stride[2..3] hold r0 and c0 exactly (the offset r0 * C + c0 cannot tell them apart when c0
+ * is out of range). Such a pattern is never executed: using it is an error. */
+enum { HBM_VIEW_ROWS = 1, HBM_VIEW_COLS = 2, HBM_VIEW_GENERAL = 3 };
+
+static void stash_request(gs_ap *a, unsigned kind, int64_t r0, int64_t c0)
+{
+    a->core = (uint16_t)kind;
+    a->shape[2] = (uint32_t)((uint64_t)r0 >> 32);
+    a->shape[3] = (uint32_t)(uint64_t)r0;
+    a->stride[2] = (int32_t)(uint32_t)((uint64_t)c0 >> 32);
+    a->stride[3] = (int32_t)(uint32_t)(uint64_t)c0;
+}
+
+static void stashed_request(const gs_ap *a, int64_t *r0, int64_t *c0)
+{
+    *r0 = (int64_t)(((uint64_t)a->shape[2] << 32) | a->shape[3]);
+    *c0 = (int64_t)(((uint64_t)(uint32_t)a->stride[2] << 32) | (uint32_t)a->stride[3]);
 }
 
 gs_ap gs_tile_view(const gs_tile *t, unsigned p0, unsigned np, uint32_t f0, uint32_t nf)
@@ -383,6 +412,7 @@ gs_ap gs_hbm_rows(const gs_tensor *t, int64_t r0, unsigned nr, int64_t c0, uint3
     a.offset = r0 * C + c0;
     a.shape[0] = nc;
     a.stride[0] = 1;
+    if (a.bad_view == GS_AP_BAD_RANGE) stash_request(&a, HBM_VIEW_ROWS, r0, c0);
     return a;
 }
 
@@ -400,6 +430,7 @@ gs_ap gs_hbm_cols(const gs_tensor *t, int64_t r0, uint32_t nr, int64_t c0, unsig
     a.offset = r0 * C + c0;
     a.shape[0] = nr;
     a.stride[0] = (int32_t)C;
+    if (a.bad_view == GS_AP_BAD_RANGE) stash_request(&a, HBM_VIEW_COLS, r0, c0);
     return a;
 }
 
@@ -412,6 +443,7 @@ gs_ap gs_hbm_ap(const gs_tensor *t, int64_t offset, unsigned part_count, int64_t
     a.part_stride = (int32_t)part_stride;
     if (ndim < 1 || ndim > GS_AP_MAX_DIMS || !shape || !stride) {
         a.bad_view = GS_AP_BAD_RANGE;
+        stash_request(&a, HBM_VIEW_GENERAL, ndim, 0);
         return a;
     }
     if (!fits_i32(part_stride)) a.bad_view = GS_AP_BAD_STRIDE;
@@ -437,6 +469,137 @@ static const char *operand_name(int is_out, int k)
     return k < GS_INSTR_MAX_IN ? ins[k] : "in?";
 }
 
+/* "[100 x 64]": an HBM tensor's declared shape. */
+static void format_shape(const gs_tensor_info *ti, char *out, size_t size)
+{
+    size_t n = (size_t)snprintf(out, size, "[");
+    for (int i = 0; i < ti->ndim && n < size; i++)
+        n += (size_t)snprintf(out + n, size - n, "%s%" PRId64, i ? " x " : "", ti->shape[i]);
+    if (n < size) snprintf(out + n, size - n, "]");
+}
+
+/* The kernel's label for a buffer: its pool's name (buffers are named "<pool>.<index>"). */
+static void pool_label(const gs_buffer_info *bi, char *out, size_t size)
+{
+    snprintf(out, size, "%s", bi->name);
+    char *dot = strrchr(out, '.');
+    if (dot && dot != out) *dot = '\0';
+}
+
+const char *gs_kb_ap_label(const gs_kb *kb, const gs_ap *a, char *buf, size_t size)
+{
+    if (a->space == GS_MEM_HBM) {
+        const gs_tensor_info *ti = gs_program_tensor(kb->p, a->tensor);
+        if (ti)
+            snprintf(buf, size, "tensor '%s'", ti->name);
+        else
+            snprintf(buf, size, "no tensor");
+        return buf;
+    }
+    const gs_buffer_info *bi = gs_program_buffer(kb->p, a->tensor);
+    if (!bi) {
+        snprintf(buf, size, "an unallocated tile");
+        return buf;
+    }
+    char pool[48];
+    pool_label(bi, pool, sizeof pool);
+    snprintf(buf, size, "tile of pool '%s'", pool);
+    return buf;
+}
+
+/* " (out of range)" after the range of a view that exceeds its extent. */
+static const char *mark(int bad)
+{
+    return bad ? " (out of range)" : "";
+}
+
+/* The capability a partition range is sized from, e.g. "SBUF has 128 partitions
+ * (caps.partitions, core.partitions)". */
+static void partitions_cap(const gs_kb *kb, gs_memspace space, char *out, size_t size)
+{
+    snprintf(out, size, "%s has %u partitions (caps.partitions, core.partitions)",
+             space == GS_MEM_PSUM ? "PSUM" : "SBUF", kb->caps.partitions);
+}
+
+/* A view a helper refused as out of range (GS_AP_BAD_RANGE): name the tile or tensor, the range
+ * asked for against its extent, and what to size the view from. */
+static gs_status bad_range(gs_kb *kb, const char *file, int line, const char *op, const char *what,
+                           const gs_ap *a)
+{
+    char cap[96];
+    partitions_cap(kb, a->space, cap, sizeof cap);
+    if (a->space != GS_MEM_HBM) {
+        const gs_buffer_info *bi = gs_program_buffer(kb->p, a->tensor);
+        if (!bi || a->tensor < 0 || (size_t)a->tensor >= kb->tr->n_tile)
+            return gs_kb_failf(kb, file, line, GS_ERR_BOUNDS,
+                               "%s %s: view of an unallocated tile (gs_tile_alloc failed or was "
+                               "not called)",
+                               op, what);
+        char pool[48];
+        pool_label(bi, pool, sizeof pool);
+        uint64_t dsize = gs_dtype_size(a->dtype);
+        uint32_t tparts = kb->tr->tile_parts[a->tensor];
+        uint64_t tfree = dsize ? kb->tr->tile_bytes[a->tensor] / dsize : 0;
+        int64_t f0 = dsize ? (a->offset - (int64_t)bi->offset) / (int64_t)dsize : 0;
+        int64_t f1 = f0;
+        int empty = a->part_count == 0;
+        for (unsigned k = 0; k < a->ndim && k < GS_AP_MAX_DIMS; k++) {
+            if (a->shape[k] == 0)
+                empty = 1;
+            else
+                f1 += (int64_t)(a->shape[k] - 1) * (int64_t)a->stride[k];
+        }
+        f1 += 1;
+        if (empty)
+            return gs_kb_failf(kb, file, line, GS_ERR_BOUNDS,
+                               "%s %s: empty view of tile of pool '%s' (buffer '%s'): %u "
+                               "partitions x %" PRIu64 " elements asked for; a view needs at "
+                               "least one partition and one element",
+                               op, what, pool, bi->name, a->part_count, gs_ap_free_elems(a));
+        uint64_t p1 = (uint64_t)a->part_start + a->part_count;
+        return gs_kb_failf(
+            kb, file, line, GS_ERR_BOUNDS,
+            "%s %s: view outside tile of pool '%s' (buffer '%s', [%u x %" PRIu64
+            "] %s): partitions [%u, %" PRIu64 ") of %u%s, elements [%" PRId64 ", %" PRId64
+            ") of %" PRIu64 " per partition%s; size views from the tile (gs_tile_alloc) and "
+            "the target: %s",
+            op, what, pool, bi->name, tparts, tfree, gs_dtype_name(a->dtype), a->part_start, p1,
+            tparts, mark(p1 > tparts), f0, f1, tfree, mark(f0 < 0 || (uint64_t)f1 > tfree), cap);
+    }
+    const gs_tensor_info *ti = gs_program_tensor(kb->p, a->tensor);
+    if (!ti)
+        return gs_kb_failf(kb, file, line, GS_ERR_INVALID, "%s %s: no HBM tensor %d", op, what,
+                           (int)a->tensor);
+    int64_t R = 1, C = ti->ndim >= 1 ? ti->shape[ti->ndim - 1] : 0;
+    for (int i = 0; i + 1 < ti->ndim; i++)
+        R *= ti->shape[i];
+    int64_t r0, c0;
+    stashed_request(a, &r0, &c0);
+    if (a->core == HBM_VIEW_GENERAL)
+        return gs_kb_failf(kb, file, line, GS_ERR_INVALID,
+                           "%s %s: gs_hbm_ap view of tensor '%s' with %" PRId64
+                           " free dims (need 1..%d) or without shape/stride arrays",
+                           op, what, ti->name, r0, GS_AP_MAX_DIMS);
+    if (a->core != HBM_VIEW_ROWS && a->core != HBM_VIEW_COLS)
+        return gs_kb_failf(kb, file, line, GS_ERR_BOUNDS,
+                           "%s %s: view outside tensor '%s' (requested range exceeds it)", op, what,
+                           ti->name);
+    int rows_on_parts = a->core == HBM_VIEW_ROWS;
+    int64_t nr = rows_on_parts ? a->part_count : a->shape[0];
+    int64_t nc = rows_on_parts ? a->shape[0] : a->part_count;
+    const char *empty =
+        nr == 0 || nc == 0 ? " (empty: a view needs at least one row and column)" : "";
+    return gs_kb_failf(
+        kb, file, line, GS_ERR_BOUNDS,
+        "%s %s: view outside tensor '%s' (seen as [%" PRId64 " x %" PRId64 "] %s): rows [%" PRId64
+        ", %" PRId64 ") of %" PRId64 "%s, cols [%" PRId64 ", %" PRId64 ") of %" PRId64 "%s%s; %s "
+        "map to partitions: size the blocks from the tensor's shape (gs_tensor.shape) and the "
+        "target: %s",
+        op, what, ti->name, R, C, gs_dtype_name(ti->dtype), r0, r0 + nr, R,
+        mark(r0 < 0 || r0 + nr > R), c0, c0 + nc, C, mark(c0 < 0 || c0 + nc > C), empty,
+        rows_on_parts ? "rows" : "columns", cap);
+}
+
 static gs_status check_ap(gs_kb *kb, const char *file, int line, const gs_instr *in, const gs_ap *a,
                           const char *what)
 {
@@ -447,10 +610,7 @@ static gs_status check_ap(gs_kb *kb, const char *file, int line, const gs_instr 
             "%s %s: a stride does not fit in 32 bits (access patterns hold strides as "
             "int32_t: at most %" PRId32 " elements)",
             op, what, INT32_MAX);
-    if (a->bad_view)
-        return gs_kb_failf(kb, file, line, GS_ERR_BOUNDS,
-                           "%s %s: view outside its tile or tensor (requested range exceeds it)",
-                           op, what);
+    if (a->bad_view) return bad_range(kb, file, line, op, what, a);
     if (!gs_ap_is_valid(a))
         return gs_kb_failf(
             kb, file, line, GS_ERR_INVALID,
@@ -470,11 +630,16 @@ static gs_status check_ap(gs_kb *kb, const char *file, int line, const gs_instr 
             return gs_kb_failf(kb, file, line, GS_ERR_INVALID,
                                "%s %s: tensor '%s' is %s, access pattern says %s", op, what,
                                ti->name, gs_dtype_name(ti->dtype), gs_dtype_name(a->dtype));
-        if (lo < 0 || hi > (int64_t)ti->elems)
+        if (lo < 0 || hi > (int64_t)ti->elems) {
+            char shape[96];
+            format_shape(ti, shape, sizeof shape);
             return gs_kb_failf(kb, file, line, GS_ERR_BOUNDS,
                                "%s %s: elements [%" PRId64 ", %" PRId64
-                               ") outside tensor '%s' of %" PRIu64 " elements",
-                               op, what, lo, hi, ti->name, ti->elems);
+                               ") outside tensor '%s' of %" PRIu64 " elements (shape %s %s); "
+                               "size the view from the tensor's shape (gs_tensor.shape)",
+                               op, what, lo, hi, ti->name, ti->elems, shape,
+                               gs_dtype_name(ti->dtype));
+        }
         return GS_OK;
     }
     const gs_buffer_info *bi = gs_program_buffer(kb->p, a->tensor);
@@ -491,17 +656,26 @@ static gs_status check_ap(gs_kb *kb, const char *file, int line, const gs_instr 
                            bi->name);
     uint32_t tparts = kb->tr->tile_parts[a->tensor];
     uint64_t tbytes = kb->tr->tile_bytes[a->tensor];
-    if ((uint64_t)a->part_start + a->part_count > tparts)
+    if ((uint64_t)a->part_start + a->part_count > tparts ||
+        (lo < (int64_t)bi->offset || hi > (int64_t)(bi->offset + tbytes))) {
+        /* a view made before its buffer was handed to a smaller tile of the same pool */
+        char pool[48], cap[96];
+        pool_label(bi, pool, sizeof pool);
+        partitions_cap(kb, a->space, cap, sizeof cap);
+        if ((uint64_t)a->part_start + a->part_count > tparts)
+            return gs_kb_failf(kb, file, line, GS_ERR_BOUNDS,
+                               "%s %s: partitions [%u, %u) outside its tile's %u partitions "
+                               "(pool '%s', buffer '%s', reallocated since the view was made?); "
+                               "size views from the tile (gs_tile_alloc) and the target: %s",
+                               op, what, a->part_start, a->part_start + a->part_count, tparts, pool,
+                               bi->name, cap);
         return gs_kb_failf(
             kb, file, line, GS_ERR_BOUNDS,
-            "%s %s: partitions [%u, %u) outside its tile's %u partitions (buffer '%s')", op, what,
-            a->part_start, a->part_start + a->part_count, tparts, bi->name);
-    if (lo < (int64_t)bi->offset || hi > (int64_t)(bi->offset + tbytes))
-        return gs_kb_failf(
-            kb, file, line, GS_ERR_BOUNDS,
-            "%s %s: bytes [%" PRId64 ", %" PRId64 ") of each partition outside its tile "
-            "(%" PRIu64 " bytes in buffer '%s')",
-            op, what, lo - (int64_t)bi->offset, hi - (int64_t)bi->offset, tbytes, bi->name);
+            "%s %s: bytes [%" PRId64 ", %" PRId64 ") of each partition outside its tile (%" PRIu64
+            " bytes in pool '%s', buffer '%s', reallocated since the view was "
+            "made?); size views from the tile (gs_tile_alloc)",
+            op, what, lo - (int64_t)bi->offset, hi - (int64_t)bi->offset, tbytes, pool, bi->name);
+    }
     return GS_OK;
 }
 
@@ -539,8 +713,9 @@ static gs_status check_free_limit(gs_kb *kb, const char *file, int line, const g
     if (lim && n > lim)
         return gs_kb_failf(kb, file, line, GS_ERR_INVALID,
                            "%s: free size %" PRIu64 " exceeds the engine limit of %" PRIu64
-                           " elements %s",
-                           gs_opcode_name(in->op), n, lim, psum ? "from PSUM" : "from SBUF");
+                           " elements %s (caps.max_free_%s, engines.vector.max_free_%s)",
+                           gs_opcode_name(in->op), n, lim, psum ? "from PSUM" : "from SBUF",
+                           psum ? "psum" : "sbuf", psum ? "psum" : "sbuf");
     return GS_OK;
 }
 

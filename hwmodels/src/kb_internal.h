@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "gs/kernel.h"
+#include "gs/builder.h"
 
 /* The tracker of one program, shared by the builders of its cores (deps.c). Region histories
  * are private to deps.c; the builder reads the per-buffer tile extents and release marks. */
@@ -68,6 +68,9 @@ gs_status gs_kb_check_ap(gs_kb *kb, const char *file, int line, const gs_instr *
                          const char *what);
 gs_status gs_kb_check_alignment(gs_kb *kb, const char *file, int line, const gs_instr *in,
                                 const gs_ap *a, const char *what);
+/* What a kernel calls the region a pattern views, for messages: "tile of pool 'x'" or
+ * "tensor 'A'" (written to buf, returned). */
+const char *gs_kb_ap_label(const gs_kb *kb, const gs_ap *a, char *buf, size_t size);
 /* Validate the operands of `in` (filled by an operation of kb_ops.c), derive its dependencies and
  * append it to the program; the builder's status. */
 gs_status gs_kb_emit(gs_kb *kb, const char *file, int line, gs_instr *in);

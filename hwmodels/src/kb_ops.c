@@ -24,6 +24,13 @@ static int same_shape(const gs_ap *a, const gs_ap *b)
     return a->part_count == b->part_count && gs_ap_free_elems(a) == gs_ap_free_elems(b);
 }
 
+/* Labels for messages (gs_kb_ap_label), filled only when a check fails: REQUIRE evaluates its
+ * message arguments on failure alone, so the hot path formats nothing. */
+#define LABEL(a, buf) gs_kb_ap_label(kb, (a), (buf), sizeof(buf))
+
+/* The capability text a PSUM-bank error points at. */
+#define BANK_CAP "caps.psum_bank_bytes, from core.psum.size / core.partitions / core.psum.banks"
+
 #define REQUIRE(cond, code, ...)                                                                   \
     do {                                                                                           \
         if (!(cond)) return gs_kb_failf(kb, file, line, (code), __VA_ARGS__);                      \
@@ -36,9 +43,22 @@ static gs_status pick_queue(gs_kb *kb, const char *file, int line, int queue, ui
         *out = (uint16_t)(kb->rr_queue++ % nq);
         return GS_OK;
     }
-    REQUIRE((unsigned)queue < nq, GS_ERR_INVALID, "DMA queue %d does not exist (target has %u)",
+    REQUIRE((unsigned)queue < nq, GS_ERR_INVALID,
+            "DMA queue %d does not exist (target has %u: caps.dma_queues, from core.dma.queues)",
             queue, nq);
     *out = (uint16_t)queue;
+    return GS_OK;
+}
+
+/* A view its helper refused (gs_ap.bad_view) is reported before the operation's own shape
+ * rules: its shape may be meaningless (a gs_hbm_ap without dims), and "shapes differ" would
+ * hide the range error behind it. For the operations that take HBM views. */
+static gs_status check_views_first(gs_kb *kb, const char *file, int line, const gs_instr *in,
+                                   const gs_ap *out, const gs_ap *a, const gs_ap *b)
+{
+    if (out->bad_view && gs_kb_check_ap(kb, file, line, in, out, "out0")) return kb->err.code;
+    if (a->bad_view && gs_kb_check_ap(kb, file, line, in, a, "in0")) return kb->err.code;
+    if (b && b->bad_view && gs_kb_check_ap(kb, file, line, in, b, "in1")) return kb->err.code;
     return GS_OK;
 }
 
@@ -52,6 +72,7 @@ gs_status gs_dma_copy_at(gs_kb *kb, const char *file, int line, gs_ap dst, gs_ap
     if (!kb || kb->failed) return gs_kb_status(kb);
     gs_instr in;
     instr_init(&in, GS_OP_DMA_COPY, GS_ENG_DMA);
+    if (check_views_first(kb, file, line, &in, &dst, &src, NULL)) return kb->err.code;
     REQUIRE(dst.space != GS_MEM_PSUM && src.space != GS_MEM_PSUM, GS_ERR_INVALID,
             "dma_copy: DMA cannot access PSUM (evacuate with tensor_copy)");
     REQUIRE(dst.space == GS_MEM_SBUF || src.space == GS_MEM_SBUF, GS_ERR_INVALID,
@@ -76,6 +97,7 @@ gs_status gs_dma_transpose_at(gs_kb *kb, const char *file, int line, gs_ap dst, 
     if (!kb || kb->failed) return gs_kb_status(kb);
     gs_instr in;
     instr_init(&in, GS_OP_DMA_TRANSPOSE, GS_ENG_DMA);
+    if (check_views_first(kb, file, line, &in, &dst, &src, NULL)) return kb->err.code;
     REQUIRE(kb->caps.dma_transpose, GS_ERR_UNSUPPORTED,
             "unsupported: dma_transpose on this target");
     REQUIRE(dst.space == GS_MEM_SBUF, GS_ERR_INVALID, "dma_transpose: destination must be SBUF");
@@ -124,22 +146,29 @@ gs_status gs_matmul_at(gs_kb *kb, const char *file, int line, gs_ap psum, gs_ap 
             gs_dtype_name(stationary.dtype), gs_dtype_name(moving.dtype));
     uint64_t K = stationary.part_count, M = gs_ap_free_elems(&stationary);
     uint64_t N = gs_ap_free_elems(&moving);
+    char l1[96], l2[96];
     REQUIRE(moving.part_count == K, GS_ERR_INVALID,
             "matmul: contraction sizes differ (stationary %" PRIu64 ", moving %u partitions)", K,
             moving.part_count);
-    REQUIRE(K <= c->pe_rows, GS_ERR_INVALID, "matmul: contraction %" PRIu64 " exceeds %u PE rows",
-            K, c->pe_rows);
+    REQUIRE(K <= c->pe_rows, GS_ERR_INVALID,
+            "matmul: contraction %" PRIu64 " exceeds %u PE rows (stationary %s, moving %s: "
+            "contract in blocks of at most caps.pe_rows, from engines.tensor.rows)",
+            K, c->pe_rows, LABEL(&stationary, l1), LABEL(&moving, l2));
     REQUIRE(M <= c->pe_cols, GS_ERR_INVALID,
-            "matmul: stationary free size %" PRIu64 " exceeds %u PE columns", M, c->pe_cols);
+            "matmul: stationary free size %" PRIu64 " exceeds %u PE columns (stationary %s: at "
+            "most caps.pe_cols, from engines.tensor.cols)",
+            M, c->pe_cols, LABEL(&stationary, l1));
     REQUIRE(N <= c->moving_free_max, GS_ERR_INVALID,
-            "matmul: moving free size %" PRIu64 " exceeds the limit of %u", N, c->moving_free_max);
+            "matmul: moving free size %" PRIu64 " exceeds the limit of %u (moving %s: at most "
+            "caps.moving_free_max, from engines.tensor.moving_free_max)",
+            N, c->moving_free_max, LABEL(&moving, l1));
     REQUIRE(psum.part_count == M && gs_ap_free_elems(&psum) == N, GS_ERR_INVALID,
             "matmul: output must be [%" PRIu64 " x %" PRIu64 "], is [%u x %" PRIu64 "]", M, N,
             psum.part_count, gs_ap_free_elems(&psum));
     REQUIRE(psum_in_one_bank(kb, &psum), GS_ERR_INVALID,
             "matmul: output [%" PRIu64 " x %" PRIu64 "] fp32 does not fit one PSUM bank (%" PRIu64
-            " bytes per partition)",
-            M, N, c->psum_bank_bytes);
+            " bytes per partition; output %s: " BANK_CAP ")",
+            M, N, c->psum_bank_bytes, LABEL(&psum, l1));
     in.out[0] = psum;
     in.in[0] = stationary;
     in.in[1] = moving;
@@ -183,21 +212,27 @@ gs_status gs_matmul_dr_at(gs_kb *kb, const char *file, int line, gs_ap psum, gs_
             "matmul (double row): contraction sizes differ (stationary %" PRIu64
             ", moving %u partitions)",
             P, moving.part_count);
+    char l1[96], l2[96];
     REQUIRE(2 * P <= c->double_row_k, GS_ERR_INVALID,
-            "matmul (double row): contraction %" PRIu64 " exceeds %u (2 x %u PE rows)", 2 * P,
-            c->double_row_k, c->pe_rows);
+            "matmul (double row): contraction %" PRIu64 " exceeds %u (2 x %u PE rows; "
+            "stationary %s, moving %s: caps.double_row_k, from engines.tensor.rows)",
+            2 * P, c->double_row_k, c->pe_rows, LABEL(&stationary, l1), LABEL(&moving, l2));
     REQUIRE(M <= c->pe_cols, GS_ERR_INVALID,
-            "matmul (double row): stationary free size %" PRIu64 " exceeds %u PE columns", M,
-            c->pe_cols);
+            "matmul (double row): stationary free size %" PRIu64 " exceeds %u PE columns "
+            "(stationary %s: caps.pe_cols, from engines.tensor.cols)",
+            M, c->pe_cols, LABEL(&stationary, l1));
     REQUIRE(N <= c->moving_free_max, GS_ERR_INVALID,
-            "matmul (double row): moving free size %" PRIu64 " exceeds the limit of %u", N,
-            c->moving_free_max);
+            "matmul (double row): moving free size %" PRIu64 " exceeds the limit of %u (moving "
+            "%s: caps.moving_free_max, from engines.tensor.moving_free_max)",
+            N, c->moving_free_max, LABEL(&moving, l1));
     REQUIRE(psum.part_count == M && gs_ap_free_elems(&psum) == N, GS_ERR_INVALID,
             "matmul (double row): output must be [%" PRIu64 " x %" PRIu64 "], is [%u x %" PRIu64
             "]",
             M, N, psum.part_count, gs_ap_free_elems(&psum));
     REQUIRE(psum_in_one_bank(kb, &psum), GS_ERR_INVALID,
-            "matmul (double row): output does not fit one PSUM bank");
+            "matmul (double row): output does not fit one PSUM bank (%" PRIu64
+            " bytes per partition; output %s: " BANK_CAP ")",
+            c->psum_bank_bytes, LABEL(&psum, l1));
     in.out[0] = psum;
     in.in[0] = stationary;
     in.in[1] = moving;
@@ -260,19 +295,26 @@ gs_status gs_matmul_mx_at(gs_kb *kb, const char *file, int line, gs_ap psum, gs_
             "matmul_mx: %" PRIu64 " partitions is not a whole number of 8-partition scaling "
             "groups (32 values = 8 partitions x 4)",
             P);
+    char l1[96], l2[96];
     REQUIRE(4 * P <= c->mx_k, GS_ERR_INVALID,
-            "matmul_mx: contraction %" PRIu64 " values exceeds %u (4 x %u PE rows)", 4 * P, c->mx_k,
-            c->pe_rows);
+            "matmul_mx: contraction %" PRIu64 " values exceeds %u (4 x %u PE rows; stationary %s, "
+            "moving %s: caps.mx_k, from engines.tensor.rows)",
+            4 * P, c->mx_k, c->pe_rows, LABEL(&stationary, l1), LABEL(&moving, l2));
     REQUIRE(M <= c->pe_cols, GS_ERR_INVALID,
-            "matmul_mx: stationary free size %" PRIu64 " exceeds %u PE columns", M, c->pe_cols);
+            "matmul_mx: stationary free size %" PRIu64 " exceeds %u PE columns (stationary %s: "
+            "caps.pe_cols, from engines.tensor.cols)",
+            M, c->pe_cols, LABEL(&stationary, l1));
     REQUIRE(N <= c->moving_free_max, GS_ERR_INVALID,
-            "matmul_mx: moving free size %" PRIu64 " exceeds the limit of %u", N,
-            c->moving_free_max);
+            "matmul_mx: moving free size %" PRIu64 " exceeds the limit of %u (moving %s: "
+            "caps.moving_free_max, from engines.tensor.moving_free_max)",
+            N, c->moving_free_max, LABEL(&moving, l1));
     REQUIRE(psum.part_count == M && gs_ap_free_elems(&psum) == N, GS_ERR_INVALID,
             "matmul_mx: output must be [%" PRIu64 " x %" PRIu64 "], is [%u x %" PRIu64 "]", M, N,
             psum.part_count, gs_ap_free_elems(&psum));
     REQUIRE(psum_in_one_bank(kb, &psum), GS_ERR_INVALID,
-            "matmul_mx: output does not fit one PSUM bank");
+            "matmul_mx: output does not fit one PSUM bank (%" PRIu64
+            " bytes per partition; output %s: " BANK_CAP ")",
+            c->psum_bank_bytes, LABEL(&psum, l1));
     if (check_mx_scale(kb, file, line, "matmul_mx stationary", &stationary, &st_scale))
         return kb->err.code;
     if (check_mx_scale(kb, file, line, "matmul_mx moving", &moving, &mv_scale)) return kb->err.code;
@@ -347,13 +389,17 @@ gs_status gs_transpose_at(gs_kb *kb, const char *file, int line, gs_ap psum, gs_
     REQUIRE(c->matmul_dtypes & (1u << src.dtype), GS_ERR_UNSUPPORTED,
             "unsupported: %s transpose on the tensor engine", gs_dtype_name(src.dtype));
     uint64_t P = src.part_count, F = gs_ap_free_elems(&src);
+    char l1[96];
     REQUIRE(P <= c->pe_rows && F <= c->pe_cols, GS_ERR_INVALID,
-            "transpose: input [%" PRIu64 " x %" PRIu64 "] exceeds the %u x %u PE array", P, F,
-            c->pe_rows, c->pe_cols);
+            "transpose: input [%" PRIu64 " x %" PRIu64 "] exceeds the %u x %u PE array (input "
+            "%s: caps.pe_rows x caps.pe_cols, from engines.tensor.rows and .cols)",
+            P, F, c->pe_rows, c->pe_cols, LABEL(&src, l1));
     REQUIRE(psum.part_count == F && gs_ap_free_elems(&psum) == P, GS_ERR_INVALID,
             "transpose: output must be [%" PRIu64 " x %" PRIu64 "]", F, P);
     REQUIRE(psum_in_one_bank(kb, &psum), GS_ERR_INVALID,
-            "transpose: output does not fit one PSUM bank");
+            "transpose: output does not fit one PSUM bank (%" PRIu64
+            " bytes per partition; output %s: " BANK_CAP ")",
+            c->psum_bank_bytes, LABEL(&psum, l1));
     in.out[0] = psum;
     in.in[0] = src;
     in.n_out = 1;
@@ -658,6 +704,7 @@ gs_status gs_gather_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_ap t
     if (!kb || kb->failed) return gs_kb_status(kb);
     gs_instr in;
     instr_init(&in, GS_OP_GATHER, GS_ENG_GPSIMD);
+    if (check_views_first(kb, file, line, &in, &out, &table, &idx)) return kb->err.code;
     REQUIRE(out.space == GS_MEM_SBUF && idx.space == GS_MEM_SBUF && table.space == GS_MEM_HBM,
             GS_ERR_INVALID, "gather: out and idx must be SBUF tiles, table an HBM tensor view");
     REQUIRE(idx.dtype == GS_INT32 && is_col(&idx, out.part_count), GS_ERR_INVALID,

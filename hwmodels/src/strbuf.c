@@ -333,10 +333,10 @@ static int open_temp(const char *path, const char *tmp, int *named)
     return fd;
 }
 
-gs_status gs_sb_write_file(gs_sb *sb, const char *path, gs_error *err)
+gs_status gs_out_open(gs_out *o, const char *path, gs_error *err)
 {
-    if (sb->oom)
-        return gs_error_set(err, GS_ERR_NOMEM, path, 0, 0, "out of memory building output");
+    memset(o, 0, sizeof *o);
+    o->fd = -1;
     /* Only a regular file is ever replaced: renaming over a symlink, device or FIFO would
      * silently turn it into a regular file (as root, --record /dev/full replaced the device). */
     struct stat st;
@@ -345,27 +345,71 @@ gs_status gs_sb_write_file(gs_sb *sb, const char *path, gs_error *err)
                             "is %s, not a regular file: refusing to replace it",
                             kind_of(st.st_mode));
     size_t tlen = strlen(path) + 48;
-    char *tmp = gs_malloc(tlen);
-    if (!tmp) return gs_error_set(err, GS_ERR_NOMEM, path, 0, 0, "out of memory");
-    snprintf(tmp, tlen, "%s.tmp.%ld", path, (long)getpid());
-    int named;
-    int fd = open_temp(path, tmp, &named);
-    int e = fd < 0 ? errno : write_all(fd, sb->data ? sb->data : "", sb->len);
-    if (!e && !named) {
+    o->tmp = gs_malloc(tlen);
+    o->path = gs_strdup(path);
+    if (!o->tmp || !o->path) {
+        gs_free(o->tmp);
+        gs_free(o->path);
+        memset(o, 0, sizeof *o);
+        o->fd = -1;
+        return gs_error_set(err, GS_ERR_NOMEM, path, 0, 0, "out of memory");
+    }
+    snprintf(o->tmp, tlen, "%s.tmp.%ld", path, (long)getpid());
+    o->fd = open_temp(path, o->tmp, &o->named);
+    if (o->fd < 0) {
+        int e = errno;
+        gs_out_abort(o);
+        return gs_error_set(err, GS_ERR_IO, path, 0, 0, "cannot write: %s", strerror(e));
+    }
+    return GS_OK;
+}
+
+void gs_out_abort(gs_out *o)
+{
+    if (!o) return;
+    if (o->fd >= 0) close(o->fd);
+    if (o->named && o->tmp) unlink(o->tmp);
+    gs_free(o->tmp);
+    gs_free(o->path);
+    memset(o, 0, sizeof *o);
+    o->fd = -1;
+}
+
+gs_status gs_out_commit(gs_out *o, gs_error *err)
+{
+    int e = 0;
+    if (!o->named) {
         char proc[64];
-        snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
-        unlink(tmp); /* a leftover of a killed process that had our pid */
-        if (linkat(AT_FDCWD, proc, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW) != 0)
+        snprintf(proc, sizeof proc, "/proc/self/fd/%d", o->fd);
+        unlink(o->tmp); /* a leftover of a killed process that had our pid */
+        if (linkat(AT_FDCWD, proc, AT_FDCWD, o->tmp, AT_SYMLINK_FOLLOW) != 0)
             e = errno;
         else
-            named = 1;
+            o->named = 1;
     }
-    if (fd >= 0 && close(fd) != 0 && !e) e = errno;
-    if (!e && rename(tmp, path) != 0) e = errno;
-    if (e && named) unlink(tmp);
-    gs_free(tmp);
-    if (e) return gs_error_set(err, GS_ERR_IO, path, 0, 0, "cannot write: %s", strerror(e));
-    return GS_OK;
+    if (close(o->fd) != 0 && !e) e = errno;
+    o->fd = -1;
+    if (!e && rename(o->tmp, o->path) != 0) e = errno;
+    if (!e) o->named = 0; /* renamed: nothing of ours left to remove */
+    gs_status rc = GS_OK;
+    if (e) rc = gs_error_set(err, GS_ERR_IO, o->path, 0, 0, "cannot write: %s", strerror(e));
+    gs_out_abort(o);
+    return rc;
+}
+
+gs_status gs_sb_write_file(gs_sb *sb, const char *path, gs_error *err)
+{
+    if (sb->oom)
+        return gs_error_set(err, GS_ERR_NOMEM, path, 0, 0, "out of memory building output");
+    gs_out o;
+    gs_status rc = gs_out_open(&o, path, err);
+    if (rc != GS_OK) return rc;
+    int e = write_all(o.fd, sb->data ? sb->data : "", sb->len);
+    if (e) {
+        gs_out_abort(&o);
+        return gs_error_set(err, GS_ERR_IO, path, 0, 0, "cannot write: %s", strerror(e));
+    }
+    return gs_out_commit(&o, err);
 }
 
 gs_status gs_sb_check_output(const char *path, gs_error *err)

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gs/strbuf.h"
 
@@ -35,7 +36,8 @@ struct gs_trace_rate {
 };
 
 struct gs_trace {
-    FILE *f;
+    FILE *f;    /* on a duplicate of out.fd, so closing it leaves out.fd for the commit */
+    gs_out out; /* the temp file renamed over the target by gs_trace_close */
     char *path;
     gs_sb sb;
     int first;
@@ -93,9 +95,26 @@ gs_trace *gs_trace_open(const char *path, gs_error *err)
         gs_error_set(err, GS_ERR_NOMEM, path, 0, 0, "out of memory opening the trace file");
         return NULL;
     }
-    t->f = fopen(path, "wb");
+    /* Written to a temp file renamed over path when complete (the shared output helper), so
+     * a job killed while tracing leaves no partial trace and a previous one stays whole. */
+    gs_error oerr;
+    gs_error_clear(&oerr);
+    if (gs_out_open(&t->out, path, &oerr) != GS_OK) {
+        const char *why = oerr.message; /* "cannot write: <reason>" or why path is refused */
+        if (!strncmp(why, "cannot write: ", 14)) why += 14;
+        gs_error_set(err, oerr.code, path, 0, 0, "cannot create trace file: %s", why);
+        gs_free(t);
+        gs_free(slices);
+        gs_free(p);
+        return NULL;
+    }
+    int fd = dup(t->out.fd);
+    t->f = fd >= 0 ? fdopen(fd, "wb") : NULL;
     if (!t->f) {
-        gs_error_set(err, GS_ERR_IO, path, 0, 0, "cannot create trace file: %s", strerror(errno));
+        int e = errno;
+        if (fd >= 0) close(fd);
+        gs_out_abort(&t->out);
+        gs_error_set(err, GS_ERR_IO, path, 0, 0, "cannot create trace file: %s", strerror(e));
         gs_free(t);
         gs_free(slices);
         gs_free(p);
@@ -391,7 +410,12 @@ gs_status gs_trace_close(gs_trace *t, gs_error *err)
     if (fputs("\n]}\n", t->f) == EOF) t->io_error = 1;
     if (fclose(t->f) != 0) t->io_error = 1;
     gs_status st = GS_OK;
-    if (t->io_error) st = gs_error_set(err, GS_ERR_IO, t->path, 0, 0, "error writing trace file");
+    if (t->io_error) {
+        gs_out_abort(&t->out); /* the target keeps what it had */
+        st = gs_error_set(err, GS_ERR_IO, t->path, 0, 0, "error writing trace file");
+    } else {
+        st = gs_out_commit(&t->out, err);
+    }
     gs_sb_free(&t->sb);
     gs_free(t->slices);
     gs_free(t->path);

@@ -16,7 +16,7 @@
 
 #include "commands.h"
 #include "gs/isa.h"
-#include "gs/kernel.h"
+#include "gs/builder.h"
 #include "suite.h"
 
 /* The program of the job being built, captured from gs_kb_create (test-only: the kernel API

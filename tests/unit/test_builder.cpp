@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "gs/exec.h"
-#include "gs/kernel.h"
+#include "gs/builder.h"
 #include "test_config_builders.h"
 
 namespace
@@ -207,7 +207,7 @@ TEST(Builder, AccessOutsideTileIsAnError)
     gs_tile t = gs_tile_alloc(p, GS_BF16, 64, 100);
     gs_memset(f.kb, GS_ENG_VECTOR, gs_tile_view(&t, 0, 64, 90, 20), 0.0f);
     EXPECT_EQ(gs_kb_status(f.kb), GS_ERR_BOUNDS);
-    EXPECT_NE(f.error().find("outside its tile"), std::string::npos) << f.error();
+    EXPECT_NE(f.error().find("outside tile of pool 'x'"), std::string::npos) << f.error();
     EXPECT_EQ(gs_program_count(f.p), 0u);
 }
 
@@ -310,6 +310,238 @@ TEST(Builder, FreeSizeLimit)
     gs_tile t = gs_tile_alloc(ps, GS_BF16, 128, lim + 1);
     EXPECT_EQ(gs_memset(f.kb, GS_ENG_VECTOR, t.ap, 0.f), GS_ERR_INVALID);
     EXPECT_NE(f.error().find("exceeds the engine limit"), std::string::npos) << f.error();
+}
+
+// ---- errors that teach: each range error names the tile or tensor, the range asked for
+// against its extent, and the capability (caps field and config key) to size from ----
+
+// Every substring of `want` appears in the builder's error.
+static void expect_error_has(Fixture &f, gs_status code, std::initializer_list<std::string> want)
+{
+    EXPECT_EQ(gs_kb_status(f.kb), code) << f.error();
+    for (const std::string &w : want)
+        EXPECT_NE(f.error().find(w), std::string::npos)
+            << "missing \"" << w << "\" in: " << f.error();
+}
+
+TEST(BuilderErrors, TileViewPartitionsOutOfRange)
+{
+    Fixture f;
+    gs_pool *p = gs_pool_create(f.kb, GS_MEM_SBUF, "acts", 1, 1024);
+    gs_tile t = gs_tile_alloc(p, GS_FP32, 128, 64);
+    gs_memset(f.kb, GS_ENG_VECTOR, gs_tile_view(&t, 96, 64, 0, 64), 0.f);
+    expect_error_has(f, GS_ERR_BOUNDS,
+                     {"memset out0: view outside tile of pool 'acts'", "[128 x 64] fp32",
+                      "partitions [96, 160) of 128 (out of range)",
+                      "elements [0, 64) of 64 per partition;",
+                      "SBUF has 128 partitions (caps.partitions, core.partitions)"});
+    EXPECT_EQ(gs_program_count(f.p), 0u);
+}
+
+TEST(BuilderErrors, TileViewElementsOutOfRange)
+{
+    Fixture f;
+    gs_pool *p = gs_pool_create(f.kb, GS_MEM_SBUF, "x", 1, 1024);
+    gs_tile t = gs_tile_alloc(p, GS_BF16, 64, 100);
+    gs_pool *q = gs_pool_create(f.kb, GS_MEM_SBUF, "y", 1, 1024);
+    gs_tile out = gs_tile_alloc(q, GS_BF16, 64, 120);
+    // 2-D: rows of 40 every 50 elements from 10 reach element 150 of 100
+    gs_tensor_copy(f.kb, GS_ENG_VECTOR, out.ap, gs_tile_view2(&t, 0, 64, 10, 3, 40, 50));
+    expect_error_has(f, GS_ERR_BOUNDS,
+                     {"tensor_copy in0: view outside tile of pool 'x' (buffer 'x.0'",
+                      "partitions [0, 64) of 64,",
+                      "elements [10, 150) of 100 per partition (out of range)",
+                      "size views from the tile (gs_tile_alloc)", "SBUF has 128 partitions"});
+}
+
+TEST(BuilderErrors, EmptyTileView)
+{
+    Fixture f;
+    gs_pool *p = gs_pool_create(f.kb, GS_MEM_PSUM, "acc", 1, 2048);
+    gs_tile t = gs_tile_alloc(p, GS_FP32, 128, 16);
+    gs_memset(f.kb, GS_ENG_VECTOR, gs_tile_view(&t, 0, 0, 0, 16), 0.f);
+    expect_error_has(f, GS_ERR_BOUNDS, {"empty view of tile of pool 'acc'", "0 partitions"});
+}
+
+TEST(BuilderErrors, HbmRowsOutOfRange)
+{
+    Fixture f;
+    gs_tensor A = f.tensor("A", GS_BF16, 100, 100);
+    gs_pool *p = gs_pool_create(f.kb, GS_MEM_SBUF, "x", 1, 1024);
+    gs_tile t = gs_tile_alloc(p, GS_BF16, 128, 100);
+    gs_dma_copy(f.kb, t.ap, gs_hbm_rows(&A, 0, 128, 0, 100), -1);
+    expect_error_has(f, GS_ERR_BOUNDS,
+                     {"dma_copy in0: view outside tensor 'A' (seen as [100 x 100] bf16)",
+                      "rows [0, 128) of 100 (out of range)", "cols [0, 100) of 100;",
+                      "rows map to partitions", "gs_tensor.shape",
+                      "SBUF has 128 partitions (caps.partitions, core.partitions)"});
+}
+
+// The column start survives even where the flat offset r0 * C + c0 would hide it (c0 >= C).
+TEST(BuilderErrors, HbmColsPastTheRowEnd)
+{
+    Fixture f;
+    gs_tensor A = f.tensor("A", GS_BF16, 100, 100);
+    gs_pool *p = gs_pool_create(f.kb, GS_MEM_SBUF, "x", 1, 1024);
+    gs_tile t = gs_tile_alloc(p, GS_BF16, 2, 20);
+    gs_dma_copy(f.kb, gs_hbm_rows(&A, 3, 2, 130, 20), t.ap, -1);
+    expect_error_has(f, GS_ERR_BOUNDS,
+                     {"dma_copy out0: view outside tensor 'A'", "rows [3, 5) of 100,",
+                      "cols [130, 150) of 100 (out of range)"});
+    Fixture g;
+    gs_tensor B = g.tensor("B", GS_BF16, 100, 100);
+    gs_pool *q = gs_pool_create(g.kb, GS_MEM_SBUF, "x", 1, 1024);
+    gs_tile u = gs_tile_alloc(q, GS_BF16, 2, 10);
+    gs_dma_copy(g.kb, u.ap, gs_hbm_rows(&B, -1, 2, 0, 10), -1);
+    expect_error_has(g, GS_ERR_BOUNDS, {"tensor 'B'", "rows [-1, 1) of 100 (out of range)"});
+}
+
+TEST(BuilderErrors, HbmColumnsOnPartitions)
+{
+    Fixture f;
+    gs_tensor A = f.tensor("weights", GS_BF16, 100, 100);
+    gs_pool *p = gs_pool_create(f.kb, GS_MEM_SBUF, "x", 1, 1024);
+    gs_tile t = gs_tile_alloc(p, GS_BF16, 8, 10);
+    gs_dma_copy(f.kb, t.ap, gs_hbm_cols(&A, 0, 10, 96, 8), -1);
+    expect_error_has(f, GS_ERR_BOUNDS,
+                     {"view outside tensor 'weights'", "rows [0, 10) of 100,",
+                      "cols [96, 104) of 100 (out of range)", "columns map to partitions"});
+}
+
+TEST(BuilderErrors, HbmGeneralPattern)
+{
+    Fixture f;
+    gs_tensor A = f.tensor("A", GS_BF16, 100, 100);
+    gs_pool *p = gs_pool_create(f.kb, GS_MEM_SBUF, "x", 1, 1024);
+    gs_tile t = gs_tile_alloc(p, GS_BF16, 2, 20);
+    const uint32_t shape[1] = {20};
+    const int64_t one[1] = {1};
+    gs_dma_copy(f.kb, t.ap, gs_hbm_ap(&A, 0, 2, 100, 0, shape, one), -1);
+    expect_error_has(f, GS_ERR_INVALID, {"gs_hbm_ap view of tensor 'A' with 0 free dims"});
+    // a well-formed pattern past the end of the tensor
+    Fixture g;
+    gs_tensor B = g.tensor("B", GS_BF16, 100, 100);
+    gs_pool *q = gs_pool_create(g.kb, GS_MEM_SBUF, "x", 1, 1024);
+    gs_tile u = gs_tile_alloc(q, GS_BF16, 2, 20);
+    gs_dma_copy(g.kb, u.ap, gs_hbm_ap(&B, 9990, 2, 100, 1, shape, one), -1);
+    expect_error_has(g, GS_ERR_BOUNDS,
+                     {"in0: elements [9990, 10110) outside tensor 'B' of 10000 elements",
+                      "shape [100 x 100] bf16", "gs_tensor.shape"});
+}
+
+// A view made before its buffer went to a smaller tile of the same (rotating) pool.
+TEST(BuilderErrors, ViewOfAReallocatedBuffer)
+{
+    Fixture f;
+    gs_pool *p = gs_pool_create(f.kb, GS_MEM_SBUF, "rot", 1, 1024);
+    gs_tile big = gs_tile_alloc(p, GS_BF16, 128, 64);
+    gs_ap v = gs_tile_view(&big, 64, 64, 0, 64);
+    gs_tile_alloc(p, GS_BF16, 32, 64);
+    gs_memset(f.kb, GS_ENG_VECTOR, v, 0.f);
+    expect_error_has(f, GS_ERR_BOUNDS,
+                     {"partitions [64, 128) outside its tile's 32 partitions", "pool 'rot'",
+                      "SBUF has 128 partitions"});
+}
+
+TEST(BuilderErrors, TileAllocPartitionsAndPoolSize)
+{
+    Fixture f;
+    gs_pool *p = gs_pool_create(f.kb, GS_MEM_SBUF, "wide", 1, 1024);
+    gs_tile_alloc(p, GS_BF16, 160, 16);
+    expect_error_has(f, GS_ERR_INVALID,
+                     {"tile in pool 'wide': 160 partitions", "need 1..128 partitions",
+                      "SBUF has 128 partitions, caps.partitions from core.partitions"});
+    Fixture g;
+    gs_pool *q = gs_pool_create(g.kb, GS_MEM_SBUF, "small", 2, 256);
+    gs_tile_alloc(q, GS_FP32, 128, 65);
+    expect_error_has(g, GS_ERR_DOES_NOT_FIT,
+                     {"exceeds pool 'small' buffers of 256 bytes", "caps.sbuf_partition_bytes"});
+    Fixture h;
+    uint64_t cap = gs_kb_caps(h.kb)->psum_partition_bytes;
+    gs_pool_create(h.kb, GS_MEM_PSUM, "acc", 2, cap);
+    expect_error_has(h, GS_ERR_DOES_NOT_FIT,
+                     {"does not fit: pool 'acc'", "of psum",
+                      "caps.psum_partition_bytes: core.psum.size / core.partitions"});
+    Fixture k;
+    gs_pool_create(k.kb, GS_MEM_SBUF, "huge", 1, gs_kb_caps(k.kb)->sbuf_partition_bytes + 1);
+    expect_error_has(k, GS_ERR_DOES_NOT_FIT,
+                     {"pool 'huge'", "caps.sbuf_partition_bytes: core.sbuf / core.partitions"});
+}
+
+static void gen2_with_64_pe_rows(gs_config *c)
+{
+    gs_test_config_gen2_like(c);
+    c->tensor.rows.v = 64;
+}
+
+TEST(BuilderErrors, MatmulSizesNameOperandAndCapability)
+{
+    Fixture f(gen2_with_64_pe_rows);
+    gs_pool *sb = gs_pool_create(f.kb, GS_MEM_SBUF, "weights", 1, 1024);
+    gs_pool *mv = gs_pool_create(f.kb, GS_MEM_SBUF, "acts", 1, 1024);
+    gs_pool *ps = gs_pool_create(f.kb, GS_MEM_PSUM, "acc", 1, 2048);
+    gs_tile st = gs_tile_alloc(sb, GS_BF16, 128, 128);
+    gs_tile m = gs_tile_alloc(mv, GS_BF16, 128, 256);
+    gs_tile o = gs_tile_alloc(ps, GS_FP32, 128, 256);
+    gs_matmul(f.kb, o.ap, st.ap, m.ap, 0);
+    expect_error_has(f, GS_ERR_INVALID,
+                     {"contraction 128 exceeds 64 PE rows", "stationary tile of pool 'weights'",
+                      "moving tile of pool 'acts'", "caps.pe_rows, from engines.tensor.rows"});
+
+    Fixture g;
+    gs_pool *sb2 = gs_pool_create(g.kb, GS_MEM_SBUF, "weights", 1, 1024);
+    gs_pool *ps2 = gs_pool_create(g.kb, GS_MEM_PSUM, "acc", 1, 2048);
+    gs_tile st2 = gs_tile_alloc(sb2, GS_BF16, 128, 200);
+    gs_tile o2 = gs_tile_alloc(ps2, GS_FP32, 128, 200);
+    gs_matmul(g.kb, gs_tile_view(&o2, 0, 128, 0, 128), st2.ap, gs_tile_view(&st2, 0, 128, 0, 128),
+              0);
+    expect_error_has(g, GS_ERR_INVALID,
+                     {"stationary free size 200 exceeds 128 PE columns",
+                      "stationary tile of pool 'weights'",
+                      "caps.pe_cols, from engines.tensor.cols"});
+
+    Fixture h;
+    gs_pool *sb3 = gs_pool_create(h.kb, GS_MEM_SBUF, "s", 1, 4096);
+    gs_pool *ps3 = gs_pool_create(h.kb, GS_MEM_PSUM, "p", 1, 4096);
+    gs_tile st3 = gs_tile_alloc(sb3, GS_BF16, 128, 128);
+    gs_tile mv3 = gs_tile_alloc(sb3, GS_BF16, 128, 600);
+    gs_tile out3 = gs_tile_alloc(ps3, GS_FP32, 128, 600);
+    gs_matmul(h.kb, out3.ap, st3.ap, mv3.ap, 0);
+    expect_error_has(h, GS_ERR_INVALID,
+                     {"moving free size 600 exceeds the limit of 512", "moving tile of pool 's'",
+                      "caps.moving_free_max, from engines.tensor.moving_free_max"});
+
+    // 512 fp32 columns fill one 2 KiB bank exactly; starting at column 256 straddles two
+    Fixture k;
+    gs_pool *sb4 = gs_pool_create(k.kb, GS_MEM_SBUF, "s", 1, 2048);
+    gs_pool *ps4 = gs_pool_create(k.kb, GS_MEM_PSUM, "acc", 1, 4096);
+    gs_tile st4 = gs_tile_alloc(sb4, GS_BF16, 128, 128);
+    gs_tile mv4 = gs_tile_alloc(sb4, GS_BF16, 128, 512);
+    gs_tile out4 = gs_tile_alloc(ps4, GS_FP32, 128, 1024);
+    gs_matmul(k.kb, gs_tile_view(&out4, 0, 128, 256, 512), st4.ap, mv4.ap, 0);
+    expect_error_has(k, GS_ERR_INVALID,
+                     {"does not fit one PSUM bank (2048 bytes per partition",
+                      "output tile of pool 'acc'",
+                      "core.psum.size / core.partitions / core.psum.banks"});
+}
+
+TEST(BuilderErrors, FreeLimitAndQueueNameTheirCapability)
+{
+    Fixture f;
+    unsigned lim = gs_kb_caps(f.kb)->max_free_psum;
+    gs_pool *ps = gs_pool_create(f.kb, GS_MEM_PSUM, "p", 1, (uint64_t)(lim + 1) * 2);
+    gs_tile t = gs_tile_alloc(ps, GS_BF16, 128, lim + 1);
+    gs_memset(f.kb, GS_ENG_VECTOR, t.ap, 0.f);
+    expect_error_has(
+        f, GS_ERR_INVALID,
+        {"exceeds the engine limit", "caps.max_free_psum, engines.vector.max_free_psum"});
+    Fixture g;
+    gs_tensor A = g.tensor("A", GS_BF16, 128, 64);
+    gs_pool *q = gs_pool_create(g.kb, GS_MEM_SBUF, "x", 1, 1024);
+    gs_tile u = gs_tile_alloc(q, GS_BF16, 128, 64);
+    gs_dma_copy(g.kb, u.ap, gs_hbm_rows(&A, 0, 128, 0, 64), 99);
+    expect_error_has(g, GS_ERR_INVALID,
+                     {"DMA queue 99 does not exist", "caps.dma_queues, from core.dma.queues"});
 }
 
 // ---- executor ----

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "gs/exec.h"
-#include "gs/kernel.h"
+#include "gs/builder.h"
 #include "test_config_builders.h"
 
 namespace

@@ -13,7 +13,7 @@
 #include "gs/cost.h"
 #include "gs/exec.h"
 #include "gs/family.h"
-#include "gs/kernel.h"
+#include "gs/builder.h"
 
 namespace
 {

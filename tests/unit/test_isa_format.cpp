@@ -5,7 +5,7 @@
 #include <cstring>
 #include <string>
 
-#include "gs/kernel.h"
+#include "gs/builder.h"
 #include "test_config_builders.h"
 
 namespace

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "gs/builder.h"
 #include "gs/config.h"
 #include "job.h"
 #include "test_config_builders.h"

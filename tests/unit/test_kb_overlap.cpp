@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "gs/kernel.h"
+#include "gs/builder.h"
 #include "test_config_builders.h"
 
 namespace

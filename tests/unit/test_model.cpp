@@ -25,7 +25,7 @@
 #include "gs/cost.h"
 #include "gs/exec.h"
 #include "gs/isa.h"
-#include "gs/kernel.h"
+#include "gs/builder.h"
 #include "gs/model.h"
 #include "isolated_run.h"
 #include "test_config_builders.h"

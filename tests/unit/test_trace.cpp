@@ -7,6 +7,11 @@
 #include <gtest/gtest.h>
 
 #include <cjson/cJSON.h>
+#include <dirent.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -140,6 +145,152 @@ TEST(Trace, UnwritablePathIsAnIoError)
     gs_trace_complete(nullptr, 0, 0, "x", 0, 1, 0, "", nullptr, 0, "k.c", 1, 0); /* ignored */
     EXPECT_EQ(gs_trace_rate_create(nullptr, 0, "a", "b"), nullptr);
     gs_trace_rate_add(nullptr, 0, 1, 1.0);
+}
+
+// ---- atomic writes: the trace appears at its path only when complete ----
+
+// A fresh directory of its own, so leftovers can be counted.
+struct TraceDir {
+    std::string dir;
+    TraceDir()
+    {
+        dir = std::string(GS_BINARY_DIR) + "/test_trace_dir_" + std::to_string(getpid());
+        std::string cmd = "rm -rf '" + dir + "'";
+        EXPECT_EQ(system(cmd.c_str()), 0);
+        EXPECT_EQ(mkdir(dir.c_str(), 0755), 0);
+    }
+    ~TraceDir()
+    {
+        std::string cmd = "rm -rf '" + dir + "'";
+        EXPECT_EQ(system(cmd.c_str()), 0);
+    }
+    std::vector<std::string> entries() const
+    {
+        std::vector<std::string> out;
+        DIR *d = opendir(dir.c_str());
+        if (!d) return out;
+        while (struct dirent *e = readdir(d))
+            if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) out.push_back(e->d_name);
+        closedir(d);
+        return out;
+    }
+};
+
+void write_file(const std::string &path, const std::string &text)
+{
+    std::ofstream f(path, std::ios::binary);
+    f << text;
+}
+
+void some_events(gs_trace *t, int n)
+{
+    for (int i = 0; i < n; i++)
+        gs_trace_complete(t, 0, 0, "matmul", (uint64_t)i * 1000, 500, (size_t)i, "a, b", nullptr, 0,
+                          "kernels/k.c", 12, 0);
+}
+
+TEST(TraceAtomic, OldTraceStaysUntilTheNewOneIsComplete)
+{
+    TraceDir d;
+    const std::string path = d.dir + "/t.json";
+    write_file(path, "old");
+    gs_error err;
+    gs_trace *t = gs_trace_open(path.c_str(), &err);
+    ASSERT_NE(t, nullptr) << err.message;
+    some_events(t, 5000); /* more than the stdio buffer: some of it reached the temp file */
+    EXPECT_EQ(slurp(path), "old");
+    ASSERT_EQ(gs_trace_close(t, &err), GS_OK) << err.message;
+    cJSON *doc = cJSON_Parse(slurp(path).c_str());
+    ASSERT_NE(doc, nullptr);
+    EXPECT_EQ(events_of(doc, "X").size(), 5000u);
+    cJSON_Delete(doc);
+    EXPECT_EQ(d.entries(), std::vector<std::string>{"t.json"});
+}
+
+// A job killed while tracing leaves the target as it was.
+TEST(TraceAtomic, KilledWriterLeavesNoPartialTrace)
+{
+    TraceDir d;
+    const std::string path = d.dir + "/t.json";
+    pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+        gs_error err;
+        gs_trace *t = gs_trace_open(path.c_str(), &err);
+        if (!t) _exit(3);
+        some_events(t, 20000);
+        raise(SIGKILL);
+        _exit(4);
+    }
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    ASSERT_TRUE(WIFSIGNALED(status)) << "child exit " << WEXITSTATUS(status);
+    struct stat st;
+    EXPECT_NE(lstat(path.c_str(), &st), 0) << "a partial trace was left at " << path;
+    /* with O_TMPFILE (Linux file systems that have it) nothing is left at all; elsewhere the
+     * helper's PATH.tmp.PID, never the target */
+    for (const std::string &e : d.entries())
+        EXPECT_EQ(e.rfind("t.json.tmp.", 0), 0u) << e;
+}
+
+TEST(TraceAtomic, NonRegularTargetsAreRefused)
+{
+    TraceDir d;
+    const std::string dirpath = d.dir + "/sub";
+    ASSERT_EQ(mkdir(dirpath.c_str(), 0755), 0);
+    gs_error err;
+    EXPECT_EQ(gs_trace_open(dirpath.c_str(), &err), nullptr);
+    EXPECT_EQ(err.code, GS_ERR_USAGE);
+    EXPECT_STREQ(err.file, dirpath.c_str());
+    EXPECT_NE(std::string(err.message).find("is a directory, not a regular file"),
+              std::string::npos)
+        << err.message;
+    struct stat st;
+    ASSERT_EQ(lstat(dirpath.c_str(), &st), 0);
+    EXPECT_TRUE(S_ISDIR(st.st_mode));
+
+    /* a FIFO: refused at once (opening it for writing would block until a reader came) */
+    const std::string fifo = d.dir + "/pipe";
+    ASSERT_EQ(mkfifo(fifo.c_str(), 0644), 0);
+    EXPECT_EQ(gs_trace_open(fifo.c_str(), &err), nullptr);
+    EXPECT_EQ(err.code, GS_ERR_USAGE);
+    EXPECT_NE(std::string(err.message).find("is a FIFO"), std::string::npos) << err.message;
+    ASSERT_EQ(lstat(fifo.c_str(), &st), 0);
+    EXPECT_TRUE(S_ISFIFO(st.st_mode));
+    EXPECT_EQ(d.entries().size(), 2u); /* sub and pipe, no temp files */
+}
+
+// A write that fails part way (the file size limit: EFBIG) is an I/O error naming the path; the
+// previous trace is kept and no temp file is left.
+TEST(TraceAtomic, FailedWriteKeepsTheOldTrace)
+{
+    TraceDir d;
+    const std::string path = d.dir + "/t.json";
+    write_file(path, "old");
+    pid_t pid = fork(); /* the limit and the ignored signal stay in the child */
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+        signal(SIGXFSZ, SIG_IGN);
+        struct rlimit rl;
+        getrlimit(RLIMIT_FSIZE, &rl);
+        rl.rlim_cur = 64 * 1024;
+        if (setrlimit(RLIMIT_FSIZE, &rl) != 0) _exit(5);
+        gs_error err;
+        gs_trace *t = gs_trace_open(path.c_str(), &err);
+        if (!t) _exit(3);
+        some_events(t, 20000); /* about 4 MB */
+        gs_status st = gs_trace_close(t, &err);
+        if (st != GS_ERR_IO) _exit(6);
+        if (strcmp(err.file, path.c_str()) != 0) _exit(7);
+        if (!strstr(err.message, "error writing trace file")) _exit(8);
+        _exit(0);
+    }
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 0);
+    EXPECT_EQ(slurp(path), "old");
+    EXPECT_EQ(d.entries(), std::vector<std::string>{"t.json"});
 }
 
 } // namespace

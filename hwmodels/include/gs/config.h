@@ -19,6 +19,8 @@
 #include <stdio.h>
 #include "gs/common.h"
 #include "gs/dtype.h"
+#include "gs/engine.h"
+#include "gs/units.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -32,22 +34,6 @@ typedef struct gs_num {
     const char *file; /* where it was written (owned by the config) */
     int line, col;
 } gs_num;
-
-/* Engine ids: the compute engines of a core plus its DMA. */
-#define GS_ENGINE_TABLE(X)                                                                         \
-    X(GS_ENG_TENSOR, "tensor")                                                                     \
-    X(GS_ENG_VECTOR, "vector")                                                                     \
-    X(GS_ENG_SCALAR, "scalar")                                                                     \
-    X(GS_ENG_GPSIMD, "gpsimd")                                                                     \
-    X(GS_ENG_DMA, "dma")
-
-typedef enum gs_engine {
-#define GS_ENGINE_ENUM(e, n) e,
-    GS_ENGINE_TABLE(GS_ENGINE_ENUM)
-#undef GS_ENGINE_ENUM
-        GS_ENGINE_COUNT
-} gs_engine;
-const char *gs_engine_name(gs_engine e);
 
 /* Tensor engine: a rows x cols systolic array. */
 typedef struct gs_tensor_cfg {
@@ -185,16 +171,6 @@ gs_status gs_config_set(gs_config *c, const char *assignment, gs_diags *diags);
 void gs_config_dump_yaml(const gs_config *c, FILE *out);
 
 /* ---- the schema, for docs, tests and tools ---- */
-typedef enum gs_unit {
-    GS_UNIT_COUNT,     /* plain positive integer */
-    GS_UNIT_REAL,      /* plain positive number (ratios, factors) */
-    GS_UNIT_BYTES,     /* B KiB MiB GiB KB MB GB */
-    GS_UNIT_BANDWIDTH, /* GB/s GiB/s B/ns TB/s MB/s (stored as bytes per ns) */
-    GS_UNIT_FREQ,      /* Hz MHz GHz */
-    GS_UNIT_TIME,      /* ns us ms s (stored as ns) */
-    GS_UNIT_CYCLES     /* plain number of engine cycles */
-} gs_unit;
-
 typedef struct gs_config_field {
     const char *path; /* dotted key, e.g. "engines.tensor.clock" */
     gs_unit unit;

@@ -1,6 +1,8 @@
 /*
  * gs/kernel.h - the kernel-facing API. Kernels (kernels/) include this header and nothing else
- * from gensweep.
+ * from gensweep: the builder API, capabilities, dtypes, tunables by name and the registration
+ * struct. It names no program, instruction or config (the harness side, gs/builder.h and
+ * gs/isa.h, does); the kernel_header_hides_internals test checks that.
  *
  * A kernel is a C function `gs_status k(gs_kb *kb, const gs_kernel_args *args)`. It asks the
  * target for its capabilities (gs_kb_caps), allocates SBUF/PSUM tiles from pools, and issues
@@ -21,7 +23,7 @@
 
 #include "gs/common.h"
 #include "gs/dtype.h"
-#include "gs/isa.h"
+#include "gs/isa_types.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -86,16 +88,16 @@ typedef struct gs_tensor {
 /*
  * Arguments the harness passes: tensors (inputs then outputs), problem sizes and tunables.
  *
- * t[] follows the order of the kernel's tensor declarations (suite.h `tensors`): inputs first,
- * then outputs, each with the shape declared there. For matmul-class kernels the layouts are
+ * t[] follows the order of the kernel's tensor declarations (gs_kernel_def `tensors`): inputs
+ * first, then outputs, each with the shape declared there. For matmul-class kernels the layouts are
  * (kernels/README.md has every kernel's):
  *   AT [K x M]  the left operand given transposed (K, the contraction, on partitions: it is the
  *               stationary operand, loaded K rows x M columns)
  *   B  [K x N]  the right operand (moving: K rows x N columns)
  *   C  [M x N]  the result (M rows on partitions, accumulated in PSUM in fp32)
- * dims[] are the kernel's named dims in order (suite.h dim_names, e.g. M, K, N).
+ * dims[] are the kernel's named dims in order (gs_kernel_def dim_names, e.g. M, K, N).
  *
- * param[] holds the tunables in the order of the kernel's param_names (suite.h); 0 means
+ * param[] holds the tunables in the order of the kernel's param_names (gs_kernel_def); 0 means
  * "choose a default from the capabilities". Read them by name with gs_kernel_param() rather
  * than by position, so reordering or adding a param cannot silently swap two of them.
  */
@@ -126,10 +128,53 @@ static inline int64_t gs_kernel_param(const gs_kernel_args *a, const char *name,
 
 typedef gs_status (*gs_kernel_fn)(gs_kb *kb, const gs_kernel_args *args);
 
-/* ---- builder lifecycle (used by the harness, not by kernels) ---- */
-/* Create a builder appending to program p for core `core`. NULL on OOM. */
-gs_kb *gs_kb_create(gs_program *p, unsigned core);
-void gs_kb_free(gs_kb *kb); /* releases its pools' tracking, not the program; NULL ok */
+/* ---- registration ----
+ * A kernel source defines one `const gs_kernel_def gs_kernel_<name>` (kernels/suite.c lists
+ * them; kernels/README.md, "Adding a kernel"). */
+#define GS_SUITE_MAX_SHAPES 8
+#define GS_SUITE_MAX_DIMS 8
+
+typedef struct gs_shape {
+    int n; /* number of dims used (0 terminates a list) */
+    int64_t d[GS_SUITE_MAX_DIMS];
+} gs_shape;
+
+/* One tensor the kernel's problem declares (in order: inputs first, then outputs). */
+typedef struct gs_tensor_decl {
+    char name[32];
+    gs_tensor_kind kind;
+    gs_dtype dtype;
+    int ndim;
+    int64_t shape[GS_AP_MAX_DIMS];
+    double lo, hi; /* input values drawn uniformly from [lo, hi) (then rounded to dtype) */
+    int integer;   /* input values are integers in [lo, hi) */
+} gs_tensor_decl;
+
+typedef struct gs_kernel_def {
+    const char *name;
+    const char *summary;
+    int n_dims;
+    const char *dim_names[GS_SUITE_MAX_DIMS];
+    int n_variants;
+    const char *variants[8];
+    int n_params;
+    const char *param_names[GS_KERNEL_MAX_PARAMS];
+    const char *param_help[GS_KERNEL_MAX_PARAMS];
+    gs_shape check_shapes[GS_SUITE_MAX_SHAPES]; /* functional + timing, CI-sized */
+    gs_shape perf_shapes[GS_SUITE_MAX_SHAPES];  /* timing-only, realistic */
+    uint32_t dtypes;                            /* compute dtypes the kernel accepts */
+    uint32_t spmd_variants; /* bit v set: variant v is SPMD (build runs once per core of the chip,
+                               caps->core_id says which; each core owns a disjoint output part) */
+    /* Declare the problem's tensors for args (dims, dtype); returns the count, or -1 with a
+     * message in err for bad dims. */
+    int (*tensors)(const gs_kernel_args *args, gs_tensor_decl *out, int max, gs_error *err);
+    gs_kernel_fn build;
+    /* Reference in double: in[i] are the decoded inputs, out[j] receive the outputs. */
+    void (*reference)(const gs_kernel_args *args, const double *const *in, double *const *out);
+    /* Length of the longest reduction an output element comes from (for tolerances); NULL:
+     * no reduction (1). */
+    double (*reduction_len)(const gs_kernel_args *args);
+} gs_kernel_def;
 
 /* ---- queries ---- */
 const gs_caps *gs_kb_caps(const gs_kb *kb);

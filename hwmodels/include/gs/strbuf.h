@@ -60,6 +60,19 @@ void gs_sb_csv(gs_sb *sb, const char *s);
  * process killed while writing leaves nothing behind; otherwise PATH.tmp.PID, removed on every
  * error path. */
 gs_status gs_sb_write_file(gs_sb *sb, const char *path, gs_error *err);
+/* The same for output written as it is produced (a trace): gs_out_open checks path as
+ * gs_sb_write_file does and opens the temp file (o->fd, to write to); gs_out_commit renames it
+ * over path (GS_ERR_IO naming path if that fails; path untouched); gs_out_abort (any failure
+ * before) removes it. Both release o; abort of a released or failed-to-open o is a no-op. */
+typedef struct gs_out {
+    int fd;    /* write here; -1 once released */
+    int named; /* the temp file has a name (tmp) that must be removed on failure */
+    char *tmp, *path;
+} gs_out;
+gs_status gs_out_open(gs_out *o, const char *path, gs_error *err);
+gs_status gs_out_commit(gs_out *o, gs_error *err);
+void gs_out_abort(gs_out *o);
+
 /* Can gs_sb_write_file (or a plain create) write path? Checked before work starts so a bad
  * output path is a usage error, not a lost run: GS_ERR_USAGE when something other than a
  * regular file is there or the directory does not exist / is not writable. */

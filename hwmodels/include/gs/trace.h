@@ -34,9 +34,14 @@ extern "C" {
 
 typedef struct gs_trace gs_trace;
 
-/* Create/truncate path and write the header. NULL with err set (GS_ERR_IO, GS_ERR_NOMEM). */
+/* Start a trace for path and write the header. The trace goes to a temp file in path's
+ * directory (gs_out_open, gs/strbuf.h) that gs_trace_close renames over path once complete: a
+ * process killed while tracing leaves no partial file and path keeps what it had. Only a
+ * regular file (or nothing) at path is replaced: a directory, FIFO, device or symlink there is
+ * GS_ERR_USAGE. NULL with err set (GS_ERR_USAGE, GS_ERR_IO, GS_ERR_NOMEM). */
 gs_trace *gs_trace_open(const char *path, gs_error *err);
-/* Terminate the JSON, close and free. GS_ERR_IO if anything failed to write. NULL: GS_OK. */
+/* Terminate the JSON, close, rename over path and free. GS_ERR_IO naming path if anything failed
+ * to write (the temp file is removed, path untouched). NULL: GS_OK. */
 gs_status gs_trace_close(gs_trace *t, gs_error *err);
 
 /* Metadata: names of a process (pid) and of a thread (track) inside it. */

@@ -14,11 +14,21 @@
 
 #include <stddef.h>
 #include "gs/common.h"
-#include "gs/config.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* The kind of quantity a config value holds (gs_config_fields() gives each key's kind). */
+typedef enum gs_unit {
+    GS_UNIT_COUNT,     /* plain positive integer */
+    GS_UNIT_REAL,      /* plain positive number (ratios, factors) */
+    GS_UNIT_BYTES,     /* B KiB MiB GiB KB MB GB */
+    GS_UNIT_BANDWIDTH, /* GB/s GiB/s B/ns TB/s MB/s (stored as bytes per ns) */
+    GS_UNIT_FREQ,      /* Hz MHz GHz */
+    GS_UNIT_TIME,      /* ns us ms s (stored as ns) */
+    GS_UNIT_CYCLES     /* plain number of engine cycles */
+} gs_unit;
 
 /* Parse "NUMBER[ ]UNIT" (or a plain NUMBER for unitless kinds) into base units. NUMBER is
  * decimal: [+-]digits[.digits][e[+-]digits]; no hex, inf or nan. Leading/trailing blanks are
