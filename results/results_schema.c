@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "gs/strbuf.h"
-#include "job.h" /* GS_JOB_STATUS_TABLE only: this module links no job code */
+#include "job_status.h"
 
 cJSON *gs_json_read_file(const char *path, gs_error *err)
 {
@@ -195,16 +195,6 @@ const char *gs_json_index_duplicate(const gs_json_index *ix)
 
 /* ---- validation ---- */
 
-static int known_status(const char *s)
-{
-#define GS_RS_NAME(e, n, f) n,
-    static const char *const names[] = {GS_JOB_STATUS_TABLE(GS_RS_NAME)};
-#undef GS_RS_NAME
-    for (size_t i = 0; i < GS_ARRAY_LEN(names); i++)
-        if (!strcmp(s, names[i])) return 1;
-    return 0;
-}
-
 static int num_or_null(const cJSON *obj, const char *key)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
@@ -261,7 +251,7 @@ static gs_status check_jobs(const cJSON *jobs, const char *name, const char *con
         if (!cJSON_IsString(st))
             return gs_error_set(err, GS_ERR_INVALID, name, 0, 0,
                                 "jobs[%d] (%.200s): \"status\" is missing or not a string", i, idv);
-        if (!known_status(st->valuestring))
+        if (gs_job_status_parse(st->valuestring) < 0)
             return gs_error_set(err, GS_ERR_INVALID, name, 0, 0,
                                 "jobs[%d] (%.200s): unknown status '%.100s'", i, idv,
                                 st->valuestring);
