@@ -83,6 +83,14 @@ cJSON *gs_json_read_file(const char *path, gs_error *err)
 
 cJSON *gs_json_parse_text(const char *text, size_t len, const char *name, gs_error *err)
 {
+    size_t blank = 0;
+    while (blank < len && (text[blank] == ' ' || text[blank] == '\t' || text[blank] == '\n' ||
+                           text[blank] == '\r'))
+        blank++;
+    if (blank == len) {
+        gs_error_set(err, GS_ERR_PARSE, name, 0, 0, "empty file, not JSON");
+        return NULL;
+    }
     if (memchr(text, 0, len)) {
         gs_error_set(err, GS_ERR_PARSE, name, 0, 0, "malformed JSON: contains a NUL byte");
         return NULL;
@@ -195,6 +203,17 @@ const char *gs_json_index_duplicate(const gs_json_index *ix)
 
 /* ---- validation ---- */
 
+/* "null", "a number", ... for messages. */
+static const char *json_type(const cJSON *v)
+{
+    return cJSON_IsNull(v)     ? "null"
+           : cJSON_IsBool(v)   ? "a boolean"
+           : cJSON_IsNumber(v) ? "a number"
+           : cJSON_IsString(v) ? "a string"
+           : cJSON_IsArray(v)  ? "an array"
+                               : "not a JSON value";
+}
+
 static int num_or_null(const cJSON *obj, const char *key)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
@@ -241,7 +260,7 @@ static gs_status check_jobs(const cJSON *jobs, const char *name, const char *con
     {
         if (!cJSON_IsObject(j))
             return gs_error_set(err, GS_ERR_INVALID, name, 0, 0, "jobs[%d] is %s, not an object", i,
-                                cJSON_IsNull(j) ? "null" : "not an object");
+                                json_type(j));
         const cJSON *id = cJSON_GetObjectItemCaseSensitive(j, "id");
         if (!cJSON_IsString(id) || !id->valuestring[0])
             return gs_error_set(err, GS_ERR_INVALID, name, 0, 0,
