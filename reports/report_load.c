@@ -296,10 +296,12 @@ gs_status gs_rp_load_jobs(rep *r, const cJSON *root, const char *name, rjob **ou
         j->reason = gs_rp_jstr(o, "reason");
         j->time_ns = gs_rp_jnum(o, "time_ns");
         if (!*j->id || !*j->gen || !*j->kernel || !*j->status) {
+            gs_status st = gs_error_set(err, GS_ERR_INVALID, name, 0, 0,
+                                        "jobs[%zu] (%.200s) lacks \"generation\" or \"kernel\" "
+                                        "(the report groups jobs by them)",
+                                        i, j->id);
             gs_free(js);
-            return gs_error_set(err, GS_ERR_INVALID, name, 0, 0,
-                                "jobs[%zu] lacks \"id\", \"generation\", \"kernel\" or \"status\"",
-                                i);
+            return st;
         }
         j->size = 1;
         size_t sl = 0;
