@@ -291,3 +291,20 @@ int gs_parse_param(const char *s, const char *const *names, int n_names, int *id
     *idx = found;
     return 0;
 }
+
+int gs_compare_parse_threshold(const char *s, double *out)
+{
+    size_t n = s ? strlen(s) : 0;
+    int pct = n > 0 && s[n - 1] == '%';
+    char *num = gs_strdup(s ? s : "");
+    if (!num) return -1;
+    if (pct) num[n - 1] = '\0';
+    gs_error err;
+    gs_error_clear(&err);
+    double v;
+    int rc = gs_parse_real(num, 0.0, 1e12, &v, &err);
+    gs_free(num);
+    if (rc != 0) return -1;
+    *out = pct ? v / 100.0 : v;
+    return 0;
+}

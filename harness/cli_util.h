@@ -49,6 +49,10 @@ int gs_parse_shape(const char *s, int64_t *dims, int max, int *n, gs_error *err)
 int gs_parse_param(const char *s, const char *const *names, int n_names, int *idx, int64_t *value,
                    gs_error *err);
 
+/* A regression threshold (compare, sweep --baseline, history gate): "2%" (a percentage) or
+ * "0.02" (a fraction), 0 .. 1e12. 0 with *out the relative threshold, or -1. */
+int gs_compare_parse_threshold(const char *s, double *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -2,12 +2,13 @@
  * cmd_report.c - `gensweep report RESULTS.json [-o report.html] [--baseline BASE.json]
  * [--base-gen NAME]`: the HTML report from results files alone (reports/report.h).
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_util.h"
 #include "commands.h"
+#include "gs/strbuf.h"
 #include "report.h"
 
 void gs_help_report(void)
@@ -67,14 +68,23 @@ int gs_cmd_report(int argc, char **argv)
             } else if (!strcmp(a, "--base-gen")) {
                 opts.base_gen = v;
             } else if (!strcmp(a, "--threshold")) {
-                char *end;
-                errno = 0;
-                double t = strtod(v, &end);
-                if (end != v && *end == '%') end++;
-                if (end == v || *end || errno || !(t > 0)) {
+                /* a percentage, "2" or "2%": the strict parser refuses trailing junk, hex, inf,
+                 * nan and out-of-range values */
+                size_t n = strlen(v);
+                char num[64];
+                gs_error perr;
+                gs_error_clear(&perr);
+                double t = 0;
+                int ok = n > 0 && n < sizeof num;
+                if (ok) {
+                    memcpy(num, v, n + 1);
+                    if (num[n - 1] == '%') num[n - 1] = '\0';
+                    ok = gs_parse_real(num, 0.0, 1e12, &t, &perr) == 0 && t > 0;
+                }
+                if (!ok) {
                     fprintf(stderr,
                             "gensweep report: --threshold: '%s' is not a positive "
-                            "percentage\n",
+                            "percentage (0 < PCT <= 1e12)\n",
                             v);
                     return GS_EXIT_USAGE;
                 }
@@ -115,7 +125,12 @@ int gs_cmd_report(int argc, char **argv)
     if (gs_report_write_opts(in, base, out, &opts, &err) != GS_OK) {
         char msg[GS_ERROR_MSG_MAX + GS_ERROR_FILE_MAX + 64];
         gs_error_format(&err, msg, sizeof msg);
-        fprintf(stderr, "gensweep report: %s\n", msg);
+        /* the message may quote ids from the file: control characters escaped */
+        gs_sb esc;
+        gs_sb_init(&esc);
+        gs_sb_term(&esc, msg);
+        fprintf(stderr, "gensweep report: %s\n", gs_sb_ok(&esc) ? gs_sb_cstr(&esc) : msg);
+        gs_sb_free(&esc);
         /* the inputs were fine but the report could not be written (disk full): a failure */
         return err.code == GS_ERR_IO && !strcmp(err.file, out) ? GS_EXIT_FAIL : GS_EXIT_USAGE;
     }

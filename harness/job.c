@@ -9,27 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const struct {
-    const char *name;
-    int failure;
-} job_status_info[] = {
-#define GS_JS_INFO(e, n, f) {n, f},
-    GS_JOB_STATUS_TABLE(GS_JS_INFO)
-#undef GS_JS_INFO
-};
-
-const char *gs_job_status_name(gs_job_status s)
-{
-    if ((int)s < 0 || s >= GS_JOB_STATUS_COUNT) return "?";
-    return job_status_info[s].name;
-}
-
-int gs_job_status_is_failure(gs_job_status s)
-{
-    if ((int)s < 0 || s >= GS_JOB_STATUS_COUNT) return 1;
-    return job_status_info[s].failure;
-}
-
 gs_job_status gs_job_status_from(gs_status st)
 {
     switch (st) {

@@ -11,31 +11,15 @@
 #include "gs/exec.h"
 #include "gs/isa.h"
 #include "gs/stats.h"
+#include "job_status.h"
 #include "suite.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Job statuses: X(enum, name, counts as failure) */
-#define GS_JOB_STATUS_TABLE(X)                                                                     \
-    X(GS_JOB_PASS, "pass", 0)                                                                      \
-    X(GS_JOB_FAIL, "fail", 1)                                                                      \
-    X(GS_JOB_UNSUPPORTED, "unsupported", 0)                                                        \
-    X(GS_JOB_DOES_NOT_FIT, "does-not-fit", 0)                                                      \
-    X(GS_JOB_CRASH, "crash", 1)                                                                    \
-    X(GS_JOB_TIMEOUT, "timeout", 1)                                                                \
-    X(GS_JOB_DEADLOCK, "deadlock", 1)                                                              \
-    X(GS_JOB_ERROR, "error", 1)
+/* gs_job_status, its names and GS_JOB_STATUS_TABLE: results/job_status.h. */
 
-typedef enum gs_job_status {
-#define GS_JS_ENUM(e, n, f) e,
-    GS_JOB_STATUS_TABLE(GS_JS_ENUM)
-#undef GS_JS_ENUM
-        GS_JOB_STATUS_COUNT
-} gs_job_status;
-const char *gs_job_status_name(gs_job_status s);
-int gs_job_status_is_failure(gs_job_status s);
 /* Map a gs_status from building/running to a job status. */
 gs_job_status gs_job_status_from(gs_status st);
 

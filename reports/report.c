@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "results_schema.h"
+
 /* Generated from reports/assets/ at build time. */
 extern const char gs_report_asset_css[];
 extern const char gs_report_asset_js[];
@@ -97,9 +99,12 @@ static void render_page(rep *r)
     gs_sb_puts(sb, "</script>\n</body>\n</html>\n");
 }
 
-gs_status gs_report_render(const char *results_text, const char *results_name,
-                           const char *baseline_text, const char *baseline_name,
-                           const gs_report_opts *opts, gs_sb *out, gs_error *err)
+/* Render from parsed documents (the caller keeps them): check them, load the jobs, write the
+ * page into out. */
+static gs_status render_docs(const cJSON *root, const char *results_name, const cJSON *broot,
+                             const char *baseline_name, const cJSON *const *extra, int n_extra,
+                             const char *const *extra_names, const gs_report_opts *opts, gs_sb *out,
+                             gs_error *err)
 {
     rep r;
     memset(&r, 0, sizeof r);
@@ -107,20 +112,15 @@ gs_status gs_report_render(const char *results_text, const char *results_name,
     r.baseline_name = baseline_name ? baseline_name : "baseline";
     r.regress_pct = opts && opts->regress_pct > 0 ? opts->regress_pct : 2.0;
     r.sb = out;
-    cJSON *root = NULL, *broot = NULL;
-    gs_status st =
-        gs_rp_parse_results(results_text ? results_text : "", r.results_name, &root, err);
-    if (st == GS_OK && baseline_text)
-        st = gs_rp_parse_results(baseline_text, r.baseline_name, &broot, err);
-    cJSON *extra[GS_REPORT_MAX_EXTRA] = {NULL};
-    int n_extra = opts ? opts->n_extra : 0;
+    gs_status st = gs_rp_check_results(root, r.results_name, err);
+    if (st == GS_OK && broot) st = gs_rp_check_results(broot, r.baseline_name, err);
     if (st == GS_OK && n_extra > GS_REPORT_MAX_EXTRA)
         st = gs_error_set(err, GS_ERR_USAGE, NULL, 0, 0, "more than %d what-if/tuning files",
                           GS_REPORT_MAX_EXTRA);
     for (int i = 0; st == GS_OK && i < n_extra; i++)
-        st = gs_rp_parse_extra(
-            &r, opts->extra_texts && opts->extra_texts[i] ? opts->extra_texts[i] : "",
-            opts->extra_paths ? opts->extra_paths[i] : "what-if/tuning file", &extra[i], err);
+        st = gs_rp_add_extra(&r, extra[i],
+                             extra_names && extra_names[i] ? extra_names[i] : "what-if/tuning file",
+                             err);
     if (st != GS_OK) goto out;
     r.root = root;
     r.broot = broot;
@@ -140,6 +140,7 @@ gs_status gs_report_render(const char *results_text, const char *results_name,
     st = gs_rp_load_jobs(&r, root, r.results_name, &r.jobs, &r.n_jobs, 1, err);
     if (st == GS_OK && broot)
         st = gs_rp_load_jobs(&r, broot, r.baseline_name, &r.bjobs, &r.n_bjobs, 0, err);
+    if (st == GS_OK && broot) st = gs_rp_judge_baseline(&r, err);
     if (st != GS_OK) goto out;
     if (opts && opts->base_gen) {
         r.base_given = 1;
@@ -161,41 +162,84 @@ out:
     gs_free(r.jobs);
     gs_free(r.bjobs);
     gs_free(r.rows);
+    return st;
+}
+
+static void delete_all(cJSON *root, cJSON *broot, cJSON **extra)
+{
     cJSON_Delete(root);
     cJSON_Delete(broot);
     for (int i = 0; i < GS_REPORT_MAX_EXTRA; i++)
         cJSON_Delete(extra[i]);
+}
+
+gs_status gs_report_render(const char *results_text, const char *results_name,
+                           const char *baseline_text, const char *baseline_name,
+                           const gs_report_opts *opts, gs_sb *out, gs_error *err)
+{
+    gs_error local;
+    if (!err) err = &local;
+    const char *rname = results_name ? results_name : "results";
+    const char *bname = baseline_name ? baseline_name : "baseline";
+    const char *rtext = results_text ? results_text : "";
+    cJSON *root = NULL, *broot = NULL, *extra[GS_REPORT_MAX_EXTRA] = {NULL};
+    int n_extra = opts ? opts->n_extra : 0;
+    gs_status st = GS_OK;
+    if (n_extra > GS_REPORT_MAX_EXTRA || n_extra < 0)
+        st = gs_error_set(err, GS_ERR_USAGE, NULL, 0, 0, "more than %d what-if/tuning files",
+                          GS_REPORT_MAX_EXTRA);
+    if (st == GS_OK) {
+        root = gs_json_parse_text(rtext, strlen(rtext), rname, err);
+        if (!root) st = err->code;
+    }
+    if (st == GS_OK && baseline_text) {
+        broot = gs_json_parse_text(baseline_text, strlen(baseline_text), bname, err);
+        if (!broot) st = err->code;
+    }
+    const char *names[GS_REPORT_MAX_EXTRA] = {NULL};
+    for (int i = 0; st == GS_OK && i < n_extra; i++) {
+        const char *t = opts->extra_texts && opts->extra_texts[i] ? opts->extra_texts[i] : "";
+        names[i] = opts->extra_paths ? opts->extra_paths[i] : "what-if/tuning file";
+        extra[i] = gs_json_parse_text(t, strlen(t), names[i], err);
+        if (!extra[i]) st = err->code;
+    }
+    if (st == GS_OK)
+        st = render_docs(root, rname, broot, bname, (const cJSON *const *)extra, n_extra, names,
+                         opts, out, err);
+    delete_all(root, broot, extra);
     return st;
 }
 
 gs_status gs_report_write_opts(const char *results_json_path, const char *baseline_path_or_NULL,
                                const char *out_html, const gs_report_opts *opts, gs_error *err)
 {
+    gs_error local;
+    if (!err) err = &local;
     if (!results_json_path || !out_html)
         return gs_error_set(err, GS_ERR_USAGE, NULL, 0, 0, "results and output paths are needed");
-    char *text = NULL, *btext = NULL, *etext[GS_REPORT_MAX_EXTRA] = {NULL};
+    cJSON *root = NULL, *broot = NULL, *extra[GS_REPORT_MAX_EXTRA] = {NULL};
     gs_report_opts o = {NULL, 0, NULL, NULL, 0};
     if (opts) o = *opts;
     gs_status st = GS_OK;
     if (o.n_extra > GS_REPORT_MAX_EXTRA || o.n_extra < 0 || (o.n_extra && !o.extra_paths))
         st = gs_error_set(err, GS_ERR_USAGE, NULL, 0, 0, "at most %d what-if/tuning files",
                           GS_REPORT_MAX_EXTRA);
-    if (st == GS_OK) st = gs_rp_read_file(results_json_path, &text, err);
-    if (st == GS_OK && baseline_path_or_NULL)
-        st = gs_rp_read_file(baseline_path_or_NULL, &btext, err);
+    /* the reader every results consumer shares: regular files only, size cap, JSON errors with
+     * their line */
+    if (st == GS_OK && !(root = gs_json_read_file(results_json_path, err))) st = err->code;
+    if (st == GS_OK && baseline_path_or_NULL &&
+        !(broot = gs_json_read_file(baseline_path_or_NULL, err)))
+        st = err->code;
     for (int i = 0; st == GS_OK && i < o.n_extra; i++)
-        st = gs_rp_read_file(o.extra_paths[i], &etext[i], err);
-    o.extra_texts = (const char *const *)etext;
+        if (!(extra[i] = gs_json_read_file(o.extra_paths[i], err))) st = err->code;
     gs_sb sb;
     gs_sb_init(&sb);
     if (st == GS_OK)
-        st = gs_report_render(text, results_json_path, btext, baseline_path_or_NULL, &o, &sb, err);
+        st = render_docs(root, results_json_path, broot, baseline_path_or_NULL,
+                         (const cJSON *const *)extra, o.n_extra, o.extra_paths, &o, &sb, err);
     if (st == GS_OK) st = gs_sb_write_file(&sb, out_html, err);
     gs_sb_free(&sb);
-    gs_free(text);
-    gs_free(btext);
-    for (int i = 0; i < GS_REPORT_MAX_EXTRA; i++)
-        gs_free(etext[i]);
+    delete_all(root, broot, extra);
     return st;
 }
 

@@ -28,9 +28,6 @@ extern "C" {
 
 /* The results schema version this reader understands. */
 #define GS_REPORT_SCHEMA_VERSION 1
-/* Largest results file read (a full perf sweep is a few MB). */
-#define GS_REPORT_MAX_INPUT_BYTES ((size_t)512 * 1024 * 1024)
-
 /* Size budget of a report page: past it, sections stop adding rows and say so (the results
  * file keeps everything). A hostile or huge results file cannot make the page much larger. */
 #define GS_REPORT_BUDGET_BYTES ((size_t)8 * 1024 * 1024)
@@ -52,10 +49,11 @@ typedef struct gs_report_opts {
 } gs_report_opts;
 
 /*
- * Read results_json_path (and baseline_path_or_NULL), write the report to out_html atomically.
- * On failure returns the status with err naming the file and the problem (unreadable file,
- * malformed JSON with its offset, unknown schema/version, missing "jobs"); out_html is then
- * not touched.
+ * Read results_json_path (and baseline_path_or_NULL, an earlier results file), write the report
+ * to out_html atomically. Both are read and checked by the results library's validator
+ * (results/results_schema.h, the one compare and merge use). On failure returns the status with
+ * err naming the file and the problem (unreadable or special file, malformed JSON with its line,
+ * unknown schema/version, wrong types, duplicate ids, ...); out_html is then not touched.
  */
 gs_status gs_report_write(const char *results_json_path, const char *baseline_path_or_NULL,
                           const char *out_html, gs_error *err);
@@ -70,10 +68,6 @@ gs_status gs_report_write_opts(const char *results_json_path, const char *baseli
 gs_status gs_report_render(const char *results_text, const char *results_name,
                            const char *baseline_text, const char *baseline_name,
                            const gs_report_opts *opts, gs_sb *out, gs_error *err);
-
-/* Whether the report knows a job status (1/0), and if so whether it counts as a failure. The
- * table mirrors GS_JOB_STATUS_TABLE in harness/job.h (a test keeps them in step). */
-int gs_report_status_known(const char *status, int *is_failure);
 
 #ifdef __cplusplus
 }

@@ -11,6 +11,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "compare.h"
 #include "report.h"
 
 /* Limits that keep a full sweep's report light (a few MB). */
@@ -26,8 +27,9 @@ typedef struct rjob {
     double size; /* product of the shape's dims: "largest shape" = largest size */
     double time_ns;
     int gen_i;
-    int row_i;  /* kernel row (kernel/variant/dtype) */
-    int answer; /* counts for the verdict, heatmap and rooflines (gs_rp_answer_job) */
+    int row_i;        /* kernel row (kernel/variant/dtype) */
+    int answer;       /* counts for the verdict, heatmap and rooflines (gs_rp_answer_job) */
+    gs_job_diff diff; /* against the baseline (gs_rp_judge_baseline); zero without one */
 } rjob;
 
 typedef struct krow {
@@ -68,7 +70,7 @@ typedef struct rep {
 #define GS_RP_CELL_MAX 160
 #define GS_RP_DETAIL_MAX 4096
 
-/* Job statuses known to the report (the table in report_load.c, mirroring harness/job.h). */
+/* Job statuses: the table in results/job_status.h. */
 size_t gs_rp_status_count(void);
 const char *gs_rp_status_name(size_t i);
 int gs_rp_status_index(const char *s);
@@ -87,15 +89,13 @@ void gs_rp_td_text(gs_sb *sb, const char *s);
 void gs_rp_status_badge(gs_sb *sb, const char *status);
 void gs_rp_row_label(gs_sb *sb, const krow *r);
 void gs_rp_filter_attrs(gs_sb *sb, const char *gens, const char *kernel, const char *status);
-gs_status gs_rp_read_file(const char *path, char **out, gs_error *err);
-gs_status gs_rp_parse_results(const char *text, const char *name, cJSON **out, gs_error *err);
-gs_status gs_rp_parse_extra(rep *r, const char *text, const char *name, cJSON **out, gs_error *err);
+gs_status gs_rp_check_results(const cJSON *root, const char *name, gs_error *err);
+gs_status gs_rp_add_extra(rep *r, const cJSON *root, const char *name, gs_error *err);
 int gs_rp_gen_index(rep *r, const char *g);
 gs_status gs_rp_load_jobs(rep *r, const cJSON *root, const char *name, rjob **out, size_t *n,
                           int main_file, gs_error *err);
 const rjob *gs_rp_representative(const rep *r, size_t row, int gen);
-const rjob *gs_rp_find_baseline(const rep *r, const char *id);
-int gs_rp_baseline_verdict(const rep *r, const rjob *j, const rjob *b, double *pct);
+gs_status gs_rp_judge_baseline(rep *r, gs_error *err);
 void gs_rp_section_open(gs_sb *sb, const char *id, const char *title);
 void gs_rp_section_close(gs_sb *sb);
 void gs_rp_put_param(gs_sb *sb, double v, const char *unit);

@@ -4,62 +4,41 @@
  */
 #include "report_int.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Job statuses as results files write them, with whether each counts as a failure. Mirrors
- * GS_JOB_STATUS_TABLE in harness/job.h (reports sit below the harness and cannot include it;
- * test_report checks the two agree). Order = severity for a portability cell, worst last. */
-static const struct {
-    const char *name;
-    int failure;
-} statuses[] = {
-    {"pass", 0},  {"unsupported", 0}, {"does-not-fit", 0}, {"fail", 1},
-    {"error", 1}, {"timeout", 1},     {"deadlock", 1},     {"crash", 1},
-};
+#include "job_status.h"
+#include "results_schema.h"
 
-/* -1 for a status this reader does not know (shown, and counted as a failure). */
+/* Job statuses come from the one table in results/job_status.h; -1 for a status it does not
+ * know (the validator refuses those, so only a caller of the internals sees one). */
 int gs_rp_status_index(const char *s)
 {
-    for (size_t i = 0; i < GS_ARRAY_LEN(statuses); i++)
-        if (!strcmp(statuses[i].name, s)) return (int)i;
-    return -1;
+    return gs_job_status_parse(s);
 }
 
 int gs_rp_status_is_failure(const char *s)
 {
-    int i = gs_rp_status_index(s);
-    return i < 0 ? 1 : statuses[i].failure;
+    return gs_job_status_is_failure((gs_job_status)gs_job_status_parse(s));
 }
 
 size_t gs_rp_status_count(void)
 {
-    return GS_ARRAY_LEN(statuses);
+    return GS_JOB_STATUS_COUNT;
 }
 
 const char *gs_rp_status_name(size_t i)
 {
-    return i < GS_ARRAY_LEN(statuses) ? statuses[i].name : "";
-}
-
-int gs_report_status_known(const char *status, int *is_failure)
-{
-    int i = status ? gs_rp_status_index(status) : -1;
-    if (is_failure) *is_failure = i < 0 ? 1 : statuses[i].failure;
-    return i >= 0;
+    return i < GS_JOB_STATUS_COUNT ? gs_job_status_name((gs_job_status)i) : "";
 }
 
 /* CSS class of a status: its own name when known (safe characters), else "unknown". */
 const char *gs_rp_status_class(const char *s)
 {
     int i = gs_rp_status_index(s);
-    return i < 0 ? "unknown" : statuses[i].name;
+    return i < 0 ? "unknown" : gs_job_status_name((gs_job_status)i);
 }
 
 /* ---- JSON access: absent or wrong-typed fields read as "" / NaN, never crash ---- */
@@ -249,132 +228,29 @@ void gs_rp_filter_attrs(gs_sb *sb, const char *gens, const char *kernel, const c
 
 /* ---- loading ---- */
 
-gs_status gs_rp_read_file(const char *path, char **out, gs_error *err)
+/* A results file, checked by the validator every consumer shares (results/results_schema.h):
+ * a malformed file gets the same error here as in compare and merge. */
+gs_status gs_rp_check_results(const cJSON *root, const char *name, gs_error *err)
 {
-    *out = NULL;
-    /* only regular files: opening a FIFO would block, a device never ends (O_NONBLOCK only
-     * keeps the open itself from waiting for a FIFO writer) */
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) return gs_error_set(err, GS_ERR_IO, path, 0, 0, "cannot read: %s", strerror(errno));
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        close(fd);
-        return gs_error_set(err, GS_ERR_IO, path, 0, 0, "cannot read: not a regular file");
-    }
-    FILE *f = fdopen(fd, "rb");
-    if (!f) {
-        close(fd);
-        return gs_error_set(err, GS_ERR_IO, path, 0, 0, "cannot read: %s", strerror(errno));
-    }
-    gs_sb sb;
-    gs_sb_init(&sb);
-    char buf[65536];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
-        gs_sb_putn(&sb, buf, n);
-        if (sb.len > GS_REPORT_MAX_INPUT_BYTES) {
-            fclose(f);
-            gs_sb_free(&sb);
-            return gs_error_set(err, GS_ERR_INVALID, path, 0, 0,
-                                "results file larger than %zu bytes",
-                                (size_t)GS_REPORT_MAX_INPUT_BYTES);
-        }
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        gs_sb_free(&sb);
-        return gs_error_set(err, GS_ERR_IO, path, 0, 0, "read error");
-    }
-    if (!gs_sb_ok(&sb)) {
-        gs_sb_free(&sb);
-        return gs_error_set(err, GS_ERR_NOMEM, path, 0, 0, "out of memory reading the file");
-    }
-    gs_sb_cstr(&sb);
-    *out = gs_sb_take(&sb);
-    if (!*out) {
-        *out = gs_strdup("");
-        if (!*out) return gs_error_set(err, GS_ERR_NOMEM, path, 0, 0, "out of memory");
-    }
-    return GS_OK;
+    return gs_results_validate(root, name, err);
 }
 
-/* Parse and check the envelope: schema name, version, jobs array. */
-gs_status gs_rp_parse_results(const char *text, const char *name, cJSON **out, gs_error *err)
+/* A what-if, tuning, attribution or calibration document, registered in r by its "schema". */
+gs_status gs_rp_add_extra(rep *r, const cJSON *root, const char *name, gs_error *err)
 {
-    *out = NULL;
-    const char *end = NULL;
-    cJSON *root = cJSON_ParseWithOpts(text, &end, 1);
-    if (!root) {
-        int line = 1, col = 1;
-        for (const char *p = text; end && p < end && *p; p++) {
-            if (*p == '\n') {
-                line++;
-                col = 1;
-            } else {
-                col++;
-            }
-        }
-        if (!*text) return gs_error_set(err, GS_ERR_PARSE, name, 0, 0, "empty file, not JSON");
-        return gs_error_set(err, GS_ERR_PARSE, name, line, col, "malformed JSON");
-    }
-    gs_status st = GS_OK;
-    const cJSON *ver = gs_rp_jget(root, "schema_version");
-    if (!cJSON_IsObject(root))
-        st = gs_error_set(err, GS_ERR_INVALID, name, 0, 0,
-                          "not a results file: the top level is not a JSON object");
-    else if (strcmp(gs_rp_jstr(root, "schema"), "gensweep-results") != 0)
-        st = gs_error_set(err, GS_ERR_INVALID, name, 0, 0,
-                          "not a results file: \"schema\" is not \"gensweep-results\"");
-    else if (!cJSON_IsNumber(ver))
-        st = gs_error_set(err, GS_ERR_INVALID, name, 0, 0, "\"schema_version\" is missing");
-    else if (ver->valuedouble != GS_REPORT_SCHEMA_VERSION)
-        st = gs_error_set(err, GS_ERR_INVALID, name, 0, 0,
-                          "results schema_version %g is not supported (this gensweep reads "
-                          "version %d; rebuild the report with a matching gensweep)",
-                          ver->valuedouble, GS_REPORT_SCHEMA_VERSION);
-    else if (!cJSON_IsArray(gs_rp_jget(root, "jobs")))
-        st = gs_error_set(err, GS_ERR_INVALID, name, 0, 0, "\"jobs\" is missing or not an array");
-    else if (gs_rp_jget(root, "configs") && !cJSON_IsArray(gs_rp_jget(root, "configs")))
-        st = gs_error_set(err, GS_ERR_INVALID, name, 0, 0, "\"configs\" is not an array");
-    if (st != GS_OK) {
-        cJSON_Delete(root);
-        return st;
-    }
-    *out = root;
-    return GS_OK;
-}
-
-/* A what-if or tuning document: "gensweep-whatif" / "gensweep-tuning", version 1. */
-gs_status gs_rp_parse_extra(rep *r, const char *text, const char *name, cJSON **out, gs_error *err)
-{
-    *out = NULL;
-    const char *end = NULL;
-    cJSON *root = cJSON_ParseWithOpts(text, &end, 1);
-    if (!root) {
-        int line = 1;
-        for (const char *p = text; end && p < end && *p; p++)
-            line += *p == '\n';
-        return gs_error_set(err, GS_ERR_PARSE, name, line, 0, "malformed JSON");
-    }
     const char *schema = gs_rp_jstr(root, "schema");
     int whatif = !strcmp(schema, "gensweep-whatif"), tuning = !strcmp(schema, "gensweep-tuning");
     int attrib = !strcmp(schema, "gensweep-attribute");
     int calib = !strcmp(schema, "gensweep-calibration");
-    gs_status st = GS_OK;
     if (!whatif && !tuning && !attrib && !calib)
-        st = gs_error_set(err, GS_ERR_INVALID, name, 0, 0,
-                          "not a what-if, tuning, attribution or calibration file: \"schema\" is "
-                          "none of \"gensweep-whatif\", \"gensweep-tuning\", "
-                          "\"gensweep-attribute\", \"gensweep-calibration\"");
-    else if (gs_rp_jnum(root, "schema_version") != 1)
-        st = gs_error_set(err, GS_ERR_INVALID, name, 0, 0,
-                          "%s schema_version %g is not supported (this gensweep reads 1)", schema,
-                          gs_rp_jnum(root, "schema_version"));
-    if (st != GS_OK) {
-        cJSON_Delete(root);
-        return st;
-    }
+        return gs_error_set(err, GS_ERR_INVALID, name, 0, 0,
+                            "not a what-if, tuning, attribution or calibration file: \"schema\" is "
+                            "none of \"gensweep-whatif\", \"gensweep-tuning\", "
+                            "\"gensweep-attribute\", \"gensweep-calibration\"");
+    if (gs_rp_jnum(root, "schema_version") != 1)
+        return gs_error_set(err, GS_ERR_INVALID, name, 0, 0,
+                            "%s schema_version %g is not supported (this gensweep reads 1)", schema,
+                            gs_rp_jnum(root, "schema_version"));
     if (whatif)
         r->whatif[r->n_whatif++] = root;
     else if (tuning)
@@ -383,7 +259,6 @@ gs_status gs_rp_parse_extra(rep *r, const char *text, const char *name, cJSON **
         r->calib[r->n_calib++] = root;
     else
         r->attrib[r->n_attrib++] = root;
-    *out = root;
     return GS_OK;
 }
 
@@ -421,10 +296,12 @@ gs_status gs_rp_load_jobs(rep *r, const cJSON *root, const char *name, rjob **ou
         j->reason = gs_rp_jstr(o, "reason");
         j->time_ns = gs_rp_jnum(o, "time_ns");
         if (!*j->id || !*j->gen || !*j->kernel || !*j->status) {
+            gs_status st = gs_error_set(err, GS_ERR_INVALID, name, 0, 0,
+                                        "jobs[%zu] (%.200s) lacks \"generation\" or \"kernel\" "
+                                        "(the report groups jobs by them)",
+                                        i, j->id);
             gs_free(js);
-            return gs_error_set(err, GS_ERR_INVALID, name, 0, 0,
-                                "jobs[%zu] lacks \"id\", \"generation\", \"kernel\" or \"status\"",
-                                i);
+            return st;
         }
         j->size = 1;
         size_t sl = 0;
@@ -484,26 +361,31 @@ const rjob *gs_rp_representative(const rep *r, size_t row, int gen)
     return best;
 }
 
-const rjob *gs_rp_find_baseline(const rep *r, const char *id)
+/* Every job's verdict against the baseline, from gs_compare_job (results/compare.h): the
+ * judgement the CI gate and `gensweep compare` make. Baseline jobs absent from the results get
+ * "missing" (a regression: their generation and kernel ran) or "not run". */
+gs_status gs_rp_judge_baseline(rep *r, gs_error *err)
 {
-    for (size_t i = 0; i < r->n_bjobs; i++)
-        if (!strcmp(r->bjobs[i].id, id)) return &r->bjobs[i];
-    return NULL;
-}
-
-/* Baseline verdict for a job: 1 regression, -1 improvement, 0 neither; *pct = time change. */
-int gs_rp_baseline_verdict(const rep *r, const rjob *j, const rjob *b, double *pct)
-{
-    *pct = NAN;
-    if (!b) return 0;
-    int fj = gs_rp_status_is_failure(j->status), fb = gs_rp_status_is_failure(b->status);
-    if (isfinite(j->time_ns) && isfinite(b->time_ns) && b->time_ns > 0)
-        *pct = 100.0 * (j->time_ns - b->time_ns) / b->time_ns;
-    if (fj && !fb) return 1;
-    if (!fj && fb) return -1;
-    if (isfinite(*pct) && *pct > r->regress_pct) return 1;
-    if (isfinite(*pct) && *pct < -r->regress_pct) return -1;
-    return 0;
+    gs_json_index *bix = gs_json_index_create(gs_rp_jget(r->broot, "jobs"), 0);
+    gs_json_index *cix = gs_json_index_create(gs_rp_jget(r->root, "jobs"), 0);
+    gs_status st = GS_OK;
+    if (!bix || !cix) {
+        st = gs_error_set(err, GS_ERR_NOMEM, r->baseline_name, 0, 0, "out of memory");
+    } else {
+        double thr = r->regress_pct / 100.0;
+        for (size_t i = 0; i < r->n_jobs; i++) {
+            rjob *j = &r->jobs[i];
+            gs_compare_job(gs_json_index_find(bix, j->id), j->o, 1, thr, &j->diff);
+        }
+        for (size_t i = 0; i < r->n_bjobs; i++) {
+            rjob *b = &r->bjobs[i];
+            const cJSON *c = gs_json_index_find(cix, b->id);
+            gs_compare_job(b->o, c, !c && gs_compare_covers(cix, b->id), thr, &b->diff);
+        }
+    }
+    gs_json_index_destroy(bix);
+    gs_json_index_destroy(cix);
+    return st;
 }
 
 /* ---- sections ---- */
@@ -557,11 +439,16 @@ void gs_rp_put_param(gs_sb *sb, double v, const char *unit)
     }
 }
 
+/* Is status b worse than a: a higher severity, then later in the status table. An unknown
+ * status is the worst. */
 int gs_rp_worse_status(const char *a, const char *b)
 {
-    return gs_rp_status_index(a) < 0   ? 0
-           : gs_rp_status_index(b) < 0 ? 1
-                                       : gs_rp_status_index(b) > gs_rp_status_index(a);
+    int ia = gs_rp_status_index(a), ib = gs_rp_status_index(b);
+    if (ia < 0) return 0;
+    if (ib < 0) return 1;
+    int sa = gs_job_status_severity((gs_job_status)ia),
+        sb = gs_job_status_severity((gs_job_status)ib);
+    return sb != sa ? sb > sa : ib > ia;
 }
 
 /* Heatmap colour for a speedup: blue tints above 1, vermillion tints below (Okabe-Ito blue and

@@ -111,23 +111,31 @@ void gs_rp_sec_summary(rep *r)
     }
     if (r->broot) {
         size_t nreg = 0;
-        double pct;
         for (size_t i = 0; i < r->n_jobs; i++)
-            nreg += gs_rp_baseline_verdict(r, &r->jobs[i], gs_rp_find_baseline(r, r->jobs[i].id),
-                                           &pct) > 0;
+            nreg += r->jobs[i].diff.verdict == GS_VERDICT_REGRESSION;
+        for (size_t i = 0; i < r->n_bjobs; i++)
+            nreg += r->bjobs[i].diff.verdict == GS_VERDICT_MISSING;
         gs_sb_printf(sb, "<h3>Regressions against the baseline (%zu)</h3>", nreg);
         if (nreg) {
             gs_sb_puts(sb, "<ul class=\"problems\">");
             for (size_t i = 0; i < r->n_jobs; i++) {
                 if (gs_rp_budget_hit(r)) break;
                 const rjob *j = &r->jobs[i];
-                if (gs_rp_baseline_verdict(r, j, gs_rp_find_baseline(r, j->id), &pct) <= 0)
-                    continue;
+                if (j->diff.verdict != GS_VERDICT_REGRESSION) continue;
                 gs_sb_printf(sb, "<li><a href=\"#base-%zu\">", i);
                 gs_rp_text(sb, j->id);
                 gs_sb_puts(sb, "</a>");
-                if (isfinite(pct)) gs_sb_printf(sb, " %+.1f %%", pct);
+                if (isfinite(j->diff.time_rel))
+                    gs_sb_printf(sb, " %+.1f %%", 100.0 * j->diff.time_rel);
                 gs_sb_puts(sb, "</li>");
+            }
+            for (size_t i = 0; i < r->n_bjobs; i++) {
+                if (gs_rp_budget_hit(r)) break;
+                const rjob *b = &r->bjobs[i];
+                if (b->diff.verdict != GS_VERDICT_MISSING) continue;
+                gs_sb_printf(sb, "<li><a href=\"#base-m%zu\">", i);
+                gs_rp_text(sb, b->id);
+                gs_sb_puts(sb, "</a> missing</li>");
             }
             gs_sb_puts(sb, "</ul>\n");
         } else {
@@ -837,6 +845,61 @@ void gs_rp_sec_correctness(rep *r)
     gs_rp_section_close(sb);
 }
 
+/* What made a verdict, for its table cell: the status, time or error change the gate saw. */
+static void verdict_cell(gs_sb *sb, const gs_job_diff *d)
+{
+    gs_sb_puts(sb, "<td>");
+    gs_sb_puts(sb, gs_verdict_name(d->verdict));
+    if (d->verdict == GS_VERDICT_MISSING) {
+        gs_sb_puts(sb, " (its generation and kernel ran, the job did not)");
+    } else if (d->status_change) {
+        gs_sb_puts(sb, d->status_change > 0 ? " (worse status)" : " (better status)");
+    } else if (d->err_regressed) {
+        gs_sb_puts(sb, " (max abs error ");
+        gs_rp_put_num(sb, d->base_err);
+        gs_sb_puts(sb, " → ");
+        gs_rp_put_num(sb, d->cur_err);
+        if (d->err_tol > 0) {
+            gs_sb_puts(sb, ", tolerance ");
+            gs_rp_put_num(sb, d->err_tol);
+        }
+        gs_sb_puts(sb, ")");
+    }
+    gs_sb_puts(sb, "</td>");
+}
+
+/* One row of the baseline table; j is the job in these results (NULL when missing), b the
+ * baseline's (for a missing job). */
+static void baseline_row(rep *r, const rjob *j, const rjob *b, const char *row_id)
+{
+    gs_sb *sb = r->sb;
+    const rjob *o = j ? j : b;
+    const gs_job_diff *d = &o->diff;
+    gs_sb_printf(sb, "<tr id=\"%s\" class=\"%s\"", row_id,
+                 gs_verdict_is_regression(d->verdict) ? "bad" : "good");
+    gs_rp_filter_attrs(sb, o->gen, o->kernel, j ? j->status : "");
+    gs_sb_puts(sb, ">");
+    gs_rp_td_text(sb, o->id);
+    verdict_cell(sb, d);
+    gs_rp_td_time(sb, d->base_ns);
+    gs_rp_td_time(sb, d->cur_ns);
+    gs_sb_puts(sb, "<td class=\"n\"");
+    double pct = 100.0 * d->time_rel;
+    gs_rp_put_dv(sb, pct);
+    if (isfinite(pct))
+        gs_sb_printf(sb, ">%+.1f %%</td>", pct);
+    else
+        gs_sb_puts(sb, ">—</td>");
+    gs_sb_puts(sb, "<td>");
+    gs_rp_status_badge(sb, d->base_status);
+    gs_sb_puts(sb, " → ");
+    if (j)
+        gs_rp_status_badge(sb, d->cur_status);
+    else
+        gs_sb_puts(sb, "missing");
+    gs_sb_puts(sb, "</td></tr>\n");
+}
+
 void gs_rp_sec_baseline(rep *r)
 {
     gs_sb *sb = r->sb;
@@ -847,60 +910,46 @@ void gs_rp_sec_baseline(rep *r)
         gs_rp_section_close(sb);
         return;
     }
-    size_t nreg = 0, nimp = 0, nsame = 0, nnew = 0, ngone = 0;
-    double pct;
-    for (size_t i = 0; i < r->n_jobs; i++) {
-        const rjob *b = gs_rp_find_baseline(r, r->jobs[i].id);
-        int v = gs_rp_baseline_verdict(r, &r->jobs[i], b, &pct);
-        if (!b)
-            nnew++;
-        else if (v > 0)
-            nreg++;
-        else if (v < 0)
-            nimp++;
-        else
-            nsame++;
-    }
-    for (size_t i = 0; i < r->n_bjobs; i++) {
-        int found = 0;
-        for (size_t k = 0; k < r->n_jobs && !found; k++)
-            found = !strcmp(r->jobs[k].id, r->bjobs[i].id);
-        ngone += !found;
-    }
+    /* the verdicts are gs_compare_job's (results/compare.h), as in the CI gate */
+    size_t n[GS_VERDICT_COUNT] = {0};
+    for (size_t i = 0; i < r->n_jobs; i++)
+        n[r->jobs[i].diff.verdict]++;
+    for (size_t i = 0; i < r->n_bjobs; i++)
+        if (r->bjobs[i].diff.verdict == GS_VERDICT_MISSING ||
+            r->bjobs[i].diff.verdict == GS_VERDICT_NOT_RUN)
+            n[r->bjobs[i].diff.verdict]++;
     gs_sb_puts(sb, "<p>Baseline <code>");
     gs_rp_text(sb, r->baseline_name);
     gs_sb_printf(sb,
-                 "</code>: %zu regressions, %zu improvements (time change beyond ±%.3g %% or "
-                 "a status change), %zu unchanged, %zu new jobs, %zu jobs no longer run.</p>\n",
-                 nreg, nimp, r->regress_pct, nsame, nnew, ngone);
+                 "</code>: %zu regressions (a worse status, time beyond +%.3g %%, an error grown "
+                 "by more than %.3g %% of its tolerance, or a job missing although its "
+                 "generation and kernel ran: %zu), %zu improvements (a better status or time "
+                 "beyond −%.3g %%), %zu unchanged, %zu new jobs, %zu jobs not run (their "
+                 "generation and kernel are not in these results).</p>\n",
+                 n[GS_VERDICT_REGRESSION] + n[GS_VERDICT_MISSING], r->regress_pct,
+                 100.0 * GS_COMPARE_ERR_TOL_FRACTION, n[GS_VERDICT_MISSING],
+                 n[GS_VERDICT_IMPROVEMENT], r->regress_pct, n[GS_VERDICT_SAME], n[GS_VERDICT_NEW],
+                 n[GS_VERDICT_NOT_RUN]);
     gs_sb_puts(sb, "<div class=\"scroll\"><table class=\"sortable filterable\"><thead><tr>"
                    "<th>job</th><th>verdict</th><th>baseline</th><th>now</th><th>change</th>"
                    "<th>status then → now</th></tr></thead><tbody>\n");
-    /* regressions first, then improvements */
-    for (int pass = 1; pass >= -1; pass -= 2)
-        for (size_t i = 0; i < r->n_jobs; i++) {
-            if (gs_rp_budget_hit(r)) break;
-            const rjob *j = &r->jobs[i], *b = gs_rp_find_baseline(r, j->id);
-            if (gs_rp_baseline_verdict(r, j, b, &pct) != pass) continue;
-            gs_sb_printf(sb, "<tr id=\"base-%zu\" class=\"%s\"", i, pass > 0 ? "bad" : "good");
-            gs_rp_filter_attrs(sb, j->gen, j->kernel, j->status);
-            gs_sb_puts(sb, ">");
-            gs_rp_td_text(sb, j->id);
-            gs_rp_td_text(sb, pass > 0 ? "regression" : "improvement");
-            gs_rp_td_time(sb, b->time_ns);
-            gs_rp_td_time(sb, j->time_ns);
-            gs_sb_puts(sb, "<td class=\"n\"");
-            gs_rp_put_dv(sb, pct);
-            if (isfinite(pct))
-                gs_sb_printf(sb, ">%+.1f %%</td>", pct);
-            else
-                gs_sb_puts(sb, ">—</td>");
-            gs_sb_puts(sb, "<td>");
-            gs_rp_status_badge(sb, b->status);
-            gs_sb_puts(sb, " → ");
-            gs_rp_status_badge(sb, j->status);
-            gs_sb_puts(sb, "</td></tr>\n");
-        }
+    /* regressions first (missing jobs among them), then improvements */
+    char id[48];
+    for (size_t i = 0; i < r->n_jobs && !gs_rp_budget_hit(r); i++) {
+        if (r->jobs[i].diff.verdict != GS_VERDICT_REGRESSION) continue;
+        snprintf(id, sizeof id, "base-%zu", i);
+        baseline_row(r, &r->jobs[i], NULL, id);
+    }
+    for (size_t i = 0; i < r->n_bjobs && !gs_rp_budget_hit(r); i++) {
+        if (r->bjobs[i].diff.verdict != GS_VERDICT_MISSING) continue;
+        snprintf(id, sizeof id, "base-m%zu", i);
+        baseline_row(r, NULL, &r->bjobs[i], id);
+    }
+    for (size_t i = 0; i < r->n_jobs && !gs_rp_budget_hit(r); i++) {
+        if (r->jobs[i].diff.verdict != GS_VERDICT_IMPROVEMENT) continue;
+        snprintf(id, sizeof id, "base-%zu", i);
+        baseline_row(r, &r->jobs[i], NULL, id);
+    }
     gs_sb_puts(sb, "</tbody></table></div>\n");
     gs_rp_section_close(sb);
 }

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "compare.h"
+#include "job_status.h"
 #include "results.h"
 
 namespace
@@ -407,4 +408,47 @@ TEST(ResultsScale, HundredThousandJobsMergeAndCompareInNLogN)
     printf("merge+write+compare: 10,000 jobs %.3f s, 100,000 jobs %.3f s (ratio %.1f)\n", small,
            big, big / small);
     EXPECT_LT(big / small, 40.0);
+}
+
+// The one status table: a status is a failure exactly when its severity is "failed", and every
+// name parses back to its own entry.
+TEST(JobStatusTable, FailureSeverityAndNamesAgree)
+{
+    for (int s = 0; s < GS_JOB_STATUS_COUNT; s++) {
+        const gs_job_status st = (gs_job_status)s;
+        const char *name = gs_job_status_name(st);
+        EXPECT_EQ(gs_job_status_parse(name), s) << name;
+        EXPECT_EQ(gs_job_status_is_failure(st), gs_job_status_severity(st) == GS_JOB_SEVERITY_FAIL)
+            << name;
+        EXPECT_EQ(gs_job_status_junit(st) == nullptr, st == GS_JOB_PASS) << name;
+    }
+    EXPECT_EQ(gs_job_status_parse("bogus"), -1);
+    EXPECT_EQ(gs_job_status_parse(nullptr), -1);
+    EXPECT_EQ(gs_job_status_is_failure((gs_job_status)-1), 1);
+    EXPECT_EQ(gs_job_status_severity(GS_JOB_STATUS_COUNT), GS_JOB_SEVERITY_FAIL);
+}
+
+// gs_compare_job on its own: a job that got faster but whose error grew past its tolerance is a
+// regression (and only that in the gate's summary).
+TEST(CompareGate, FasterWithALargerErrorIsOneRegression)
+{
+    Job b{kId, 1e-4, 1e-3};
+    Job c{kId, 5e-4, 1e-3};
+    c.time_ns = 500;
+    cJSON *base = make_doc({b}), *cur = make_doc({c});
+    gs_job_diff d;
+    EXPECT_EQ(gs_compare_job(cJSON_GetArrayItem(cJSON_GetObjectItem(base, "jobs"), 0),
+                             cJSON_GetArrayItem(cJSON_GetObjectItem(cur, "jobs"), 0), 1, 0.02, &d),
+              GS_VERDICT_REGRESSION);
+    EXPECT_EQ(d.time_change, -1);
+    EXPECT_TRUE(d.err_regressed);
+    std::string text;
+    gs_compare_summary s = compare(base, cur, &text);
+    EXPECT_EQ(s.regressions, 1) << text;
+    EXPECT_EQ(s.improvements, 0) << text;
+    EXPECT_NE(text.find("improved    " + std::string(kId) + ": time"), std::string::npos) << text;
+    EXPECT_NE(text.find("REGRESSION  " + std::string(kId) + ": max abs error"), std::string::npos)
+        << text;
+    cJSON_Delete(base);
+    cJSON_Delete(cur);
 }

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "gs/strbuf.h"
-#include "job.h" /* GS_JOB_STATUS_TABLE only: this module links no job code */
+#include "job_status.h"
 
 cJSON *gs_json_read_file(const char *path, gs_error *err)
 {
@@ -83,6 +83,14 @@ cJSON *gs_json_read_file(const char *path, gs_error *err)
 
 cJSON *gs_json_parse_text(const char *text, size_t len, const char *name, gs_error *err)
 {
+    size_t blank = 0;
+    while (blank < len && (text[blank] == ' ' || text[blank] == '\t' || text[blank] == '\n' ||
+                           text[blank] == '\r'))
+        blank++;
+    if (blank == len) {
+        gs_error_set(err, GS_ERR_PARSE, name, 0, 0, "empty file, not JSON");
+        return NULL;
+    }
     if (memchr(text, 0, len)) {
         gs_error_set(err, GS_ERR_PARSE, name, 0, 0, "malformed JSON: contains a NUL byte");
         return NULL;
@@ -195,14 +203,15 @@ const char *gs_json_index_duplicate(const gs_json_index *ix)
 
 /* ---- validation ---- */
 
-static int known_status(const char *s)
+/* "null", "a number", ... for messages. */
+static const char *json_type(const cJSON *v)
 {
-#define GS_RS_NAME(e, n, f) n,
-    static const char *const names[] = {GS_JOB_STATUS_TABLE(GS_RS_NAME)};
-#undef GS_RS_NAME
-    for (size_t i = 0; i < GS_ARRAY_LEN(names); i++)
-        if (!strcmp(s, names[i])) return 1;
-    return 0;
+    return cJSON_IsNull(v)     ? "null"
+           : cJSON_IsBool(v)   ? "a boolean"
+           : cJSON_IsNumber(v) ? "a number"
+           : cJSON_IsString(v) ? "a string"
+           : cJSON_IsArray(v)  ? "an array"
+                               : "not a JSON value";
 }
 
 static int num_or_null(const cJSON *obj, const char *key)
@@ -251,7 +260,7 @@ static gs_status check_jobs(const cJSON *jobs, const char *name, const char *con
     {
         if (!cJSON_IsObject(j))
             return gs_error_set(err, GS_ERR_INVALID, name, 0, 0, "jobs[%d] is %s, not an object", i,
-                                cJSON_IsNull(j) ? "null" : "not an object");
+                                json_type(j));
         const cJSON *id = cJSON_GetObjectItemCaseSensitive(j, "id");
         if (!cJSON_IsString(id) || !id->valuestring[0])
             return gs_error_set(err, GS_ERR_INVALID, name, 0, 0,
@@ -261,7 +270,7 @@ static gs_status check_jobs(const cJSON *jobs, const char *name, const char *con
         if (!cJSON_IsString(st))
             return gs_error_set(err, GS_ERR_INVALID, name, 0, 0,
                                 "jobs[%d] (%.200s): \"status\" is missing or not a string", i, idv);
-        if (!known_status(st->valuestring))
+        if (gs_job_status_parse(st->valuestring) < 0)
             return gs_error_set(err, GS_ERR_INVALID, name, 0, 0,
                                 "jobs[%d] (%.200s): unknown status '%.100s'", i, idv,
                                 st->valuestring);

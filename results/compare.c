@@ -9,14 +9,28 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cli_util.h"
+#include "job_status.h"
 
-/* Status rank: higher is worse. Unknown statuses count as errors. */
-static int status_rank(const char *s)
+static const char *const verdict_names[] = {
+#define GS_VERDICT_NAME(e, n) n,
+    GS_VERDICT_TABLE(GS_VERDICT_NAME)
+#undef GS_VERDICT_NAME
+};
+
+const char *gs_verdict_name(gs_verdict v)
 {
-    if (!strcmp(s, "pass")) return 0;
-    if (!strcmp(s, "unsupported") || !strcmp(s, "does-not-fit")) return 1;
-    return 2;
+    return (int)v >= 0 && v < GS_VERDICT_COUNT ? verdict_names[v] : "?";
+}
+
+int gs_verdict_is_regression(gs_verdict v)
+{
+    return v == GS_VERDICT_REGRESSION || v == GS_VERDICT_MISSING;
+}
+
+/* Severity of a status name; one the table does not know counts as a failure. */
+static int severity(const char *s)
+{
+    return gs_job_status_severity((gs_job_status)gs_job_status_parse(s));
 }
 
 /* max abs error of a job in either form (results: error.max_abs; baseline: max_abs). */
@@ -35,13 +49,63 @@ static double job_tol_abs(const cJSON *j)
     return v;
 }
 
-/* "gen2/matmul/..." -> does cur have any job of that generation and kernel? */
-static int covers(const gs_json_index *cur, const char *id)
+int gs_compare_covers(const gs_json_index *cur, const char *id)
 {
-    const char *s1 = strchr(id, '/');
+    const char *s1 = id ? strchr(id, '/') : NULL;
     const char *s2 = s1 ? strchr(s1 + 1, '/') : NULL;
     if (!s2) return 0;
     return gs_json_index_has_prefix(cur, id, (size_t)(s2 - id) + 1);
+}
+
+gs_verdict gs_compare_job(const cJSON *base, const cJSON *cur, int cur_ran_kernel, double threshold,
+                          gs_job_diff *out)
+{
+    gs_job_diff d;
+    memset(&d, 0, sizeof d);
+    d.id = gs_json_str(base ? base : cur, "id");
+    d.base_status = gs_json_str(base, "status");
+    d.cur_status = gs_json_str(cur, "status");
+    d.base_ns = gs_json_num(base, "time_ns");
+    d.cur_ns = gs_json_num(cur, "time_ns");
+    d.base_err = job_max_abs(base);
+    d.cur_err = job_max_abs(cur);
+    d.time_rel = d.err_tol = NAN;
+    if (!isnan(d.base_ns) && !isnan(d.cur_ns) && d.base_ns > 0)
+        d.time_rel = d.cur_ns / d.base_ns - 1.0;
+    if (!base || !cur) {
+        d.verdict = !base            ? GS_VERDICT_NEW
+                    : cur_ran_kernel ? GS_VERDICT_MISSING
+                                     : GS_VERDICT_NOT_RUN;
+        if (out) *out = d;
+        return d.verdict;
+    }
+    int sb = severity(d.base_status), sc = severity(d.cur_status);
+    d.status_change = sc > sb ? 1 : sc < sb ? -1 : 0;
+    if (d.status_change) {
+        /* a status that got worse or better is the finding; its time or error say nothing */
+        d.verdict = d.status_change > 0 ? GS_VERDICT_REGRESSION : GS_VERDICT_IMPROVEMENT;
+        if (out) *out = d;
+        return d.verdict;
+    }
+    d.status_renamed = strcmp(d.base_status, d.cur_status) != 0;
+    if (!isnan(d.time_rel))
+        d.time_change = d.time_rel > threshold ? 1 : d.time_rel < -threshold ? -1 : 0;
+    /* Simulated time is exact (the model is deterministic), but the reference results come from
+     * the host's BLAS, whose kernels differ between CPUs: an error is judged against the job's
+     * tolerance, never by exact equality. */
+    if (!isnan(d.base_err) && !isnan(d.cur_err) && d.cur_err > d.base_err) {
+        double tol = job_tol_abs(cur);
+        if (!(tol > 0)) tol = job_tol_abs(base);
+        double allowed = tol > 0 ? GS_COMPARE_ERR_TOL_FRACTION * tol
+                                 : GS_COMPARE_ERR_REL_FALLBACK * fabs(d.base_err);
+        if (tol > 0) d.err_tol = tol;
+        d.err_regressed = d.cur_err - d.base_err > allowed;
+    }
+    d.verdict = d.time_change > 0 || d.err_regressed ? GS_VERDICT_REGRESSION
+                : d.time_change < 0                  ? GS_VERDICT_IMPROVEMENT
+                                                     : GS_VERDICT_SAME;
+    if (out) *out = d;
+    return d.verdict;
 }
 
 /* One finding: a line printed with every control character escaped (ids and statuses come
@@ -63,6 +127,45 @@ static void report(FILE *out, const char *fmt, ...)
     gs_sb_free(&esc);
 }
 
+void gs_compare_print(FILE *out, const gs_job_diff *d)
+{
+    if (!out || !d) return;
+    const char *id = d->id;
+    switch (d->verdict) {
+    case GS_VERDICT_MISSING:
+        report(out, "REGRESSION  %s: missing from the new results", id);
+        return;
+    case GS_VERDICT_NEW:
+        report(out, "new         %s: %s (not in the baseline)", id, d->cur_status);
+        return;
+    case GS_VERDICT_NOT_RUN:
+        return;
+    default:
+        break;
+    }
+    if (d->status_change) {
+        report(out, "%s %s: status %s -> %s", d->status_change > 0 ? "REGRESSION " : "improved   ",
+               id, d->base_status, d->cur_status);
+        return;
+    }
+    if (d->status_renamed)
+        report(out, "changed     %s: status %s -> %s", id, d->base_status, d->cur_status);
+    if (d->time_change)
+        report(out, "%s %s: time %.6g ns -> %.6g ns (%+.2f%%)",
+               d->time_change > 0 ? "REGRESSION " : "improved   ", id, d->base_ns, d->cur_ns,
+               100.0 * d->time_rel);
+    if (d->err_regressed) {
+        if (d->err_tol > 0)
+            report(out,
+                   "REGRESSION  %s: max abs error %.6g -> %.6g (grew by %.3g%% of the "
+                   "tolerance %.6g)",
+                   id, d->base_err, d->cur_err, 100.0 * (d->cur_err - d->base_err) / d->err_tol,
+                   d->err_tol);
+        else
+            report(out, "REGRESSION  %s: max abs error %.6g -> %.6g", id, d->base_err, d->cur_err);
+    }
+}
+
 void gs_compare_docs(const cJSON *base, const cJSON *cur, double threshold, FILE *out,
                      gs_compare_summary *sum)
 {
@@ -77,79 +180,28 @@ void gs_compare_docs(const cJSON *base, const cJSON *cur, double threshold, FILE
         gs_json_index_destroy(cix);
         return;
     }
+    gs_job_diff d;
     const cJSON *b;
     cJSON_ArrayForEach(b, cJSON_GetObjectItemCaseSensitive(base, "jobs"))
     {
         const char *id = gs_json_str(b, "id");
         const cJSON *c = gs_json_index_find(cix, id);
-        if (!c) {
-            if (covers(cix, id)) {
-                sum->missing++;
-                sum->regressions++;
-                report(out, "REGRESSION  %s: missing from the new results", id);
-            }
-            continue;
-        }
+        gs_verdict v = gs_compare_job(b, c, !c && gs_compare_covers(cix, id), threshold, &d);
+        gs_compare_print(out, &d);
+        sum->regressions += gs_verdict_is_regression(v);
+        sum->missing += v == GS_VERDICT_MISSING;
+        if (!c) continue;
         sum->compared++;
-        const char *bs = gs_json_str(b, "status"), *cs = gs_json_str(c, "status");
-        int rb = status_rank(bs), rc = status_rank(cs);
-        if (rc > rb) {
-            sum->regressions++;
-            report(out, "REGRESSION  %s: status %s -> %s", id, bs, cs);
-            continue;
-        }
-        if (rc < rb) {
-            sum->improvements++;
-            report(out, "improved    %s: status %s -> %s", id, bs, cs);
-            continue;
-        }
-        if (strcmp(bs, cs) != 0) {
-            sum->changed++;
-            report(out, "changed     %s: status %s -> %s", id, bs, cs);
-        }
-        double bt = gs_json_num(b, "time_ns"), ct = gs_json_num(c, "time_ns");
-        int regressed = 0;
-        if (!isnan(bt) && !isnan(ct) && bt > 0) {
-            double rel = ct / bt - 1.0;
-            if (rel > threshold) {
-                regressed = 1;
-                report(out, "REGRESSION  %s: time %.6g ns -> %.6g ns (%+.2f%%)", id, bt, ct,
-                       100.0 * rel);
-            } else if (rel < -threshold) {
-                sum->improvements++;
-                report(out, "improved    %s: time %.6g ns -> %.6g ns (%+.2f%%)", id, bt, ct,
-                       100.0 * rel);
-            }
-        }
-        /* Simulated time is exact (the model is deterministic), but the reference results come
-         * from the host's BLAS, whose kernels differ between CPUs: an error is judged against
-         * the job's tolerance, never by exact equality. */
-        double be = job_max_abs(b), ce = job_max_abs(c);
-        if (!isnan(be) && !isnan(ce) && ce > be) {
-            double tol = job_tol_abs(c);
-            if (!(tol > 0)) tol = job_tol_abs(b);
-            double allowed = tol > 0 ? GS_COMPARE_ERR_TOL_FRACTION * tol
-                                     : GS_COMPARE_ERR_REL_FALLBACK * fabs(be);
-            if (ce - be > allowed) {
-                regressed = 1;
-                if (tol > 0)
-                    report(out,
-                           "REGRESSION  %s: max abs error %.6g -> %.6g (grew by %.3g%% of the "
-                           "tolerance %.6g)",
-                           id, be, ce, 100.0 * (ce - be) / tol, tol);
-                else
-                    report(out, "REGRESSION  %s: max abs error %.6g -> %.6g", id, be, ce);
-            }
-        }
-        sum->regressions += regressed;
+        sum->improvements += v == GS_VERDICT_IMPROVEMENT;
+        sum->changed += d.status_renamed;
     }
     const cJSON *c;
     cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(cur, "jobs"))
     {
         if (gs_json_index_find(bix, gs_json_str(c, "id"))) continue;
         sum->added++;
-        report(out, "new         %s: %s (not in the baseline)", gs_json_str(c, "id"),
-               gs_json_str(c, "status"));
+        gs_compare_job(NULL, c, 1, threshold, &d);
+        gs_compare_print(out, &d);
     }
     gs_json_index_destroy(bix);
     gs_json_index_destroy(cix);
@@ -343,21 +395,4 @@ gs_status gs_baseline_write(const cJSON *results, const char *dir, FILE *out, gs
     }
     gs_free(gens);
     return st;
-}
-
-int gs_compare_parse_threshold(const char *s, double *out)
-{
-    size_t n = s ? strlen(s) : 0;
-    int pct = n > 0 && s[n - 1] == '%';
-    char *num = gs_strdup(s ? s : "");
-    if (!num) return -1;
-    if (pct) num[n - 1] = '\0';
-    gs_error err;
-    gs_error_clear(&err);
-    double v;
-    int rc = gs_parse_real(num, 0.0, 1e12, &v, &err);
-    gs_free(num);
-    if (rc != 0) return -1;
-    *out = pct ? v / 100.0 : v;
-    return 0;
 }

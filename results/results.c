@@ -8,6 +8,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "job_status.h"
+
 double gs_json_num(const cJSON *obj, const char *key)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
@@ -239,13 +241,10 @@ gs_status gs_results_write_csv(const cJSON *doc, const char *path, gs_error *err
     return st;
 }
 
-/* JUnit: which element a status becomes. */
+/* JUnit: which element a status becomes (NULL: a passing testcase; "error" when unknown). */
 static const char *junit_kind(const char *status)
 {
-    if (!strcmp(status, "pass")) return NULL;
-    if (!strcmp(status, "unsupported") || !strcmp(status, "does-not-fit")) return "skipped";
-    if (!strcmp(status, "fail") || !strcmp(status, "deadlock")) return "failure";
-    return "error"; /* crash, timeout, error, anything unknown */
+    return gs_job_status_junit((gs_job_status)gs_job_status_parse(status));
 }
 
 gs_status gs_results_write_junit(const cJSON *doc, const char *path, gs_error *err)

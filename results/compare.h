@@ -1,0 +1,117 @@
+/*
+ * compare.h - one job against its baseline (gs_compare_job), the one judgement the CI gate
+ * (`sweep --baseline`, `baseline check`), `gensweep compare`, `history gate` and the report's
+ * baseline section all use; whole result sets (gs_compare_docs); the committed check-suite
+ * baselines.
+ *
+ * A job regressed when its simulated time grew by more than the threshold, its status got worse
+ * (its severity in results/job_status.h grew: pass < unsupported = does-not-fit < fail = crash =
+ * timeout = deadlock = error), or its max abs error grew by more than
+ * GS_COMPARE_ERR_TOL_FRACTION of the job's absolute tolerance (the new results' error.tol_abs,
+ * else the baseline's tol_abs; with neither, by more than GS_COMPARE_ERR_REL_FALLBACK of the old
+ * error). Simulated time is exact, but errors are measured against the host BLAS, whose rounding
+ * differs between CPUs, so errors are never compared for exact equality. A job whose status got
+ * worse or better is judged on its status alone. A job of the baseline that is missing from the
+ * new results counts as a regression when the new results ran its generation and kernel at all
+ * (a sweep of a subset does not report the rest as missing). Improvements and new jobs are
+ * listed too.
+ *
+ * Either side may be a results.json (harness/RESULTS.md) or a baseline file
+ * {"schema": "gensweep-baseline", "schema_version": 1, "generation": "gen2", "suite": "check",
+ *  "jobs": [{"id": .., "status": .., "time_ns": .., "max_abs": .., "tol_abs": ..}]}
+ * (tests/baselines/; tol_abs may be absent in older files).
+ */
+#ifndef GS_COMPARE_H
+#define GS_COMPARE_H
+
+#include <stdio.h>
+
+#include "results.h"
+#include "results_schema.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* An error regresses when it grows by more than this fraction of the job's tolerance. */
+#define GS_COMPARE_ERR_TOL_FRACTION 0.10
+/* ... or, when neither side records a tolerance, by more than this fraction of itself. */
+#define GS_COMPARE_ERR_REL_FALLBACK 0.10
+
+/* Verdicts of one job against the baseline: X(enum, name). */
+#define GS_VERDICT_TABLE(X)                                                                        \
+    X(GS_VERDICT_SAME, "same")               /* in both, nothing beyond the thresholds */          \
+    X(GS_VERDICT_REGRESSION, "regression")   /* worse status, slower, or a larger error */         \
+    X(GS_VERDICT_IMPROVEMENT, "improvement") /* better status, or faster */                        \
+    X(GS_VERDICT_NEW, "new")                 /* in the new results only */                         \
+    X(GS_VERDICT_MISSING, "missing")         /* baseline only, its generation+kernel ran */        \
+    X(GS_VERDICT_NOT_RUN, "not-run")         /* baseline only, its generation+kernel did not */
+
+typedef enum gs_verdict {
+#define GS_VERDICT_ENUM(e, n) e,
+    GS_VERDICT_TABLE(GS_VERDICT_ENUM)
+#undef GS_VERDICT_ENUM
+        GS_VERDICT_COUNT
+} gs_verdict;
+const char *gs_verdict_name(gs_verdict v);
+/* Whether a verdict fails the gate (a regression, or a missing job). */
+int gs_verdict_is_regression(gs_verdict v);
+
+/* What gs_compare_job found for one job; strings point into the documents. */
+typedef struct gs_job_diff {
+    gs_verdict verdict;
+    const char *id;
+    const char *base_status, *cur_status; /* "" on a side without the job */
+    int status_change;                    /* +1 severity grew, -1 fell, 0 equal */
+    int status_renamed;                   /* equal severity, different status (fail -> crash) */
+    double base_ns, cur_ns;               /* simulated times, NAN when absent */
+    double time_rel;          /* cur / base - 1; NAN unless both are known and base > 0 */
+    int time_change;          /* +1 beyond +threshold, -1 beyond -threshold (equal status only) */
+    double base_err, cur_err; /* max abs errors, NAN when absent */
+    double err_tol;           /* tolerance the growth was judged against, NAN: none recorded */
+    int err_regressed;        /* grew beyond the allowance (equal status only) */
+} gs_job_diff;
+
+/*
+ * Judge one job: base and cur are job objects of either file form; either may be NULL (new /
+ * baseline-only). cur_ran_kernel says, for a baseline-only job, whether the new results ran its
+ * generation and kernel (gs_compare_covers): then it is missing, else not run. threshold is
+ * relative (0.02 = 2 %). Fills *d (may be NULL) and returns the verdict.
+ */
+gs_verdict gs_compare_job(const cJSON *base, const cJSON *cur, int cur_ran_kernel, double threshold,
+                          gs_job_diff *d);
+/* Does the index of the new results' jobs (gs_json_index_create(jobs, 0)) hold any job of id's
+ * generation and kernel (the first two '/'-separated fields)? */
+int gs_compare_covers(const gs_json_index *cur, const char *id);
+/* The gate's lines for one finding ("REGRESSION  ID: ...", "improved    ...", "changed     ...",
+ * "new         ..."), control characters escaped; nothing for a job that is the same or not
+ * run. out NULL: nothing. */
+void gs_compare_print(FILE *out, const gs_job_diff *d);
+
+typedef struct gs_compare_summary {
+    int compared;    /* jobs in both */
+    int regressions; /* jobs judged regressions, missing ones included */
+    int improvements;
+    int changed; /* status changed without getting worse or better (e.g. fail -> crash) */
+    int added;   /* in new only */
+    int missing; /* in base only and counted as regressions */
+} gs_compare_summary;
+
+/* Compare base and cur (documents with a "jobs" array): every baseline job in order, then the
+ * new ones, through gs_compare_job; print the findings to out (NULL: silent). threshold is
+ * relative (0.02 = 2%). */
+void gs_compare_docs(const cJSON *base, const cJSON *cur, double threshold, FILE *out,
+                     gs_compare_summary *sum);
+
+/* Load a results.json, a baseline file, or a directory of baseline files (every *.json in it)
+ * into one document with a "jobs" array. NULL with err set. */
+cJSON *gs_compare_load(const char *path, gs_error *err);
+
+/* Write the reduced check-suite baselines of a results document: dir/check-<generation>.json
+ * per generation. Prints each path written to out (NULL: silent). */
+gs_status gs_baseline_write(const cJSON *results, const char *dir, FILE *out, gs_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
