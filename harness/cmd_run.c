@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
-#include <sys/resource.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,16 +13,7 @@
 #include "gs/strbuf.h"
 #include "jobrun.h"
 #include "jobspec.h"
-#include "sweep.h" /* GS_SWEEP_DEFAULT_MEM_LIMIT: run has the same default as sweep jobs */
-
-/* AddressSanitizer build: no default address-space limit (as for sweep jobs) */
-#if defined(__SANITIZE_ADDRESS__)
-#define GS_RUN_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define GS_RUN_ASAN 1
-#endif
-#endif
+#include "sweep.h" /* run has the sweep jobs' default memory limit and --set count */
 
 typedef struct job_opts {
     const char *config;
@@ -62,28 +52,16 @@ static int parse_double(const char *cmd, const char *opt, const char *s, double 
     return 1;
 }
 
-/* The address-space limit (as sweep jobs have): lowered, never raised above what the process
- * inherited (a sweep job inherits the sweep's). */
+/* The address-space limit (as sweep jobs have). Returns 0 when it could not be set. */
 static int apply_mem_limit(const char *cmd, double bytes)
 {
-    if (!(bytes > 0)) return 1;
-#ifdef GS_RUN_ASAN
-    /* ASan reserves terabytes of address space: an RLIMIT_AS would only break the sanitizer */
-    fprintf(stderr, "gensweep %s: --mem-limit is ignored in an AddressSanitizer build\n", cmd);
-    return 1;
-#endif
-    struct rlimit rl;
-    if (getrlimit(RLIMIT_AS, &rl) != 0) return 1;
-    rlim_t want = (rlim_t)bytes;
-    if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur <= want) return 1;
-    rl.rlim_cur = want;
-    if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < want) rl.rlim_cur = rl.rlim_max;
-    if (setrlimit(RLIMIT_AS, &rl) != 0) {
-        fprintf(stderr, "gensweep %s: --mem-limit: cannot set the limit: %s\n", cmd,
-                strerror(errno));
-        return 0;
-    }
-    return 1;
+    gs_error err;
+    gs_error_clear(&err);
+    gs_status st = gs_job_limit_memory(bytes, &err);
+    if (st != GS_OK)
+        fprintf(stderr, "gensweep %s: --mem-limit%s%s\n", cmd, st == GS_ERR_IO ? ": " : " ",
+                err.message);
+    return st != GS_ERR_IO;
 }
 
 /* Returns 1 on success, 0 after printing a usage error. */
@@ -91,9 +69,9 @@ static int parse_job_opts(int argc, char **argv, job_opts *o, int allow_run_opts
 {
     memset(o, 0, sizeof *o);
     gs_job_options_init(&o->job);
-#ifndef GS_RUN_ASAN
-    o->mem_limit = GS_SWEEP_DEFAULT_MEM_LIMIT; /* ASan reserves terabytes: no default there */
-#endif
+    gs_sweep_opts sweep; /* the memory limit sweep jobs have by default (none under ASan) */
+    gs_sweep_opts_default(&sweep);
+    o->mem_limit = sweep.mem_limit;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         gs_error err;
@@ -268,50 +246,6 @@ void gs_help_run(void)
            "timeout; 2 usage or config error\n");
 }
 
-static void print_stats_text(const gs_job_spec *spec, const gs_run_stats *s)
-{
-    const gs_config *c = spec->cfg;
-    printf("time        %.3f us (%.0f tensor cycles @ %.2f GHz)\n", s->total_ns / 1e3,
-           s->engine_cycles[GS_ENG_TENSOR], c->tensor.clock.v / 1e9);
-    printf("instructions %" PRIu64 " on %u core(s)\n", s->instructions, s->cores_used);
-    printf("engines     %-8s %10s %8s %10s %10s %10s\n", "", "busy us", "util", "dep us", "dma us",
-           "port us");
-    for (int e = 0; e < GS_ENGINE_COUNT; e++) {
-        if (!gs_config_has_engine(c, (gs_engine)e)) continue;
-        const gs_engine_stats *es = &s->engine_total[e];
-        /* DMA: busy is the engine pool's occupancy (engines' busy time / engines) */
-        double util =
-            s->total_ns > 0 ? es->busy_ns / (s->total_ns * (double)GS_MAX(1u, s->cores_used)) : 0.0;
-        printf("            %-8s %10.3f %7.1f%% %10.3f %10.3f %10.3f\n",
-               gs_engine_name((gs_engine)e), es->busy_ns / 1e3, 100.0 * util,
-               es->stall_dep_ns / 1e3, es->stall_dma_ns / 1e3, es->stall_port_ns / 1e3);
-    }
-    printf("flops       %.4g (%.2f TFLOP/s achieved of %.2f peak)\n", s->flops,
-           s->achieved_flops / 1e12, s->peak_flops / 1e12);
-    printf("hbm         %.4g bytes (%.1f GB/s achieved of %.1f peak)\n", s->hbm_bytes,
-           s->achieved_hbm_bytes_per_s / 1e9, s->peak_hbm_bytes_per_s / 1e9);
-    printf("ceilings    compute: peak rate of");
-    for (int e = 0; e < GS_ENGINE_COUNT; e++)
-        if (s->compute_engines & (1u << e)) printf(" %s", gs_engine_name((gs_engine)e));
-    if (s->compute_ceiling_flops > 0)
-        printf(" (tensor %.2f TFLOP/s on %u cores)", s->compute_ceiling_flops / 1e12,
-               GS_MAX(1u, s->cores_used));
-    printf("; memory %.1f GB/s = min(HBM %.1f, DMA %u cores x %u engines x %.1f GB/s)\n",
-           s->memory_ceiling_bytes_per_s / 1e9, s->hbm_ceiling_bytes_per_s / 1e9,
-           GS_MAX(1u, s->cores_used), s->dma_engines_per_core, c->dma.bandwidth_per_engine.v);
-    printf("roofline    %.3f us bound on the schedule's traffic (compute %.3f, memory %.3f): "
-           "actual/bound = %.2f\n",
-           s->roofline_ns / 1e3, s->compute_bound_ns / 1e3, s->memory_bound_ns / 1e3,
-           s->roofline_ratio);
-    printf("            %.3f us bound on the minimum traffic (%.4g bytes): actual/bound = %.2f\n",
-           s->min_roofline_ns / 1e3, s->min_traffic_bytes, s->min_roofline_ratio);
-    printf("dma         %.4g bytes over %u queue IDs x %u engines per core\n", s->dma_bytes,
-           s->queues_per_core, s->dma_engines_per_core);
-    printf("bottleneck  %s\n", s->bottleneck_name);
-    printf("sbuf/psum   %" PRIu64 " / %" PRIu64 " bytes per partition (high water)\n",
-           s->sbuf_high_water, s->psum_high_water);
-}
-
 /* Write the --record file (built by gs_job_record). */
 static gs_status write_record(gs_sb *sb, const char *path)
 {
@@ -321,24 +255,6 @@ static gs_status write_record(gs_sb *sb, const char *path)
                                 : gs_error_set(&werr, GS_ERR_NOMEM, NULL, 0, 0, "out of memory");
     if (ws != GS_OK) print_error("run --record", &werr);
     return ws;
-}
-
-static void print_text(const gs_job_spec *spec, int functional, const gs_job_result *r)
-{
-    const gs_config *cfg = spec->cfg;
-    printf("generation  %s (%s)\nkernel      %s/%s %s shape", cfg->name, cfg->family,
-           spec->kernel->name, spec->kernel->variants[spec->variant], gs_dtype_name(spec->dtype));
-    for (int i = 0; i < spec->n_dims; i++)
-        printf("%s%" PRId64, i ? "x" : " ", spec->dims[i]);
-    printf("\n");
-    if (r->ran_model && (r->st == GS_OK || r->st == GS_ERR_MISMATCH))
-        print_stats_text(spec, &r->stats);
-    if (r->check.checked)
-        printf("check       max abs err %.3g, max rel err %.3g (tol %.3g + %.3g*|ref|)\n",
-               r->check.max_abs_err, r->check.max_rel_err, r->check.tol_abs, r->check.tol_rel);
-    else if (!functional)
-        printf("check       skipped (timing-only)\n");
-    printf("status      %s\n", gs_job_status_name(r->status));
 }
 
 int gs_cmd_run(int argc, char **argv)
@@ -396,7 +312,11 @@ int gs_cmd_run(int argc, char **argv)
         else
             fprintf(stderr, "gensweep run: out of memory building the record\n");
     } else {
-        print_text(&spec, ro.functional, &r);
+        gs_sb text;
+        gs_sb_init(&text);
+        gs_job_text(&text, &spec, &ro, &r);
+        fputs(gs_sb_cstr(&text), stdout);
+        gs_sb_free(&text);
     }
     if (r.st != GS_OK) print_error(argv[0], &r.err);
     rc = gs_job_status_is_failure(r.status) ? GS_EXIT_FAIL : GS_EXIT_OK;

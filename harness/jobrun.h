@@ -20,6 +20,12 @@ extern "C" {
 gs_config *gs_job_load_config(const char *path, const char *const *sets, size_t n_sets,
                               gs_diags *diags);
 
+/* Lower this process's address-space limit to bytes (0: leave it), never above what it
+ * inherited (a sweep job inherits the sweep's). GS_OK; GS_ERR_UNSUPPORTED with err (nothing
+ * set: a warning) in an AddressSanitizer build, which reserves terabytes of address space;
+ * GS_ERR_IO with err when the limit cannot be set. */
+gs_status gs_job_limit_memory(double bytes, gs_error *err);
+
 typedef struct gs_job_run_opts {
     int functional;      /* 1: data, arithmetic and the output check; 0: timing only */
     int c_executor;      /* the pure-C functional executor instead of the model (no timing) */
@@ -59,6 +65,11 @@ void gs_job_result_free(gs_job_result *r); /* NULL ok */
  */
 gs_status gs_job_record(gs_sb *sb, const gs_job_spec *spec, const gs_job_run_opts *o,
                         const gs_job_result *r, gs_error *warn);
+
+/* Append the human-readable report of a run (what `gensweep run` prints): generation, kernel,
+ * shape, the model's statistics when it completed, the check and the status. */
+void gs_job_text(gs_sb *sb, const gs_job_spec *spec, const gs_job_run_opts *o,
+                 const gs_job_result *r);
 
 #ifdef __cplusplus
 }

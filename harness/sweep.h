@@ -125,9 +125,9 @@ const char *gs_sweep_job_id(const gs_sweep *s, size_t i); /* planned order; NULL
 /* The tuning file config i uses (1, path in buf), or 0 (none, or --no-tuning). */
 int gs_sweep_tuning_path(const gs_sweep *s, size_t i, char *buf, size_t size);
 
-/* Make the output (and trace) directory and lock it for this sweep (sweep_exec.c): the
- * descriptor to keep open (closing it releases the lock), or -1 with err (a usage error: not a
- * directory, in use by another sweep, ...). */
+/* Make the output (and trace) directory and lock it for this sweep: the descriptor to keep
+ * open (closing it releases the lock), or -1 with err (not a directory, in use by another
+ * sweep, ...: bad input, before any job runs). */
 int gs_sweep_lock_out(const gs_sweep *s, gs_error *err);
 
 /* Run the jobs of this shard and return the results document (RESULTS.md), or NULL with err
@@ -135,11 +135,11 @@ int gs_sweep_lock_out(const gs_sweep *s, gs_error *err);
  * stopped it. Progress goes to the options' callback. */
 cJSON *gs_sweep_execute(gs_sweep *s, int *interrupted, gs_error *err);
 
-/* sweep_output.c: read and merge the --baseline files (NULL when there are none, or on error
- * with err set; *failed tells them apart). */
+/* Read and merge the --baseline files: NULL when there are none, or on error with err set and
+ * *failed = 1 (before anything runs, so a bad path costs no sweep). */
 cJSON *gs_sweep_load_baselines(const gs_sweep_opts *o, int *failed, gs_error *err);
 
-/* Write report.html next to results_path (the sweep's results.json), with the first baseline
+/* Write the report (html) of results_path (the sweep's results.json), with the first baseline
  * when it is a results file, the tuning files the sweep used and the --calibration section.
  * Calibration problems go to diags (the report is then written without that section); GS_OK
  * or the report's error in err. */
