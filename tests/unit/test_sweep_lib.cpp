@@ -273,6 +273,30 @@ TEST(SweepLib, TheOutputDirectoryIsOneSweepsAlone)
     gs_sweep_free(s);
 }
 
+TEST(SweepLib, WithoutOutTheDefaultDirectoryIsMadeAndLocked)
+{
+    std::string dir = tmpdir("default-out");
+    char cwd[4096];
+    ASSERT_NE(getcwd(cwd, sizeof cwd), nullptr);
+    ASSERT_EQ(chdir(dir.c_str()), 0);
+    gs_sweep_opts o = opts_for({kGen1.c_str()});
+    o.out_dir = nullptr;
+    Diags d;
+    gs_sweep *s = gs_sweep_create(&o, &d.d);
+    gs_error err;
+    gs_error_clear(&err);
+    int fd = s ? gs_sweep_lock_out(s, &err) : -1;
+    std::string made = s ? gs_sweep_options(s)->out_dir : "";
+    int exists = access((std::string(GS_SWEEP_DEFAULT_OUT) + "/.gensweep.lock").c_str(), F_OK);
+    ASSERT_EQ(chdir(cwd), 0);
+    ASSERT_NE(s, nullptr);
+    EXPECT_EQ(made, GS_SWEEP_DEFAULT_OUT);
+    EXPECT_GE(fd, 0) << err.message;
+    EXPECT_EQ(exists, 0);
+    if (fd >= 0) close(fd);
+    gs_sweep_free(s);
+}
+
 /* A fake `run` for the fork server: the shape says what the job does. */
 int fake_run(int argc, char **argv)
 {
