@@ -10,6 +10,7 @@
 
 #include "gs/strbuf.h"
 #include "gs/units.h"
+#include "jobspec.h"
 #include "record.h"
 #include "results.h"
 
@@ -330,7 +331,8 @@ gs_calib *gs_calib_load(const char *path, const gs_sweep_opts *o, gs_diags *diag
     c->o = *o;
     c->o.quiet = 1;
     c->o.no_report = 1;
-    c->cfgs = gs_sweep_create(&c->o);
+    /* the configs' own problems first, then what they mean for the case file */
+    c->cfgs = gs_sweep_create(&c->o, diags);
     if (!c->cfgs || !c->path) {
         gs_diags_add(diags, GS_ERR_INVALID, path, 0, 0, "the configs did not load (see above)");
         gs_calib_free(c);
@@ -472,11 +474,18 @@ static gs_status run_cases(gs_calib *c, size_t cfg, const cal_point *p, double *
         o.n_sets = n_sets;
         o.suite = GS_SWEEP_CUSTOM;
         o.timelines = 0;
-        gs_sweep *s = gs_sweep_create(&o);
-        if (!s)
+        gs_diags cd;
+        gs_diags_init(&cd);
+        gs_sweep *s = gs_sweep_create(&o, &cd);
+        if (!s) {
+            char why[GS_ERROR_MSG_MAX] = "";
+            if (cd.count) gs_error_format(&cd.items[0], why, sizeof why);
+            gs_diags_free(&cd);
             return gs_error_set(err, GS_ERR_INVALID, c->path, 0, 0,
-                                "config %s did not load with the fitted values",
-                                gs_sweep_config(c->cfgs, g)->name);
+                                "config %s did not load with the fitted values%s%s",
+                                gs_sweep_config(c->cfgs, g)->name, why[0] ? ": " : "", why);
+        }
+        gs_diags_free(&cd);
         /* per_step cases run twice: dims[0] = N and 2N */
         for (size_t i = 0; i < c->n; i++) {
             const cal_case *k = &c->cases[i];
@@ -490,12 +499,15 @@ static gs_status run_cases(gs_calib *c, size_t cfg, const cal_point *p, double *
             }
         }
         int intr = 0;
-        cJSON *doc = gs_sweep_execute(s, &intr);
+        gs_error xerr;
+        gs_error_clear(&xerr);
+        cJSON *doc = gs_sweep_execute(s, &intr, &xerr);
         if (!doc || intr) {
             cJSON_Delete(doc);
             gs_sweep_free(s);
-            return gs_error_set(err, GS_ERR_INTERNAL, NULL, 0, 0,
-                                intr ? "interrupted" : "the case jobs could not run");
+            return intr ? gs_error_set(err, GS_ERR_INTERNAL, NULL, 0, 0, "interrupted")
+                        : gs_error_set(err, GS_ERR_INTERNAL, NULL, 0, 0,
+                                       "the case jobs could not run: %s", xerr.message);
         }
         for (size_t i = 0; i < c->n; i++) {
             const cal_case *k = &c->cases[i];
@@ -505,7 +517,7 @@ static gs_status run_cases(gs_calib *c, size_t cfg, const cal_point *p, double *
                 const gs_job_spec spec = case_spec(k, gs_sweep_config(s, 0), rep);
                 gs_sb id;
                 gs_sb_init(&id);
-                gs_record_job_id(&id, &spec);
+                gs_job_spec_id(&id, &spec);
                 const cJSON *j, *found = NULL;
                 cJSON_ArrayForEach(j, cJSON_GetObjectItemCaseSensitive(doc, "jobs"))
                 {

@@ -36,6 +36,7 @@ int gs_cmd_calibrate(int argc, char **argv)
 {
     gs_sweep_opts o;
     gs_sweep_opts_default(&o);
+    o.progress = gs_sweep_cli_progress; /* quiet below: failed case jobs only */
     o.no_report = 1;
     const char *cfgs[GS_SWEEP_MAX_LIST], *sets[GS_SWEEP_MAX_LIST];
     size_t n_cfg = 0, n_sets = 0;
@@ -128,7 +129,9 @@ int gs_cmd_calibrate(int argc, char **argv)
         gs_diags_sort(&d);
         for (size_t i = 0; i < d.count; i++) {
             const gs_error *e = &d.items[i];
-            if (e->line > 0)
+            if (!e->file[0]) /* the sweep's own (sweep.h): after the command it ran under */
+                fprintf(stderr, "gensweep sweep: %s\n", e->message);
+            else if (e->line > 0)
                 fprintf(stderr, "%s:%d:%d: %s\n", e->file, e->line, e->column, e->message);
             else
                 fprintf(stderr, "%s: %s\n", e->file, e->message);

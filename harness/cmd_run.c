@@ -1,45 +1,28 @@
 /*
- * cmd_run.c - `gensweep disasm` and `gensweep run`: one kernel on one generation.
+ * cmd_run.c - `gensweep disasm` and `gensweep run`: one kernel on one generation. Parses the
+ * options, calls the job pipeline (jobrun.h, jobspec.h), prints, maps the exit status.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
-#include <sys/resource.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
 #include "gs/config.h"
-#include "gs/model.h"
 #include "gs/strbuf.h"
-#include "job.h"
-#include "record.h"
-#include "worker.h"
-#include "sweep.h" /* GS_SWEEP_DEFAULT_MEM_LIMIT: run has the same default as sweep jobs */
-
-/* AddressSanitizer build: no default address-space limit (as for sweep jobs) */
-#if defined(__SANITIZE_ADDRESS__)
-#define GS_RUN_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define GS_RUN_ASAN 1
-#endif
-#endif
+#include "jobrun.h"
+#include "jobspec.h"
+#include "sweep.h" /* run has the sweep jobs' default memory limit and --set count */
 
 typedef struct job_opts {
     const char *config;
-    const char *kernel;
-    const char *shape;
-    const char *variant;
-    const char *dtype;
+    gs_job_options job; /* --kernel, --variant, --dtype, --shape, --param, --seed */
     const char *trace;
     const char *record; /* --record FILE: the job record (RESULTS.md) for the sweep */
     int timeline;       /* --timeline: aggregated timeline in the record */
-    const char *sets[32];
+    const char *sets[GS_SWEEP_MAX_LIST];
     int n_sets;
-    const char *params[GS_KERNEL_MAX_PARAMS];
-    int n_params;
-    uint64_t seed;
     int timing_only;
     int c_executor;
     int json;
@@ -69,77 +52,46 @@ static int parse_double(const char *cmd, const char *opt, const char *s, double 
     return 1;
 }
 
-/* The address-space limit (as sweep jobs have): lowered, never raised above what the process
- * inherited (a sweep job inherits the sweep's). */
+/* The address-space limit (as sweep jobs have). Returns 0 when it could not be set. */
 static int apply_mem_limit(const char *cmd, double bytes)
 {
-    if (!(bytes > 0)) return 1;
-#ifdef GS_RUN_ASAN
-    /* ASan reserves terabytes of address space: an RLIMIT_AS would only break the sanitizer */
-    fprintf(stderr, "gensweep %s: --mem-limit is ignored in an AddressSanitizer build\n", cmd);
-    return 1;
-#endif
-    struct rlimit rl;
-    if (getrlimit(RLIMIT_AS, &rl) != 0) return 1;
-    rlim_t want = (rlim_t)bytes;
-    if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur <= want) return 1;
-    rl.rlim_cur = want;
-    if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < want) rl.rlim_cur = rl.rlim_max;
-    if (setrlimit(RLIMIT_AS, &rl) != 0) {
-        fprintf(stderr, "gensweep %s: --mem-limit: cannot set the limit: %s\n", cmd,
-                strerror(errno));
-        return 0;
-    }
-    return 1;
+    gs_error err;
+    gs_error_clear(&err);
+    gs_status st = gs_job_limit_memory(bytes, &err);
+    if (st != GS_OK)
+        fprintf(stderr, "gensweep %s: --mem-limit%s%s\n", cmd, st == GS_ERR_IO ? ": " : " ",
+                err.message);
+    return st != GS_ERR_IO;
 }
 
 /* Returns 1 on success, 0 after printing a usage error. */
 static int parse_job_opts(int argc, char **argv, job_opts *o, int allow_run_opts)
 {
     memset(o, 0, sizeof *o);
-    o->seed = 1;
-#ifndef GS_RUN_ASAN
-    o->mem_limit = GS_SWEEP_DEFAULT_MEM_LIMIT; /* ASan reserves terabytes: no default there */
-#endif
+    gs_job_options_init(&o->job);
+    gs_sweep_opts sweep; /* the memory limit sweep jobs have by default (none under ASan) */
+    gs_sweep_opts_default(&sweep);
+    o->mem_limit = sweep.mem_limit;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
+        gs_error err;
+        gs_error_clear(&err);
+        int took = gs_job_options_take(&o->job, argc, argv, &i, &err);
+        if (took < 0) {
+            fprintf(stderr, "gensweep %s: %s\n", argv[0], err.message);
+            return 0;
+        }
+        if (took) continue;
         if (!strcmp(a, "--config") || !strcmp(a, "-c")) {
             if (!need_value(argc, argv, &i)) return 0;
             o->config = argv[i];
-        } else if (!strcmp(a, "--kernel") || !strcmp(a, "-k")) {
-            if (!need_value(argc, argv, &i)) return 0;
-            o->kernel = argv[i];
-        } else if (!strcmp(a, "--shape") || !strcmp(a, "-s")) {
-            if (!need_value(argc, argv, &i)) return 0;
-            o->shape = argv[i];
-        } else if (!strcmp(a, "--variant")) {
-            if (!need_value(argc, argv, &i)) return 0;
-            o->variant = argv[i];
-        } else if (!strcmp(a, "--dtype")) {
-            if (!need_value(argc, argv, &i)) return 0;
-            o->dtype = argv[i];
         } else if (!strcmp(a, "--set")) {
             if (!need_value(argc, argv, &i)) return 0;
-            if (o->n_sets >= 32) {
+            if (o->n_sets >= GS_SWEEP_MAX_LIST) {
                 fprintf(stderr, "gensweep %s: too many --set options\n", argv[0]);
                 return 0;
             }
             o->sets[o->n_sets++] = argv[i];
-        } else if (!strcmp(a, "--param")) {
-            if (!need_value(argc, argv, &i)) return 0;
-            if (o->n_params >= GS_KERNEL_MAX_PARAMS) {
-                fprintf(stderr, "gensweep %s: too many --param options\n", argv[0]);
-                return 0;
-            }
-            o->params[o->n_params++] = argv[i];
-        } else if (!strcmp(a, "--seed")) {
-            if (!need_value(argc, argv, &i)) return 0;
-            gs_error err;
-            gs_error_clear(&err);
-            if (gs_parse_uint(argv[i], UINT64_MAX, &o->seed, &err) != 0) {
-                fprintf(stderr, "gensweep %s: --seed: %s\n", argv[0], err.message);
-                return 0;
-            }
         } else if (!strcmp(a, "--mem-limit")) {
             if (!need_value(argc, argv, &i)) return 0;
             gs_error err;
@@ -180,7 +132,7 @@ static int parse_job_opts(int argc, char **argv, job_opts *o, int allow_run_opts
             return 0;
         }
     }
-    if (!o->config || !o->kernel) {
+    if (!o->config || !o->job.kernel) {
         fprintf(stderr,
                 "gensweep %s: --config and --kernel are required (see gensweep %s --help)\n",
                 argv[0], argv[0]);
@@ -203,21 +155,13 @@ static void print_diags(gs_diags *d)
     gs_sb_free(&esc);
 }
 
-/* Load config, apply --set, resolve kernel/variant/dtype/shape/params into spec. Returns an exit
- * status (GS_EXIT_OK to continue). */
+/* Load config, apply --set, resolve the job options into spec. Returns an exit status
+ * (GS_EXIT_OK to continue). */
 static int make_spec(const char *cmd, const job_opts *o, gs_config **cfg_out, gs_job_spec *spec)
 {
     gs_diags d;
     gs_diags_init(&d);
-    /* a sweep job forked from the sweep: its config, already loaded with these overrides */
-    gs_config *cfg = gs_worker_take_config(o->config, o->sets, (size_t)o->n_sets);
-    int loaded = cfg != NULL;
-    if (!cfg) cfg = gs_config_load(o->config, &d);
-    for (int i = 0; cfg && !loaded && i < o->n_sets; i++)
-        if (gs_config_set(cfg, o->sets[i], &d) != GS_OK) {
-            gs_config_free(cfg);
-            cfg = NULL;
-        }
+    gs_config *cfg = gs_job_load_config(o->config, o->sets, (size_t)o->n_sets, &d);
     if (!cfg) {
         print_diags(&d);
         gs_diags_free(&d);
@@ -225,61 +169,11 @@ static int make_spec(const char *cmd, const job_opts *o, gs_config **cfg_out, gs
     }
     gs_diags_free(&d);
     *cfg_out = cfg;
-    memset(spec, 0, sizeof *spec);
-    spec->cfg = cfg;
-    spec->seed = o->seed;
-    const gs_kernel_def *k = gs_suite_find(o->kernel);
-    if (!k) {
-        fprintf(stderr, "gensweep %s: unknown kernel '%s'; known:", cmd, o->kernel);
-        for (size_t i = 0; i < gs_suite_count(); i++)
-            fprintf(stderr, " %s", gs_suite_kernel(i)->name);
-        fprintf(stderr, "\n");
-        return GS_EXIT_USAGE;
-    }
-    spec->kernel = k;
-    if (o->variant) {
-        spec->variant = gs_suite_variant(k, o->variant);
-        if (spec->variant < 0) {
-            fprintf(stderr, "gensweep %s: kernel %s has no variant '%s'; variants:", cmd, k->name,
-                    o->variant);
-            for (int i = 0; i < k->n_variants; i++)
-                fprintf(stderr, " %s", k->variants[i]);
-            fprintf(stderr, "\n");
-            return GS_EXIT_USAGE;
-        }
-    }
-    spec->dtype = GS_BF16;
-    if (o->dtype && gs_dtype_parse(o->dtype, &spec->dtype) != 0) {
-        fprintf(stderr, "gensweep %s: unknown dtype '%s'\n", cmd, o->dtype);
-        return GS_EXIT_USAGE;
-    }
     gs_error err;
     gs_error_clear(&err);
-    if (o->shape) {
-        if (gs_parse_shape(o->shape, spec->dims, GS_SUITE_MAX_DIMS, &spec->n_dims, &err) != 0) {
-            fprintf(stderr, "gensweep %s: --shape: %s\n", cmd, err.message);
-            return GS_EXIT_USAGE;
-        }
-    } else {
-        spec->n_dims = k->check_shapes[0].n;
-        for (int i = 0; i < spec->n_dims; i++)
-            spec->dims[i] = k->check_shapes[0].d[i];
-    }
-    if (spec->n_dims != k->n_dims) {
-        fprintf(stderr, "gensweep %s: kernel %s takes %d dims (", cmd, k->name, k->n_dims);
-        for (int i = 0; i < k->n_dims; i++)
-            fprintf(stderr, "%s%s", i ? "x" : "", k->dim_names[i]);
-        fprintf(stderr, "), --shape gave %d\n", spec->n_dims);
+    if (gs_job_spec_from_options(&o->job, cfg, spec, &err) != GS_OK) {
+        fprintf(stderr, "gensweep %s: %s\n", cmd, err.message);
         return GS_EXIT_USAGE;
-    }
-    for (int i = 0; i < o->n_params; i++) {
-        int idx;
-        int64_t v;
-        if (gs_parse_param(o->params[i], k->param_names, k->n_params, &idx, &v, &err) != 0) {
-            fprintf(stderr, "gensweep %s: --param %s\n", cmd, err.message);
-            return GS_EXIT_USAGE;
-        }
-        spec->params[idx] = v;
     }
     return GS_EXIT_OK;
 }
@@ -352,93 +246,7 @@ void gs_help_run(void)
            "timeout; 2 usage or config error\n");
 }
 
-static void print_stats_text(const gs_job_spec *spec, const gs_run_stats *s)
-{
-    const gs_config *c = spec->cfg;
-    printf("time        %.3f us (%.0f tensor cycles @ %.2f GHz)\n", s->total_ns / 1e3,
-           s->engine_cycles[GS_ENG_TENSOR], c->tensor.clock.v / 1e9);
-    printf("instructions %" PRIu64 " on %u core(s)\n", s->instructions, s->cores_used);
-    printf("engines     %-8s %10s %8s %10s %10s %10s\n", "", "busy us", "util", "dep us", "dma us",
-           "port us");
-    for (int e = 0; e < GS_ENGINE_COUNT; e++) {
-        if (!gs_config_has_engine(c, (gs_engine)e)) continue;
-        const gs_engine_stats *es = &s->engine_total[e];
-        /* DMA: busy is the engine pool's occupancy (engines' busy time / engines) */
-        double util =
-            s->total_ns > 0 ? es->busy_ns / (s->total_ns * (double)GS_MAX(1u, s->cores_used)) : 0.0;
-        printf("            %-8s %10.3f %7.1f%% %10.3f %10.3f %10.3f\n",
-               gs_engine_name((gs_engine)e), es->busy_ns / 1e3, 100.0 * util,
-               es->stall_dep_ns / 1e3, es->stall_dma_ns / 1e3, es->stall_port_ns / 1e3);
-    }
-    printf("flops       %.4g (%.2f TFLOP/s achieved of %.2f peak)\n", s->flops,
-           s->achieved_flops / 1e12, s->peak_flops / 1e12);
-    printf("hbm         %.4g bytes (%.1f GB/s achieved of %.1f peak)\n", s->hbm_bytes,
-           s->achieved_hbm_bytes_per_s / 1e9, s->peak_hbm_bytes_per_s / 1e9);
-    printf("ceilings    compute: peak rate of");
-    for (int e = 0; e < GS_ENGINE_COUNT; e++)
-        if (s->compute_engines & (1u << e)) printf(" %s", gs_engine_name((gs_engine)e));
-    if (s->compute_ceiling_flops > 0)
-        printf(" (tensor %.2f TFLOP/s on %u cores)", s->compute_ceiling_flops / 1e12,
-               GS_MAX(1u, s->cores_used));
-    printf("; memory %.1f GB/s = min(HBM %.1f, DMA %u cores x %u engines x %.1f GB/s)\n",
-           s->memory_ceiling_bytes_per_s / 1e9, s->hbm_ceiling_bytes_per_s / 1e9,
-           GS_MAX(1u, s->cores_used), s->dma_engines_per_core, c->dma.bandwidth_per_engine.v);
-    printf("roofline    %.3f us bound on the schedule's traffic (compute %.3f, memory %.3f): "
-           "actual/bound = %.2f\n",
-           s->roofline_ns / 1e3, s->compute_bound_ns / 1e3, s->memory_bound_ns / 1e3,
-           s->roofline_ratio);
-    printf("            %.3f us bound on the minimum traffic (%.4g bytes): actual/bound = %.2f\n",
-           s->min_roofline_ns / 1e3, s->min_traffic_bytes, s->min_roofline_ratio);
-    printf("dma         %.4g bytes over %u queue IDs x %u engines per core\n", s->dma_bytes,
-           s->queues_per_core, s->dma_engines_per_core);
-    printf("bottleneck  %s\n", s->bottleneck_name);
-    printf("sbuf/psum   %" PRIu64 " / %" PRIu64 " bytes per partition (high water)\n",
-           s->sbuf_high_water, s->psum_high_water);
-}
-
-/* Build the job record (RESULTS.md) into sb: for --record and --json. The model's statistics
- * count only when the run completed (pass or wrong results); a deadlock or timeout has no
- * metrics, and an unchecked (timing-only) run has "error": null (null, never 0). */
-static gs_status build_record(gs_sb *sb, const job_opts *o, const gs_job_spec *spec,
-                              const gs_job *job, gs_job_status js, gs_status st,
-                              const gs_error *run_err, const gs_run_stats *stats,
-                              const gs_job_check *chk, const char *scratch_trace)
-{
-    char reason[2048] = "";
-    if (st != GS_OK) gs_record_format_error(run_err, reason, sizeof reason);
-    int complete = stats && (st == GS_OK || st == GS_ERR_MISMATCH);
-    gs_sb tl;
-    gs_sb_init(&tl);
-    gs_error terr;
-    gs_error_clear(&terr);
-    int have_tl = 0;
-    if (o->timeline && complete && o->trace) {
-        have_tl = gs_record_timeline(o->trace, stats->total_ns, GS_TIMELINE_MAX_SLICES, &tl,
-                                     &terr) == GS_OK;
-        if (!have_tl) print_error("run", &terr);
-    }
-    if (scratch_trace[0]) remove(scratch_trace);
-    gs_record_job_info info = {
-        .spec = spec,
-        .functional = !o->timing_only,
-        .status = js,
-        .reason = reason,
-        .stderr_tail = "",
-        .stats = complete ? stats : NULL,
-        .program = job ? gs_job_program(job) : NULL,
-        .check = chk,
-        .timeline_json = have_tl ? gs_sb_cstr(&tl) : NULL,
-        .trace_path = o->trace && !scratch_trace[0] ? o->trace : NULL,
-        .wall_s = stats ? stats->wall_s : 0.0,
-    };
-    gs_record_write_job(sb, &info);
-    gs_sb_putc(sb, '\n');
-    gs_status rs = gs_sb_ok(sb) && gs_sb_ok(&tl) ? GS_OK : GS_ERR_NOMEM;
-    gs_sb_free(&tl);
-    return rs;
-}
-
-/* Write the --record file (built by build_record). */
+/* Write the --record file (built by gs_job_record). */
 static gs_status write_record(gs_sb *sb, const char *path)
 {
     gs_error werr;
@@ -461,7 +269,6 @@ int gs_cmd_run(int argc, char **argv)
         gs_config_free(cfg);
         return rc;
     }
-    gs_job *job = NULL;
     gs_error err;
     gs_error_clear(&err);
     /* output paths are checked before the run: a bad one is a usage error, whichever it is */
@@ -472,89 +279,48 @@ int gs_cmd_run(int argc, char **argv)
             gs_config_free(cfg);
             return GS_EXIT_USAGE;
         }
-    gs_job_check chk;
-    memset(&chk, 0, sizeof chk);
-    gs_run_stats stats;
-    memset(&stats, 0, sizeof stats);
-    int ran_model = 0;
+    gs_job_run_opts ro = {!o.timing_only, o.c_executor, o.sim_limit_ns, o.wall_limit_s, o.trace, 0,
+                          o.timeline};
     /* A timeline needs a trace; without --trace it goes to a scratch file next to the
      * record and is removed afterwards. */
     char tl_trace[4096] = "";
     if (o.record && o.timeline && !o.trace && !o.c_executor) {
         snprintf(tl_trace, sizeof tl_trace, "%s.trace.json", o.record);
-        o.trace = tl_trace;
+        ro.trace = tl_trace;
+        ro.trace_scratch = 1;
     }
-    gs_status st = gs_job_build(&spec, &job, &err);
-    /* the kernel refusing its shape or params: the input is wrong, not the model */
-    int bad_input = st == GS_ERR_INVALID;
-    int functional = !o.timing_only;
-    if (st == GS_OK && functional) st = gs_job_init_memory(job, &err);
-    if (st == GS_OK) {
-        if (o.c_executor) {
-            if (!functional) {
-                fprintf(stderr, "gensweep run: --executor c has no timing; drop --timing-only\n");
-                rc = GS_EXIT_USAGE;
-                goto out;
-            }
-            st = gs_exec_program(gs_job_memory(job), gs_job_program(job), &err);
-        } else {
-            gs_model *m = gs_model_create(cfg, &err);
-            if (!m) {
-                st = err.code != GS_OK ? err.code : GS_ERR_INTERNAL;
-            } else {
-                gs_run_opts ro = {functional, o.sim_limit_ns, o.wall_limit_s, o.trace};
-                st = gs_model_run(m, gs_job_program(job), functional ? gs_job_memory(job) : NULL,
-                                  &ro, &stats, &err);
-                ran_model = 1;
-                gs_model_free(m);
-            }
-        }
-    }
-    /* Physics: no run may beat its roofline; if one does, the model is wrong, whatever the
-     * data say. The sweep's per-kernel tests rely on this check. */
-    if (st == GS_OK && ran_model) st = gs_job_check_roofline(&stats, &err);
-    if (st == GS_OK && functional) st = gs_job_check_outputs(job, &chk, &err);
-    gs_job_status js = gs_job_status_from(st);
-    /* a kernel must run its own check shapes everywhere: not fitting one is a kernel failure,
-     * not a clean status (a perf shape may legitimately outgrow a small SBUF) */
-    if (js == GS_JOB_DOES_NOT_FIT && gs_job_is_check_shape(&spec)) {
-        js = GS_JOB_FAIL;
-        static const char prefix[] = "a check shape must fit every generation: ";
-        const size_t pl = sizeof prefix - 1;
-        const size_t ml = strnlen(err.message, sizeof err.message - 1 - pl);
-        memmove(err.message + pl, err.message, ml);
-        memcpy(err.message, prefix, pl);
-        err.message[pl + ml] = '\0';
+    gs_job_result r;
+    if (gs_job_run(&spec, &ro, &r) != GS_OK) {
+        print_error(argv[0], &r.err);
+        gs_job_result_free(&r);
+        gs_config_free(cfg);
+        return GS_EXIT_USAGE;
     }
     /* the job record (RESULTS.md): the --record file and the --json output are the same */
     gs_sb rec;
     gs_sb_init(&rec);
     gs_status bs = GS_OK;
-    if (o.json || o.record)
-        bs = build_record(&rec, &o, &spec, job, js, st, &err, ran_model ? &stats : NULL, &chk,
-                          tl_trace);
+    if (o.json || o.record) {
+        gs_error warn;
+        gs_error_clear(&warn);
+        bs = gs_job_record(&rec, &spec, &ro, &r, &warn);
+        if (warn.code != GS_OK) print_error("run", &warn);
+    }
     if (o.json) {
         if (bs == GS_OK)
             fputs(gs_sb_cstr(&rec), stdout);
         else
             fprintf(stderr, "gensweep run: out of memory building the record\n");
     } else {
-        printf("generation  %s (%s)\nkernel      %s/%s %s shape", cfg->name, cfg->family,
-               spec.kernel->name, spec.kernel->variants[spec.variant], gs_dtype_name(spec.dtype));
-        for (int i = 0; i < spec.n_dims; i++)
-            printf("%s%" PRId64, i ? "x" : " ", spec.dims[i]);
-        printf("\n");
-        if (ran_model && (st == GS_OK || st == GS_ERR_MISMATCH)) print_stats_text(&spec, &stats);
-        if (chk.checked)
-            printf("check       max abs err %.3g, max rel err %.3g (tol %.3g + %.3g*|ref|)\n",
-                   chk.max_abs_err, chk.max_rel_err, chk.tol_abs, chk.tol_rel);
-        else if (!functional)
-            printf("check       skipped (timing-only)\n");
-        printf("status      %s\n", gs_job_status_name(js));
+        gs_sb text;
+        gs_sb_init(&text);
+        gs_job_text(&text, &spec, &ro, &r);
+        fputs(gs_sb_cstr(&text), stdout);
+        gs_sb_free(&text);
     }
-    if (st != GS_OK) print_error(argv[0], &err);
-    rc = gs_job_status_is_failure(js) ? GS_EXIT_FAIL : GS_EXIT_OK;
-    if (bad_input) {
+    if (r.st != GS_OK) print_error(argv[0], &r.err);
+    rc = gs_job_status_is_failure(r.status) ? GS_EXIT_FAIL : GS_EXIT_OK;
+    if (r.bad_input) {
         fprintf(stderr, "gensweep %s: kernel %s refused the arguments (--shape/--param/--dtype)\n",
                 argv[0], spec.kernel->name);
         rc = GS_EXIT_USAGE;
@@ -566,8 +332,7 @@ int gs_cmd_run(int argc, char **argv)
     }
     if (bs != GS_OK && rc == GS_EXIT_OK) rc = GS_EXIT_FAIL;
     gs_sb_free(&rec);
-out:
-    gs_job_free(job);
+    gs_job_result_free(&r);
     gs_config_free(cfg);
     return rc;
 }

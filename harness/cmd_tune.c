@@ -12,6 +12,7 @@
 
 #include "commands.h"
 #include "gs/builder.h"
+#include "jobspec.h"
 #include "record.h"
 #include "report.h"
 #include "results.h"
@@ -538,7 +539,11 @@ static int row_cmp(const void *a, const void *b)
 static int run_params(const gs_sweep_opts *o, const gs_job_spec *base,
                       int64_t (*ps)[GS_KERNEL_MAX_PARAMS], int n, tune_row *rows)
 {
-    gs_sweep *s = gs_sweep_create(o);
+    gs_diags d;
+    gs_diags_init(&d);
+    gs_sweep *s = gs_sweep_create(o, &d);
+    gs_sweep_print_diags(&d);
+    gs_diags_free(&d);
     if (!s) return 2;
     gs_job_spec spec = *base;
     for (int i = 0; i < n; i++) {
@@ -549,7 +554,14 @@ static int run_params(const gs_sweep_opts *o, const gs_job_spec *base,
         }
     }
     int intr = 0;
-    cJSON *doc = gs_sweep_execute(s, &intr);
+    gs_error err;
+    gs_error_clear(&err);
+    cJSON *doc = gs_sweep_execute(s, &intr, &err);
+    if (!doc) {
+        char buf[2048];
+        gs_error_format(&err, buf, sizeof buf);
+        fprintf(stderr, "gensweep sweep: %s\n", buf);
+    }
     for (int i = 0; i < n; i++) {
         memcpy(rows[i].p, ps[i], sizeof rows[i].p);
         rows[i].t = NAN;
@@ -561,7 +573,7 @@ static int run_params(const gs_sweep_opts *o, const gs_job_spec *base,
         gs_sb_init(&id);
         memcpy(spec.params, ps[i], sizeof spec.params);
         spec.cfg = gs_sweep_config(s, 0);
-        gs_record_job_id(&id, &spec);
+        gs_job_spec_id(&id, &spec);
         const cJSON *j;
         cJSON_ArrayForEach(j, cJSON_GetObjectItemCaseSensitive(
                                   doc, "jobs")) if (!strcmp(gs_json_str(j, "id"), gs_sb_cstr(&id)))
@@ -598,6 +610,7 @@ int gs_cmd_tune(int argc, char **argv)
 {
     gs_sweep_opts o;
     gs_sweep_opts_default(&o);
+    o.progress = gs_sweep_cli_progress;
     o.no_report = 1;
     o.quiet = 1;
     o.timelines = 0;

@@ -48,6 +48,16 @@ int gs_cmd_compare(int argc, char **argv);
 void gs_help_compare(void);
 int gs_cmd_baseline(int argc, char **argv);
 void gs_help_baseline(void);
+/* The sweep's terminal side (the library, sweep.h, prints nothing): a whole sweep with its
+ * progress, summary, baseline comparison and report, returning the exit status; the progress
+ * printer (a gs_sweep_progress_fn; set it in the options of sweeps run directly); the library's
+ * diagnostics printed the sweep's way. */
+struct gs_sweep_opts;
+struct gs_sweep_progress;
+struct gs_diags;
+int gs_sweep_main(const struct gs_sweep_opts *o);
+void gs_sweep_cli_progress(void *ctx, const struct gs_sweep_progress *p);
+void gs_sweep_print_diags(const struct gs_diags *d);
 /* cmd_tune.c */
 int gs_cmd_whatif(int argc, char **argv);
 void gs_help_whatif(void);

@@ -2,6 +2,8 @@
  * record.h and harness/RESULTS.md). */
 #include "record.h"
 
+#include "jobspec.h"
+
 #include <cjson/cJSON.h>
 #include <inttypes.h>
 #include <math.h>
@@ -69,17 +71,6 @@ const char *gs_record_unit_name(gs_unit u)
     return "";
 }
 
-void gs_record_job_id(gs_sb *sb, const gs_job_spec *s)
-{
-    const gs_kernel_def *k = s->kernel;
-    gs_sb_printf(sb, "%s/%s/%s/%s/", s->cfg->name, k->name, k->variants[s->variant],
-                 gs_dtype_name(s->dtype));
-    for (int i = 0; i < s->n_dims; i++)
-        gs_sb_printf(sb, "%s%" PRId64, i ? "x" : "", s->dims[i]);
-    for (int i = 0; i < k->n_params; i++)
-        if (s->params[i]) gs_sb_printf(sb, "/%s=%" PRId64, k->param_names[i], s->params[i]);
-}
-
 static void key(gs_sb *sb, int *first, const char *k)
 {
     if (!*first) gs_sb_putc(sb, ',');
@@ -127,7 +118,7 @@ void gs_record_write_job(gs_sb *sb, const gs_record_job_info *r)
     key(sb, &f, "id");
     gs_sb id;
     gs_sb_init(&id);
-    gs_record_job_id(&id, s);
+    gs_job_spec_id(&id, s);
     gs_sb_json_str(sb, gs_sb_cstr(&id));
     gs_sb_free(&id);
     kstr(sb, &f, "generation", s->cfg->name);

@@ -1,8 +1,8 @@
 /*
  * record.h - the JSON records of results.json (schema: harness/RESULTS.md): one job record
  * (written by `gensweep run --record FILE` in the job process), one config record (written by
- * the sweep for every config it ran), the job id, and the aggregated timeline built from a
- * Perfetto trace. Everything is built through gs/strbuf.h.
+ * the sweep for every config it ran; the job id is jobspec.h's), and the aggregated timeline built
+ * from a Perfetto trace. Everything is built through gs/strbuf.h.
  *
  * Source paths (kernel file:line in reasons and timelines) are written relative to the source
  * tree, so records do not depend on where the repository was cloned.
@@ -37,9 +37,6 @@ typedef struct gs_record_job_info {
     const char *trace_path;    /* NULL: "trace": null */
     double wall_s;             /* simulation wall seconds; < 0: no "wall_s" key */
 } gs_record_job_info;
-
-/* Append the job id "generation/kernel/variant/dtype/shape[/p=v...]" (non-zero params only). */
-void gs_record_job_id(gs_sb *sb, const gs_job_spec *spec);
 
 /* Append one job object (RESULTS.md "jobs" element) on one line. When info->wall_s >= 0 a
  * "wall_s" key is added; the sweep moves it to "wall"."jobs" so the job stays host-independent. */

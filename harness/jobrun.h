@@ -1,0 +1,77 @@
+/*
+ * jobrun.h - the one job pipeline: load the config (with --set overrides, or the copy a sweep
+ * handed its forked job, worker.h), build -> initialise memory -> run (SystemC model, or the
+ * pure-C executor) -> roofline check -> output check, and the job's record (harness/RESULTS.md).
+ * `gensweep run` (cmd_run.c) is this plus option parsing and printing; a sweep job is a `run`.
+ */
+#ifndef GS_JOBRUN_H
+#define GS_JOBRUN_H
+
+#include "gs/stats.h"
+#include "gs/strbuf.h"
+#include "job.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Load the config at path and apply the overrides in order; NULL with the problems in diags.
+ * In a job forked by a sweep, the config the sweep already loaded that way. */
+gs_config *gs_job_load_config(const char *path, const char *const *sets, size_t n_sets,
+                              gs_diags *diags);
+
+/* Lower this process's address-space limit to bytes (0: leave it), never above what it
+ * inherited (a sweep job inherits the sweep's). GS_OK; GS_ERR_UNSUPPORTED with err (nothing
+ * set: a warning) in an AddressSanitizer build, which reserves terabytes of address space;
+ * GS_ERR_IO with err when the limit cannot be set. */
+gs_status gs_job_limit_memory(double bytes, gs_error *err);
+
+typedef struct gs_job_run_opts {
+    int functional;      /* 1: data, arithmetic and the output check; 0: timing only */
+    int c_executor;      /* the pure-C functional executor instead of the model (no timing) */
+    double sim_limit_ns; /* model limits (0: none) */
+    double wall_limit_s;
+    const char *trace; /* Perfetto trace of the model run, or NULL */
+    int trace_scratch; /* the trace is only for the timeline: removed, and not named, after */
+    int timeline;      /* the aggregated timeline in the record (needs a trace) */
+} gs_job_run_opts;
+
+typedef struct gs_job_result {
+    gs_job_status status;
+    gs_status st;  /* GS_OK, or what stopped the pipeline (err says why) */
+    gs_error err;  /* with the kernel's line for kernel errors */
+    int bad_input; /* the kernel refused the shape/params/dtype: a usage error */
+    int ran_model; /* stats are the model's */
+    gs_run_stats stats;
+    gs_job_check check;
+    gs_job *job; /* the built job (NULL when it could not be created) */
+} gs_job_result;
+
+/*
+ * Run spec through the pipeline into r (free with gs_job_result_free). The job's status is in
+ * r->status: a check shape that does not fit is a failure (a kernel must run its own check
+ * shapes everywhere). Returns GS_OK when the pipeline ran (whatever the status), or
+ * GS_ERR_USAGE with r->err for options that cannot go together (--executor c with timing only).
+ */
+gs_status gs_job_run(const gs_job_spec *spec, const gs_job_run_opts *o, gs_job_result *r);
+void gs_job_result_free(gs_job_result *r); /* NULL ok */
+
+/*
+ * Append the job record (one RESULTS.md "jobs" element and a newline). The model's statistics
+ * count only when the run completed (pass or wrong results); a deadlock or timeout has no
+ * metrics, and an unchecked (timing-only) run has "error": null. A timeline that cannot be
+ * built from the trace leaves it out with the reason in warn. A scratch trace is removed.
+ * GS_OK or GS_ERR_NOMEM.
+ */
+gs_status gs_job_record(gs_sb *sb, const gs_job_spec *spec, const gs_job_run_opts *o,
+                        const gs_job_result *r, gs_error *warn);
+
+/* Append the human-readable report of a run (what `gensweep run` prints): generation, kernel,
+ * shape, the model's statistics when it completed, the check and the status. */
+void gs_job_text(gs_sb *sb, const gs_job_spec *spec, const gs_job_run_opts *o,
+                 const gs_job_result *r);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
