@@ -94,7 +94,6 @@ static int parse_job_opts(int argc, char **argv, job_opts *o, int allow_run_opts
             o->sets[o->n_sets++] = argv[i];
         } else if (!strcmp(a, "--mem-limit")) {
             if (!need_value(argc, argv, &i)) return 0;
-            gs_error err;
             gs_error_clear(&err);
             if (gs_parse_size(argv[i], &o->mem_limit, &err) != 0) {
                 fprintf(stderr, "gensweep %s: --mem-limit: %s\n", argv[0], err.message);
