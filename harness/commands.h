@@ -48,9 +48,10 @@ int gs_cmd_compare(int argc, char **argv);
 void gs_help_compare(void);
 int gs_cmd_baseline(int argc, char **argv);
 void gs_help_baseline(void);
-/* cmd_tune.c */
+/* cmd_whatif.c */
 int gs_cmd_whatif(int argc, char **argv);
 void gs_help_whatif(void);
+/* cmd_tune.c */
 int gs_cmd_tune(int argc, char **argv);
 void gs_help_tune(void);
 
