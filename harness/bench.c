@@ -678,11 +678,12 @@ gs_status gs_bench_find_generations(const char *dir, gs_bench_gen **gens, size_t
         st = GS_ERR_USAGE;
     }
     if (st == GS_OK) qsort(v, cnt, sizeof *v, gen_cmp);
-    for (size_t i = 0; st == GS_OK && i < cnt; i++) {
+    /* every config's problems, not just the first's */
+    for (size_t i = 0; st != GS_ERR_NOMEM && i < cnt; i++) {
         gs_config *c = gs_cli_load_config(v[i].path, NULL, 0, NULL, d);
         if (!c) {
             st = GS_ERR_USAGE;
-            break;
+            continue;
         }
         v[i].name = gs_strdup(c->name);
         gs_config_free(c);
