@@ -724,114 +724,96 @@ static void req_init(job_req *q, const char *config, const char *kernel, int n, 
     q->dims[2] = d2;
 }
 
-gs_status gs_bench_run(const gs_bench_opts *opts, gs_bench_result *res, gs_diags *d)
+/* One run: the options, the generations, and the figures later sections and the targets use. */
+typedef struct bench_run {
+    gs_bench_opts o;
+    const gs_bench_gen *gens;
+    size_t n_gens;
+    const gs_bench_gen *g_big, *g_fn; /* roles: see bench.h */
+    char self[1024];                  /* the gensweep binary */
+    char tmp[64];                     /* scratch directory, removed at the end */
+    char gen_files[1024];             /* "gen1,gen2": the file stems, for the report */
+    char gen_range[300];              /* "gen1-gen4" */
+    gs_sb js;                         /* the JSON document */
+    int f0;                           /* its top-level object has no member yet */
+    int failures;                     /* measurements that could not be taken */
+    int64_t mm;                       /* section 1's matmul M = K = N */
+    double min_rate, min_cpu_rate, timing_rss_kb, largest_sim_rate, largest_cpu_rate;
+    double ratio_model, cpu_ratio_model;
+    sweep_result s1, s2, s_old;
+    double sweep_cpu_new, sweep_cpu_old; /* best of two each, interleaved */
+    double trace_growth_mb;
+    double floor_cpu_ns, floor_pct, floor_pct_wall;
+    char shape_big[64], shape_fn[64];
+    proc_result big[2], fjob[2]; /* [0] current, [1] old */
+    double e2e_rate, func_speedup, sweep_cpu_ratio, e2e_cpu_rate;
+} bench_run;
+
+/* The header: build, machine and load, and the document's first members. */
+static void bench_header(bench_run *b)
 {
-    memset(res, 0, sizeof *res);
-    gs_bench_opts o = *opts;
-    if (!o.configs) o.configs = gs_default_configs_dir();
-    gs_bench_gen *gens = NULL;
-    size_t n_gens = 0;
-    gs_status st = gs_bench_find_generations(o.configs, &gens, &n_gens, d);
-    if (st != GS_OK) return st;
-    /* the roles: the first generation in name order runs the largest timing-only job of
-     * section 6, the second (the first when it is alone) the functional, memory and trace
-     * measurements */
-    const gs_bench_gen *g_big = &gens[0], *g_fn = &gens[n_gens > 1 ? 1 : 0];
-    char self[1024];
-    if (o.exe) {
-        snprintf(self, sizeof self, "%s", o.exe);
-    } else {
-        ssize_t sl = readlink("/proc/self/exe", self, sizeof self - 1);
-        if (sl <= 0) {
-            gs_diags_add(d, GS_ERR_IO, NULL, 0, 0, "cannot find its own executable: %s",
-                         strerror(errno));
-            gs_bench_generations_free(gens, n_gens);
-            return GS_ERR_IO;
-        }
-        self[sl] = '\0';
-    }
-    char tmp[] = "/tmp/gensweep-bench-XXXXXX";
-    if (!mkdtemp(tmp)) {
-        gs_diags_add(d, GS_ERR_IO, NULL, 0, 0, "cannot create a temporary directory: %s",
-                     strerror(errno));
-        gs_bench_generations_free(gens, n_gens);
-        return GS_ERR_IO;
-    }
-
-    char gen_files[1024] = "", gen_range[300];
-    for (size_t g = 0; g < n_gens; g++) {
-        size_t l = strlen(gen_files);
-        snprintf(gen_files + l, sizeof gen_files - l, "%s%s", g ? "," : "", gens[g].stem);
-    }
-    if (n_gens > 1)
-        snprintf(gen_range, sizeof gen_range, "%s-%s", gens[0].name, gens[n_gens - 1].name);
-    else
-        snprintf(gen_range, sizeof gen_range, "%s", gens[0].name);
-
-    int failures = 0;
     char cpu[256];
     cpu_model(cpu, sizeof cpu);
-    double load0[3], load1[3];
+    double load0[3];
     loadavg(load0);
     long nproc = sysconf(_SC_NPROCESSORS_ONLN);
-    say(&o, "gensweep bench%s (%s build)\n", o.quick ? " --quick" : "",
+    say(&b->o, "gensweep bench%s (%s build)\n", b->o.quick ? " --quick" : "",
 #ifdef NDEBUG
         "optimised"
 #else
         "UNOPTIMISED debug: figures are not representative"
 #endif
     );
-    say(&o, "machine     %ld CPUs, %s, %.1f GiB RAM; load average %.2f %.2f %.2f\n", nproc, cpu,
+    say(&b->o, "machine     %ld CPUs, %s, %.1f GiB RAM; load average %.2f %.2f %.2f\n", nproc, cpu,
         (double)mem_total_kb() / 1048576.0, load0[0], load0[1], load0[2]);
-
-    gs_sb js;
-    gs_sb_init(&js);
-    int f0 = 1;
-    gs_sb_putc(&js, '{');
-    jstr(&js, &f0, "schema", "gensweep-bench/1");
-    jbool(&js, &f0, "quick", o.quick);
+    gs_sb *js = &b->js;
+    b->f0 = 1;
+    gs_sb_putc(js, '{');
+    jstr(js, &b->f0, "schema", "gensweep-bench/1");
+    jbool(js, &b->f0, "quick", b->o.quick);
 #ifdef NDEBUG
-    jbool(&js, &f0, "optimised_build", 1);
+    jbool(js, &b->f0, "optimised_build", 1);
 #else
-    jbool(&js, &f0, "optimised_build", 0);
+    jbool(js, &b->f0, "optimised_build", 0);
 #endif
-    jkey(&js, &f0, "machine");
-    {
-        int f = 1;
-        gs_sb_putc(&js, '{');
-        jnum(&js, &f, "nproc", (double)nproc);
-        jstr(&js, &f, "cpu", cpu);
-        jnum(&js, &f, "mem_total_kb", (double)mem_total_kb());
-        jkey(&js, &f, "loadavg_start");
-        gs_sb_printf(&js, "[%.2f,%.2f,%.2f]", load0[0], load0[1], load0[2]);
-        gs_sb_putc(&js, '}');
-    }
+    jkey(js, &b->f0, "machine");
+    int f = 1;
+    gs_sb_putc(js, '{');
+    jnum(js, &f, "nproc", (double)nproc);
+    jstr(js, &f, "cpu", cpu);
+    jnum(js, &f, "mem_total_kb", (double)mem_total_kb());
+    jkey(js, &f, "loadavg_start");
+    gs_sb_printf(js, "[%.2f,%.2f,%.2f]", load0[0], load0[1], load0[2]);
+    gs_sb_putc(js, '}');
+}
 
-    /* 1. timing-only simulation speed */
-    const int64_t mm = o.quick ? 2048 : 8192; /* matmul M = K = N: the largest perf shape */
-    const int64_t ew = o.quick ? 2048 : 8192; /* elementwise_add R = C */
-    const int64_t ew_chunk = 64;              /* small chunks: many short instructions */
-    double min_rate = -1, min_cpu_rate = -1, timing_rss_kb = 0;
-    double largest_sim_rate = 0, largest_cpu_rate = 0; /* g_big's matmul: the largest job */
-    say(&o, "\n1. timing-only simulation speed (instructions per wall second of gs_model_run)\n");
-    say(&o, "   %-5s %-32s %8s %7s %7s %11s %11s %11s %7s\n", "gen", "workload", "instrs",
+/* 1. timing-only simulation speed */
+static void bench_sim_speed(bench_run *b)
+{
+    b->mm = b->o.quick ? 2048 : 8192;            /* matmul M = K = N: the largest perf shape */
+    const int64_t ew = b->o.quick ? 2048 : 8192; /* elementwise_add R = C */
+    const int64_t ew_chunk = 64;                 /* small chunks: many short instructions */
+    b->min_rate = b->min_cpu_rate = -1;
+    say(&b->o,
+        "\n1. timing-only simulation speed (instructions per wall second of gs_model_run)\n");
+    say(&b->o, "   %-5s %-32s %8s %7s %7s %11s %11s %11s %7s\n", "gen", "workload", "instrs",
         "build s", "sim s", "instr/s", "per CPU s", "end-to-end", "RSS MB");
-    jkey(&js, &f0, "sim_speed");
-    gs_sb_putc(&js, '[');
+    jkey(&b->js, &b->f0, "sim_speed");
+    gs_sb_putc(&b->js, '[');
     int first_row = 1;
-    for (size_t g = 0; g < n_gens; g++) {
+    for (size_t g = 0; g < b->n_gens; g++) {
         for (int w = 0; w < 2; w++) {
             job_req q;
             if (w == 0) {
-                req_init(&q, gens[g].path, "matmul", 3, mm, mm, mm);
+                req_init(&q, b->gens[g].path, "matmul", 3, b->mm, b->mm, b->mm);
             } else {
-                req_init(&q, gens[g].path, "elementwise_add", 2, ew, ew, 0);
+                req_init(&q, b->gens[g].path, "elementwise_add", 2, ew, ew, 0);
                 q.param_name = "chunk";
                 q.param_value = ew_chunk;
             }
             child_result r;
             long rss = 0;
-            if (run_child(&q, &r, &rss) != 0 || !r.ok) failures++;
+            if (run_child(&q, &r, &rss) != 0 || !r.ok) b->failures++;
             char shape[64], wl[96];
             shape_str(&q, shape, sizeof shape);
             snprintf(wl, sizeof wl, "%s %s%s", q.kernel, shape, w ? " chunk=64" : "");
@@ -839,233 +821,250 @@ gs_status gs_bench_run(const gs_bench_opts *opts, gs_bench_result *res, gs_diags
             double e2e =
                 r.build_s + r.run_s > 0 ? (double)r.instructions / (r.build_s + r.run_s) : 0;
             double cpu_rate = r.run_cpu_s > 0 ? (double)r.instructions / r.run_cpu_s : 0;
-            if (r.ok && (min_rate < 0 || rate < min_rate)) min_rate = rate;
-            if (r.ok && (min_cpu_rate < 0 || cpu_rate < min_cpu_rate)) min_cpu_rate = cpu_rate;
-            if (w == 0 && rss > timing_rss_kb) timing_rss_kb = (double)rss;
-            if (&gens[g] == g_big && w == 0 && r.ok) {
-                largest_sim_rate = rate;
-                largest_cpu_rate = cpu_rate;
+            if (r.ok && (b->min_rate < 0 || rate < b->min_rate)) b->min_rate = rate;
+            if (r.ok && (b->min_cpu_rate < 0 || cpu_rate < b->min_cpu_rate))
+                b->min_cpu_rate = cpu_rate;
+            if (w == 0 && rss > b->timing_rss_kb) b->timing_rss_kb = (double)rss;
+            if (&b->gens[g] == b->g_big && w == 0 && r.ok) {
+                b->largest_sim_rate = rate;
+                b->largest_cpu_rate = cpu_rate;
             }
-            say(&o, "   %-5s %-32s %8" PRIu64 " %7.3f %7.3f %11.0f %11.0f %11.0f %7.1f%s%s\n",
-                gens[g].name, wl, r.instructions, r.build_s, r.sim_s, rate, cpu_rate, e2e, mb(rss),
-                r.ok ? "" : "  ", r.ok ? "" : r.status);
-            if (!r.ok && r.error[0]) say(&o, "         %s\n", r.error);
-            if (!first_row) gs_sb_putc(&js, ',');
+            say(&b->o, "   %-5s %-32s %8" PRIu64 " %7.3f %7.3f %11.0f %11.0f %11.0f %7.1f%s%s\n",
+                b->gens[g].name, wl, r.instructions, r.build_s, r.sim_s, rate, cpu_rate, e2e,
+                mb(rss), r.ok ? "" : "  ", r.ok ? "" : r.status);
+            if (!r.ok && r.error[0]) say(&b->o, "         %s\n", r.error);
+            if (!first_row) gs_sb_putc(&b->js, ',');
             first_row = 0;
             int f = 1;
-            gs_sb_putc(&js, '{');
-            jstr(&js, &f, "generation", gens[g].name);
-            jstr(&js, &f, "kernel", q.kernel);
-            jstr(&js, &f, "shape", shape);
-            jnum(&js, &f, "chunk", w ? (double)ew_chunk : 0);
-            jstr(&js, &f, "status", r.status);
-            jnum(&js, &f, "instructions", (double)r.instructions);
-            jnum(&js, &f, "build_s", r.build_s);
-            jnum(&js, &f, "sim_s", r.sim_s);
-            jnum(&js, &f, "instr_per_s", rate);
-            jnum(&js, &f, "run_cpu_s", r.run_cpu_s);
-            jnum(&js, &f, "instr_per_cpu_s", cpu_rate);
-            jnum(&js, &f, "end_to_end_instr_per_s", e2e);
-            jnum(&js, &f, "simulated_ns", r.sim_ns);
-            jnum(&js, &f, "rss_kb", (double)rss);
-            gs_sb_putc(&js, '}');
+            gs_sb_putc(&b->js, '{');
+            jstr(&b->js, &f, "generation", b->gens[g].name);
+            jstr(&b->js, &f, "kernel", q.kernel);
+            jstr(&b->js, &f, "shape", shape);
+            jnum(&b->js, &f, "chunk", w ? (double)ew_chunk : 0);
+            jstr(&b->js, &f, "status", r.status);
+            jnum(&b->js, &f, "instructions", (double)r.instructions);
+            jnum(&b->js, &f, "build_s", r.build_s);
+            jnum(&b->js, &f, "sim_s", r.sim_s);
+            jnum(&b->js, &f, "instr_per_s", rate);
+            jnum(&b->js, &f, "run_cpu_s", r.run_cpu_s);
+            jnum(&b->js, &f, "instr_per_cpu_s", cpu_rate);
+            jnum(&b->js, &f, "end_to_end_instr_per_s", e2e);
+            jnum(&b->js, &f, "simulated_ns", r.sim_ns);
+            jnum(&b->js, &f, "rss_kb", (double)rss);
+            gs_sb_putc(&b->js, '}');
         }
     }
-    gs_sb_putc(&js, ']');
+    gs_sb_putc(&b->js, ']');
+}
 
-    /* 2. functional matmul data path vs OpenBLAS */
-    const int64_t fm = o.quick ? 256 : 1024, fk = o.quick ? 256 : 1024, fn = o.quick ? 512 : 1024;
-    double ratio_model = 0, ratio_exec = 0, cpu_ratio_model = 0;
+/* 2. functional matmul data path vs OpenBLAS */
+static void bench_functional_matmul(bench_run *b)
+{
+    const int64_t fm = b->o.quick ? 256 : 1024, fk = b->o.quick ? 256 : 1024,
+                  fn = b->o.quick ? 512 : 1024;
+    double ratio_exec = 0;
     {
         job_req q;
-        req_init(&q, g_fn->path, "matmul", 3, fm, fk, fn);
+        req_init(&q, b->g_fn->path, "matmul", 3, fm, fk, fn);
         q.functional = 1;
         q.with_exec_and_sgemm = 1;
         child_result r;
         long rss = 0;
-        if (run_child(&q, &r, &rss) != 0 || !r.ok || !r.exec_ok || !(r.sgemm_s > 0)) failures++;
+        if (run_child(&q, &r, &rss) != 0 || !r.ok || !r.exec_ok || !(r.sgemm_s > 0)) b->failures++;
         const double flop = 2.0 * (double)fm * (double)fk * (double)fn;
         double g_model = r.run_s > 0 ? flop / r.run_s / 1e9 : 0;
         double g_exec = r.exec_s > 0 ? flop / r.exec_s / 1e9 : 0;
         double g_blas = r.sgemm_s > 0 ? flop / r.sgemm_s / 1e9 : 0;
-        ratio_model = g_blas > 0 ? g_model / g_blas : 0;
+        b->ratio_model = g_blas > 0 ? g_model / g_blas : 0;
         ratio_exec = g_blas > 0 ? g_exec / g_blas : 0;
-        say(&o,
+        say(&b->o,
             "\n2. functional matmul %" PRId64 "x%" PRId64 "x%" PRId64
             " (MxKxN, bf16 on %s) vs OpenBLAS sgemm (fp32, 1 thread), same process\n",
-            fm, fk, fn, g_fn->name);
+            fm, fk, fn, b->g_fn->name);
         double gc_model = r.run_cpu_s > 0 ? flop / r.run_cpu_s / 1e9 : 0;
         double gc_exec = r.exec_cpu_s > 0 ? flop / r.exec_cpu_s / 1e9 : 0;
         double gc_blas = r.sgemm_cpu_s > 0 ? flop / r.sgemm_cpu_s / 1e9 : 0;
-        cpu_ratio_model = gc_blas > 0 ? gc_model / gc_blas : 0;
-        say(&o, "   %-44s %8s %8s %6s %9s %6s\n", "path", "wall s", "GFLOP/s", "ratio", "GFLOP/cpu",
-            "ratio");
-        say(&o, "   %-44s %8.4f %8.2f %6.2f %9.2f %6.2f\n",
-            "model, functional (SystemC + data, whole run)", r.run_s, g_model, ratio_model,
-            gc_model, cpu_ratio_model);
-        say(&o, "   %-44s %8.4f %8.2f %6.2f %9.2f %6.2f\n", "C executor alone (same program)",
+        b->cpu_ratio_model = gc_blas > 0 ? gc_model / gc_blas : 0;
+        say(&b->o, "   %-44s %8s %8s %6s %9s %6s\n", "path", "wall s", "GFLOP/s", "ratio",
+            "GFLOP/cpu", "ratio");
+        say(&b->o, "   %-44s %8.4f %8.2f %6.2f %9.2f %6.2f\n",
+            "model, functional (SystemC + data, whole run)", r.run_s, g_model, b->ratio_model,
+            gc_model, b->cpu_ratio_model);
+        say(&b->o, "   %-44s %8.4f %8.2f %6.2f %9.2f %6.2f\n", "C executor alone (same program)",
             r.exec_s, g_exec, ratio_exec, gc_exec, gc_blas > 0 ? gc_exec / gc_blas : 0);
-        say(&o, "   %-44s %8.4f %8.2f %6.2f %9.2f %6.2f\n", "cblas_sgemm (best of 3)", r.sgemm_s,
+        say(&b->o, "   %-44s %8.4f %8.2f %6.2f %9.2f %6.2f\n", "cblas_sgemm (best of 3)", r.sgemm_s,
             g_blas, 1.0, gc_blas, 1.0);
-        say(&o, "   check: model %s, executor %s; %" PRIu64 " instructions\n", r.status,
+        say(&b->o, "   check: model %s, executor %s; %" PRIu64 " instructions\n", r.status,
             r.exec_ok ? "pass" : "FAIL", r.instructions);
-        if (!r.ok && r.error[0]) say(&o, "   %s\n", r.error);
-        jkey(&js, &f0, "functional_matmul");
+        if (!r.ok && r.error[0]) say(&b->o, "   %s\n", r.error);
+        jkey(&b->js, &b->f0, "functional_matmul");
         int f = 1;
-        gs_sb_putc(&js, '{');
-        jstr(&js, &f, "generation", g_fn->name);
-        jstr(&js, &f, "dtype", "bf16");
-        jkey(&js, &f, "mkn");
-        gs_sb_printf(&js, "[%" PRId64 ",%" PRId64 ",%" PRId64 "]", fm, fk, fn);
-        jstr(&js, &f, "status", r.status);
-        jbool(&js, &f, "exec_check_pass", r.exec_ok);
-        jnum(&js, &f, "instructions", (double)r.instructions);
-        jnum(&js, &f, "model_s", r.run_s);
-        jnum(&js, &f, "model_gflops", g_model);
-        jnum(&js, &f, "exec_s", r.exec_s);
-        jnum(&js, &f, "exec_gflops", g_exec);
-        jnum(&js, &f, "sgemm_s", r.sgemm_s);
-        jnum(&js, &f, "sgemm_gflops", g_blas);
-        jnum(&js, &f, "ratio_model", ratio_model);
-        jnum(&js, &f, "ratio_exec", ratio_exec);
-        jnum(&js, &f, "model_cpu_s", r.run_cpu_s);
-        jnum(&js, &f, "exec_cpu_s", r.exec_cpu_s);
-        jnum(&js, &f, "sgemm_cpu_s", r.sgemm_cpu_s);
-        jnum(&js, &f, "ratio_model_cpu", cpu_ratio_model);
-        jnum(&js, &f, "rss_kb", (double)rss);
-        gs_sb_putc(&js, '}');
+        gs_sb_putc(&b->js, '{');
+        jstr(&b->js, &f, "generation", b->g_fn->name);
+        jstr(&b->js, &f, "dtype", "bf16");
+        jkey(&b->js, &f, "mkn");
+        gs_sb_printf(&b->js, "[%" PRId64 ",%" PRId64 ",%" PRId64 "]", fm, fk, fn);
+        jstr(&b->js, &f, "status", r.status);
+        jbool(&b->js, &f, "exec_check_pass", r.exec_ok);
+        jnum(&b->js, &f, "instructions", (double)r.instructions);
+        jnum(&b->js, &f, "model_s", r.run_s);
+        jnum(&b->js, &f, "model_gflops", g_model);
+        jnum(&b->js, &f, "exec_s", r.exec_s);
+        jnum(&b->js, &f, "exec_gflops", g_exec);
+        jnum(&b->js, &f, "sgemm_s", r.sgemm_s);
+        jnum(&b->js, &f, "sgemm_gflops", g_blas);
+        jnum(&b->js, &f, "ratio_model", b->ratio_model);
+        jnum(&b->js, &f, "ratio_exec", ratio_exec);
+        jnum(&b->js, &f, "model_cpu_s", r.run_cpu_s);
+        jnum(&b->js, &f, "exec_cpu_s", r.exec_cpu_s);
+        jnum(&b->js, &f, "sgemm_cpu_s", r.sgemm_cpu_s);
+        jnum(&b->js, &f, "ratio_model_cpu", b->cpu_ratio_model);
+        jnum(&b->js, &f, "rss_kb", (double)rss);
+        gs_sb_putc(&b->js, '}');
     }
+}
 
-    /* 3. check-suite sweep */
-    sweep_result s1, s2, s_old, s2b, s_oldb;
-    memset(&s1, 0, sizeof s1);
-    memset(&s2, 0, sizeof s2);
-    memset(&s_old, 0, sizeof s_old);
+/* 3. check-suite sweep at -j1, -j2 and through the old paths */
+static void bench_sweep(bench_run *b)
+{
+    sweep_result s2b, s_oldb;
+    memset(&b->s1, 0, sizeof b->s1);
+    memset(&b->s2, 0, sizeof b->s2);
+    memset(&b->s_old, 0, sizeof b->s_old);
     memset(&s2b, 0, sizeof s2b);
     memset(&s_oldb, 0, sizeof s_oldb);
-    double sweep_cpu_new = 0, sweep_cpu_old = 0; /* best of two each, interleaved */
-    say(&o, "\n3. check-suite sweep (gensweep sweep --suite check over %s/{%s}.yaml)\n", o.configs,
-        gen_files);
-    if (o.no_sweep) {
-        say(&o, "   skipped (--no-sweep)\n");
+    say(&b->o, "\n3. check-suite sweep (gensweep sweep --suite check over %s/{%s}.yaml)\n",
+        b->o.configs, b->gen_files);
+    if (b->o.no_sweep) {
+        say(&b->o, "   skipped (--no-sweep)\n");
     } else {
         char out1[1100], out2[1100], out3[1100], out4[1100], out5[1100];
-        snprintf(out1, sizeof out1, "%s/sweep-j1", tmp);
-        snprintf(out2, sizeof out2, "%s/sweep-j2", tmp);
-        snprintf(out3, sizeof out3, "%s/sweep-old-j2", tmp);
-        snprintf(out4, sizeof out4, "%s/sweep-old-j2-b", tmp);
-        snprintf(out5, sizeof out5, "%s/sweep-j2-b", tmp);
-        run_sweep(self, gens, n_gens, 1, out1, 0, &s1);
-        run_sweep(self, gens, n_gens, 2, out2, 0, &s2);
+        snprintf(out1, sizeof out1, "%s/sweep-j1", b->tmp);
+        snprintf(out2, sizeof out2, "%s/sweep-j2", b->tmp);
+        snprintf(out3, sizeof out3, "%s/sweep-old-j2", b->tmp);
+        snprintf(out4, sizeof out4, "%s/sweep-old-j2-b", b->tmp);
+        snprintf(out5, sizeof out5, "%s/sweep-j2-b", b->tmp);
+        run_sweep(b->self, b->gens, b->n_gens, 1, out1, 0, &b->s1);
+        run_sweep(b->self, b->gens, b->n_gens, 2, out2, 0, &b->s2);
         /* the same job list through the old paths (exec'd jobs, scalar references, full scans),
          * interleaved with the current one, best CPU time of two each: other work on a shared
          * machine inflates CPU time too (caches, memory bandwidth) */
-        run_sweep(self, gens, n_gens, 2, out3, 1, &s_old);
-        run_sweep(self, gens, n_gens, 2, out4, 1, &s_oldb);
-        run_sweep(self, gens, n_gens, 2, out5, 0, &s2b);
-        sweep_cpu_new = s2b.cpu_s > 0 && s2b.cpu_s < s2.cpu_s ? s2b.cpu_s : s2.cpu_s;
-        sweep_cpu_old = s_oldb.cpu_s > 0 && s_oldb.cpu_s < s_old.cpu_s ? s_oldb.cpu_s : s_old.cpu_s;
-        if (s_oldb.exit_status != 0) s_old.exit_status = s_oldb.exit_status;
-        if (s2b.exit_status != 0 && s2.exit_status == 0) s2.exit_status = s2b.exit_status;
+        run_sweep(b->self, b->gens, b->n_gens, 2, out3, 1, &b->s_old);
+        run_sweep(b->self, b->gens, b->n_gens, 2, out4, 1, &s_oldb);
+        run_sweep(b->self, b->gens, b->n_gens, 2, out5, 0, &s2b);
+        b->sweep_cpu_new = s2b.cpu_s > 0 && s2b.cpu_s < b->s2.cpu_s ? s2b.cpu_s : b->s2.cpu_s;
+        b->sweep_cpu_old =
+            s_oldb.cpu_s > 0 && s_oldb.cpu_s < b->s_old.cpu_s ? s_oldb.cpu_s : b->s_old.cpu_s;
+        if (s_oldb.exit_status != 0) b->s_old.exit_status = s_oldb.exit_status;
+        if (s2b.exit_status != 0 && b->s2.exit_status == 0) b->s2.exit_status = s2b.exit_status;
         for (int k = 0; k < 5; k++) {
             const sweep_result *s = k == 4   ? &s2b
                                     : k == 3 ? &s_oldb
-                                    : k == 2 ? &s_old
-                                    : k      ? &s2
-                                             : &s1;
-            say(&o,
+                                    : k == 2 ? &b->s_old
+                                    : k      ? &b->s2
+                                             : &b->s1;
+            say(&b->o,
                 "   %-10s -j%d %8.2f s wall, %6.2f s CPU, exit status %d, sweep process peak "
                 "RSS %.1f MB, largest job %.1f MB\n",
                 k == 2 || k == 3 ? "old paths" : "current", k == 0 ? 1 : 2, s->wall_s, s->cpu_s,
                 s->exit_status, mb(s->parent_rss_kb), mb(s->max_rss_kb));
             if (s->exit_status == 2 || s->exit_status >= 127) {
-                failures++;
-                say(&o, "        (the sweep did not run; see its output below)\n");
+                b->failures++;
+                say(&b->o, "        (the sweep did not run; see its output below)\n");
                 FILE *lf = fopen(s->log, "r");
                 char line[512];
                 for (int n = 0; lf && n < 5 && fgets(line, sizeof line, lf); n++)
-                    say(&o, "        %s", line);
+                    say(&b->o, "        %s", line);
                 if (lf) fclose(lf);
             }
         }
-        if (s2.wall_s > 0) say(&o, "   speedup -j2 over -j1: %.2fx\n", s1.wall_s / s2.wall_s);
-        if (s2.summary[0]) say(&o, "   (-j2 sweep: %s)\n", s2.summary);
-        if (sweep_cpu_old > 0)
-            say(&o,
+        if (b->s2.wall_s > 0)
+            say(&b->o, "   speedup -j2 over -j1: %.2fx\n", b->s1.wall_s / b->s2.wall_s);
+        if (b->s2.summary[0]) say(&b->o, "   (-j2 sweep: %s)\n", b->s2.summary);
+        if (b->sweep_cpu_old > 0)
+            say(&b->o,
                 "   CPU time at -j2, current / old paths (best of two each): %.2f s / %.2f s = "
                 "%.2f\n",
-                sweep_cpu_new, sweep_cpu_old, sweep_cpu_new / sweep_cpu_old);
+                b->sweep_cpu_new, b->sweep_cpu_old, b->sweep_cpu_new / b->sweep_cpu_old);
     }
-    jkey(&js, &f0, "sweep");
+    jkey(&b->js, &b->f0, "sweep");
     {
         int f = 1;
-        gs_sb_putc(&js, '{');
-        jbool(&js, &f, "ran", !o.no_sweep);
-        if (!o.no_sweep) {
-            jnum(&js, &f, "j1_s", s1.wall_s);
-            jnum(&js, &f, "j2_s", s2.wall_s);
-            jnum(&js, &f, "speedup", s2.wall_s > 0 ? s1.wall_s / s2.wall_s : 0);
-            jnum(&js, &f, "j1_exit", s1.exit_status);
-            jnum(&js, &f, "j2_exit", s2.exit_status);
-            jnum(&js, &f, "j1_cpu_s", s1.cpu_s);
-            jnum(&js, &f, "j2_cpu_s", s2.cpu_s);
-            jnum(&js, &f, "old_j2_s", s_old.wall_s);
-            jnum(&js, &f, "old_j2_exit", s_old.exit_status);
-            jnum(&js, &f, "best_j2_cpu_s", sweep_cpu_new);
-            jnum(&js, &f, "best_old_j2_cpu_s", sweep_cpu_old);
-            jnum(&js, &f, "cpu_ratio_new_old",
-                 sweep_cpu_old > 0 ? sweep_cpu_new / sweep_cpu_old : 0);
-            jstr(&js, &f, "j2_summary", s2.summary);
-            jnum(&js, &f, "parent_rss_kb",
-                 (double)(s1.parent_rss_kb > s2.parent_rss_kb ? s1.parent_rss_kb
-                                                              : s2.parent_rss_kb));
-            jnum(&js, &f, "max_job_rss_kb",
-                 (double)(s1.max_rss_kb > s2.max_rss_kb ? s1.max_rss_kb : s2.max_rss_kb));
+        gs_sb_putc(&b->js, '{');
+        jbool(&b->js, &f, "ran", !b->o.no_sweep);
+        if (!b->o.no_sweep) {
+            jnum(&b->js, &f, "j1_s", b->s1.wall_s);
+            jnum(&b->js, &f, "j2_s", b->s2.wall_s);
+            jnum(&b->js, &f, "speedup", b->s2.wall_s > 0 ? b->s1.wall_s / b->s2.wall_s : 0);
+            jnum(&b->js, &f, "j1_exit", b->s1.exit_status);
+            jnum(&b->js, &f, "j2_exit", b->s2.exit_status);
+            jnum(&b->js, &f, "j1_cpu_s", b->s1.cpu_s);
+            jnum(&b->js, &f, "j2_cpu_s", b->s2.cpu_s);
+            jnum(&b->js, &f, "old_j2_s", b->s_old.wall_s);
+            jnum(&b->js, &f, "old_j2_exit", b->s_old.exit_status);
+            jnum(&b->js, &f, "best_j2_cpu_s", b->sweep_cpu_new);
+            jnum(&b->js, &f, "best_old_j2_cpu_s", b->sweep_cpu_old);
+            jnum(&b->js, &f, "cpu_ratio_new_old",
+                 b->sweep_cpu_old > 0 ? b->sweep_cpu_new / b->sweep_cpu_old : 0);
+            jstr(&b->js, &f, "j2_summary", b->s2.summary);
+            jnum(&b->js, &f, "parent_rss_kb",
+                 (double)(b->s1.parent_rss_kb > b->s2.parent_rss_kb ? b->s1.parent_rss_kb
+                                                                    : b->s2.parent_rss_kb));
+            jnum(&b->js, &f, "max_job_rss_kb",
+                 (double)(b->s1.max_rss_kb > b->s2.max_rss_kb ? b->s1.max_rss_kb
+                                                              : b->s2.max_rss_kb));
         }
-        gs_sb_putc(&js, '}');
+        gs_sb_putc(&b->js, '}');
     }
+}
 
-    /* 4. memory: functional jobs at check shapes (timing-only largest shape: from section 1) */
+/* 4. memory: functional jobs at check shapes (timing-only largest shape: from section 1) */
+static void bench_memory(bench_run *b)
+{
     long func_rss = 0;
-    say(&o, "\n4. peak RSS of one job (child process, wait4 ru_maxrss)\n");
-    jkey(&js, &f0, "memory");
-    gs_sb_putc(&js, '{');
+    say(&b->o, "\n4. peak RSS of one job (child process, wait4 ru_maxrss)\n");
+    jkey(&b->js, &b->f0, "memory");
+    gs_sb_putc(&b->js, '{');
     {
         int f = 1;
         job_req qs[2];
-        req_init(&qs[0], g_fn->path, "matmul", 3, 200, 300, 700);
-        req_init(&qs[1], g_fn->path, "elementwise_add", 2, 256, 1024, 0);
+        req_init(&qs[0], b->g_fn->path, "matmul", 3, 200, 300, 700);
+        req_init(&qs[1], b->g_fn->path, "elementwise_add", 2, 256, 1024, 0);
         for (int k = 0; k < 2; k++) {
             qs[k].functional = 1;
             child_result r;
             long rss = 0;
-            if (run_child(&qs[k], &r, &rss) != 0 || !r.ok) failures++;
+            if (run_child(&qs[k], &r, &rss) != 0 || !r.ok) b->failures++;
             char shape[64];
             shape_str(&qs[k], shape, sizeof shape);
-            say(&o, "   functional  %s %-16s %-12s %8.1f MB  (%s)\n", g_fn->name, qs[k].kernel,
-                shape, mb(rss), r.status);
+            say(&b->o, "   functional  %s %-16s %-12s %8.1f MB  (%s)\n", b->g_fn->name,
+                qs[k].kernel, shape, mb(rss), r.status);
             if (rss > func_rss) func_rss = rss;
         }
-        say(&o, "   timing-only matmul %" PRId64 "^3 (largest of %s)  %8.1f MB\n", mm, gen_range,
-            mb((long)timing_rss_kb));
-        if (!o.no_sweep)
-            say(&o, "   sweep parent process                 %8.1f MB\n",
-                mb(s1.parent_rss_kb > s2.parent_rss_kb ? s1.parent_rss_kb : s2.parent_rss_kb));
-        jnum(&js, &f, "functional_check_rss_kb", (double)func_rss);
-        jnum(&js, &f, "timing_largest_rss_kb", timing_rss_kb);
-        jkey(&js, &f, "timing_largest_shape");
-        gs_sb_printf(&js, "\"matmul %" PRId64 "x%" PRId64 "x%" PRId64 "\"", mm, mm, mm);
+        say(&b->o, "   timing-only matmul %" PRId64 "^3 (largest of %s)  %8.1f MB\n", b->mm,
+            b->gen_range, mb((long)b->timing_rss_kb));
+        if (!b->o.no_sweep)
+            say(&b->o, "   sweep parent process                 %8.1f MB\n",
+                mb(b->s1.parent_rss_kb > b->s2.parent_rss_kb ? b->s1.parent_rss_kb
+                                                             : b->s2.parent_rss_kb));
+        jnum(&b->js, &f, "functional_check_rss_kb", (double)func_rss);
+        jnum(&b->js, &f, "timing_largest_rss_kb", b->timing_rss_kb);
+        jkey(&b->js, &f, "timing_largest_shape");
+        gs_sb_printf(&b->js, "\"matmul %" PRId64 "x%" PRId64 "x%" PRId64 "\"", b->mm, b->mm, b->mm);
     }
-    gs_sb_putc(&js, '}');
+    gs_sb_putc(&b->js, '}');
+}
 
-    /* 5. trace cost, and whether trace memory grows with trace length */
-    const int64_t tr_small = o.quick ? 1024 : 2048, tr_big = o.quick ? 2048 : 4096;
-    double trace_growth_mb = 0, trace_slowdown = 0;
-    say(&o, "\n5. trace writing cost (timing-only matmul on %s)\n", g_fn->name);
-    say(&o, "   %-16s %-8s %9s %8s %8s %10s\n", "shape", "trace", "instrs", "sim s", "RSS MB",
+/* 5. trace cost, and whether trace memory grows with trace length */
+static void bench_trace(bench_run *b)
+{
+    const int64_t tr_small = b->o.quick ? 1024 : 2048, tr_big = b->o.quick ? 2048 : 4096;
+    double trace_slowdown = 0;
+    say(&b->o, "\n5. trace writing cost (timing-only matmul on %s)\n", b->g_fn->name);
+    say(&b->o, "   %-16s %-8s %9s %8s %8s %10s\n", "shape", "trace", "instrs", "sim s", "RSS MB",
         "trace MB");
-    jkey(&js, &f0, "trace");
-    gs_sb_putc(&js, '[');
+    jkey(&b->js, &b->f0, "trace");
+    gs_sb_putc(&b->js, '[');
     {
         long rss_no[2] = {0, 0}, rss_tr[2] = {0, 0};
         double sim_no[2] = {0, 0}, sim_tr[2] = {0, 0};
@@ -1073,13 +1072,13 @@ gs_status gs_bench_run(const gs_bench_opts *opts, gs_bench_result *res, gs_diags
             int64_t n = k ? tr_big : tr_small;
             for (int t = 0; t < 2; t++) {
                 job_req q;
-                req_init(&q, g_fn->path, "matmul", 3, n, n, n);
+                req_init(&q, b->g_fn->path, "matmul", 3, n, n, n);
                 char tpath[1100];
-                snprintf(tpath, sizeof tpath, "%s/trace-%" PRId64 ".json", tmp, n);
+                snprintf(tpath, sizeof tpath, "%s/trace-%" PRId64 ".json", b->tmp, n);
                 q.trace = t ? tpath : NULL;
                 child_result r;
                 long rss = 0;
-                if (run_child(&q, &r, &rss) != 0 || !r.ok) failures++;
+                if (run_child(&q, &r, &rss) != 0 || !r.ok) b->failures++;
                 if (t) {
                     rss_tr[k] = rss;
                     sim_tr[k] = r.sim_s;
@@ -1090,236 +1089,311 @@ gs_status gs_bench_run(const gs_bench_opts *opts, gs_bench_result *res, gs_diags
                 }
                 char shape[64];
                 shape_str(&q, shape, sizeof shape);
-                say(&o, "   %-16s %-8s %9" PRIu64 " %8.3f %8.1f %10.1f\n", shape, t ? "yes" : "no",
-                    r.instructions, r.sim_s, mb(rss), (double)r.trace_bytes / 1048576.0);
-                if (k || t) gs_sb_putc(&js, ',');
+                say(&b->o, "   %-16s %-8s %9" PRIu64 " %8.3f %8.1f %10.1f\n", shape,
+                    t ? "yes" : "no", r.instructions, r.sim_s, mb(rss),
+                    (double)r.trace_bytes / 1048576.0);
+                if (k || t) gs_sb_putc(&b->js, ',');
                 int f = 1;
-                gs_sb_putc(&js, '{');
-                jstr(&js, &f, "shape", shape);
-                jbool(&js, &f, "trace", t);
-                jstr(&js, &f, "status", r.status);
-                jnum(&js, &f, "instructions", (double)r.instructions);
-                jnum(&js, &f, "sim_s", r.sim_s);
-                jnum(&js, &f, "rss_kb", (double)rss);
-                jnum(&js, &f, "trace_bytes", (double)r.trace_bytes);
-                gs_sb_putc(&js, '}');
+                gs_sb_putc(&b->js, '{');
+                jstr(&b->js, &f, "shape", shape);
+                jbool(&b->js, &f, "trace", t);
+                jstr(&b->js, &f, "status", r.status);
+                jnum(&b->js, &f, "instructions", (double)r.instructions);
+                jnum(&b->js, &f, "sim_s", r.sim_s);
+                jnum(&b->js, &f, "rss_kb", (double)rss);
+                jnum(&b->js, &f, "trace_bytes", (double)r.trace_bytes);
+                gs_sb_putc(&b->js, '}');
             }
         }
         trace_slowdown = sim_no[1] > 0 ? sim_tr[1] / sim_no[1] : 0;
         double over_small = mb(rss_tr[0] - rss_no[0]), over_big = mb(rss_tr[1] - rss_no[1]);
-        trace_growth_mb = over_big - over_small;
-        say(&o,
+        b->trace_growth_mb = over_big - over_small;
+        say(&b->o,
             "   tracing slows the run %.2fx; RSS overhead of tracing %.1f MB (small) vs %.1f "
             "MB (big): growth %.1f MB\n",
-            trace_slowdown, over_small, over_big, trace_growth_mb);
+            trace_slowdown, over_small, over_big, b->trace_growth_mb);
     }
-    gs_sb_putc(&js, ']');
+    gs_sb_putc(&b->js, ']');
+}
 
-    /* 6. end to end against the old paths, and the SystemC floor */
-    say(&o, "\n6. end to end: jobs as the sweep starts them, current paths vs the old ones "
-            "(exec'd job,\n   scalar reference, full-scan dependency tracking), same run\n");
-    double floor_ns = 0, floor_cpu_ns = 0, floor_pct = 0, floor_pct_wall = 0;
+/* 6. end to end against the old paths, and the SystemC floor */
+static void bench_end_to_end(bench_run *b)
+{
+    say(&b->o, "\n6. end to end: jobs as the sweep starts them, current paths vs the old ones "
+               "(exec'd job,\n   scalar reference, full-scan dependency tracking), same run\n");
+    double floor_ns = 0;
     {
         job_req q;
         memset(&q, 0, sizeof q);
-        q.floor_switches = o.quick ? FLOOR_SWITCHES / 10 : FLOOR_SWITCHES;
+        q.floor_switches = b->o.quick ? FLOOR_SWITCHES / 10 : FLOOR_SWITCHES;
         child_result r;
         long rss = 0;
-        if (run_child(&q, &r, &rss) != 0 || !r.ok) failures++;
+        if (run_child(&q, &r, &rss) != 0 || !r.ok) b->failures++;
         floor_ns = r.floor_ns;
-        floor_cpu_ns = r.floor_cpu_ns;
+        b->floor_cpu_ns = r.floor_cpu_ns;
         /* instructions per second against timed switches per second; the CPU-time figures
          * (whole gs_model_run call against the whole floor process) are the ones a shared
          * machine does not distort */
-        floor_pct = floor_cpu_ns > 0 ? largest_cpu_rate * floor_cpu_ns * 1e-9 * 100.0 : 0;
-        floor_pct_wall = floor_ns > 0 ? largest_sim_rate * floor_ns * 1e-9 * 100.0 : 0;
-        say(&o,
+        b->floor_pct =
+            b->floor_cpu_ns > 0 ? b->largest_cpu_rate * b->floor_cpu_ns * 1e-9 * 100.0 : 0;
+        b->floor_pct_wall = floor_ns > 0 ? b->largest_sim_rate * floor_ns * 1e-9 * 100.0 : 0;
+        say(&b->o,
             "   SystemC floor (two SC_THREADs, timed ping-pong, %ld switches): %.1f ns per "
             "switch wall, %.1f ns CPU (%.2f M switches per CPU s)\n",
-            q.floor_switches, floor_ns, floor_cpu_ns, floor_cpu_ns > 0 ? 1e3 / floor_cpu_ns : 0);
-        say(&o,
+            q.floor_switches, floor_ns, b->floor_cpu_ns,
+            b->floor_cpu_ns > 0 ? 1e3 / b->floor_cpu_ns : 0);
+        say(&b->o,
             "   %s matmul %" PRId64 "^3 (section 1): %.2f M instr per CPU s of gs_model_run = "
             "%.0f%% of the floor;\n   simulation-only wall rate %.2f M instr/s = %.0f%% of the "
             "wall floor (one switch per instruction)\n",
-            g_big->name, mm, largest_cpu_rate / 1e6, floor_pct, largest_sim_rate / 1e6,
-            floor_pct_wall);
+            b->g_big->name, b->mm, b->largest_cpu_rate / 1e6, b->floor_pct,
+            b->largest_sim_rate / 1e6, b->floor_pct_wall);
     }
-    char rec[1100], shape_big[64], shape_fn[64];
-    snprintf(rec, sizeof rec, "%s/job-record.json", tmp);
-    snprintf(shape_big, sizeof shape_big, "%" PRId64 "x%" PRId64 "x%" PRId64, mm, mm, mm);
-    const int64_t fsz = o.quick ? 512 : 2048;
-    snprintf(shape_fn, sizeof shape_fn, "%" PRId64 "x%" PRId64 "x%" PRId64, fsz, fsz, fsz);
-    proc_result big[2], fjob[2]; /* [0] current, [1] old */
+    char rec[1100];
+    snprintf(rec, sizeof rec, "%s/job-record.json", b->tmp);
+    snprintf(b->shape_big, sizeof b->shape_big, "%" PRId64 "x%" PRId64 "x%" PRId64, b->mm, b->mm,
+             b->mm);
+    const int64_t fsz = b->o.quick ? 512 : 2048;
+    snprintf(b->shape_fn, sizeof b->shape_fn, "%" PRId64 "x%" PRId64 "x%" PRId64, fsz, fsz, fsz);
     {
-        const char *a_big[] = {"run",     "--config", g_big->path,     "--kernel", "matmul",
-                               "--shape", shape_big,  "--timing-only", NULL};
-        const char *a_fn[] = {"run",    "--config", g_fn->path, "--kernel",
-                              "matmul", "--shape",  shape_fn,   NULL};
+        const char *a_big[] = {"run",     "--config",   b->g_big->path,  "--kernel", "matmul",
+                               "--shape", b->shape_big, "--timing-only", NULL};
+        const char *a_fn[] = {"run",    "--config", b->g_fn->path, "--kernel",
+                              "matmul", "--shape",  b->shape_fn,   NULL};
         for (int k = 0; k < 2; k++) {
-            run_job_proc(self, a_big, rec, k, &big[k]);
-            if (!big[k].ok) failures++;
+            run_job_proc(b->self, a_big, rec, k, &b->big[k]);
+            if (!b->big[k].ok) b->failures++;
         }
         for (int k = 0; k < 2; k++) {
-            run_job_proc(self, a_fn, rec, k, &fjob[k]);
-            if (!fjob[k].ok) failures++;
+            run_job_proc(b->self, a_fn, rec, k, &b->fjob[k]);
+            if (!b->fjob[k].ok) b->failures++;
         }
-        say(&o, "   %-44s %-8s %8s %8s %10s %10s %8s %s\n", "job", "paths", "wall s", "CPU s",
+        say(&b->o, "   %-44s %-8s %8s %8s %10s %10s %8s %s\n", "job", "paths", "wall s", "CPU s",
             "instr/s", "per CPU s", "RSS MB", "status");
         for (int w = 0; w < 2; w++)
             for (int k = 0; k < 2; k++) {
-                const proc_result *pr = w ? &fjob[k] : &big[k];
+                const proc_result *pr = w ? &b->fjob[k] : &b->big[k];
                 char what[96];
-                snprintf(what, sizeof what, "%s matmul %s %s", w ? g_fn->name : g_big->name,
-                         w ? shape_fn : shape_big, w ? "functional" : "timing-only");
-                say(&o, "   %-44s %-8s %8.3f %8.3f %10.0f %10.0f %8.1f %s\n", what,
+                snprintf(what, sizeof what, "%s matmul %s %s", w ? b->g_fn->name : b->g_big->name,
+                         w ? b->shape_fn : b->shape_big, w ? "functional" : "timing-only");
+                say(&b->o, "   %-44s %-8s %8.3f %8.3f %10.0f %10.0f %8.1f %s\n", what,
                     k ? "old" : "current", pr->wall_s, pr->cpu_s,
                     pr->wall_s > 0 ? pr->instructions / pr->wall_s : 0,
                     pr->cpu_s > 0 ? pr->instructions / pr->cpu_s : 0, mb(pr->maxrss_kb),
                     pr->status);
             }
-        say(&o,
+        say(&b->o,
             "   speed-up: timing-only %.2fx wall (%.2fx CPU), functional %.2fx wall (%.2fx "
             "CPU)\n",
-            big[0].wall_s > 0 ? big[1].wall_s / big[0].wall_s : 0,
-            big[0].cpu_s > 0 ? big[1].cpu_s / big[0].cpu_s : 0,
-            fjob[0].wall_s > 0 ? fjob[1].wall_s / fjob[0].wall_s : 0,
-            fjob[0].cpu_s > 0 ? fjob[1].cpu_s / fjob[0].cpu_s : 0);
+            b->big[0].wall_s > 0 ? b->big[1].wall_s / b->big[0].wall_s : 0,
+            b->big[0].cpu_s > 0 ? b->big[1].cpu_s / b->big[0].cpu_s : 0,
+            b->fjob[0].wall_s > 0 ? b->fjob[1].wall_s / b->fjob[0].wall_s : 0,
+            b->fjob[0].cpu_s > 0 ? b->fjob[1].cpu_s / b->fjob[0].cpu_s : 0);
     }
-    double e2e_rate = big[0].wall_s > 0 ? big[0].instructions / big[0].wall_s : 0;
-    double func_speedup = fjob[0].cpu_s > 0 ? fjob[1].cpu_s / fjob[0].cpu_s : 0;
-    double sweep_cpu_ratio = sweep_cpu_old > 0 ? sweep_cpu_new / sweep_cpu_old : 0;
+    b->e2e_rate = b->big[0].wall_s > 0 ? b->big[0].instructions / b->big[0].wall_s : 0;
+    b->func_speedup = b->fjob[0].cpu_s > 0 ? b->fjob[1].cpu_s / b->fjob[0].cpu_s : 0;
+    b->sweep_cpu_ratio = b->sweep_cpu_old > 0 ? b->sweep_cpu_new / b->sweep_cpu_old : 0;
     /* per CPU second: the job is single-threaded, so on an idle machine CPU time is its wall
      * time; on a shared one wall time also counts the other work */
-    double e2e_cpu_rate = big[0].cpu_s > 0 ? big[0].instructions / big[0].cpu_s : 0;
-    jkey(&js, &f0, "end_to_end");
+    b->e2e_cpu_rate = b->big[0].cpu_s > 0 ? b->big[0].instructions / b->big[0].cpu_s : 0;
+    jkey(&b->js, &b->f0, "end_to_end");
     {
         int f = 1;
-        gs_sb_putc(&js, '{');
-        jnum(&js, &f, "floor_ns_per_switch", floor_ns);
-        jnum(&js, &f, "floor_cpu_ns_per_switch", floor_cpu_ns);
-        jnum(&js, &f, "largest_sim_instr_per_s", largest_sim_rate);
-        jnum(&js, &f, "largest_run_instr_per_cpu_s", largest_cpu_rate);
-        jnum(&js, &f, "sim_pct_of_floor", floor_pct);
-        jnum(&js, &f, "sim_pct_of_floor_wall", floor_pct_wall);
+        gs_sb_putc(&b->js, '{');
+        jnum(&b->js, &f, "floor_ns_per_switch", floor_ns);
+        jnum(&b->js, &f, "floor_cpu_ns_per_switch", b->floor_cpu_ns);
+        jnum(&b->js, &f, "largest_sim_instr_per_s", b->largest_sim_rate);
+        jnum(&b->js, &f, "largest_run_instr_per_cpu_s", b->largest_cpu_rate);
+        jnum(&b->js, &f, "sim_pct_of_floor", b->floor_pct);
+        jnum(&b->js, &f, "sim_pct_of_floor_wall", b->floor_pct_wall);
         for (int w = 0; w < 2; w++)
             for (int k = 0; k < 2; k++) {
-                const proc_result *pr = w ? &fjob[k] : &big[k];
+                const proc_result *pr = w ? &b->fjob[k] : &b->big[k];
                 char key[64];
                 snprintf(key, sizeof key, "%s_%s", w ? "functional" : "timing_largest",
                          k ? "old" : "current");
-                jkey(&js, &f, key);
+                jkey(&b->js, &f, key);
                 int g = 1;
-                gs_sb_putc(&js, '{');
-                jstr(&js, &g, "shape", w ? shape_fn : shape_big);
-                jstr(&js, &g, "status", pr->status);
-                jnum(&js, &g, "wall_s", pr->wall_s);
-                jnum(&js, &g, "cpu_s", pr->cpu_s);
-                jnum(&js, &g, "instructions", pr->instructions);
-                jnum(&js, &g, "rss_kb", (double)pr->maxrss_kb);
-                gs_sb_putc(&js, '}');
+                gs_sb_putc(&b->js, '{');
+                jstr(&b->js, &g, "shape", w ? b->shape_fn : b->shape_big);
+                jstr(&b->js, &g, "status", pr->status);
+                jnum(&b->js, &g, "wall_s", pr->wall_s);
+                jnum(&b->js, &g, "cpu_s", pr->cpu_s);
+                jnum(&b->js, &g, "instructions", pr->instructions);
+                jnum(&b->js, &g, "rss_kb", (double)pr->maxrss_kb);
+                gs_sb_putc(&b->js, '}');
             }
-        jnum(&js, &f, "timing_largest_instr_per_s", e2e_rate);
-        jnum(&js, &f, "timing_largest_instr_per_cpu_s", e2e_cpu_rate);
-        jnum(&js, &f, "functional_cpu_speedup", func_speedup);
-        jnum(&js, &f, "sweep_cpu_ratio", sweep_cpu_ratio);
-        gs_sb_putc(&js, '}');
+        jnum(&b->js, &f, "timing_largest_instr_per_s", b->e2e_rate);
+        jnum(&b->js, &f, "timing_largest_instr_per_cpu_s", b->e2e_cpu_rate);
+        jnum(&b->js, &f, "functional_cpu_speedup", b->func_speedup);
+        jnum(&b->js, &f, "sweep_cpu_ratio", b->sweep_cpu_ratio);
+        gs_sb_putc(&b->js, '}');
     }
+}
 
-    /* targets */
+/* the targets, met or missed; returns how many were missed */
+static int bench_targets(bench_run *b)
+{
     target tg[16];
     int nt = 0;
     char note[160];
-    snprintf(note, sizeof note, "per CPU second: %.0f", min_cpu_rate);
+    snprintf(note, sizeof note, "per CPU second: %.0f", b->min_cpu_rate);
     add_target(tg, &nt, "timing-only instructions/s (slowest gen x workload)", ">= 1000000",
-               min_rate, "instr/s", min_rate < 0 ? -1 : min_rate >= TARGET_INSTR_PER_S, note);
-    snprintf(note, sizeof note, "CPU-time ratio: %.2f", cpu_ratio_model);
-    add_target(tg, &nt, "functional matmul / OpenBLAS sgemm (model run)", ">= 0.5", ratio_model,
-               "x", ratio_model >= TARGET_SGEMM_RATIO, note);
-    if (o.no_sweep) {
+               b->min_rate, "instr/s", b->min_rate < 0 ? -1 : b->min_rate >= TARGET_INSTR_PER_S,
+               note);
+    snprintf(note, sizeof note, "CPU-time ratio: %.2f", b->cpu_ratio_model);
+    add_target(tg, &nt, "functional matmul / OpenBLAS sgemm (model run)", ">= 0.5", b->ratio_model,
+               "x", b->ratio_model >= TARGET_SGEMM_RATIO, note);
+    if (b->o.no_sweep) {
         add_target(tg, &nt, "check sweep wall at -j2", "<= 60 s", 0, "s", -1, "not run");
         add_target(tg, &nt, "sweep speedup -j2 over -j1", ">= 1.7x", 0, "x", -1, "not run");
     } else {
-        snprintf(note, sizeof note, "exit status %d", s2.exit_status);
-        add_target(tg, &nt, "check sweep wall at -j2", "<= 60 s", s2.wall_s, "s",
-                   s2.wall_s > 0 && s2.wall_s <= TARGET_SWEEP_J2_S, note);
-        double sp = s2.wall_s > 0 ? s1.wall_s / s2.wall_s : 0;
+        snprintf(note, sizeof note, "exit status %d", b->s2.exit_status);
+        add_target(tg, &nt, "check sweep wall at -j2", "<= 60 s", b->s2.wall_s, "s",
+                   b->s2.wall_s > 0 && b->s2.wall_s <= TARGET_SWEEP_J2_S, note);
+        double sp = b->s2.wall_s > 0 ? b->s1.wall_s / b->s2.wall_s : 0;
         add_target(tg, &nt, "sweep speedup -j2 over -j1", ">= 1.7x", sp, "x",
                    sp >= TARGET_SWEEP_SPEEDUP, NULL);
     }
-    snprintf(note, sizeof note, "matmul %" PRId64 "^3%s", mm,
-             o.quick ? " (quick: not the largest perf shape)" : "");
+    snprintf(note, sizeof note, "matmul %" PRId64 "^3%s", b->mm,
+             b->o.quick ? " (quick: not the largest perf shape)" : "");
     add_target(tg, &nt, "timing-only RSS at the largest perf shape", "<= 200 MB",
-               mb((long)timing_rss_kb), "MB", mb((long)timing_rss_kb) <= TARGET_TIMING_RSS_MB,
+               mb((long)b->timing_rss_kb), "MB", mb((long)b->timing_rss_kb) <= TARGET_TIMING_RSS_MB,
                note);
     add_target(tg, &nt, "trace memory growth with trace length", "~0 MB (streamed)",
-               trace_growth_mb, "MB", trace_growth_mb <= TARGET_TRACE_RSS_GROWTH_MB, NULL);
+               b->trace_growth_mb, "MB", b->trace_growth_mb <= TARGET_TRACE_RSS_GROWTH_MB, NULL);
 
-    if (o.no_sweep) {
+    if (b->o.no_sweep) {
         add_target(tg, &nt, "check sweep CPU time, current / old paths", "<= 0.5", 0, "x", -1,
                    "not run");
     } else {
         snprintf(note, sizeof note, "%.2f s vs %.2f s CPU at -j2 (best of 2), exit %d / %d",
-                 sweep_cpu_new, sweep_cpu_old, s2.exit_status, s_old.exit_status);
-        add_target(tg, &nt, "check sweep CPU time, current / old paths", "<= 0.5", sweep_cpu_ratio,
-                   "x", sweep_cpu_ratio > 0 && sweep_cpu_ratio <= TARGET_SWEEP_CPU_RATIO, note);
+                 b->sweep_cpu_new, b->sweep_cpu_old, b->s2.exit_status, b->s_old.exit_status);
+        add_target(tg, &nt, "check sweep CPU time, current / old paths", "<= 0.5",
+                   b->sweep_cpu_ratio, "x",
+                   b->sweep_cpu_ratio > 0 && b->sweep_cpu_ratio <= TARGET_SWEEP_CPU_RATIO, note);
     }
     snprintf(note, sizeof note, "%s matmul %s fork to exit, per CPU s; wall: %.0f; old: %.0f",
-             g_big->name, shape_big, e2e_rate,
-             big[1].cpu_s > 0 ? big[1].instructions / big[1].cpu_s : 0);
-    add_target(tg, &nt, "largest timing-only job end to end", ">= 2000000", e2e_cpu_rate, "instr/s",
-               big[0].ok ? e2e_cpu_rate >= TARGET_E2E_INSTR_PER_S : 0, note);
+             b->g_big->name, b->shape_big, b->e2e_rate,
+             b->big[1].cpu_s > 0 ? b->big[1].instructions / b->big[1].cpu_s : 0);
+    add_target(tg, &nt, "largest timing-only job end to end", ">= 2000000", b->e2e_cpu_rate,
+               "instr/s", b->big[0].ok ? b->e2e_cpu_rate >= TARGET_E2E_INSTR_PER_S : 0, note);
     snprintf(note, sizeof note, "as a sweep job (forked worker)%s",
-             o.quick ? "; quick: not the largest perf shape" : "");
-    add_target(tg, &nt, "largest timing-only job RSS", "<= 200 MB", mb(big[0].maxrss_kb), "MB",
-               big[0].ok ? mb(big[0].maxrss_kb) <= TARGET_TIMING_RSS_MB : 0, note);
-    snprintf(note, sizeof note, "%s %s, CPU time old / current; wall %.2fx", g_fn->name, shape_fn,
-             fjob[0].wall_s > 0 ? fjob[1].wall_s / fjob[0].wall_s : 0);
-    add_target(tg, &nt, "functional matmul job speed-up", ">= 2x", func_speedup, "x",
-               fjob[0].ok && fjob[1].ok ? func_speedup >= TARGET_FUNC_SPEEDUP : 0, note);
+             b->o.quick ? "; quick: not the largest perf shape" : "");
+    add_target(tg, &nt, "largest timing-only job RSS", "<= 200 MB", mb(b->big[0].maxrss_kb), "MB",
+               b->big[0].ok ? mb(b->big[0].maxrss_kb) <= TARGET_TIMING_RSS_MB : 0, note);
+    snprintf(note, sizeof note, "%s %s, CPU time old / current; wall %.2fx", b->g_fn->name,
+             b->shape_fn, b->fjob[0].wall_s > 0 ? b->fjob[1].wall_s / b->fjob[0].wall_s : 0);
+    add_target(tg, &nt, "functional matmul job speed-up", ">= 2x", b->func_speedup, "x",
+               b->fjob[0].ok && b->fjob[1].ok ? b->func_speedup >= TARGET_FUNC_SPEEDUP : 0, note);
     snprintf(note, sizeof note, "CPU time; floor %.1f ns CPU per timed switch; wall: %.0f%%",
-             floor_cpu_ns, floor_pct_wall);
-    add_target(tg, &nt, "simulation-only rate, % of the SystemC floor", "reported", floor_pct, "%",
-               -2, note);
+             b->floor_cpu_ns, b->floor_pct_wall);
+    add_target(tg, &nt, "simulation-only rate, % of the SystemC floor", "reported", b->floor_pct,
+               "%", -2, note);
 
     int missed = 0;
-    say(&o, "\ntargets\n");
-    jkey(&js, &f0, "targets");
-    gs_sb_putc(&js, '[');
+    say(&b->o, "\ntargets\n");
+    jkey(&b->js, &b->f0, "targets");
+    gs_sb_putc(&b->js, '[');
     for (int i = 0; i < nt; i++) {
         const char *verdict = tg[i].met == -2 ? "reported"
                               : tg[i].met < 0 ? "not measured"
                               : tg[i].met     ? "met"
                                               : "MISSED";
         if (tg[i].met == 0) missed++;
-        say(&o, "   %-52s %-18s %14.2f %-7s %s%s%s\n", tg[i].name, tg[i].goal, tg[i].measured,
+        say(&b->o, "   %-52s %-18s %14.2f %-7s %s%s%s\n", tg[i].name, tg[i].goal, tg[i].measured,
             tg[i].unit, verdict, tg[i].note[0] ? "  " : "", tg[i].note);
-        if (i) gs_sb_putc(&js, ',');
+        if (i) gs_sb_putc(&b->js, ',');
         int f = 1;
-        gs_sb_putc(&js, '{');
-        jstr(&js, &f, "name", tg[i].name);
-        jstr(&js, &f, "goal", tg[i].goal);
-        jnum(&js, &f, "measured", tg[i].measured);
-        jstr(&js, &f, "unit", tg[i].unit);
-        jkey(&js, &f, "met");
-        gs_sb_puts(&js, tg[i].met < 0 ? "null" : tg[i].met ? "true" : "false");
-        jstr(&js, &f, "note", tg[i].note);
-        gs_sb_putc(&js, '}');
+        gs_sb_putc(&b->js, '{');
+        jstr(&b->js, &f, "name", tg[i].name);
+        jstr(&b->js, &f, "goal", tg[i].goal);
+        jnum(&b->js, &f, "measured", tg[i].measured);
+        jstr(&b->js, &f, "unit", tg[i].unit);
+        jkey(&b->js, &f, "met");
+        gs_sb_puts(&b->js, tg[i].met < 0 ? "null" : tg[i].met ? "true" : "false");
+        jstr(&b->js, &f, "note", tg[i].note);
+        gs_sb_putc(&b->js, '}');
     }
-    gs_sb_putc(&js, ']');
+    gs_sb_putc(&b->js, ']');
+    double load1[3];
     loadavg(load1);
-    say(&o, "load average at the end %.2f %.2f %.2f%s\n", load1[0], load1[1], load1[2],
-        failures ? "; some measurements FAILED (see above)" : "");
-    jkey(&js, &f0, "loadavg_end");
-    gs_sb_printf(&js, "[%.2f,%.2f,%.2f]", load1[0], load1[1], load1[2]);
-    jnum(&js, &f0, "failed_measurements", failures);
-    gs_sb_puts(&js, "}\n");
+    say(&b->o, "load average at the end %.2f %.2f %.2f%s\n", load1[0], load1[1], load1[2],
+        b->failures ? "; some measurements FAILED (see above)" : "");
+    jkey(&b->js, &b->f0, "loadavg_end");
+    gs_sb_printf(&b->js, "[%.2f,%.2f,%.2f]", load1[0], load1[1], load1[2]);
+    jnum(&b->js, &b->f0, "failed_measurements", b->failures);
+    gs_sb_puts(&b->js, "}\n");
+    return missed;
+}
 
-    res->failures = failures;
-    res->missed = missed;
-    res->doc = gs_sb_ok(&js) ? cJSON_Parse(gs_sb_cstr(&js)) : NULL;
-    gs_sb_free(&js);
-    nftw(tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+/* The binary the sweeps and section 6's jobs run: o->exe, else this process's own. */
+static gs_status find_self(const gs_bench_opts *o, char *self, size_t size, gs_diags *d)
+{
+    if (o->exe) {
+        snprintf(self, size, "%s", o->exe);
+        return GS_OK;
+    }
+    ssize_t sl = readlink("/proc/self/exe", self, size - 1);
+    if (sl <= 0) {
+        gs_diags_add(d, GS_ERR_IO, NULL, 0, 0, "cannot find its own executable: %s",
+                     strerror(errno));
+        return GS_ERR_IO;
+    }
+    self[sl] = '\0';
+    return GS_OK;
+}
+
+gs_status gs_bench_run(const gs_bench_opts *opts, gs_bench_result *res, gs_diags *d)
+{
+    memset(res, 0, sizeof *res);
+    bench_run *b = gs_calloc(1, sizeof *b);
+    if (!b) return GS_ERR_NOMEM;
+    b->o = *opts;
+    if (!b->o.configs) b->o.configs = gs_default_configs_dir();
+    gs_bench_gen *gens = NULL;
+    size_t n_gens = 0;
+    gs_status st = gs_bench_find_generations(b->o.configs, &gens, &n_gens, d);
+    if (st == GS_OK) st = find_self(&b->o, b->self, sizeof b->self, d);
+    snprintf(b->tmp, sizeof b->tmp, "/tmp/gensweep-bench-XXXXXX");
+    if (st == GS_OK && !mkdtemp(b->tmp)) {
+        gs_diags_add(d, GS_ERR_IO, NULL, 0, 0, "cannot create a temporary directory: %s",
+                     strerror(errno));
+        st = GS_ERR_IO;
+    }
+    if (st != GS_OK) {
+        gs_bench_generations_free(gens, n_gens);
+        gs_free(b);
+        return st;
+    }
+    b->gens = gens;
+    b->n_gens = n_gens;
+    b->g_big = &gens[0];
+    b->g_fn = &gens[n_gens > 1 ? 1 : 0];
+    for (size_t g = 0; g < n_gens; g++) {
+        size_t l = strlen(b->gen_files);
+        snprintf(b->gen_files + l, sizeof b->gen_files - l, "%s%s", g ? "," : "", gens[g].stem);
+    }
+    if (n_gens > 1)
+        snprintf(b->gen_range, sizeof b->gen_range, "%s-%s", gens[0].name, gens[n_gens - 1].name);
+    else
+        snprintf(b->gen_range, sizeof b->gen_range, "%s", gens[0].name);
+    gs_sb_init(&b->js);
+
+    bench_header(b);
+    bench_sim_speed(b);
+    bench_functional_matmul(b);
+    bench_sweep(b);
+    bench_memory(b);
+    bench_trace(b);
+    bench_end_to_end(b);
+    res->missed = bench_targets(b);
+    res->failures = b->failures;
+    res->doc = gs_sb_ok(&b->js) ? cJSON_Parse(gs_sb_cstr(&b->js)) : NULL;
+    gs_sb_free(&b->js);
+    nftw(b->tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
     gs_bench_generations_free(gens, n_gens);
+    gs_free(b);
     if (!res->doc) {
         gs_diags_add(d, GS_ERR_NOMEM, NULL, 0, 0, "out of memory building the JSON");
         return GS_ERR_NOMEM;
