@@ -328,7 +328,10 @@ gs_status gs_whatif_run(const gs_whatif_opts *o, gs_whatif_result *r, gs_diags *
 {
     memset(r, 0, sizeof *r);
     const int np = o->n_params;
-    if (!o->config || np < 1 || np > 2) {
+    int named = np >= 1 && np <= 2;
+    for (int p = 0; named && p < np; p++)
+        named = o->param[p] && o->values[p];
+    if (!o->config || !named) {
         gs_diags_add(d, GS_ERR_USAGE, NULL, 0, 0,
                      "need one --config and --param KEY --values LIST (once, or twice for a 2-D "
                      "grid)");
