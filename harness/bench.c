@@ -551,29 +551,36 @@ static void loadavg(double l[3])
     fclose(f);
 }
 
-/* ---- JSON helpers (everything goes through gs_sb) ---- */
+/* ---- the document (cJSON; written by the caller through gs_json_emit) ---- */
 
-static void jkey(gs_sb *sb, int *first, const char *k)
+static void jnum(cJSON *o, const char *k, double v)
 {
-    if (!*first) gs_sb_putc(sb, ',');
-    *first = 0;
-    gs_sb_json_str(sb, k);
-    gs_sb_putc(sb, ':');
+    cJSON_AddNumberToObject(o, k, v);
 }
-static void jnum(gs_sb *sb, int *first, const char *k, double v)
+static void jstr(cJSON *o, const char *k, const char *v)
 {
-    jkey(sb, first, k);
-    gs_sb_json_num(sb, v);
+    cJSON_AddStringToObject(o, k, v);
 }
-static void jstr(gs_sb *sb, int *first, const char *k, const char *v)
+static void jbool(cJSON *o, const char *k, int v)
 {
-    jkey(sb, first, k);
-    gs_sb_json_str(sb, v);
+    cJSON_AddBoolToObject(o, k, v);
 }
-static void jbool(gs_sb *sb, int *first, const char *k, int v)
+/* A new object at the end of array a (NULL when out of memory: the j* calls then do nothing) */
+static cJSON *jrow(cJSON *a)
 {
-    jkey(sb, first, k);
-    gs_sb_puts(sb, v ? "true" : "false");
+    cJSON *o = cJSON_CreateObject();
+    if (o && !cJSON_AddItemToArray(a, o)) {
+        cJSON_Delete(o);
+        o = NULL;
+    }
+    return o;
+}
+/* n numbers as an array member */
+static void jnums(cJSON *o, const char *k, const double *v, int n)
+{
+    cJSON *a = cJSON_AddArrayToObject(o, k);
+    for (int i = 0; a && i < n; i++)
+        cJSON_AddItemToArray(a, cJSON_CreateNumber(v[i]));
 }
 
 static void shape_str(const job_req *q, char *buf, size_t n)
@@ -734,8 +741,7 @@ typedef struct bench_run {
     char tmp[64];                     /* scratch directory, removed at the end */
     char gen_files[1024];             /* "gen1,gen2": the file stems, for the report */
     char gen_range[300];              /* "gen1-gen4" */
-    gs_sb js;                         /* the JSON document */
-    int f0;                           /* its top-level object has no member yet */
+    cJSON *doc;                       /* the figures */
     int failures;                     /* measurements that could not be taken */
     int64_t mm;                       /* section 1's matmul M = K = N */
     double min_rate, min_cpu_rate, timing_rss_kb, largest_sim_rate, largest_cpu_rate;
@@ -766,25 +772,18 @@ static void bench_header(bench_run *b)
     );
     say(&b->o, "machine     %ld CPUs, %s, %.1f GiB RAM; load average %.2f %.2f %.2f\n", nproc, cpu,
         (double)mem_total_kb() / 1048576.0, load0[0], load0[1], load0[2]);
-    gs_sb *js = &b->js;
-    b->f0 = 1;
-    gs_sb_putc(js, '{');
-    jstr(js, &b->f0, "schema", "gensweep-bench/1");
-    jbool(js, &b->f0, "quick", b->o.quick);
+    jstr(b->doc, "schema", "gensweep-bench/1");
+    jbool(b->doc, "quick", b->o.quick);
 #ifdef NDEBUG
-    jbool(js, &b->f0, "optimised_build", 1);
+    jbool(b->doc, "optimised_build", 1);
 #else
-    jbool(js, &b->f0, "optimised_build", 0);
+    jbool(b->doc, "optimised_build", 0);
 #endif
-    jkey(js, &b->f0, "machine");
-    int f = 1;
-    gs_sb_putc(js, '{');
-    jnum(js, &f, "nproc", (double)nproc);
-    jstr(js, &f, "cpu", cpu);
-    jnum(js, &f, "mem_total_kb", (double)mem_total_kb());
-    jkey(js, &f, "loadavg_start");
-    gs_sb_printf(js, "[%.2f,%.2f,%.2f]", load0[0], load0[1], load0[2]);
-    gs_sb_putc(js, '}');
+    cJSON *f = cJSON_AddObjectToObject(b->doc, "machine");
+    jnum(f, "nproc", (double)nproc);
+    jstr(f, "cpu", cpu);
+    jnum(f, "mem_total_kb", (double)mem_total_kb());
+    jnums(f, "loadavg_start", load0, 3);
 }
 
 /* 1. timing-only simulation speed */
@@ -798,9 +797,7 @@ static void bench_sim_speed(bench_run *b)
         "\n1. timing-only simulation speed (instructions per wall second of gs_model_run)\n");
     say(&b->o, "   %-5s %-32s %8s %7s %7s %11s %11s %11s %7s\n", "gen", "workload", "instrs",
         "build s", "sim s", "instr/s", "per CPU s", "end-to-end", "RSS MB");
-    jkey(&b->js, &b->f0, "sim_speed");
-    gs_sb_putc(&b->js, '[');
-    int first_row = 1;
+    cJSON *rows = cJSON_AddArrayToObject(b->doc, "sim_speed");
     for (size_t g = 0; g < b->n_gens; g++) {
         for (int w = 0; w < 2; w++) {
             job_req q;
@@ -833,28 +830,23 @@ static void bench_sim_speed(bench_run *b)
                 b->gens[g].name, wl, r.instructions, r.build_s, r.sim_s, rate, cpu_rate, e2e,
                 mb(rss), r.ok ? "" : "  ", r.ok ? "" : r.status);
             if (!r.ok && r.error[0]) say(&b->o, "         %s\n", r.error);
-            if (!first_row) gs_sb_putc(&b->js, ',');
-            first_row = 0;
-            int f = 1;
-            gs_sb_putc(&b->js, '{');
-            jstr(&b->js, &f, "generation", b->gens[g].name);
-            jstr(&b->js, &f, "kernel", q.kernel);
-            jstr(&b->js, &f, "shape", shape);
-            jnum(&b->js, &f, "chunk", w ? (double)ew_chunk : 0);
-            jstr(&b->js, &f, "status", r.status);
-            jnum(&b->js, &f, "instructions", (double)r.instructions);
-            jnum(&b->js, &f, "build_s", r.build_s);
-            jnum(&b->js, &f, "sim_s", r.sim_s);
-            jnum(&b->js, &f, "instr_per_s", rate);
-            jnum(&b->js, &f, "run_cpu_s", r.run_cpu_s);
-            jnum(&b->js, &f, "instr_per_cpu_s", cpu_rate);
-            jnum(&b->js, &f, "end_to_end_instr_per_s", e2e);
-            jnum(&b->js, &f, "simulated_ns", r.sim_ns);
-            jnum(&b->js, &f, "rss_kb", (double)rss);
-            gs_sb_putc(&b->js, '}');
+            cJSON *f = jrow(rows);
+            jstr(f, "generation", b->gens[g].name);
+            jstr(f, "kernel", q.kernel);
+            jstr(f, "shape", shape);
+            jnum(f, "chunk", w ? (double)ew_chunk : 0);
+            jstr(f, "status", r.status);
+            jnum(f, "instructions", (double)r.instructions);
+            jnum(f, "build_s", r.build_s);
+            jnum(f, "sim_s", r.sim_s);
+            jnum(f, "instr_per_s", rate);
+            jnum(f, "run_cpu_s", r.run_cpu_s);
+            jnum(f, "instr_per_cpu_s", cpu_rate);
+            jnum(f, "end_to_end_instr_per_s", e2e);
+            jnum(f, "simulated_ns", r.sim_ns);
+            jnum(f, "rss_kb", (double)rss);
         }
     }
-    gs_sb_putc(&b->js, ']');
 }
 
 /* 2. functional matmul data path vs OpenBLAS */
@@ -897,30 +889,27 @@ static void bench_functional_matmul(bench_run *b)
         say(&b->o, "   check: model %s, executor %s; %" PRIu64 " instructions\n", r.status,
             r.exec_ok ? "pass" : "FAIL", r.instructions);
         if (!r.ok && r.error[0]) say(&b->o, "   %s\n", r.error);
-        jkey(&b->js, &b->f0, "functional_matmul");
-        int f = 1;
-        gs_sb_putc(&b->js, '{');
-        jstr(&b->js, &f, "generation", b->g_fn->name);
-        jstr(&b->js, &f, "dtype", "bf16");
-        jkey(&b->js, &f, "mkn");
-        gs_sb_printf(&b->js, "[%" PRId64 ",%" PRId64 ",%" PRId64 "]", fm, fk, fn);
-        jstr(&b->js, &f, "status", r.status);
-        jbool(&b->js, &f, "exec_check_pass", r.exec_ok);
-        jnum(&b->js, &f, "instructions", (double)r.instructions);
-        jnum(&b->js, &f, "model_s", r.run_s);
-        jnum(&b->js, &f, "model_gflops", g_model);
-        jnum(&b->js, &f, "exec_s", r.exec_s);
-        jnum(&b->js, &f, "exec_gflops", g_exec);
-        jnum(&b->js, &f, "sgemm_s", r.sgemm_s);
-        jnum(&b->js, &f, "sgemm_gflops", g_blas);
-        jnum(&b->js, &f, "ratio_model", b->ratio_model);
-        jnum(&b->js, &f, "ratio_exec", ratio_exec);
-        jnum(&b->js, &f, "model_cpu_s", r.run_cpu_s);
-        jnum(&b->js, &f, "exec_cpu_s", r.exec_cpu_s);
-        jnum(&b->js, &f, "sgemm_cpu_s", r.sgemm_cpu_s);
-        jnum(&b->js, &f, "ratio_model_cpu", b->cpu_ratio_model);
-        jnum(&b->js, &f, "rss_kb", (double)rss);
-        gs_sb_putc(&b->js, '}');
+        cJSON *f = cJSON_AddObjectToObject(b->doc, "functional_matmul");
+        jstr(f, "generation", b->g_fn->name);
+        jstr(f, "dtype", "bf16");
+        const double mkn[3] = {(double)fm, (double)fk, (double)fn};
+        jnums(f, "mkn", mkn, 3);
+        jstr(f, "status", r.status);
+        jbool(f, "exec_check_pass", r.exec_ok);
+        jnum(f, "instructions", (double)r.instructions);
+        jnum(f, "model_s", r.run_s);
+        jnum(f, "model_gflops", g_model);
+        jnum(f, "exec_s", r.exec_s);
+        jnum(f, "exec_gflops", g_exec);
+        jnum(f, "sgemm_s", r.sgemm_s);
+        jnum(f, "sgemm_gflops", g_blas);
+        jnum(f, "ratio_model", b->ratio_model);
+        jnum(f, "ratio_exec", ratio_exec);
+        jnum(f, "model_cpu_s", r.run_cpu_s);
+        jnum(f, "exec_cpu_s", r.exec_cpu_s);
+        jnum(f, "sgemm_cpu_s", r.sgemm_cpu_s);
+        jnum(f, "ratio_model_cpu", b->cpu_ratio_model);
+        jnum(f, "rss_kb", (double)rss);
     }
 }
 
@@ -987,34 +976,31 @@ static void bench_sweep(bench_run *b)
                 "%.2f\n",
                 b->sweep_cpu_new, b->sweep_cpu_old, b->sweep_cpu_new / b->sweep_cpu_old);
     }
-    jkey(&b->js, &b->f0, "sweep");
     {
-        int f = 1;
-        gs_sb_putc(&b->js, '{');
-        jbool(&b->js, &f, "ran", !b->o.no_sweep);
+        cJSON *f = cJSON_AddObjectToObject(b->doc, "sweep");
+        jbool(f, "ran", !b->o.no_sweep);
         if (!b->o.no_sweep) {
-            jnum(&b->js, &f, "j1_s", b->s1.wall_s);
-            jnum(&b->js, &f, "j2_s", b->s2.wall_s);
-            jnum(&b->js, &f, "speedup", b->s2.wall_s > 0 ? b->s1.wall_s / b->s2.wall_s : 0);
-            jnum(&b->js, &f, "j1_exit", b->s1.exit_status);
-            jnum(&b->js, &f, "j2_exit", b->s2.exit_status);
-            jnum(&b->js, &f, "j1_cpu_s", b->s1.cpu_s);
-            jnum(&b->js, &f, "j2_cpu_s", b->s2.cpu_s);
-            jnum(&b->js, &f, "old_j2_s", b->s_old.wall_s);
-            jnum(&b->js, &f, "old_j2_exit", b->s_old.exit_status);
-            jnum(&b->js, &f, "best_j2_cpu_s", b->sweep_cpu_new);
-            jnum(&b->js, &f, "best_old_j2_cpu_s", b->sweep_cpu_old);
-            jnum(&b->js, &f, "cpu_ratio_new_old",
+            jnum(f, "j1_s", b->s1.wall_s);
+            jnum(f, "j2_s", b->s2.wall_s);
+            jnum(f, "speedup", b->s2.wall_s > 0 ? b->s1.wall_s / b->s2.wall_s : 0);
+            jnum(f, "j1_exit", b->s1.exit_status);
+            jnum(f, "j2_exit", b->s2.exit_status);
+            jnum(f, "j1_cpu_s", b->s1.cpu_s);
+            jnum(f, "j2_cpu_s", b->s2.cpu_s);
+            jnum(f, "old_j2_s", b->s_old.wall_s);
+            jnum(f, "old_j2_exit", b->s_old.exit_status);
+            jnum(f, "best_j2_cpu_s", b->sweep_cpu_new);
+            jnum(f, "best_old_j2_cpu_s", b->sweep_cpu_old);
+            jnum(f, "cpu_ratio_new_old",
                  b->sweep_cpu_old > 0 ? b->sweep_cpu_new / b->sweep_cpu_old : 0);
-            jstr(&b->js, &f, "j2_summary", b->s2.summary);
-            jnum(&b->js, &f, "parent_rss_kb",
+            jstr(f, "j2_summary", b->s2.summary);
+            jnum(f, "parent_rss_kb",
                  (double)(b->s1.parent_rss_kb > b->s2.parent_rss_kb ? b->s1.parent_rss_kb
                                                                     : b->s2.parent_rss_kb));
-            jnum(&b->js, &f, "max_job_rss_kb",
+            jnum(f, "max_job_rss_kb",
                  (double)(b->s1.max_rss_kb > b->s2.max_rss_kb ? b->s1.max_rss_kb
                                                               : b->s2.max_rss_kb));
         }
-        gs_sb_putc(&b->js, '}');
     }
 }
 
@@ -1023,10 +1009,8 @@ static void bench_memory(bench_run *b)
 {
     long func_rss = 0;
     say(&b->o, "\n4. peak RSS of one job (child process, wait4 ru_maxrss)\n");
-    jkey(&b->js, &b->f0, "memory");
-    gs_sb_putc(&b->js, '{');
     {
-        int f = 1;
+        cJSON *f = cJSON_AddObjectToObject(b->doc, "memory");
         job_req qs[2];
         req_init(&qs[0], b->g_fn->path, "matmul", 3, 200, 300, 700);
         req_init(&qs[1], b->g_fn->path, "elementwise_add", 2, 256, 1024, 0);
@@ -1047,12 +1031,13 @@ static void bench_memory(bench_run *b)
             say(&b->o, "   sweep parent process                 %8.1f MB\n",
                 mb(b->s1.parent_rss_kb > b->s2.parent_rss_kb ? b->s1.parent_rss_kb
                                                              : b->s2.parent_rss_kb));
-        jnum(&b->js, &f, "functional_check_rss_kb", (double)func_rss);
-        jnum(&b->js, &f, "timing_largest_rss_kb", b->timing_rss_kb);
-        jkey(&b->js, &f, "timing_largest_shape");
-        gs_sb_printf(&b->js, "\"matmul %" PRId64 "x%" PRId64 "x%" PRId64 "\"", b->mm, b->mm, b->mm);
+        jnum(f, "functional_check_rss_kb", (double)func_rss);
+        jnum(f, "timing_largest_rss_kb", b->timing_rss_kb);
+        char shape[96];
+        snprintf(shape, sizeof shape, "matmul %" PRId64 "x%" PRId64 "x%" PRId64, b->mm, b->mm,
+                 b->mm);
+        jstr(f, "timing_largest_shape", shape);
     }
-    gs_sb_putc(&b->js, '}');
 }
 
 /* 5. trace cost, and whether trace memory grows with trace length */
@@ -1063,8 +1048,7 @@ static void bench_trace(bench_run *b)
     say(&b->o, "\n5. trace writing cost (timing-only matmul on %s)\n", b->g_fn->name);
     say(&b->o, "   %-16s %-8s %9s %8s %8s %10s\n", "shape", "trace", "instrs", "sim s", "RSS MB",
         "trace MB");
-    jkey(&b->js, &b->f0, "trace");
-    gs_sb_putc(&b->js, '[');
+    cJSON *rows = cJSON_AddArrayToObject(b->doc, "trace");
     {
         long rss_no[2] = {0, 0}, rss_tr[2] = {0, 0};
         double sim_no[2] = {0, 0}, sim_tr[2] = {0, 0};
@@ -1092,17 +1076,14 @@ static void bench_trace(bench_run *b)
                 say(&b->o, "   %-16s %-8s %9" PRIu64 " %8.3f %8.1f %10.1f\n", shape,
                     t ? "yes" : "no", r.instructions, r.sim_s, mb(rss),
                     (double)r.trace_bytes / 1048576.0);
-                if (k || t) gs_sb_putc(&b->js, ',');
-                int f = 1;
-                gs_sb_putc(&b->js, '{');
-                jstr(&b->js, &f, "shape", shape);
-                jbool(&b->js, &f, "trace", t);
-                jstr(&b->js, &f, "status", r.status);
-                jnum(&b->js, &f, "instructions", (double)r.instructions);
-                jnum(&b->js, &f, "sim_s", r.sim_s);
-                jnum(&b->js, &f, "rss_kb", (double)rss);
-                jnum(&b->js, &f, "trace_bytes", (double)r.trace_bytes);
-                gs_sb_putc(&b->js, '}');
+                cJSON *f = jrow(rows);
+                jstr(f, "shape", shape);
+                jbool(f, "trace", t);
+                jstr(f, "status", r.status);
+                jnum(f, "instructions", (double)r.instructions);
+                jnum(f, "sim_s", r.sim_s);
+                jnum(f, "rss_kb", (double)rss);
+                jnum(f, "trace_bytes", (double)r.trace_bytes);
             }
         }
         trace_slowdown = sim_no[1] > 0 ? sim_tr[1] / sim_no[1] : 0;
@@ -1113,7 +1094,6 @@ static void bench_trace(bench_run *b)
             "MB (big): growth %.1f MB\n",
             trace_slowdown, over_small, over_big, b->trace_growth_mb);
     }
-    gs_sb_putc(&b->js, ']');
 }
 
 /* 6. end to end against the old paths, and the SystemC floor */
@@ -1196,38 +1176,32 @@ static void bench_end_to_end(bench_run *b)
     /* per CPU second: the job is single-threaded, so on an idle machine CPU time is its wall
      * time; on a shared one wall time also counts the other work */
     b->e2e_cpu_rate = b->big[0].cpu_s > 0 ? b->big[0].instructions / b->big[0].cpu_s : 0;
-    jkey(&b->js, &b->f0, "end_to_end");
     {
-        int f = 1;
-        gs_sb_putc(&b->js, '{');
-        jnum(&b->js, &f, "floor_ns_per_switch", floor_ns);
-        jnum(&b->js, &f, "floor_cpu_ns_per_switch", b->floor_cpu_ns);
-        jnum(&b->js, &f, "largest_sim_instr_per_s", b->largest_sim_rate);
-        jnum(&b->js, &f, "largest_run_instr_per_cpu_s", b->largest_cpu_rate);
-        jnum(&b->js, &f, "sim_pct_of_floor", b->floor_pct);
-        jnum(&b->js, &f, "sim_pct_of_floor_wall", b->floor_pct_wall);
+        cJSON *f = cJSON_AddObjectToObject(b->doc, "end_to_end");
+        jnum(f, "floor_ns_per_switch", floor_ns);
+        jnum(f, "floor_cpu_ns_per_switch", b->floor_cpu_ns);
+        jnum(f, "largest_sim_instr_per_s", b->largest_sim_rate);
+        jnum(f, "largest_run_instr_per_cpu_s", b->largest_cpu_rate);
+        jnum(f, "sim_pct_of_floor", b->floor_pct);
+        jnum(f, "sim_pct_of_floor_wall", b->floor_pct_wall);
         for (int w = 0; w < 2; w++)
             for (int k = 0; k < 2; k++) {
                 const proc_result *pr = w ? &b->fjob[k] : &b->big[k];
                 char key[64];
                 snprintf(key, sizeof key, "%s_%s", w ? "functional" : "timing_largest",
                          k ? "old" : "current");
-                jkey(&b->js, &f, key);
-                int g = 1;
-                gs_sb_putc(&b->js, '{');
-                jstr(&b->js, &g, "shape", w ? b->shape_fn : b->shape_big);
-                jstr(&b->js, &g, "status", pr->status);
-                jnum(&b->js, &g, "wall_s", pr->wall_s);
-                jnum(&b->js, &g, "cpu_s", pr->cpu_s);
-                jnum(&b->js, &g, "instructions", pr->instructions);
-                jnum(&b->js, &g, "rss_kb", (double)pr->maxrss_kb);
-                gs_sb_putc(&b->js, '}');
+                cJSON *g = cJSON_AddObjectToObject(f, key);
+                jstr(g, "shape", w ? b->shape_fn : b->shape_big);
+                jstr(g, "status", pr->status);
+                jnum(g, "wall_s", pr->wall_s);
+                jnum(g, "cpu_s", pr->cpu_s);
+                jnum(g, "instructions", pr->instructions);
+                jnum(g, "rss_kb", (double)pr->maxrss_kb);
             }
-        jnum(&b->js, &f, "timing_largest_instr_per_s", b->e2e_rate);
-        jnum(&b->js, &f, "timing_largest_instr_per_cpu_s", b->e2e_cpu_rate);
-        jnum(&b->js, &f, "functional_cpu_speedup", b->func_speedup);
-        jnum(&b->js, &f, "sweep_cpu_ratio", b->sweep_cpu_ratio);
-        gs_sb_putc(&b->js, '}');
+        jnum(f, "timing_largest_instr_per_s", b->e2e_rate);
+        jnum(f, "timing_largest_instr_per_cpu_s", b->e2e_cpu_rate);
+        jnum(f, "functional_cpu_speedup", b->func_speedup);
+        jnum(f, "sweep_cpu_ratio", b->sweep_cpu_ratio);
     }
 }
 
@@ -1293,8 +1267,7 @@ static int bench_targets(bench_run *b)
 
     int missed = 0;
     say(&b->o, "\ntargets\n");
-    jkey(&b->js, &b->f0, "targets");
-    gs_sb_putc(&b->js, '[');
+    cJSON *rows = cJSON_AddArrayToObject(b->doc, "targets");
     for (int i = 0; i < nt; i++) {
         const char *verdict = tg[i].met == -2 ? "reported"
                               : tg[i].met < 0 ? "not measured"
@@ -1303,27 +1276,23 @@ static int bench_targets(bench_run *b)
         if (tg[i].met == 0) missed++;
         say(&b->o, "   %-52s %-18s %14.2f %-7s %s%s%s\n", tg[i].name, tg[i].goal, tg[i].measured,
             tg[i].unit, verdict, tg[i].note[0] ? "  " : "", tg[i].note);
-        if (i) gs_sb_putc(&b->js, ',');
-        int f = 1;
-        gs_sb_putc(&b->js, '{');
-        jstr(&b->js, &f, "name", tg[i].name);
-        jstr(&b->js, &f, "goal", tg[i].goal);
-        jnum(&b->js, &f, "measured", tg[i].measured);
-        jstr(&b->js, &f, "unit", tg[i].unit);
-        jkey(&b->js, &f, "met");
-        gs_sb_puts(&b->js, tg[i].met < 0 ? "null" : tg[i].met ? "true" : "false");
-        jstr(&b->js, &f, "note", tg[i].note);
-        gs_sb_putc(&b->js, '}');
+        cJSON *f = jrow(rows);
+        jstr(f, "name", tg[i].name);
+        jstr(f, "goal", tg[i].goal);
+        jnum(f, "measured", tg[i].measured);
+        jstr(f, "unit", tg[i].unit);
+        if (tg[i].met < 0)
+            cJSON_AddNullToObject(f, "met");
+        else
+            jbool(f, "met", tg[i].met);
+        jstr(f, "note", tg[i].note);
     }
-    gs_sb_putc(&b->js, ']');
     double load1[3];
     loadavg(load1);
     say(&b->o, "load average at the end %.2f %.2f %.2f%s\n", load1[0], load1[1], load1[2],
         b->failures ? "; some measurements FAILED (see above)" : "");
-    jkey(&b->js, &b->f0, "loadavg_end");
-    gs_sb_printf(&b->js, "[%.2f,%.2f,%.2f]", load1[0], load1[1], load1[2]);
-    jnum(&b->js, &b->f0, "failed_measurements", b->failures);
-    gs_sb_puts(&b->js, "}\n");
+    jnums(b->doc, "loadavg_end", load1, 3);
+    jnum(b->doc, "failed_measurements", b->failures);
     return missed;
 }
 
@@ -1378,7 +1347,7 @@ gs_status gs_bench_run(const gs_bench_opts *opts, gs_bench_result *res, gs_diags
         snprintf(b->gen_range, sizeof b->gen_range, "%s-%s", gens[0].name, gens[n_gens - 1].name);
     else
         snprintf(b->gen_range, sizeof b->gen_range, "%s", gens[0].name);
-    gs_sb_init(&b->js);
+    b->doc = cJSON_CreateObject();
 
     bench_header(b);
     bench_sim_speed(b);
@@ -1389,8 +1358,7 @@ gs_status gs_bench_run(const gs_bench_opts *opts, gs_bench_result *res, gs_diags
     bench_end_to_end(b);
     res->missed = bench_targets(b);
     res->failures = b->failures;
-    res->doc = gs_sb_ok(&b->js) ? cJSON_Parse(gs_sb_cstr(&b->js)) : NULL;
-    gs_sb_free(&b->js);
+    res->doc = b->doc;
     nftw(b->tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
     gs_bench_generations_free(gens, n_gens);
     gs_free(b);
