@@ -31,7 +31,9 @@ extern "C" {
 typedef void (*gs_tune_progress)(void *ctx, const char *text);
 
 typedef struct gs_tune_opts {
-    gs_sweep_opts sweep; /* jobs and timeout; the rest is set by the search */
+    gs_sweep_opts sweep; /* gs_sweep_opts_default with the caller's jobs, timeout and memory
+                            limit; configs, out_dir, quiet, reports, timelines and tuning files
+                            are set by the search */
     const char *config;  /* the generation config file */
     const char *kernel;
     const char *shape;         /* "AxB.."; NULL: the kernel's first perf shape */

@@ -28,8 +28,8 @@ extern "C" {
 typedef void (*gs_whatif_progress)(void *ctx, const char *text);
 
 typedef struct gs_whatif_opts {
-    gs_sweep_opts sweep;     /* for every cell (kernels, suite, jobs, timeout, quiet ...); configs,
-                                sets and out_dir are replaced per cell */
+    gs_sweep_opts sweep;     /* for every cell, from gs_sweep_opts_default (kernels, suite, jobs,
+                                timeout, quiet ...); configs, sets and out_dir are replaced per cell */
     const char *config;      /* the generation config file */
     const char *const *sets; /* --set KEY=VALUE applied before the swept values */
     size_t n_sets;
