@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "gs/common.h"
+#include "gs/config.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -52,6 +53,14 @@ int gs_parse_param(const char *s, const char *const *names, int n_names, int *id
 /* A regression threshold (compare, sweep --baseline, history gate): "2%" (a percentage) or
  * "0.02" (a fraction), 0 .. 1e12. 0 with *out the relative threshold, or -1. */
 int gs_compare_parse_threshold(const char *s, double *out);
+
+/* The config at path with the overrides sets[0..n_sets) and then extra (when not NULL) applied.
+ * NULL with every problem appended to diags (a config that loads adds nothing). */
+gs_config *gs_cli_load_config(const char *path, const char *const *sets, size_t n_sets,
+                              const char *extra, gs_diags *diags);
+/* Print every problem in d to stderr, one line each: a problem with a file as
+ * "file:line:col: message", a command's own (no file) as "gensweep CMD: message". */
+void gs_cli_print_diags(const char *cmd, const gs_diags *d);
 
 #ifdef __cplusplus
 }

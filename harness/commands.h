@@ -58,9 +58,10 @@ struct gs_diags;
 int gs_sweep_main(const struct gs_sweep_opts *o);
 void gs_sweep_cli_progress(void *ctx, const struct gs_sweep_progress *p);
 void gs_sweep_print_diags(const struct gs_diags *d);
-/* cmd_tune.c */
+/* cmd_whatif.c */
 int gs_cmd_whatif(int argc, char **argv);
 void gs_help_whatif(void);
+/* cmd_tune.c */
 int gs_cmd_tune(int argc, char **argv);
 void gs_help_tune(void);
 

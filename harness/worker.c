@@ -68,6 +68,11 @@ static char **mutable_argv(const char *const *argv)
     return u.out;
 }
 
+void gs_execv(const char *exe, const char *const *argv)
+{
+    execv(exe, mutable_argv(argv));
+}
+
 void gs_worker_start_job(const char *exe, const char *const *argv)
 {
     if (!gs_worker_forks()) {

@@ -40,6 +40,10 @@ int gs_worker_forks(void);
  */
 void gs_worker_start_job(const char *exe, const char *const *argv);
 
+/* execv with a const argv (execv takes char *const[] for historical reasons and writes
+ * nothing). Returns only if the exec failed (errno set). */
+void gs_execv(const char *exe, const char *const *argv);
+
 /*
  * Hand the next forked job the config the sweep already loaded: `cfg`, loaded from `path` with
  * the overrides `sets` applied in order (the sweep keeps ownership). Called in the parent just

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cjson/cJSON.h>
+#include <sys/stat.h>
+#include <dirent.h>
 #include <sys/wait.h>
 
 #include <cstdio>
@@ -12,6 +14,8 @@
 #include <sstream>
 #include <string>
 #include <unistd.h>
+
+#include "bench.h"
 
 namespace
 {
@@ -38,6 +42,19 @@ std::string slurp(const std::string &path)
     return ss.str();
 }
 
+// The *.yaml files directly in dir: the generations bench measures.
+int yaml_count(const std::string &dir)
+{
+    int n = 0;
+    DIR *d = opendir(dir.c_str());
+    while (struct dirent *e = d ? readdir(d) : nullptr) {
+        std::string f = e->d_name;
+        if (f.size() > 5 && f[0] != '.' && f.compare(f.size() - 5, 5, ".yaml") == 0) n++;
+    }
+    if (d) closedir(d);
+    return n;
+}
+
 TEST(Bench, QuickRunWritesValidJsonWithEverySection)
 {
     char dir[] = "/tmp/gs-test-bench-XXXXXX";
@@ -55,7 +72,8 @@ TEST(Bench, QuickRunWritesValidJsonWithEverySection)
     EXPECT_TRUE(cJSON_IsTrue(cJSON_GetObjectItem(doc, "quick")));
     const cJSON *speed = cJSON_GetObjectItem(doc, "sim_speed");
     ASSERT_TRUE(cJSON_IsArray(speed));
-    EXPECT_EQ(cJSON_GetArraySize(speed), 6); // 3 generations x 2 workloads
+    EXPECT_EQ(cJSON_GetArraySize(speed), 2 * yaml_count(GS_SOURCE_DIR "/configs"))
+        << "every generation of the directory x 2 workloads";
     const cJSON *row;
     cJSON_ArrayForEach(row, speed)
     {
@@ -117,7 +135,7 @@ TEST(Bench, BadOptionsAreUsageErrors)
     EXPECT_EQ(run("bench --json", &out), 2);
     EXPECT_NE(out.find("--json needs a value"), std::string::npos) << out;
     EXPECT_EQ(run("bench --quick --configs /nonexistent-dir", &out), 2);
-    EXPECT_NE(out.find("/nonexistent-dir/gen1.yaml"), std::string::npos) << out;
+    EXPECT_NE(out.find("cannot read /nonexistent-dir"), std::string::npos) << out;
 }
 
 TEST(Bench, UnwritableJsonPathFails)
@@ -128,6 +146,53 @@ TEST(Bench, UnwritableJsonPathFails)
                   &out),
               1);
     EXPECT_NE(out.find("gensweep bench:"), std::string::npos) << out;
+}
+
+// The generations of a configs directory, in the library (no binary): every DIR/NAME.yaml in
+// name order with the name inside it; subdirectories, hidden files and other files are not
+// generations; a config that does not load is a usage error naming its file and line.
+TEST(BenchLib, GenerationsAreTheYamlFilesOfTheDirectory)
+{
+    char dir[] = "/tmp/gs-test-bench-gens-XXXXXX";
+    ASSERT_NE(mkdtemp(dir), nullptr);
+    const std::string d = dir, src = GS_SOURCE_DIR "/configs/";
+    ASSERT_EQ(std::system(("cp " + src + "gen2.yaml " + d + "/b.yaml && cp " + src + "gen1.yaml " +
+                           d + "/a.yaml && mkdir " + d + "/sub && cp " + src + "gen3.yaml " + d +
+                           "/sub/c.yaml && cp " + src + "gen3.yaml " + d + "/.h.yaml && touch " +
+                           d + "/notes.txt")
+                              .c_str()),
+              0);
+    gs_bench_gen *g = nullptr;
+    size_t n = 0;
+    gs_diags diags;
+    gs_diags_init(&diags);
+    ASSERT_EQ(gs_bench_find_generations(dir, &g, &n, &diags), GS_OK);
+    ASSERT_EQ(n, 2u);
+    EXPECT_EQ(std::string(g[0].path), d + "/a.yaml");
+    EXPECT_STREQ(g[0].stem, "a");
+    EXPECT_STREQ(g[0].name, "gen1");
+    EXPECT_STREQ(g[1].name, "gen2");
+    gs_bench_generations_free(g, n);
+
+    std::ofstream(d + "/c.yaml") << "name: broken\nchip: [\n";
+    EXPECT_EQ(gs_bench_find_generations(dir, &g, &n, &diags), GS_ERR_USAGE);
+    ASSERT_GE(diags.count, 1u);
+    EXPECT_EQ(std::string(diags.items[0].file), d + "/c.yaml");
+    EXPECT_GT(diags.items[0].line, 0);
+    gs_diags_free(&diags);
+
+    // a run over a directory without generations stops before measuring anything
+    gs_bench_opts o{};
+    o.configs = "/nonexistent-dir";
+    gs_bench_result r;
+    gs_diags_init(&diags);
+    EXPECT_EQ(gs_bench_run(&o, &r, &diags), GS_ERR_USAGE);
+    EXPECT_EQ(r.doc, nullptr);
+    ASSERT_EQ(diags.count, 1u);
+    EXPECT_NE(std::string(diags.items[0].message).find("cannot read /nonexistent-dir"),
+              std::string::npos);
+    gs_diags_free(&diags);
+    EXPECT_EQ(std::system(("rm -rf '" + d + "'").c_str()), 0);
 }
 
 } // namespace

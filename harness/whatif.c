@@ -1,0 +1,440 @@
+/* whatif.c - the what-if study (see whatif.h). */
+#include "whatif.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli_util.h"
+#include "record.h"
+#include "report.h"
+#include "results.h"
+#include "speedup.h"
+
+/* One swept parameter: key, unit, configured value and the values to try. */
+typedef struct wparam {
+    const char *key;
+    const char *unit;
+    double base;
+    char buf[2048];
+    char *labels[GS_WHATIF_MAX_VALUES];
+    double vals[GS_WHATIF_MAX_VALUES];
+    int n;
+    int base_i; /* the unchanged value: "1x"/"x1", else the configured value, else 0 */
+} wparam;
+
+/* Validate a --param/--values pair against the config (each value applied before anything
+ * runs). GS_OK, or GS_ERR_USAGE with the problem in d. */
+static gs_status whatif_param(const gs_whatif_opts *o, const gs_config *base, const char *key,
+                              const char *values, wparam *w, gs_diags *d)
+{
+    const gs_num *bn = gs_config_get(base, key);
+    if (!bn || !bn->src) {
+        gs_diags_add(d, GS_ERR_USAGE, NULL, 0, 0,
+                     "--param %s: not a numeric key of %s (see gensweep show-config)", key,
+                     o->config);
+        return GS_ERR_USAGE;
+    }
+    w->key = key;
+    w->base = bn->v;
+    w->unit = "";
+    size_t nf = 0;
+    const gs_config_field *fields = gs_config_fields(&nf);
+    for (size_t i = 0; i < nf; i++)
+        if (!strcmp(fields[i].path, key)) w->unit = gs_record_unit_name(fields[i].unit);
+    if (strlen(values) >= sizeof w->buf) {
+        gs_diags_add(d, GS_ERR_USAGE, NULL, 0, 0, "--values for %s is too long", key);
+        return GS_ERR_USAGE;
+    }
+    snprintf(w->buf, sizeof w->buf, "%s", values);
+    w->n = 0;
+    w->base_i = -1;
+    char *save = NULL;
+    for (char *t = strtok_r(w->buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        if (w->n == GS_WHATIF_MAX_VALUES) {
+            gs_diags_add(d, GS_ERR_USAGE, NULL, 0, 0, "at most %d values per parameter",
+                         GS_WHATIF_MAX_VALUES);
+            return GS_ERR_USAGE;
+        }
+        char assign[512];
+        snprintf(assign, sizeof assign, "%s=%s", key, t);
+        gs_config *c = gs_cli_load_config(o->config, o->sets, o->n_sets, assign, d);
+        if (!c) return GS_ERR_USAGE;
+        w->labels[w->n] = t;
+        w->vals[w->n] = gs_config_get(c, key)->v;
+        if (!strcmp(t, "1x") || !strcmp(t, "x1")) w->base_i = w->n;
+        w->n++;
+        gs_config_free(c);
+    }
+    if (w->n < 2) {
+        gs_diags_add(d, GS_ERR_USAGE, NULL, 0, 0, "--values for %s needs at least two values", key);
+        return GS_ERR_USAGE;
+    }
+    for (int i = 0; i < w->n && w->base_i < 0; i++)
+        if (w->vals[i] == w->base) w->base_i = i;
+    if (w->base_i < 0) w->base_i = 0;
+    return GS_OK;
+}
+
+static void emit_values(gs_sb *sb, const wparam *w, const char *suffix)
+{
+    gs_sb_printf(sb, ",\n\"param%s\": ", suffix);
+    gs_sb_json_str(sb, w->key);
+    gs_sb_printf(sb, ",\n\"unit%s\": ", suffix);
+    gs_sb_json_str(sb, w->unit);
+    gs_sb_printf(sb, ",\n\"base_value%s\": ", suffix);
+    gs_sb_json_num(sb, w->base);
+    gs_sb_printf(sb, ",\n\"values%s\": [", suffix);
+    for (int v = 0; v < w->n; v++) {
+        gs_sb_puts(sb, v ? ",\n{\"label\":" : "\n{\"label\":");
+        gs_sb_json_str(sb, w->labels[v]);
+        gs_sb_puts(sb, ",\"value\":");
+        gs_sb_json_num(sb, w->vals[v]);
+        gs_sb_puts(sb, "}");
+    }
+    gs_sb_puts(sb, "\n]");
+}
+
+/* Time and status of job `id` in a results document. */
+static double job_time(const cJSON *doc, const char *id, const char **status)
+{
+    const cJSON *q;
+    *status = "missing";
+    cJSON_ArrayForEach(q, cJSON_GetObjectItemCaseSensitive(doc, "jobs"))
+    {
+        if (strcmp(gs_json_str(q, "id"), id) != 0) continue;
+        *status = gs_json_str(q, "status");
+        return gs_json_num(q, "time_ns");
+    }
+    return NAN;
+}
+
+/* End-to-end sensitivity: from the smallest to the largest value with a time. */
+static double end_to_end(const double *v, const double *t, int n)
+{
+    int lo = -1, hi = -1;
+    for (int i = 0; i < n; i++) {
+        if (!(t[i] > 0) || !(v[i] > 0)) continue;
+        if (lo < 0 || v[i] < v[lo]) lo = i;
+        if (hi < 0 || v[i] > v[hi]) hi = i;
+    }
+    return lo >= 0 && hi >= 0 && v[hi] != v[lo] ? log(t[hi] / t[lo]) / log(v[hi] / v[lo])
+                                                : (double)NAN;
+}
+
+static void json_str_array(gs_sb *sb, const char *const *s, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (i) gs_sb_putc(sb, ',');
+        gs_sb_json_str(sb, s[i]);
+    }
+}
+
+static void json_num_array(gs_sb *sb, const double *v, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (i) gs_sb_putc(sb, ',');
+        gs_sb_json_num(sb, v[i]);
+    }
+}
+
+/* One job's row: times per cell (t, st: ncell entries) and the derived sensitivities. */
+static void emit_job(gs_sb *sb, const cJSON *j, const wparam *w, int np, const double *t,
+                     const char *const *st)
+{
+    int n1 = w[0].n, n2 = np == 2 ? w[1].n : 1;
+    gs_sb_json_str(sb, gs_json_str(j, "id"));
+    gs_sb_puts(sb, ",\"kernel\":");
+    gs_sb_json_str(sb, gs_json_str(j, "kernel"));
+    gs_sb_puts(sb, ",\"variant\":");
+    gs_sb_json_str(sb, gs_json_str(j, "variant"));
+    gs_sb_puts(sb, ",\"dtype\":");
+    gs_sb_json_str(sb, gs_json_str(j, "dtype"));
+    gs_sb_puts(sb, ",\"shape\":");
+    gs_json_emit(sb, cJSON_GetObjectItemCaseSensitive(j, "shape"));
+    if (np == 1) {
+        double steps[GS_SPEEDUP_MAX_STEPS];
+        int nonmono = 0, inv = 0;
+        int ns = gs_sensitivity_steps(w[0].vals, t, n1, gs_param_direction(w[0].unit), steps,
+                                      &nonmono, &inv);
+        gs_sb_puts(sb, ",\"status\":[");
+        json_str_array(sb, st, n1);
+        gs_sb_puts(sb, "],\"time_ns\":[");
+        json_num_array(sb, t, n1);
+        gs_sb_puts(sb, "],\"sensitivity\":");
+        gs_sb_json_num(sb, end_to_end(w[0].vals, t, n1));
+        gs_sb_puts(sb, ",\"steps\":[");
+        json_num_array(sb, steps, ns);
+        gs_sb_printf(sb, "],\"inversions\":%d,\"non_monotonic\":%s}", inv,
+                     nonmono ? "true" : "false");
+        return;
+    }
+    /* rows: values of the first param; columns: values of the second */
+    gs_sb_puts(sb, ",\"status_grid\":[");
+    for (int a = 0; a < n1; a++) {
+        gs_sb_puts(sb, a ? ",[" : "[");
+        json_str_array(sb, st + a * n2, n2);
+        gs_sb_putc(sb, ']');
+    }
+    gs_sb_puts(sb, "],\"time_grid\":[");
+    for (int a = 0; a < n1; a++) {
+        gs_sb_puts(sb, a ? ",[" : "[");
+        json_num_array(sb, t + a * n2, n2);
+        gs_sb_putc(sb, ']');
+    }
+    /* each parameter's sensitivity with the other at its unchanged value */
+    double row[GS_WHATIF_MAX_VALUES], col[GS_WHATIF_MAX_VALUES];
+    for (int a = 0; a < n1; a++)
+        row[a] = t[a * n2 + w[1].base_i];
+    for (int b = 0; b < n2; b++)
+        col[b] = t[w[0].base_i * n2 + b];
+    gs_sb_puts(sb, "],\"sensitivity\":");
+    gs_sb_json_num(sb, end_to_end(w[0].vals, row, n1));
+    gs_sb_puts(sb, ",\"sensitivity2\":");
+    gs_sb_json_num(sb, end_to_end(w[1].vals, col, n2));
+    gs_sb_putc(sb, '}');
+}
+
+/* The whatif.json text: the jobs of the unchanged cell define the rows (ids do not depend on
+ * the values). */
+static void emit_doc(gs_sb *sb, const gs_config *base, const wparam *w, int np, cJSON *const *res,
+                     int base_cell)
+{
+    int ncell = w[0].n * (np == 2 ? w[1].n : 1);
+    gs_sb_puts(sb, "{\n\"schema\": \"gensweep-whatif\",\n\"schema_version\": 1,\n\"config\": ");
+    gs_sb_json_str(sb, base->name);
+    gs_sb_puts(sb, ",\n\"path\": ");
+    gs_sb_json_str(sb, gs_record_rel_path(base->path));
+    emit_values(sb, &w[0], "");
+    if (np == 2) emit_values(sb, &w[1], "2");
+    gs_sb_puts(sb, ",\n\"jobs\": [");
+    double *t = gs_calloc((size_t)ncell, sizeof *t);
+    const char **st = gs_calloc((size_t)ncell, sizeof *st);
+    const cJSON *j;
+    int first = 1;
+    cJSON_ArrayForEach(j, cJSON_GetObjectItemCaseSensitive(res[base_cell], "jobs"))
+    {
+        if (!t || !st) break;
+        const char *id = gs_json_str(j, "id");
+        for (int c = 0; c < ncell; c++) {
+            st[c] = "missing";
+            t[c] = res[c] ? job_time(res[c], id, &st[c]) : (double)NAN;
+        }
+        gs_sb_puts(sb, first ? "\n{\"id\":" : ",\n{\"id\":");
+        first = 0;
+        emit_job(sb, j, w, np, t, st);
+    }
+    if (!t || !st) sb->oom = 1;
+    gs_free(t);
+    gs_free(st);
+    gs_sb_puts(sb, "\n]\n}\n");
+}
+
+static void progress(const gs_whatif_opts *o, const char *fmt, ...) GS_PRINTF(2, 3);
+static void progress(const gs_whatif_opts *o, const char *fmt, ...)
+{
+    if (!o->progress) return;
+    char buf[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    o->progress(o->progress_ctx, buf);
+}
+
+/* Run every cell's sweep into dirs[c] and load its results into res[c]. GS_ERR_USAGE when a
+ * cell's sweep refused its input (it said why). */
+static void add_error(gs_diags *d, const gs_error *e)
+{
+    gs_diags_add(d, e->code, e->file[0] ? e->file : NULL, e->line, e->column, "%s", e->message);
+}
+
+/* One cell's sweep into ov->out_dir (results.json, .csv, junit.xml), through the sweep library:
+ * nothing printed (progress through ov->progress), problems appended to d. 0 when every job
+ * passed, 1 when one failed, the jobs could not run or the results could not be written, 2 on
+ * a usage error. */
+static int run_cell(const gs_sweep_opts *ov, gs_diags *d)
+{
+    gs_sweep *s = gs_sweep_create(ov, d);
+    if (!s || gs_sweep_plan(s, d) != 0) {
+        gs_sweep_free(s);
+        return 2;
+    }
+    gs_error err;
+    gs_error_clear(&err);
+    int lock_fd = gs_sweep_lock_out(s, &err);
+    if (lock_fd < 0) {
+        add_error(d, &err);
+        gs_sweep_free(s);
+        return 2;
+    }
+    int intr = 0, rc = 0;
+    cJSON *doc = gs_sweep_execute(s, &intr, &err);
+    if (!doc) {
+        if (err.code != GS_OK) add_error(d, &err);
+        rc = 1;
+    } else if (gs_results_write_dir(doc, gs_sweep_options(s)->out_dir, &err) != GS_OK) {
+        add_error(d, &err);
+        rc = 1;
+    } else {
+        const cJSON *j;
+        cJSON_ArrayForEach(j, cJSON_GetObjectItemCaseSensitive(doc, "jobs"))
+        {
+            if (gs_sweep_record_failed(j)) rc = 1;
+        }
+        if (intr) rc = 1;
+    }
+    cJSON_Delete(doc);
+    close(lock_fd);
+    gs_sweep_free(s);
+    return rc;
+}
+
+static gs_status run_cells(const gs_whatif_opts *o, const wparam *w, int np, const char *out,
+                           cJSON **res, char (*dirs)[4096], gs_whatif_result *r, gs_diags *d)
+{
+    int n1 = w[0].n, n2 = np == 2 ? w[1].n : 1;
+    const char **sets = gs_calloc(o->n_sets + 2, sizeof *sets);
+    if (!sets) return GS_ERR_NOMEM;
+    for (size_t i = 0; i < o->n_sets; i++)
+        sets[i] = o->sets[i];
+    const char *cl[1] = {o->config};
+    gs_status st = GS_OK;
+    for (int c = 0; c < n1 * n2; c++) {
+        int i1 = c / n2, i2 = c % n2;
+        char a1[512], a2[512];
+        snprintf(a1, sizeof a1, "%s=%s", w[0].key, w[0].labels[i1]);
+        sets[o->n_sets] = a1;
+        size_t ns = o->n_sets + 1;
+        if (np == 2) {
+            snprintf(a2, sizeof a2, "%s=%s", w[1].key, w[1].labels[i2]);
+            sets[ns++] = a2;
+            snprintf(dirs[c], sizeof dirs[c], "%s/%s_%s", out, w[0].labels[i1], w[1].labels[i2]);
+            progress(o, "== %s = %s, %s = %s ==\n", w[0].key, w[0].labels[i1], w[1].key,
+                     w[1].labels[i2]);
+        } else {
+            snprintf(dirs[c], sizeof dirs[c], "%s/%s", out, w[0].labels[i1]);
+            progress(o, "== %s = %s ==\n", w[0].key, w[0].labels[i1]);
+        }
+        gs_sweep_opts ov = o->sweep;
+        ov.configs = cl;
+        ov.n_configs = 1;
+        ov.sets = sets;
+        ov.n_sets = ns;
+        ov.out_dir = dirs[c];
+        int rc = run_cell(&ov, d);
+        if (rc == 2) {
+            st = GS_ERR_USAGE;
+            break;
+        }
+        if (rc != 0) r->failed_cells++;
+        char p[4200];
+        snprintf(p, sizeof p, "%s/results.json", dirs[c]);
+        gs_error err;
+        gs_error_clear(&err);
+        res[c] = gs_results_load(p, &err);
+    }
+    gs_free(sets);
+    return st;
+}
+
+/* whatif.json, then a report of the unchanged values' sweep with the curves / heatmap. */
+static gs_status write_outputs(const char *out, const char *base_dir, gs_sb *sb,
+                               gs_whatif_result *r, gs_diags *d)
+{
+    snprintf(r->path, sizeof r->path, "%s/whatif.json", out);
+    gs_error err;
+    gs_error_clear(&err);
+    char buf[2048];
+    if (gs_sb_write_file(sb, r->path, &err) != GS_OK) {
+        gs_error_format(&err, buf, sizeof buf);
+        gs_diags_add(d, GS_ERR_IO, NULL, 0, 0, "%s", buf);
+        return GS_ERR_IO; /* the study ran: a failure, not a usage error */
+    }
+    r->written = 1;
+    char rp[4200];
+    snprintf(rp, sizeof rp, "%s/results.json", base_dir);
+    snprintf(r->report, sizeof r->report, "%s/report.html", out);
+    const char *extra[1] = {r->path};
+    gs_report_opts ro;
+    memset(&ro, 0, sizeof ro);
+    ro.extra_paths = extra;
+    ro.n_extra = 1;
+    if (gs_report_write_opts(rp, NULL, r->report, &ro, &err) != GS_OK) {
+        gs_error_format(&err, buf, sizeof buf);
+        gs_diags_add(d, GS_ERR_IO, NULL, 0, 0, "report: %s", buf);
+        return GS_ERR_IO;
+    }
+    r->report_written = 1;
+    return GS_OK;
+}
+
+gs_status gs_whatif_run(const gs_whatif_opts *o, gs_whatif_result *r, gs_diags *d)
+{
+    memset(r, 0, sizeof *r);
+    const int np = o->n_params;
+    int named = np >= 1 && np <= 2;
+    for (int p = 0; named && p < np; p++)
+        named = o->param[p] && o->values[p];
+    if (!o->config || !named) {
+        gs_diags_add(d, GS_ERR_USAGE, NULL, 0, 0,
+                     "need one --config and --param KEY --values LIST (once, or twice for a 2-D "
+                     "grid)");
+        return GS_ERR_USAGE;
+    }
+    if (np == 2 && !strcmp(o->param[0], o->param[1])) {
+        gs_diags_add(d, GS_ERR_USAGE, NULL, 0, 0, "the two --param keys are both %s", o->param[0]);
+        return GS_ERR_USAGE;
+    }
+    const char *out = o->out_dir ? o->out_dir : GS_WHATIF_DEFAULT_OUT;
+    gs_config *base = gs_cli_load_config(o->config, o->sets, o->n_sets, NULL, d);
+    if (!base) return GS_ERR_USAGE;
+    wparam *w = gs_calloc(2, sizeof *w);
+    if (!w) {
+        gs_config_free(base);
+        return GS_ERR_NOMEM;
+    }
+    gs_status st = GS_OK;
+    for (int p = 0; p < np && st == GS_OK; p++)
+        st = whatif_param(o, base, o->param[p], o->values[p], &w[p], d);
+    int ncell = w[0].n * (np == 2 ? w[1].n : 1);
+    cJSON **res = st == GS_OK ? gs_calloc((size_t)ncell, sizeof *res) : NULL;
+    char(*dirs)[4096] = st == GS_OK ? gs_calloc((size_t)ncell, sizeof *dirs) : NULL;
+    if (st == GS_OK && (!res || !dirs)) st = GS_ERR_NOMEM;
+    if (st == GS_OK) st = run_cells(o, w, np, out, res, dirs, r, d);
+    int base_cell = w[0].base_i * (np == 2 ? w[1].n : 1) + (np == 2 ? w[1].base_i : 0);
+    if (st == GS_OK && !res[base_cell]) {
+        gs_diags_add(d, GS_ERR_IO, NULL, 0, 0, "the unchanged values' sweep left no results");
+        st = GS_ERR_IO;
+    }
+    if (st == GS_OK) {
+        gs_sb sb;
+        gs_sb_init(&sb);
+        emit_doc(&sb, base, w, np, res, base_cell);
+        r->doc = gs_sb_ok(&sb) ? cJSON_Parse(gs_sb_cstr(&sb)) : NULL;
+        if (!r->doc) {
+            gs_diags_add(d, GS_ERR_NOMEM, NULL, 0, 0, "out of memory building whatif.json");
+            st = GS_ERR_NOMEM;
+        } else {
+            st = write_outputs(out, dirs[base_cell], &sb, r, d);
+        }
+        gs_sb_free(&sb);
+    }
+    for (int c = 0; res && c < ncell; c++)
+        cJSON_Delete(res[c]);
+    gs_free(res);
+    gs_free(dirs);
+    gs_free(w);
+    gs_config_free(base);
+    return st;
+}
+
+void gs_whatif_result_free(gs_whatif_result *r)
+{
+    if (!r) return;
+    cJSON_Delete(r->doc);
+    r->doc = NULL;
+}
