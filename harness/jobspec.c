@@ -46,6 +46,7 @@ void gs_job_options_init(gs_job_options *a)
 
 int gs_job_options_take(gs_job_options *a, int argc, char *const *argv, int *i, gs_error *err)
 {
+    if (!a) return 0;
     const char *o = argv[*i];
     const char **slot = NULL;
     if (!strcmp(o, "--kernel") || !strcmp(o, "-k"))

@@ -21,7 +21,9 @@ static const char *cwd_prefix(void)
     if (!done) {
         done = 1;
         if (getcwd(buf, sizeof buf - 1) && buf[0] == '/' && buf[1]) {
-            strcat(buf, "/");
+            size_t n = strlen(buf);
+            buf[n] = '/';
+            buf[n + 1] = '\0';
         } else {
             buf[0] = '\0';
         }

@@ -390,7 +390,7 @@ static gs_status search(const gs_tune_opts *o, const gs_sweep_opts *so, gs_job_s
     if (st != GS_OK) return st;
     r->variant = spec->variant;
     int64_t cand[GS_KERNEL_MAX_PARAMS][GS_TUNE_MAX_CAND];
-    int nc[GS_KERNEL_MAX_PARAMS];
+    int nc[GS_KERNEL_MAX_PARAMS] = {0};
     int n_single = 0;
     for (int p = 0; p < k->n_params; p++) {
         nc[p] = gs_tune_candidates(k->param_names[p], caps, cand[p]);

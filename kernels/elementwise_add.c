@@ -23,7 +23,7 @@ static gs_status build(gs_kb *kb, const gs_kernel_args *a)
     int64_t chunk = gs_kernel_param(a, "chunk", 0);
     if (chunk <= 0) {
         /* three pools (a, b, out) of `bufs` buffers in SBUF */
-        int64_t fit = (int64_t)(c->sbuf_partition_bytes / (3u * bufs * es));
+        int64_t fit = (int64_t)(c->sbuf_partition_bytes / (3u * (uint64_t)bufs * es));
         chunk = GS_MIN(GS_MIN(fit, (int64_t)4096), (int64_t)c->max_free_sbuf);
     }
     if (chunk > W) chunk = W;

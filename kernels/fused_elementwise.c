@@ -94,7 +94,7 @@ static gs_status build(gs_kb *kb, const gs_kernel_args *a)
     int64_t chunk = gs_kernel_param(a, "chunk", 0);
     if (chunk <= 0) {
         /* two pools (x, y) of `bufs` buffers; leave a little for the a/b columns */
-        int64_t fit = (int64_t)((c->sbuf_partition_bytes - 1024) / (2u * bufs * es));
+        int64_t fit = (int64_t)((c->sbuf_partition_bytes - 1024) / (2u * (uint64_t)bufs * es));
         chunk = GS_MIN(GS_MIN(fit, (int64_t)FE_DEFAULT_CHUNK_CAP), (int64_t)c->max_free_sbuf);
     }
     if (chunk > W) chunk = W;

@@ -160,7 +160,7 @@ static gs_status build(gs_kb *kb, const gs_kernel_args *a)
 
     /* SBUF per partition: staging 2 x STAGE_BUFS x (4 TN bf16), outputs 2 x TN, A panels
      * 2 x KT x TM x (data + scale), the B block KT x NB x (4 + 1) */
-    uint64_t stage = 2u * STAGE_BUFS * (uint64_t)(LANES * s.TN) * 2u;
+    uint64_t stage = 2u * STAGE_BUFS * ((uint64_t)LANES * (uint64_t)s.TN) * 2u;
     uint64_t outb = 2u * (uint64_t)s.TN * oes;
     uint64_t apan = 2u * (uint64_t)(s.KT * TM) * (ses + 1u);
     int64_t avail = (int64_t)c->sbuf_partition_bytes - (int64_t)(stage + outb + apan);
@@ -304,8 +304,8 @@ static void mx_quantize_cols(const double *x, int64_t K, int64_t cols, double *q
 static void reference(const gs_kernel_args *a, const double *const *in, double *const *out)
 {
     int64_t M = a->dims[0], K = a->dims[1], N = a->dims[2];
-    double *qa = malloc((size_t)(K * M) * sizeof *qa);
-    double *qb = malloc((size_t)(K * N) * sizeof *qb);
+    double *qa = calloc((size_t)(K * M), sizeof *qa);
+    double *qb = calloc((size_t)(K * N), sizeof *qb);
     if (!qa || !qb) {
         /* no memory for the reference: NaN outputs fail the check rather than pass it */
         for (int64_t i = 0; i < M * N; i++)

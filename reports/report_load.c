@@ -105,9 +105,7 @@ static size_t text_n(gs_sb *sb, const char *s, size_t max)
             gs_sb_puts(sb, "&quot;");
         else if (c == '\'')
             gs_sb_puts(sb, "&#39;");
-        else if (c < 0x20 && c != '\n' && c != '\t')
-            gs_sb_putc(sb, '?');
-        else if (c == 0x7f)
+        else if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f)
             gs_sb_putc(sb, '?');
         else
             gs_sb_putn(sb, s + i, n);

@@ -382,7 +382,7 @@ static void dma_table(rep *r)
             const cJSON *qt = gs_rp_jget(dma, "queue_transfers");
             double cores = j ? gs_rp_jnum(j->o, "cores_used") : (double)NAN;
             if (!(cores > 0)) cores = 1;
-            if (!cJSON_IsArray(busy) || !(j->time_ns > 0)) {
+            if (!j || !cJSON_IsArray(busy) || !(j->time_ns > 0)) {
                 gs_sb_puts(sb, "<td class=\"none\">—</td>");
                 continue;
             }

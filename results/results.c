@@ -24,9 +24,7 @@ const char *gs_json_str(const cJSON *obj, const char *key)
 
 void gs_json_emit(gs_sb *sb, const cJSON *v)
 {
-    if (!v || cJSON_IsNull(v) || cJSON_IsInvalid(v)) {
-        gs_sb_puts(sb, "null");
-    } else if (cJSON_IsFalse(v)) {
+    if (cJSON_IsFalse(v)) {
         gs_sb_puts(sb, "false");
     } else if (cJSON_IsTrue(v)) {
         gs_sb_puts(sb, "true");
@@ -50,7 +48,7 @@ void gs_json_emit(gs_sb *sb, const cJSON *v)
             gs_json_emit(sb, c);
         }
         gs_sb_putc(sb, obj ? '}' : ']');
-    } else {
+    } else { /* NULL, null, or an invalid item */
         gs_sb_puts(sb, "null");
     }
 }

@@ -147,7 +147,7 @@ gs_json_index *gs_json_index_create(const cJSON *container, int by_member_name)
             k = c->string;
         } else {
             const cJSON *id = cJSON_IsObject(c) ? cJSON_GetObjectItemCaseSensitive(c, "id") : NULL;
-            k = cJSON_IsString(id) ? id->valuestring : NULL;
+            k = id && cJSON_IsString(id) ? id->valuestring : NULL;
         }
         if (!k) continue;
         ix->v[ix->n].key = k;

@@ -323,6 +323,8 @@ void gs_cost_dma_plan(const gs_config *c, const gs_instr *in, gs_dma_plan *r)
         }
     } else {
         for (unsigned e = 0; e < E; ++e)
+            /* whole rows per engine, the remainder spread one each */
+            /* NOLINTNEXTLINE(bugprone-integer-division) */
             count[e] = (double)(rows / E + (e < rows % E ? 1 : 0));
     }
     for (unsigned e = 0; e < E; ++e) {

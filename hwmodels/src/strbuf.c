@@ -312,7 +312,7 @@ static int open_temp(const char *path, const char *tmp, int *named)
         memcpy(dir, path, plen + 1);
         char *slash = strrchr(dir, '/');
         if (!slash)
-            strcpy(dir, ".");
+            memcpy(dir, ".", 2);
         else if (slash == dir)
             dir[1] = '\0';
         else
@@ -377,6 +377,8 @@ void gs_out_abort(gs_out *o)
 
 gs_status gs_out_commit(gs_out *o, gs_error *err)
 {
+    if (o->fd < 0 || !o->tmp || !o->path)
+        return gs_error_set(err, GS_ERR_USAGE, NULL, 0, 0, "output not open");
     int e = 0;
     if (!o->named) {
         char proc[64];
@@ -426,7 +428,7 @@ gs_status gs_sb_check_output(const char *path, gs_error *err)
     memcpy(dir, path, n + 1);
     char *slash = strrchr(dir, '/');
     if (!slash)
-        strcpy(dir, ".");
+        memcpy(dir, ".", 2);
     else if (slash == dir)
         dir[1] = '\0';
     else
