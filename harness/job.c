@@ -45,11 +45,6 @@ const gs_program *gs_job_program(const gs_job *j)
     return j ? j->p : NULL;
 }
 
-const gs_kernel_args *gs_job_args(const gs_job *j)
-{
-    return &j->args;
-}
-
 gs_mem *gs_job_memory(gs_job *j)
 {
     return j->mem;

@@ -53,7 +53,6 @@ typedef struct gs_job gs_job;
 gs_status gs_job_build(const gs_job_spec *spec, gs_job **out, gs_error *err);
 void gs_job_free(gs_job *j); /* NULL ok */
 const gs_program *gs_job_program(const gs_job *j);
-const gs_kernel_args *gs_job_args(const gs_job *j);
 
 /* Create device memory, fill inputs (seeded) and outputs with a sentinel (NaN for float
  * dtypes), poison SBUF/PSUM. */

@@ -34,16 +34,6 @@ const char *gs_opcode_name(gs_opcode op)
     return opcode_info[op].name;
 }
 
-int gs_opcode_parse(const char *name, gs_opcode *out)
-{
-    for (int i = 0; i < GS_OPCODE_COUNT; i++)
-        if (strcmp(opcode_info[i].name, name) == 0) {
-            *out = (gs_opcode)i;
-            return 0;
-        }
-    return -1;
-}
-
 gs_engine gs_opcode_default_engine(gs_opcode op)
 {
     if ((int)op < 0 || op >= GS_OPCODE_COUNT) return GS_ENG_VECTOR;

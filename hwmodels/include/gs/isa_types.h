@@ -100,7 +100,6 @@ typedef enum gs_opcode {
         GS_OPCODE_COUNT
 } gs_opcode;
 const char *gs_opcode_name(gs_opcode op);
-int gs_opcode_parse(const char *name, gs_opcode *out); /* 0 on success */
 gs_engine gs_opcode_default_engine(gs_opcode op);
 
 /* ---- ALU ops (tensor_tensor, tensor_scalar, reductions): X(enum, name) ---- */
