@@ -3,8 +3,10 @@
  * loaded results (rep), escaping and number-formatting helpers, and one function per section.
  * report_load.c reads and checks the inputs and holds the helpers; report_answer.c writes the
  * sections that answer "which generation is faster on what, and why" (verdict, speedup
- * heatmap, per-kernel rooflines); report_sections.c the drill-down; report_whatif.c what-if,
- * tuning and attribution; report.c the page.
+ * heatmap, per-kernel rooflines); the drill-down is report_overview.c (summary, generations),
+ * report_kernels.c (per-kernel tables: portability, engines, DMA), report_charts.c (timelines,
+ * variants) and report_jobs.c (correctness, baseline); report_whatif.c what-if, tuning and
+ * attribution; report_calibration.c model vs measured; report.c the page.
  */
 #ifndef GS_REPORT_INT_H
 #define GS_REPORT_INT_H
