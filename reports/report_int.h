@@ -116,6 +116,27 @@ void gs_rp_text_cut(gs_sb *sb, const char *s);
  * a row per kernel or job stops then, and the page says where it was cut. */
 int gs_rp_budget_hit(rep *r);
 
+/* The head of a table with one column per generation: <div class="scroll"><table
+ * class="TABLE_CLASS"> and a head row of ROW_HEAD and the generations' names, up to <tbody>. */
+void gs_rp_gen_table_open(rep *r, const char *table_class, const char *row_head);
+
+/* What varies between the tables with one row per kernel row and one column per generation
+ * (speedup heatmap, portability, engine time, DMA, checked outputs). */
+typedef struct gs_rp_kernel_cells {
+    /* Whether kernel row k gets a table row; NULL: every row. */
+    int (*row_shown)(rep *r, size_t k, void *ctx);
+    /* The filter attributes of kernel row k's <tr>; NULL: its kernel only
+     * (gs_rp_filter_attrs with no generation or status). */
+    void (*row_attrs)(rep *r, size_t k, void *ctx);
+    /* The <td> of kernel row k on generation g. */
+    void (*cell)(rep *r, size_t k, int g, void *ctx);
+    void *ctx;
+} gs_rp_kernel_cells;
+
+/* The whole table, from gs_rp_gen_table_open to </div>; stops adding rows at the page's size
+ * budget (gs_rp_budget_hit). */
+void gs_rp_kernel_gen_table(rep *r, const char *table_class, const gs_rp_kernel_cells *t);
+
 /* Sections, in page order. */
 void gs_rp_sec_verdict(rep *r);
 void gs_rp_sec_heatmap(rep *r);

@@ -59,6 +59,50 @@ static void job_table_head(gs_sb *sb, const char *id)
                  id);
 }
 
+static int job_checked(const rjob *j)
+{
+    return cJSON_IsTrue(gs_rp_jget(gs_rp_jget(j->o, "error"), "checked"));
+}
+
+/* Kernel rows with a checked output on some generation. */
+static int row_checked(rep *r, size_t k, void *ctx)
+{
+    (void)ctx;
+    for (size_t i = 0; i < r->n_jobs; i++)
+        if (r->jobs[i].row_i == (int)k && job_checked(&r->jobs[i])) return 1;
+    return 0;
+}
+
+/* A kernel row's checked jobs on one generation: passed / checked and the worst error. */
+static void checked_cell(rep *r, size_t k, int g, void *ctx)
+{
+    (void)ctx;
+    gs_sb *sb = r->sb;
+    int checked = 0, ok = 0;
+    double worst = NAN;
+    for (size_t i = 0; i < r->n_jobs; i++) {
+        const rjob *j = &r->jobs[i];
+        if (j->row_i != (int)k || j->gen_i != g || !job_checked(j)) continue;
+        const cJSON *e = gs_rp_jget(j->o, "error");
+        checked++;
+        ok += !strcmp(j->status, "pass");
+        double f = gs_rp_jnum(e, "max_abs") / gs_rp_jnum(e, "tol_abs");
+        if (isfinite(f) && !(f <= worst)) worst = f;
+    }
+    if (!checked) {
+        gs_sb_puts(sb, "<td class=\"none\" data-v=\"\">—</td>");
+        return;
+    }
+    gs_sb_printf(sb, "<td class=\"n%s\"", ok < checked ? " badc" : "");
+    gs_rp_put_dv(sb, worst);
+    gs_sb_printf(sb, ">%d/%d · ", ok, checked);
+    if (isfinite(worst))
+        gs_sb_printf(sb, "%.2g", worst);
+    else
+        gs_sb_puts(sb, "—");
+    gs_sb_puts(sb, "</td>");
+}
+
 /* Most rows of the every-job table (the rest stay in results.json): keeps the page light. */
 #define JOB_TABLE_MAX 4000
 
@@ -87,55 +131,9 @@ void gs_rp_sec_correctness(rep *r)
      * of its tolerance */
     gs_sb_puts(sb, "<h3>Checked outputs</h3><p>Per kernel and generation: functional jobs that "
                    "passed / checked, and the worst max abs error as a fraction of its tolerance "
-                   "(1 = at the tolerance).</p><div class=\"scroll\"><table class=\"sortable "
-                   "filterable compact\"><thead><tr><th>kernel/variant dtype</th>");
-    for (int g = 0; g < r->n_gens; g++) {
-        gs_sb_puts(sb, "<th>");
-        gs_rp_text(sb, r->gens[g]);
-        gs_sb_puts(sb, "</th>");
-    }
-    gs_sb_puts(sb, "</tr></thead><tbody>\n");
-    for (size_t k = 0; k < r->n_rows; k++) {
-        if (gs_rp_budget_hit(r)) break;
-        int any = 0;
-        for (size_t i = 0; i < r->n_jobs && !any; i++)
-            any = r->jobs[i].row_i == (int)k &&
-                  cJSON_IsTrue(gs_rp_jget(gs_rp_jget(r->jobs[i].o, "error"), "checked"));
-        if (!any) continue;
-        gs_sb_puts(sb, "<tr");
-        gs_rp_filter_attrs(sb, "", r->rows[k].kernel, "");
-        gs_sb_puts(sb, "><th scope=\"row\">");
-        gs_rp_row_label(sb, &r->rows[k]);
-        gs_sb_puts(sb, "</th>");
-        for (int g = 0; g < r->n_gens; g++) {
-            int checked = 0, ok = 0;
-            double worst = NAN;
-            for (size_t i = 0; i < r->n_jobs; i++) {
-                const rjob *j = &r->jobs[i];
-                const cJSON *e = gs_rp_jget(j->o, "error");
-                if (j->row_i != (int)k || j->gen_i != g || !cJSON_IsTrue(gs_rp_jget(e, "checked")))
-                    continue;
-                checked++;
-                ok += !strcmp(j->status, "pass");
-                double f = gs_rp_jnum(e, "max_abs") / gs_rp_jnum(e, "tol_abs");
-                if (isfinite(f) && !(f <= worst)) worst = f;
-            }
-            if (!checked) {
-                gs_sb_puts(sb, "<td class=\"none\" data-v=\"\">—</td>");
-                continue;
-            }
-            gs_sb_printf(sb, "<td class=\"n%s\"", ok < checked ? " badc" : "");
-            gs_rp_put_dv(sb, worst);
-            gs_sb_printf(sb, ">%d/%d · ", ok, checked);
-            if (isfinite(worst))
-                gs_sb_printf(sb, "%.2g", worst);
-            else
-                gs_sb_puts(sb, "—");
-            gs_sb_puts(sb, "</td>");
-        }
-        gs_sb_puts(sb, "</tr>\n");
-    }
-    gs_sb_puts(sb, "</tbody></table></div>\n");
+                   "(1 = at the tolerance).</p>");
+    gs_rp_kernel_gen_table(r, "sortable filterable compact",
+                           &(gs_rp_kernel_cells){row_checked, NULL, checked_cell, NULL});
     gs_sb_printf(sb,
                  "<details class=\"alljobs\"><summary>Every job (%zu): status, time, "
                  "error, reason</summary>",

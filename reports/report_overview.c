@@ -142,14 +142,7 @@ void gs_rp_sec_generations(rep *r)
                    "between generations are <span class=\"diff\">highlighted</span>. Each value "
                    "is marked with its source key (hover for the note) or as "
                    "<span class=\"assumed\">assumed</span> (no public number).</p>\n");
-    gs_sb_puts(sb, "<div class=\"scroll\"><table class=\"sortable params\"><thead><tr>"
-                   "<th>parameter</th>");
-    for (int g = 0; g < r->n_gens; g++) {
-        gs_sb_puts(sb, "<th>");
-        gs_rp_text(sb, r->gens[g]);
-        gs_sb_puts(sb, "</th>");
-    }
-    gs_sb_puts(sb, "</tr></thead><tbody>\n");
+    gs_rp_gen_table_open(r, "sortable params", "parameter");
     /* derived peaks first: they are what people compare */
     static const struct {
         const char *key, *label;
