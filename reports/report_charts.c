@@ -136,35 +136,32 @@ void gs_rp_sec_timelines(rep *r)
     gs_sb_puts(sb, "</p>\n");
     int ntl = 0;
     for (size_t k = 0; k < r->n_rows; k++)
-        for (int g = 0; g < r->n_gens; g++) {
-            const rjob *j = timeline_job(r, k, g);
-            if (j && cJSON_IsObject(gs_rp_jget(j->o, "timeline"))) ntl++;
-        }
+        for (int g = 0; g < r->n_gens; g++)
+            ntl += timeline_job(r, k, g) != NULL;
     if (!ntl) gs_sb_puts(sb, "<p>No job in these results carries a timeline.</p>\n");
     int budget = ntl ? TIMELINE_TOTAL_SLICES / ntl : 0;
     if (budget < TIMELINE_MIN_SLICES) budget = TIMELINE_MIN_SLICES;
     int first = 1;
     for (size_t k = 0; k < r->n_rows; k++) {
         if (gs_rp_budget_hit(r)) break;
+        const rjob *tj[MAX_GENS];
+        double axis = 0; /* the longest of the row's timelines */
         int any = 0;
-        for (int g = 0; g < r->n_gens && !any; g++) {
-            const rjob *j = timeline_job(r, k, g);
-            any = j && cJSON_IsObject(gs_rp_jget(j->o, "timeline"));
+        for (int g = 0; g < r->n_gens; g++) {
+            tj[g] = timeline_job(r, k, g);
+            if (!tj[g]) continue;
+            any = 1;
+            if (timeline_total(tj[g]) > axis) axis = timeline_total(tj[g]);
         }
         if (!any) continue;
         gs_sb_printf(sb, "<details class=\"tl\"%s><summary>", first ? " open" : "");
         first = 0;
         gs_rp_row_label(sb, &r->rows[k]);
         gs_sb_puts(sb, "</summary>");
-        double axis = 0;
         for (int g = 0; g < r->n_gens; g++) {
-            const rjob *j = timeline_job(r, k, g);
-            if (j && timeline_total(j) > axis) axis = timeline_total(j);
-        }
-        for (int g = 0; g < r->n_gens; g++) {
-            const rjob *j = timeline_job(r, k, g);
-            const cJSON *tl = j ? gs_rp_jget(j->o, "timeline") : NULL;
-            if (!cJSON_IsObject(tl)) continue;
+            const rjob *j = tj[g];
+            if (!j) continue;
+            const cJSON *tl = gs_rp_jget(j->o, "timeline");
             gs_sb_puts(sb, "<h4>");
             gs_rp_text(sb, j->id);
             gs_sb_puts(sb, " — ");
