@@ -207,6 +207,21 @@ static void baseline_row(rep *r, const rjob *j, const rjob *b, const char *row_i
     gs_sb_puts(sb, "</td></tr>\n");
 }
 
+/* The rows of the jobs with verdict v: these results' jobs, or for a missing job the
+ * baseline's (row ids base-N and base-mN, which the summary links to). */
+static void baseline_rows(rep *r, gs_verdict v)
+{
+    const int missing = v == GS_VERDICT_MISSING;
+    const rjob *jobs = missing ? r->bjobs : r->jobs;
+    const size_t n = missing ? r->n_bjobs : r->n_jobs;
+    char id[48];
+    for (size_t i = 0; i < n && !gs_rp_budget_hit(r); i++) {
+        if (jobs[i].diff.verdict != v) continue;
+        snprintf(id, sizeof id, "base-%s%zu", missing ? "m" : "", i);
+        baseline_row(r, missing ? NULL : &jobs[i], missing ? &jobs[i] : NULL, id);
+    }
+}
+
 void gs_rp_sec_baseline(rep *r)
 {
     gs_sb *sb = r->sb;
@@ -241,22 +256,9 @@ void gs_rp_sec_baseline(rep *r)
                    "<th>job</th><th>verdict</th><th>baseline</th><th>now</th><th>change</th>"
                    "<th>status then → now</th></tr></thead><tbody>\n");
     /* regressions first (missing jobs among them), then improvements */
-    char id[48];
-    for (size_t i = 0; i < r->n_jobs && !gs_rp_budget_hit(r); i++) {
-        if (r->jobs[i].diff.verdict != GS_VERDICT_REGRESSION) continue;
-        snprintf(id, sizeof id, "base-%zu", i);
-        baseline_row(r, &r->jobs[i], NULL, id);
-    }
-    for (size_t i = 0; i < r->n_bjobs && !gs_rp_budget_hit(r); i++) {
-        if (r->bjobs[i].diff.verdict != GS_VERDICT_MISSING) continue;
-        snprintf(id, sizeof id, "base-m%zu", i);
-        baseline_row(r, NULL, &r->bjobs[i], id);
-    }
-    for (size_t i = 0; i < r->n_jobs && !gs_rp_budget_hit(r); i++) {
-        if (r->jobs[i].diff.verdict != GS_VERDICT_IMPROVEMENT) continue;
-        snprintf(id, sizeof id, "base-%zu", i);
-        baseline_row(r, &r->jobs[i], NULL, id);
-    }
+    baseline_rows(r, GS_VERDICT_REGRESSION);
+    baseline_rows(r, GS_VERDICT_MISSING);
+    baseline_rows(r, GS_VERDICT_IMPROVEMENT);
     gs_sb_puts(sb, "</tbody></table></div>\n");
     gs_rp_section_close(sb);
 }
