@@ -341,12 +341,13 @@ static void heatmap_cell(rep *r, size_t k, int g, void *ctx)
 {
     gs_sb *sb = r->sb, *tip = ctx;
     double lsum = 0;
-    int n = 0, ran = 0, other_ref = -1, mixed = 0;
+    int n = 0, other_ref = -1, mixed = 0;
+    const rjob *first = NULL; /* the first job that ran: its status when none has a reference */
     gs_sb_reset(tip);
     for (size_t i = 0; i < r->n_jobs; i++) {
         const rjob *j = &r->jobs[i];
         if (j->row_i != (int)k || j->gen_i != g || !j->answer) continue;
-        ran++;
+        if (!first) first = j;
         const rjob *ref = passed(j) ? reference_job(r, j) : NULL;
         gs_sb_puts(tip, tip->len ? "\n" : "");
         gs_sb_puts(tip, j->shape);
@@ -384,16 +385,12 @@ static void heatmap_cell(rep *r, size_t k, int g, void *ctx)
         }
     } else {
         /* no reference: the base, the first generation to run it, or not passed */
-        const rjob *any = NULL;
-        for (size_t i = 0; i < r->n_jobs && !any; i++)
-            if (r->jobs[i].row_i == (int)k && r->jobs[i].gen_i == g && r->jobs[i].answer)
-                any = &r->jobs[i];
         int base_col = r->base_given ? g == r->base_gen : g == 0;
-        gs_sb_puts(sb, !ran                      ? "not run"
-                       : base_col && passed(any) ? "base"
-                       : passed(any)             ? "first"
-                                                 : "");
-        if (ran && !passed(any)) gs_rp_text(sb, any->status);
+        gs_sb_puts(sb, !first                      ? "not run"
+                       : base_col && passed(first) ? "base"
+                       : passed(first)             ? "first"
+                                                   : "");
+        if (first && !passed(first)) gs_rp_text(sb, first->status);
     }
     gs_sb_puts(sb, "</td>");
 }
