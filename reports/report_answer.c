@@ -412,8 +412,9 @@ void gs_rp_sec_heatmap(rep *r)
                    "it is not the previous generation. Hover a cell for its jobs.</p>\n");
     gs_sb tip;
     gs_sb_init(&tip);
-    gs_rp_kernel_gen_table(r, "sortable filterable heat",
-                           &(gs_rp_kernel_cells){heatmap_row_shown, NULL, heatmap_cell, &tip});
+    gs_rp_kernel_gen_table(
+        r, "sortable filterable heat",
+        &(gs_rp_kernel_cells){.row_shown = heatmap_row_shown, .cell = heatmap_cell, .ctx = &tip});
     if (!gs_sb_ok(&tip)) sb->oom = 1;
     gs_sb_free(&tip);
     gs_rp_section_close(sb);

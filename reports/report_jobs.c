@@ -133,7 +133,7 @@ void gs_rp_sec_correctness(rep *r)
                    "passed / checked, and the worst max abs error as a fraction of its tolerance "
                    "(1 = at the tolerance).</p>");
     gs_rp_kernel_gen_table(r, "sortable filterable compact",
-                           &(gs_rp_kernel_cells){row_checked, NULL, checked_cell, NULL});
+                           &(gs_rp_kernel_cells){.row_shown = row_checked, .cell = checked_cell});
     gs_sb_printf(sb,
                  "<details class=\"alljobs\"><summary>Every job (%zu): status, time, "
                  "error, reason</summary>",

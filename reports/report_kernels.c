@@ -85,8 +85,9 @@ void gs_rp_sec_portability(rep *r)
     gs_sb_init(&c.tip);
     gs_sb_init(&c.gens);
     gs_sb_init(&c.sts);
-    gs_rp_kernel_gen_table(r, "sortable filterable matrix",
-                           &(gs_rp_kernel_cells){NULL, portability_attrs, portability_cell, &c});
+    gs_rp_kernel_gen_table(
+        r, "sortable filterable matrix",
+        &(gs_rp_kernel_cells){.row_attrs = portability_attrs, .cell = portability_cell, .ctx = &c});
     if (!gs_sb_ok(&c.tip) || !gs_sb_ok(&c.gens) || !gs_sb_ok(&c.sts)) sb->oom = 1;
     gs_sb_free(&c.tip);
     gs_sb_free(&c.gens);
@@ -220,13 +221,12 @@ void gs_rp_sec_engines(rep *r)
         gs_sb_printf(sb, "<span><b class=\"sw\" style=\"color:%s\">■</b> %s</span> ",
                      gs_svg_colour(stall_colours[s]), stall_labels[s]);
     gs_sb_puts(sb, "</p>\n");
-    gs_rp_kernel_gen_table(r, "filterable engines",
-                           &(gs_rp_kernel_cells){NULL, NULL, engine_cell, NULL});
+    gs_rp_kernel_gen_table(r, "filterable engines", &(gs_rp_kernel_cells){.cell = engine_cell});
     gs_sb_puts(sb, "<h3>DMA engines and queues</h3>\n<p>Per generation: the DMA engines the run "
                    "used (of the core's), the busiest engine's busy share of the run, the mean "
                    "over the engines used, and the queue IDs with transfers. Each transfer is "
                    "split over the engines by partition group, so a kernel moving few "
                    "partitions per transfer leaves engines idle.</p>\n");
-    gs_rp_kernel_gen_table(r, "filterable", &(gs_rp_kernel_cells){NULL, NULL, dma_cell, NULL});
+    gs_rp_kernel_gen_table(r, "filterable", &(gs_rp_kernel_cells){.cell = dma_cell});
     gs_rp_section_close(sb);
 }
