@@ -326,6 +326,75 @@ void gs_rp_sec_verdict(rep *r)
     gs_rp_section_close(sb);
 }
 
+/* Kernel rows with a job that feeds the answer sections. */
+static int heatmap_row_shown(rep *r, size_t k, void *ctx)
+{
+    (void)ctx;
+    for (size_t i = 0; i < r->n_jobs; i++)
+        if (r->jobs[i].row_i == (int)k && r->jobs[i].answer) return 1;
+    return 0;
+}
+
+/* A kernel row on one generation: the geometric mean speedup over its shapes against their
+ * reference jobs, each shape's in the tooltip. */
+static void heatmap_cell(rep *r, size_t k, int g, void *ctx)
+{
+    gs_sb *sb = r->sb, *tip = ctx;
+    double lsum = 0;
+    int n = 0, other_ref = -1, mixed = 0;
+    const rjob *first = NULL; /* the first job that ran: its status when none has a reference */
+    gs_sb_reset(tip);
+    for (size_t i = 0; i < r->n_jobs; i++) {
+        const rjob *j = &r->jobs[i];
+        if (j->row_i != (int)k || j->gen_i != g || !j->answer) continue;
+        if (!first) first = j;
+        const rjob *ref = passed(j) ? reference_job(r, j) : NULL;
+        gs_sb_puts(tip, tip->len ? "\n" : "");
+        gs_sb_puts(tip, j->shape);
+        if (!ref) {
+            gs_sb_printf(tip, ": %s, no reference", j->status);
+            continue;
+        }
+        double s = ref->time_ns / j->time_ns;
+        lsum += log(s);
+        n++;
+        if (other_ref < 0)
+            other_ref = ref->gen_i;
+        else if (other_ref != ref->gen_i)
+            mixed = 1;
+        gs_sb_printf(tip, ": %.3g× vs %s (", s, r->gens[ref->gen_i]);
+        gs_rp_put_time(tip, ref->time_ns);
+        gs_sb_puts(tip, " → ");
+        gs_rp_put_time(tip, j->time_ns);
+        gs_sb_puts(tip, ")");
+    }
+    double s = n ? exp(lsum / n) : (double)NAN;
+    gs_sb_puts(sb, "<td class=\"n\"");
+    gs_rp_put_dv(sb, s);
+    if (n) gs_rp_speedup_style(sb, s);
+    gs_sb_puts(sb, " title=\"");
+    gs_rp_text(sb, tip->len ? gs_sb_cstr(tip) : "not run");
+    gs_sb_puts(sb, "\">");
+    if (n) {
+        gs_sb_printf(sb, "%.2f×", s);
+        int expected = r->base_given ? r->base_gen : g - 1;
+        if (mixed || other_ref != expected) {
+            gs_sb_puts(sb, "<small> vs ");
+            gs_rp_text(sb, mixed ? "several" : r->gens[other_ref]);
+            gs_sb_puts(sb, "</small>");
+        }
+    } else {
+        /* no reference: the base, the first generation to run it, or not passed */
+        int base_col = r->base_given ? g == r->base_gen : g == 0;
+        gs_sb_puts(sb, !first                      ? "not run"
+                       : base_col && passed(first) ? "base"
+                       : passed(first)             ? "first"
+                                                   : "");
+        if (first && !passed(first)) gs_rp_text(sb, first->status);
+    }
+    gs_sb_puts(sb, "</td>");
+}
+
 void gs_rp_sec_heatmap(rep *r)
 {
     gs_sb *sb = r->sb;
@@ -340,91 +409,14 @@ void gs_rp_sec_heatmap(rep *r)
         gs_sb_puts(sb, "reference: the previous generation that ran the same shape");
     }
     gs_sb_puts(sb, "). Blue: faster, vermillion: slower; a small label names the reference when "
-                   "it is not the previous generation. Hover a cell for its jobs.</p>\n"
-                   "<div class=\"scroll\"><table class=\"sortable filterable heat\"><thead><tr>"
-                   "<th>kernel/variant dtype</th>");
-    for (int g = 0; g < r->n_gens; g++) {
-        gs_sb_puts(sb, "<th>");
-        gs_rp_text(sb, r->gens[g]);
-        gs_sb_puts(sb, "</th>");
-    }
-    gs_sb_puts(sb, "</tr></thead><tbody>\n");
+                   "it is not the previous generation. Hover a cell for its jobs.</p>\n");
     gs_sb tip;
     gs_sb_init(&tip);
-    for (size_t k = 0; k < r->n_rows; k++) {
-        if (gs_rp_budget_hit(r)) break;
-        int any_job = 0;
-        for (size_t i = 0; i < r->n_jobs && !any_job; i++)
-            any_job = r->jobs[i].row_i == (int)k && r->jobs[i].answer;
-        if (!any_job) continue;
-        gs_sb_puts(sb, "<tr");
-        gs_rp_filter_attrs(sb, "", r->rows[k].kernel, "");
-        gs_sb_puts(sb, "><th scope=\"row\">");
-        gs_rp_row_label(sb, &r->rows[k]);
-        gs_sb_puts(sb, "</th>");
-        for (int g = 0; g < r->n_gens; g++) {
-            double lsum = 0;
-            int n = 0, ran = 0, other_ref = -1, mixed = 0;
-            gs_sb_reset(&tip);
-            for (size_t i = 0; i < r->n_jobs; i++) {
-                const rjob *j = &r->jobs[i];
-                if (j->row_i != (int)k || j->gen_i != g || !j->answer) continue;
-                ran++;
-                const rjob *ref = passed(j) ? reference_job(r, j) : NULL;
-                gs_sb_puts(&tip, tip.len ? "\n" : "");
-                gs_sb_puts(&tip, j->shape);
-                if (!ref) {
-                    gs_sb_printf(&tip, ": %s, no reference", j->status);
-                    continue;
-                }
-                double s = ref->time_ns / j->time_ns;
-                lsum += log(s);
-                n++;
-                if (other_ref < 0)
-                    other_ref = ref->gen_i;
-                else if (other_ref != ref->gen_i)
-                    mixed = 1;
-                gs_sb_printf(&tip, ": %.3g× vs %s (", s, r->gens[ref->gen_i]);
-                gs_rp_put_time(&tip, ref->time_ns);
-                gs_sb_puts(&tip, " → ");
-                gs_rp_put_time(&tip, j->time_ns);
-                gs_sb_puts(&tip, ")");
-            }
-            double s = n ? exp(lsum / n) : (double)NAN;
-            gs_sb_puts(sb, "<td class=\"n\"");
-            gs_rp_put_dv(sb, s);
-            if (n) gs_rp_speedup_style(sb, s);
-            gs_sb_puts(sb, " title=\"");
-            gs_rp_text(sb, tip.len ? gs_sb_cstr(&tip) : "not run");
-            gs_sb_puts(sb, "\">");
-            if (n) {
-                gs_sb_printf(sb, "%.2f×", s);
-                int expected = r->base_given ? r->base_gen : g - 1;
-                if (mixed || other_ref != expected) {
-                    gs_sb_puts(sb, "<small> vs ");
-                    gs_rp_text(sb, mixed ? "several" : r->gens[other_ref]);
-                    gs_sb_puts(sb, "</small>");
-                }
-            } else {
-                /* no reference: the base, the first generation to run it, or not passed */
-                const rjob *any = NULL;
-                for (size_t i = 0; i < r->n_jobs && !any; i++)
-                    if (r->jobs[i].row_i == (int)k && r->jobs[i].gen_i == g && r->jobs[i].answer)
-                        any = &r->jobs[i];
-                int base_col = r->base_given ? g == r->base_gen : g == 0;
-                gs_sb_puts(sb, !ran                      ? "not run"
-                               : base_col && passed(any) ? "base"
-                               : passed(any)             ? "first"
-                                                         : "");
-                if (ran && !passed(any)) gs_rp_text(sb, any->status);
-            }
-            gs_sb_puts(sb, "</td>");
-        }
-        gs_sb_puts(sb, "</tr>\n");
-    }
+    gs_rp_kernel_gen_table(
+        r, "sortable filterable heat",
+        &(gs_rp_kernel_cells){.row_shown = heatmap_row_shown, .cell = heatmap_cell, .ctx = &tip});
     if (!gs_sb_ok(&tip)) sb->oom = 1;
     gs_sb_free(&tip);
-    gs_sb_puts(sb, "</tbody></table></div>\n");
     gs_rp_section_close(sb);
 }
 

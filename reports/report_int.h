@@ -3,8 +3,10 @@
  * loaded results (rep), escaping and number-formatting helpers, and one function per section.
  * report_load.c reads and checks the inputs and holds the helpers; report_answer.c writes the
  * sections that answer "which generation is faster on what, and why" (verdict, speedup
- * heatmap, per-kernel rooflines); report_sections.c the drill-down; report_whatif.c what-if,
- * tuning and attribution; report.c the page.
+ * heatmap, per-kernel rooflines); the drill-down is report_overview.c (summary, generations),
+ * report_kernels.c (per-kernel tables: portability, engines, DMA), report_charts.c (timelines,
+ * variants) and report_jobs.c (correctness, baseline); report_whatif.c what-if, tuning and
+ * attribution; report_calibration.c model vs measured; report.c the page.
  */
 #ifndef GS_REPORT_INT_H
 #define GS_REPORT_INT_H
@@ -113,6 +115,27 @@ void gs_rp_text_cut(gs_sb *sb, const char *s);
 /* Whether the page has reached its size budget (GS_REPORT_BUDGET_BYTES); every loop that writes
  * a row per kernel or job stops then, and the page says where it was cut. */
 int gs_rp_budget_hit(rep *r);
+
+/* The head of a table with one column per generation: <div class="scroll"><table
+ * class="TABLE_CLASS"> and a head row of ROW_HEAD and the generations' names, up to <tbody>. */
+void gs_rp_gen_table_open(rep *r, const char *table_class, const char *row_head);
+
+/* What varies between the tables with one row per kernel row and one column per generation
+ * (speedup heatmap, portability, engine time, DMA, checked outputs). */
+typedef struct gs_rp_kernel_cells {
+    /* Whether kernel row k gets a table row; NULL: every row. */
+    int (*row_shown)(rep *r, size_t k, void *ctx);
+    /* The filter attributes of kernel row k's <tr>; NULL: its kernel only
+     * (gs_rp_filter_attrs with no generation or status). */
+    void (*row_attrs)(rep *r, size_t k, void *ctx);
+    /* The <td> of kernel row k on generation g. */
+    void (*cell)(rep *r, size_t k, int g, void *ctx);
+    void *ctx;
+} gs_rp_kernel_cells;
+
+/* The whole table, from gs_rp_gen_table_open to </div>; stops adding rows at the page's size
+ * budget (gs_rp_budget_hit). */
+void gs_rp_kernel_gen_table(rep *r, const char *table_class, const gs_rp_kernel_cells *t);
 
 /* Sections, in page order. */
 void gs_rp_sec_verdict(rep *r);

@@ -405,6 +405,41 @@ void gs_rp_section_close(gs_sb *sb)
     gs_sb_puts(sb, "</section>\n");
 }
 
+void gs_rp_gen_table_open(rep *r, const char *table_class, const char *row_head)
+{
+    gs_sb *sb = r->sb;
+    gs_sb_printf(sb, "<div class=\"scroll\"><table class=\"%s\"><thead><tr><th>%s</th>",
+                 table_class, row_head);
+    for (int g = 0; g < r->n_gens; g++) {
+        gs_sb_puts(sb, "<th>");
+        gs_rp_text(sb, r->gens[g]);
+        gs_sb_puts(sb, "</th>");
+    }
+    gs_sb_puts(sb, "</tr></thead><tbody>\n");
+}
+
+void gs_rp_kernel_gen_table(rep *r, const char *table_class, const gs_rp_kernel_cells *t)
+{
+    gs_sb *sb = r->sb;
+    gs_rp_gen_table_open(r, table_class, "kernel/variant dtype");
+    for (size_t k = 0; k < r->n_rows; k++) {
+        if (gs_rp_budget_hit(r)) break;
+        if (t->row_shown && !t->row_shown(r, k, t->ctx)) continue;
+        gs_sb_puts(sb, "<tr");
+        if (t->row_attrs)
+            t->row_attrs(r, k, t->ctx);
+        else
+            gs_rp_filter_attrs(sb, "", r->rows[k].kernel, "");
+        gs_sb_puts(sb, "><th scope=\"row\">");
+        gs_rp_row_label(sb, &r->rows[k]);
+        gs_sb_puts(sb, "</th>");
+        for (int g = 0; g < r->n_gens; g++)
+            t->cell(r, k, g, t->ctx);
+        gs_sb_puts(sb, "</tr>\n");
+    }
+    gs_sb_puts(sb, "</tbody></table></div>\n");
+}
+
 /* A parameter value with a readable unit. */
 void gs_rp_put_param(gs_sb *sb, double v, const char *unit)
 {
