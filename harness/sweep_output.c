@@ -15,7 +15,6 @@
 #include "sweep_internal.h"
 #include "version.h"
 
-
 cJSON *gs_sweep_document(const gs_sweep *s, cJSON **recs, const double *walls, int interrupted,
                          const char *started, const char *finished, double total_s)
 {
