@@ -26,7 +26,9 @@
 #include "sweep_internal.h"
 #include "worker.h"
 
-#define TAIL_BYTES 2000
+/* The end of a failed job's stderr kept in its record: room for a sanitizer report (its stack
+ * trace alone runs to ~2 KB) and the job's own last lines before it. */
+#define TAIL_BYTES 4096
 
 /* Set by the SIGINT/SIGTERM handler; a handler can only reach a file-scope flag. */
 static volatile sig_atomic_t stop_requested;
