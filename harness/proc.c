@@ -145,11 +145,6 @@ pid_t gs_proc_pid(const gs_proc *p)
     return p->pid;
 }
 
-double gs_proc_elapsed(const gs_proc *p)
-{
-    return now_s() - p->start;
-}
-
 void gs_proc_kill(gs_proc *p)
 {
     if (!p || p->reaped || p->pid <= 0) return;

@@ -53,7 +53,7 @@ typedef struct gs_proc_opts {
     const char *env_value;     /* env_value is NULL */
     const char *exec_fail_who; /* "gensweep sweep": "<who>: cannot run EXE: why" on the child's
                                 * stderr when the exec fails; NULL: nothing */
-    size_t tail_bytes;         /* > 0: keep the end of err_path (at most this, from a line start)*/
+    size_t tail_bytes;         /* > 0: keep the end of err_path (this many bytes at most) */
     int remove_outputs;        /* remove out_path and err_path once reaped and at free */
 } gs_proc_opts;
 
@@ -79,7 +79,6 @@ typedef struct gs_proc gs_proc;
 gs_proc *gs_proc_start(const gs_proc_opts *o);
 
 pid_t gs_proc_pid(const gs_proc *p);
-double gs_proc_elapsed(const gs_proc *p); /* wall seconds since the start */
 
 /* Reap without blocking: the result once the child has ended, else NULL (after killing it when
  * its timeout has passed). Repeated calls after the end return the same result. */
