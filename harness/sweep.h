@@ -7,8 +7,8 @@
  * The library prints nothing and never exits: problems come back in a gs_diags or gs_error,
  * progress through a callback in the options; `gensweep sweep` (cmd_sweep.c) prints them and maps
  * the exit status. Files: sweep_plan.c (configs, kernels, tuning -> job list), sweep_exec.c (job
- * processes, timeout, memory limit, reaping, the output directory's lock), sweep_output.c (the
- * results document, baselines, the report).
+ * processes through the runner proc.h: timeout, memory limit, reaping; the output directory's
+ * lock), sweep_output.c (the results document, baselines, the report).
  *
  * Isolation: a job killed by a signal is "crash" (with its stderr tail), one that outlives the
  * timeout has its process group killed and is "timeout", one that exits without a record is

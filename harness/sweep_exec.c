@@ -1,9 +1,10 @@
 /*
- * sweep_exec.c - running the sweep's jobs: each in its own process group (forked from the
- * pre-loaded worker, worker.h, or exec'd), at most opts.jobs at once, with a timeout and an
- * address-space limit; a finished process becomes its record (the job's own, or one written
- * here for a crash, timeout, sanitizer report or a job that left none); SIGINT/SIGTERM stop
- * launching and kill what runs. Also the lock that makes an output directory one sweep's alone.
+ * sweep_exec.c - running the sweep's jobs: each a child process of the runner (proc.h) in its
+ * own process group (forked from the pre-loaded worker, worker.h, or exec'd), at most opts.jobs
+ * at once, with a timeout and an address-space limit; a finished process becomes its record (the
+ * job's own, or one written here for a crash, timeout, sanitizer report or a job that left none);
+ * SIGINT/SIGTERM stop launching and kill what runs. Also the lock that makes an output directory
+ * one sweep's alone.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -13,20 +14,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "jobspec.h"
+#include "proc.h"
 #include "record.h"
 #include "results.h"
 #include "sweep_internal.h"
 #include "worker.h"
 
-#define TAIL_BYTES 2000
+/* The end of a failed job's stderr kept in its record: room for a sanitizer report (its stack
+ * trace alone runs to ~2 KB) and the job's own last lines before it. */
+#define TAIL_BYTES 4096
 
 /* Set by the SIGINT/SIGTERM handler; a handler can only reach a file-scope flag. */
 static volatile sig_atomic_t stop_requested;
@@ -53,10 +55,8 @@ static void utc_now(char *buf, size_t n)
 }
 
 typedef struct slot {
-    pid_t pid;
+    gs_proc *proc; /* NULL: free */
     size_t job;
-    double start;
-    int timed_out;
 } slot;
 
 static void job_file(const gs_sweep *s, size_t j, const char *ext, char *buf, size_t n)
@@ -74,7 +74,7 @@ static void id_to_file(const char *id, char *buf, size_t n)
 }
 
 /* Start job ji: `gensweep run --config FILE <job options> [--set ...] ... --record FILE`. */
-static pid_t launch(gs_sweep *s, size_t ji)
+static gs_proc *launch(gs_sweep *s, size_t ji)
 {
     const sweep_job *j = &s->jobs[ji];
     char rec[4200], errf[4200], trace[4200], tl[64];
@@ -87,7 +87,7 @@ static pid_t launch(gs_sweep *s, size_t ji)
     const char **argv = gs_calloc(16 + (size_t)ja.argc + 2 * s->o.n_sets, sizeof *argv);
     if (!argv) {
         errno = ENOMEM;
-        return -1;
+        return NULL;
     }
     int a = 0;
     argv[a++] = s->exe;
@@ -120,63 +120,25 @@ static pid_t launch(gs_sweep *s, size_t ji)
     argv[a] = NULL;
     remove(rec);
     gs_worker_offer_config(s->cfg_paths[j->cfg], s->o.sets, s->o.n_sets, s->cfgs[j->cfg]);
-    fflush(stdout); /* a forked job must not inherit (and flush) the sweep's pending output */
-    fflush(stderr);
-    pid_t pid = fork();
-    if (pid == 0) {
-        /* Own process group: a timeout kills the job and anything it started; Ctrl-C on the
-         * terminal reaches only the sweep, which decides. */
-        setpgid(0, 0);
-        signal(SIGINT, SIG_DFL);
-        signal(SIGTERM, SIG_DFL);
-        if (s->o.mem_limit > 0) {
-            struct rlimit rl;
-            rl.rlim_cur = rl.rlim_max = (rlim_t)s->o.mem_limit;
-            setrlimit(RLIMIT_AS, &rl);
-        }
-        int dn = open("/dev/null", O_RDWR);
-        int ef = open(errf, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (dn >= 0) {
-            dup2(dn, 0);
-            dup2(dn, 1);
-        }
-        if (ef >= 0) dup2(ef, 2);
-        gs_worker_start_job(s->exe, argv); /* fork server; exec as fallback */
-        /* the job's own stderr (its record's tail), not the sweep's */
-        fprintf(stderr, "gensweep sweep: cannot run %s: %s\n", s->exe, strerror(errno));
-        _exit(127);
-    }
+    gs_proc_opts po;
+    memset(&po, 0, sizeof po);
+    po.kind = GS_PROC_WORKER;
+    po.exe = s->exe;
+    po.argv = argv;
+    po.out = GS_PROC_DEVNULL;
+    po.err = GS_PROC_FILE;
+    po.err_path = errf;
+    po.mem_limit = s->o.mem_limit;
+    po.timeout_s = s->o.timeout_s + 1.0;
+    po.own_group = 1;
+    po.exec_fail_who = "gensweep sweep"; /* the job's own stderr (its record's tail) */
+    po.tail_bytes = TAIL_BYTES;
+    po.remove_outputs = 1;
+    gs_proc *p = gs_proc_start(&po);
     int e = errno;
     gs_free(argv);
-    if (pid > 0) setpgid(pid, pid); /* also here: no race with the child's own call */
     errno = e;
-    return pid;
-}
-
-/* Last lines of a job's stderr (at most TAIL_BYTES, starting at a line boundary). */
-static char *read_tail(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return gs_strdup("");
-    fseek(f, 0, SEEK_END);
-    long size = ftell(f);
-    long from = size > TAIL_BYTES ? size - TAIL_BYTES : 0;
-    fseek(f, from, SEEK_SET);
-    char *buf = gs_malloc(TAIL_BYTES + 1);
-    size_t n = buf ? fread(buf, 1, TAIL_BYTES, f) : 0;
-    fclose(f);
-    if (!buf) return NULL;
-    buf[n] = '\0';
-    char *start = buf;
-    if (from > 0) {
-        char *nl = strchr(buf, '\n');
-        if (nl) start = nl + 1;
-    }
-    while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
-        buf[--n] = '\0';
-    char *out = gs_strdup(start);
-    gs_free(buf);
-    return out;
+    return p;
 }
 
 /* A record written by the parent for a job that left none (crash, timeout, lost). */
@@ -197,28 +159,6 @@ static cJSON *parent_record(const sweep_job *j, gs_job_status st, const char *re
     cJSON *r = gs_sb_ok(&sb) ? cJSON_Parse(gs_sb_cstr(&sb)) : NULL;
     gs_sb_free(&sb);
     return r;
-}
-
-static const char *signal_name(int sig)
-{
-    switch (sig) {
-    case SIGSEGV:
-        return "SIGSEGV";
-    case SIGABRT:
-        return "SIGABRT";
-    case SIGBUS:
-        return "SIGBUS";
-    case SIGFPE:
-        return "SIGFPE";
-    case SIGILL:
-        return "SIGILL";
-    case SIGKILL:
-        return "SIGKILL";
-    case SIGTERM:
-        return "SIGTERM";
-    default:
-        return "signal";
-    }
 }
 
 int gs_sweep_record_failed(const cJSON *rec)
@@ -245,14 +185,14 @@ static cJSON *crash_record(const gs_sweep *s, const sweep_job *j, int sig, const
     if (san && strstr(san, "Sanitizer") && !lim[0])
         snprintf(lim, sizeof lim, " after a sanitizer report: %.*s",
                  (int)GS_MIN(strcspn(san, "\n"), (size_t)60), san);
-    snprintf(reason, sizeof reason, "job process killed by signal %d (%s)%s", sig, signal_name(sig),
-             lim);
+    snprintf(reason, sizeof reason, "job process killed by signal %d (%s)%s", sig,
+             gs_proc_signal_name(sig), lim);
     return parent_record(j, GS_JOB_CRASH, reason, tail);
 }
 
 /* A job that exited: its own record (with the stderr tail added for failures), or, when it left
  * none, "crash" for a sanitizer report (exit 1 under ASan/UBSan, not a signal) or "error". */
-static cJSON *exited_record(const sweep_job *j, const char *rec, int wstatus, const char *tail,
+static cJSON *exited_record(const sweep_job *j, const char *rec, int exit_code, const char *tail,
                             double *wall_s)
 {
     gs_error err;
@@ -280,33 +220,29 @@ static cJSON *exited_record(const sweep_job *j, const char *rec, int wstatus, co
         return parent_record(j, GS_JOB_CRASH, reason, tail);
     }
     snprintf(reason, sizeof reason, "job process exited with status %d without writing its record",
-             WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1);
+             exit_code);
     return parent_record(j, GS_JOB_ERROR, reason, tail);
 }
 
-/* Turn a finished job process into its record. */
-static cJSON *collect(gs_sweep *s, size_t ji, int wstatus, int timed_out, double elapsed,
-                      double *wall_s)
+/* Turn a finished job process into its record (its stderr file is already read and gone). */
+static cJSON *collect(gs_sweep *s, size_t ji, const gs_proc_result *pr, double *wall_s)
 {
     const sweep_job *j = &s->jobs[ji];
-    char rec[4200], errf[4200];
+    char rec[4200];
     job_file(s, ji, "json", rec, sizeof rec);
-    job_file(s, ji, "err", errf, sizeof errf);
-    char *tail = read_tail(errf);
+    const char *tail = pr->tail;
     cJSON *r = NULL;
-    *wall_s = elapsed;
-    if (timed_out) {
+    *wall_s = pr->wall_s;
+    if (pr->timed_out) {
         char reason[512];
         snprintf(reason, sizeof reason, "no result after %g s: killed (--timeout)", s->o.timeout_s);
         r = parent_record(j, GS_JOB_TIMEOUT, reason, tail);
-    } else if (WIFSIGNALED(wstatus)) {
-        r = crash_record(s, j, WTERMSIG(wstatus), tail);
+    } else if (pr->signal > 0) {
+        r = crash_record(s, j, pr->signal, tail);
     } else {
-        r = exited_record(j, rec, wstatus, tail, wall_s);
+        r = exited_record(j, rec, pr->exit_code, tail, wall_s);
     }
     remove(rec);
-    remove(errf);
-    gs_free(tail);
     return r;
 }
 
@@ -424,14 +360,14 @@ cJSON *gs_sweep_execute(gs_sweep *s, int *interrupted, gs_error *err)
         if (stop_requested && !stopping) {
             stopping = 1;
             for (int i = 0; i < s->o.jobs; i++)
-                if (slots[i].pid > 0) kill(-slots[i].pid, SIGKILL);
+                gs_proc_kill(slots[i].proc);
         }
         while (!stopping && running < s->o.jobs && next < s->n_jobs) {
             int free_slot = -1;
             for (int i = 0; i < s->o.jobs && free_slot < 0; i++)
-                if (slots[i].pid <= 0) free_slot = i;
-            pid_t pid = launch(s, next);
-            if (pid < 0) {
+                if (!slots[i].proc) free_slot = i;
+            gs_proc *proc = launch(s, next);
+            if (!proc) {
                 char reason[160];
                 snprintf(reason, sizeof reason, "cannot start the job process: %s",
                          strerror(errno));
@@ -441,23 +377,20 @@ cJSON *gs_sweep_execute(gs_sweep *s, int *interrupted, gs_error *err)
                 next++;
                 continue;
             }
-            slots[free_slot].pid = pid;
+            slots[free_slot].proc = proc;
             slots[free_slot].job = next++;
-            slots[free_slot].start = now_s();
-            slots[free_slot].timed_out = 0;
             running++;
         }
-        int wst;
-        pid_t p = waitpid(-1, &wst, WNOHANG);
-        if (p > 0) {
-            for (int i = 0; i < s->o.jobs; i++) {
-                if (slots[i].pid != p) continue;
-                slots[i].pid = 0;
-                running--;
-                size_t ji = slots[i].job;
-                if (stopping && !slots[i].timed_out) break; /* killed by us: no result */
-                recs[ji] =
-                    collect(s, ji, wst, slots[i].timed_out, now_s() - slots[i].start, &walls[ji]);
+        /* reap what ended (the runner kills a job past its timeout while polling) */
+        int reaped = 0;
+        for (int i = 0; i < s->o.jobs; i++) {
+            const gs_proc_result *res = slots[i].proc ? gs_proc_poll(slots[i].proc) : NULL;
+            if (!res) continue;
+            reaped++;
+            running--;
+            size_t ji = slots[i].job;
+            if (!(stopping && !res->timed_out)) { /* killed by us: no result */
+                recs[ji] = collect(s, ji, res, &walls[ji]);
                 pr.done++;
                 pr.failed = !recs[ji] || gs_sweep_record_failed(recs[ji]);
                 if (pr.failed) pr.failures++;
@@ -467,17 +400,12 @@ cJSON *gs_sweep_execute(gs_sweep *s, int *interrupted, gs_error *err)
                 pr.id = NULL;
                 pr.record = NULL;
                 pr.failed = 0;
-                break;
             }
-            continue;
+            gs_proc_free(slots[i].proc);
+            slots[i].proc = NULL;
         }
+        if (reaped) continue;
         double t = now_s();
-        for (int i = 0; i < s->o.jobs; i++)
-            if (slots[i].pid > 0 && !slots[i].timed_out &&
-                t - slots[i].start > s->o.timeout_s + 1.0) {
-                slots[i].timed_out = 1;
-                kill(-slots[i].pid, SIGKILL);
-            }
         if (t - last_tick > 0.5) {
             last_tick = t;
             report(s, &pr, GS_SWEEP_TICK, t0);
@@ -489,12 +417,10 @@ cJSON *gs_sweep_execute(gs_sweep *s, int *interrupted, gs_error *err)
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     *interrupted = stopping;
-    /* leftovers of killed jobs */
+    /* leftovers of killed jobs (their stderr files went with their runner handles) */
     for (size_t i = 0; i < s->n_jobs; i++) {
         char f[4200];
         job_file(s, i, "json", f, sizeof f);
-        remove(f);
-        job_file(s, i, "err", f, sizeof f);
         remove(f);
     }
     remove_tree_files(s->tmp_dir);

@@ -1,0 +1,440 @@
+/*
+ * calibrate_fit.c - running a loaded calibration file's cases (timing-only jobs through the sweep
+ * library), comparing each with its measurement, and fitting named [assumed] parameters per
+ * generation by coordinate descent on the squared log error (see calibrate.h). Loading the
+ * case file is calibrate.c's.
+ */
+#include "calibrate_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gs/strbuf.h"
+#include "gs/units.h"
+#include "jobspec.h"
+#include "record.h"
+#include "results.h"
+
+/* Pull towards the starting value (squared log distance), small next to a case's error: it
+ * only decides between values the cases cannot tell apart. */
+#define CAL_PRIOR_WEIGHT 1e-3
+/* Search range of a fitted value: its starting value / and x this factor (values may be 0:
+ * the search runs over log(1 + v / unit)). */
+#define CAL_RANGE 64.0
+
+/* ---- running ---- */
+
+/* A config value as a --set assignment in base units ("core.dma.fixed_latency=123.5ns"). */
+static void set_text(char *buf, size_t size, const char *key, gs_unit u, double v)
+{
+    snprintf(buf, size, "%s=%.17g%s", key, v, gs_unit_base_name(u));
+}
+
+typedef struct cal_point {
+    size_t n_keys;
+    const char *keys[16];
+    gs_unit units[16];
+    double v[16];
+} cal_point;
+
+/* The job of case k on config cfg; rep 1 is a per_step case's second run (dims[0] doubled). */
+static gs_job_spec case_spec(const cal_case *k, const gs_config *cfg, int rep)
+{
+    gs_job_spec spec;
+    memset(&spec, 0, sizeof spec);
+    spec.cfg = cfg;
+    spec.kernel = k->kernel;
+    spec.variant = k->variant;
+    spec.dtype = k->dtype;
+    spec.n_dims = k->n_dims;
+    memcpy(spec.dims, k->dims, sizeof spec.dims);
+    if (rep) spec.dims[0] *= 2;
+    memcpy(spec.params, k->params, sizeof spec.params);
+    spec.seed = 1;
+    return spec;
+}
+
+/* Run the cases of generation `cfg` (every case when cfg == SIZE_MAX) at point p; fills
+ * model[i] (ns, NAN when not run) and engines[i]. Returns GS_OK, or an error when a job did
+ * not pass. */
+static gs_status run_cases(gs_calib *c, size_t cfg, const cal_point *p, double *model,
+                           unsigned *engines, gs_error *err)
+{
+    gs_status result = GS_OK;
+    const size_t ncfg = gs_sweep_config_count(c->cfgs);
+    for (size_t g = 0; g < ncfg; g++) {
+        if (cfg != SIZE_MAX && g != cfg) continue;
+        int any = 0;
+        for (size_t i = 0; i < c->n; i++)
+            any |= c->cases[i].cfg == g;
+        if (!any) continue;
+        char sets_buf[16][256];
+        const char *sets[GS_SWEEP_MAX_LIST];
+        size_t n_sets = 0;
+        for (size_t k = 0; k < c->o.n_sets && n_sets < GS_SWEEP_MAX_LIST; k++)
+            sets[n_sets++] = c->o.sets[k];
+        for (size_t k = 0; p && k < p->n_keys && n_sets < GS_SWEEP_MAX_LIST; k++) {
+            set_text(sets_buf[k], sizeof sets_buf[k], p->keys[k], p->units[k], p->v[k]);
+            sets[n_sets++] = sets_buf[k];
+        }
+        gs_sweep_opts o = c->o;
+        const char *path = gs_sweep_config_path(c->cfgs, g);
+        o.configs = &path;
+        o.n_configs = 1;
+        o.sets = sets;
+        o.n_sets = n_sets;
+        o.suite = GS_SWEEP_CUSTOM;
+        o.timelines = 0;
+        gs_diags cd;
+        gs_diags_init(&cd);
+        gs_sweep *s = gs_sweep_create(&o, &cd);
+        if (!s) {
+            char why[GS_ERROR_MSG_MAX] = "";
+            if (cd.count) gs_error_format(&cd.items[0], why, sizeof why);
+            gs_diags_free(&cd);
+            return gs_error_set(err, GS_ERR_INVALID, c->path, 0, 0,
+                                "config %s did not load with the fitted values%s%s",
+                                gs_sweep_config(c->cfgs, g)->name, why[0] ? ": " : "", why);
+        }
+        gs_diags_free(&cd);
+        /* per_step cases run twice: dims[0] = N and 2N */
+        for (size_t i = 0; i < c->n; i++) {
+            const cal_case *k = &c->cases[i];
+            if (k->cfg != g) continue;
+            for (int rep = 0; rep < (k->measure == CAL_PER_STEP ? 2 : 1); rep++) {
+                const gs_job_spec spec = case_spec(k, gs_sweep_config(s, 0), rep);
+                if (gs_sweep_add(s, 0, &spec, 0) != 0) {
+                    gs_sweep_free(s);
+                    return gs_error_set(err, GS_ERR_NOMEM, NULL, 0, 0, "out of memory");
+                }
+            }
+        }
+        int intr = 0;
+        gs_error xerr;
+        gs_error_clear(&xerr);
+        cJSON *doc = gs_sweep_execute(s, &intr, &xerr);
+        if (!doc || intr) {
+            cJSON_Delete(doc);
+            gs_sweep_free(s);
+            return intr ? gs_error_set(err, GS_ERR_INTERNAL, NULL, 0, 0, "interrupted")
+                        : gs_error_set(err, GS_ERR_INTERNAL, NULL, 0, 0,
+                                       "the case jobs could not run: %s", xerr.message);
+        }
+        for (size_t i = 0; i < c->n; i++) {
+            const cal_case *k = &c->cases[i];
+            if (k->cfg != g) continue;
+            double t[2] = {NAN, NAN};
+            for (int rep = 0; rep < (k->measure == CAL_PER_STEP ? 2 : 1); rep++) {
+                const gs_job_spec spec = case_spec(k, gs_sweep_config(s, 0), rep);
+                gs_sb id;
+                gs_sb_init(&id);
+                gs_job_spec_id(&id, &spec);
+                const cJSON *j, *found = NULL;
+                cJSON_ArrayForEach(j, cJSON_GetObjectItemCaseSensitive(doc, "jobs"))
+                {
+                    if (!strcmp(gs_json_str(j, "id"), gs_sb_cstr(&id))) found = j;
+                }
+                if (!found || strcmp(gs_json_str(found, "status"), "pass") != 0) {
+                    if (result == GS_OK)
+                        result = gs_error_set(
+                            err, GS_ERR_INVALID, c->path, k->line, 0,
+                            "case %s: job %s did not pass (%s%s%s)", k->name, gs_sb_cstr(&id),
+                            found ? gs_json_str(found, "status") : "missing", found ? ": " : "",
+                            found ? gs_json_str(found, "reason") : "");
+                    gs_sb_free(&id);
+                    continue;
+                }
+                gs_sb_free(&id);
+                if (k->measure == CAL_TRANSFER) {
+                    const cJSON *fi = cJSON_GetObjectItemCaseSensitive(found, "first_instr");
+                    t[rep] = gs_json_num(fi, "end_ns") - gs_json_num(fi, "start_ns");
+                    engines[i] = (unsigned)gs_json_num(fi, "dma_engines");
+                } else {
+                    t[rep] = gs_json_num(found, "time_ns");
+                }
+            }
+            model[i] = k->measure == CAL_PER_STEP ? (t[1] - t[0]) / (double)k->dims[0] : t[0];
+        }
+        cJSON_Delete(doc);
+        gs_sweep_free(s);
+    }
+    return result;
+}
+
+/* The measured time of case i given the model's engine count (engine_bandwidth cases: one
+ * engine's bytes at the measured rate). 0: no timed measurement. */
+static double measured_ns(const cal_case *k, unsigned engines)
+{
+    if (k->time_ns > 0) return k->time_ns;
+    if (k->engine_bw > 0 && engines > 0) {
+        double bytes = (double)gs_dtype_size(k->dtype);
+        for (int d = 0; d < k->n_dims; d++)
+            bytes *= (double)k->dims[d];
+        return bytes / engines / k->engine_bw;
+    }
+    return 0;
+}
+
+/* Sum of squared log errors over the timed cases of generation g (all when SIZE_MAX). */
+static double log_error(const gs_calib *c, size_t g, const double *model, const unsigned *engines,
+                        int *n_timed)
+{
+    double e = 0;
+    int n = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        if (g != SIZE_MAX && c->cases[i].cfg != g) continue;
+        const double m = measured_ns(&c->cases[i], engines[i]);
+        if (!(m > 0)) continue;
+        const double r = model[i] / m;
+        e += r > 0 && isfinite(r) ? log(r) * log(r) : 1e6;
+        n++;
+    }
+    if (n_timed) *n_timed = n;
+    return e;
+}
+
+/* Geometric-mean error factor: exp(mean |ln(model / measured)|) (1 = exact). */
+static double geomean_error(const gs_calib *c, size_t g, const double *model,
+                            const unsigned *engines)
+{
+    int n = 0;
+    double s = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        if (g != SIZE_MAX && c->cases[i].cfg != g) continue;
+        const double m = measured_ns(&c->cases[i], engines[i]);
+        if (!(m > 0) || !(model[i] > 0)) continue;
+        s += fabs(log(model[i] / m));
+        n++;
+    }
+    return n ? exp(s / n) : (double)NAN;
+}
+
+typedef struct fit_ctx {
+    gs_calib *c;
+    size_t g;
+    cal_point p;
+    double start[16];
+    double *model;
+    unsigned *engines;
+    gs_error *err;
+    gs_status st;
+    int evals;
+} fit_ctx;
+
+static double objective(fit_ctx *f)
+{
+    if (f->st != GS_OK) return INFINITY;
+    f->evals++;
+    f->st = run_cases(f->c, f->g, &f->p, f->model, f->engines, f->err);
+    if (f->st != GS_OK) return INFINITY;
+    double e = log_error(f->c, f->g, f->model, f->engines, NULL);
+    for (size_t k = 0; k < f->p.n_keys; k++) {
+        const double d = log((1 + f->p.v[k]) / (1 + f->start[k]));
+        e += CAL_PRIOR_WEIGHT * d * d;
+    }
+    return e;
+}
+
+/* Golden-section search of key k over u = log(1 + v) in [lo, hi]. */
+static void search_key(fit_ctx *f, size_t k)
+{
+    const double v0 = f->p.v[k];
+    double lo = 0.0, hi = log(1 + GS_MAX(v0, 1.0) * CAL_RANGE);
+    const double gr = (sqrt(5.0) - 1) / 2;
+    double a = hi - gr * (hi - lo), b = lo + gr * (hi - lo);
+    f->p.v[k] = exp(a) - 1;
+    double fa = objective(f);
+    f->p.v[k] = exp(b) - 1;
+    double fb = objective(f);
+    for (int it = 0; it < 24 && f->st == GS_OK; it++) {
+        if (fa < fb) {
+            hi = b;
+            b = a;
+            fb = fa;
+            a = hi - gr * (hi - lo);
+            f->p.v[k] = exp(a) - 1;
+            fa = objective(f);
+        } else {
+            lo = a;
+            a = b;
+            fa = fb;
+            b = lo + gr * (hi - lo);
+            f->p.v[k] = exp(b) - 1;
+            fb = objective(f);
+        }
+    }
+    /* keep the starting value unless the search found better */
+    const double best_u = fa < fb ? a : b, best_f = GS_MIN(fa, fb);
+    f->p.v[k] = v0;
+    const double f0 = objective(f);
+    f->p.v[k] = best_f < f0 ? exp(best_u) - 1 : v0;
+}
+
+static cJSON *case_json(const cal_case *k, double model, unsigned engines)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "name", k->name);
+    cJSON_AddStringToObject(o, "generation", k->config);
+    cJSON_AddStringToObject(o, "kernel", k->kernel->name);
+    cJSON_AddStringToObject(o, "variant", k->kernel->variants[k->variant]);
+    cJSON_AddStringToObject(o, "dtype", gs_dtype_name(k->dtype));
+    cJSON *sh = cJSON_AddArrayToObject(o, "shape");
+    for (int d = 0; d < k->n_dims; d++)
+        cJSON_AddItemToArray(sh, cJSON_CreateNumber((double)k->dims[d]));
+    cJSON_AddStringToObject(o, "measure", gs_calib_measure_names[k->measure]);
+    const double m = measured_ns(k, engines);
+    if (m > 0) {
+        cJSON_AddNumberToObject(o, "measured_ns", m);
+        cJSON_AddNumberToObject(o, "model_ns", model);
+        cJSON_AddNumberToObject(o, "ratio", model / m);
+    } else {
+        cJSON_AddNullToObject(o, "measured_ns");
+        cJSON_AddNumberToObject(o, "model_ns", model);
+        cJSON_AddNullToObject(o, "ratio");
+    }
+    if (k->engine_bw > 0) cJSON_AddNumberToObject(o, "measured_engine_gbps", k->engine_bw);
+    if (k->engines) {
+        cJSON_AddNumberToObject(o, "expected_engines", k->engines);
+        cJSON_AddNumberToObject(o, "model_engines", engines);
+        cJSON_AddBoolToObject(o, "engines_match", engines == k->engines);
+    }
+    cJSON_AddStringToObject(o, "source", k->source);
+    cJSON_AddStringToObject(o, "note", k->note);
+    return o;
+}
+
+cJSON *gs_calib_run(gs_calib *c, const gs_calib_fit_opts *fit, gs_error *err)
+{
+    double model[CAL_MAX_CASES], model0[CAL_MAX_CASES];
+    unsigned engines[CAL_MAX_CASES], engines0[CAL_MAX_CASES];
+    for (size_t i = 0; i < CAL_MAX_CASES; i++)
+        model[i] = model0[i] = NAN, engines[i] = engines0[i] = 0;
+    if (run_cases(c, SIZE_MAX, NULL, model0, engines0, err) != GS_OK) return NULL;
+    memcpy(model, model0, sizeof model);
+    memcpy(engines, engines0, sizeof engines);
+
+    cJSON *doc = cJSON_CreateObject();
+    cJSON_AddStringToObject(doc, "schema", "gensweep-calibration");
+    cJSON_AddNumberToObject(doc, "schema_version", 1);
+    cJSON_AddStringToObject(doc, "cases_file", c->path);
+    cJSON *srcs = cJSON_AddObjectToObject(doc, "sources");
+    for (size_t i = 0; i < c->n_src; i++)
+        cJSON_AddStringToObject(srcs, c->src_keys[i], c->src_refs[i]);
+    cJSON_AddNumberToObject(doc, "geomean_error_before",
+                            geomean_error(c, SIZE_MAX, model0, engines0));
+
+    gs_sb yaml;
+    gs_sb_init(&yaml);
+    if (fit && fit->n_keys) {
+        cJSON *fits = cJSON_AddArrayToObject(doc, "fit");
+        const size_t ncfg = gs_sweep_config_count(c->cfgs);
+        for (size_t g = 0; g < ncfg; g++) {
+            int n_timed = 0;
+            log_error(c, g, model0, engines0, &n_timed);
+            if (!n_timed) continue;
+            const gs_config *cfg = gs_sweep_config(c->cfgs, g);
+            fit_ctx f;
+            memset(&f, 0, sizeof f);
+            f.c = c;
+            f.g = g;
+            f.model = model;
+            f.engines = engines;
+            f.err = err;
+            size_t nf = 0;
+            const gs_config_field *fields = gs_config_fields(&nf);
+            for (size_t k = 0; k < fit->n_keys && f.p.n_keys < 16; k++) {
+                const gs_num *num = gs_config_get(cfg, fit->keys[k]);
+                if (!num || !num->src) continue; /* checked by the caller */
+                if (strcmp(num->src, "assumed") != 0 && strcmp(num->src, "fit") != 0) {
+                    cJSON *skip = cJSON_CreateObject();
+                    cJSON_AddStringToObject(skip, "generation", cfg->name);
+                    cJSON_AddStringToObject(skip, "key", fit->keys[k]);
+                    cJSON_AddStringToObject(skip, "skipped", "sourced, not assumed");
+                    cJSON_AddItemToArray(fits, skip);
+                    continue;
+                }
+                gs_unit u = GS_UNIT_REAL;
+                for (size_t fi = 0; fi < nf; fi++)
+                    if (!strcmp(fields[fi].path, fit->keys[k])) u = fields[fi].unit;
+                f.p.keys[f.p.n_keys] = fit->keys[k];
+                f.p.units[f.p.n_keys] = u;
+                f.p.v[f.p.n_keys] = num->v;
+                f.start[f.p.n_keys] = num->v;
+                f.p.n_keys++;
+            }
+            if (!f.p.n_keys) continue;
+            const double before = geomean_error(c, g, model0, engines0);
+            const int rounds = fit->rounds > 0 ? fit->rounds : 3;
+            for (int r = 0; r < rounds && f.st == GS_OK; r++) {
+                for (size_t k = 0; k < f.p.n_keys && f.st == GS_OK; k++)
+                    search_key(&f, k);
+                if (fit->progress) {
+                    char line[256];
+                    snprintf(line, sizeof line, "%s: round %d of %d, %d evaluations", cfg->name,
+                             r + 1, rounds, f.evals);
+                    fit->progress(line, fit->ctx);
+                }
+            }
+            if (f.st != GS_OK) {
+                gs_sb_free(&yaml);
+                cJSON_Delete(doc);
+                return NULL;
+            }
+            /* four significant digits: the value written to the config is the one reported */
+            for (size_t k = 0; k < f.p.n_keys; k++) {
+                char digits[32];
+                snprintf(digits, sizeof digits, "%.4g", f.p.v[k]);
+                f.p.v[k] = strtod(digits, NULL);
+            }
+            /* the cases at the fitted values */
+            if (run_cases(c, g, &f.p, model, engines, err) != GS_OK) {
+                gs_sb_free(&yaml);
+                cJSON_Delete(doc);
+                return NULL;
+            }
+            const double after = geomean_error(c, g, model, engines);
+            gs_sb_printf(&yaml, "# %s (%s)\n", cfg->name, gs_sweep_config_path(c->cfgs, g));
+            for (size_t k = 0; k < f.p.n_keys; k++) {
+                if (f.p.v[k] == f.start[k]) {
+                    /* the search kept the starting value: these cases do not tell it */
+                    cJSON *skip = cJSON_CreateObject();
+                    cJSON_AddStringToObject(skip, "generation", cfg->name);
+                    cJSON_AddStringToObject(skip, "key", f.p.keys[k]);
+                    cJSON_AddStringToObject(skip, "skipped",
+                                            "unchanged: the search kept the current value (the "
+                                            "cases do not tell a better one)");
+                    cJSON_AddItemToArray(fits, skip);
+                    continue;
+                }
+                char val[64];
+                gs_units_format(f.p.v[k], f.p.units[k], val, sizeof val);
+                gs_sb_printf(&yaml, "%s: \"%s [fit: %s, %d cases, geomean error %.3f -> %.3f]\"\n",
+                             f.p.keys[k], val, c->path, n_timed, before, after);
+                cJSON *o = cJSON_CreateObject();
+                cJSON_AddStringToObject(o, "generation", cfg->name);
+                cJSON_AddStringToObject(o, "key", f.p.keys[k]);
+                cJSON_AddNumberToObject(o, "before", f.start[k]);
+                cJSON_AddNumberToObject(o, "after", f.p.v[k]);
+                cJSON_AddStringToObject(o, "unit", gs_unit_base_name(f.p.units[k]));
+                cJSON_AddNumberToObject(o, "cases", n_timed);
+                cJSON_AddNumberToObject(o, "geomean_error_before", before);
+                cJSON_AddNumberToObject(o, "geomean_error_after", after);
+                cJSON_AddNumberToObject(o, "evaluations", f.evals);
+                cJSON_AddItemToArray(fits, o);
+            }
+        }
+    }
+    cJSON *cases = cJSON_AddArrayToObject(doc, "cases");
+    int engines_ok = 1;
+    for (size_t i = 0; i < c->n; i++) {
+        cJSON_AddItemToArray(cases, case_json(&c->cases[i], model[i], engines[i]));
+        if (c->cases[i].engines && c->cases[i].engines != engines[i]) engines_ok = 0;
+    }
+    cJSON_AddNumberToObject(doc, "geomean_error", geomean_error(c, SIZE_MAX, model, engines));
+    cJSON_AddBoolToObject(doc, "structure_ok", engines_ok);
+    cJSON_AddStringToObject(doc, "yaml", gs_sb_cstr(&yaml));
+    gs_sb_free(&yaml);
+    return doc;
+}

@@ -1,0 +1,53 @@
+/*
+ * calibrate_internal.h - a loaded calibration file, shared by calibrate.c (loading and checking
+ * the case file) and calibrate_fit.c (running the cases, comparing, fitting). Not for other
+ * modules: calibrate.h is the interface.
+ */
+#ifndef GS_CALIBRATE_INTERNAL_H
+#define GS_CALIBRATE_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "calibrate.h"
+#include "gs/kernel.h"
+#include "job.h"
+
+#define CAL_MAX_CASES 256
+#define CAL_MAX_SOURCES 64
+
+typedef enum cal_measure { CAL_KERNEL, CAL_TRANSFER, CAL_PER_STEP } cal_measure;
+/* The names of cal_measure in the case file and the document. */
+extern const char *const gs_calib_measure_names[3];
+
+typedef struct cal_case {
+    char name[64];
+    char config[64];
+    const gs_kernel_def *kernel;
+    int variant;
+    gs_dtype dtype;
+    int n_dims;
+    int64_t dims[GS_SUITE_MAX_DIMS];
+    int64_t params[GS_KERNEL_MAX_PARAMS];
+    cal_measure measure;
+    double time_ns;   /* measured time, or 0 */
+    double engine_bw; /* measured per-engine bytes/ns (transfer), or 0 */
+    unsigned engines; /* expected engines of the transfer, or 0 */
+    char source[48];
+    char note[512];
+    int line;
+    size_t cfg; /* index into the loaded configs */
+} cal_case;
+
+struct gs_calib {
+    char *path;
+    gs_sweep_opts o;
+    gs_sweep *cfgs; /* loaded configs (no jobs): names, paths, values */
+    cal_case cases[CAL_MAX_CASES];
+    size_t n;
+    char src_keys[CAL_MAX_SOURCES][48];
+    char src_refs[CAL_MAX_SOURCES][512];
+    size_t n_src;
+};
+
+#endif

@@ -1,0 +1,303 @@
+// The child-process runner (harness/proc.h): exit status, signals, the wall timeout, the
+// address-space limit, stderr captured and its file removed, the fork-server start, a running
+// child killed and reaped when its handle is freed.
+#include <gtest/gtest.h>
+
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "proc.h"
+#include "worker.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define GS_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define GS_TEST_ASAN 1
+#endif
+#endif
+
+namespace
+{
+
+std::string tmp_path(const char *name)
+{
+    return "/tmp/gs-test-proc-" + std::to_string(getpid()) + "-" + name;
+}
+
+bool exists(const std::string &p)
+{
+    struct stat sb;
+    return stat(p.c_str(), &sb) == 0;
+}
+
+gs_proc_opts sh_opts(const char *const *argv)
+{
+    gs_proc_opts o;
+    memset(&o, 0, sizeof o);
+    o.kind = GS_PROC_EXEC;
+    o.exe = "/bin/sh";
+    o.argv = argv;
+    return o;
+}
+
+TEST(Proc, ExitStatusAndRusage)
+{
+    const char *argv[] = {"/bin/sh", "-c", "exit 3", nullptr};
+    gs_proc_opts o = sh_opts(argv);
+    gs_proc *p = gs_proc_start(&o);
+    ASSERT_NE(p, nullptr);
+    EXPECT_GT(gs_proc_pid(p), 0);
+    const gs_proc_result *r = gs_proc_wait(p);
+    ASSERT_NE(r, nullptr);
+    EXPECT_EQ(r->exited, 1);
+    EXPECT_EQ(r->exit_code, 3);
+    EXPECT_EQ(r->signal, 0);
+    EXPECT_EQ(r->timed_out, 0);
+    EXPECT_GT(r->maxrss_kb, 0);
+    EXPECT_GE(r->wall_s, 0.0);
+    EXPECT_EQ(gs_proc_wait(p), r); /* reaped once, the same result after */
+    gs_proc_free(p);
+}
+
+TEST(Proc, KilledBySignal)
+{
+    const char *argv[] = {"/bin/sh", "-c", "kill -TERM $$; sleep 5", nullptr};
+    gs_proc_opts o = sh_opts(argv);
+    gs_proc *p = gs_proc_start(&o);
+    ASSERT_NE(p, nullptr);
+    const gs_proc_result *r = gs_proc_wait(p);
+    EXPECT_EQ(r->exited, 0);
+    EXPECT_EQ(r->signal, SIGTERM);
+    EXPECT_EQ(r->timed_out, 0);
+    EXPECT_STREQ(gs_proc_signal_name(r->signal), "SIGTERM");
+    gs_proc_free(p);
+}
+
+TEST(Proc, TimeoutKillsTheWholeGroup)
+{
+    std::string mark = tmp_path("late");
+    remove(mark.c_str());
+    /* the grandchild would write the mark after 1 s: killing the group must stop it too */
+    std::string script = "(sleep 1; touch " + mark + ") & sleep 30";
+    const char *argv[] = {"/bin/sh", "-c", script.c_str(), nullptr};
+    gs_proc_opts o = sh_opts(argv);
+    o.timeout_s = 0.3;
+    o.own_group = 1;
+    gs_proc *p = gs_proc_start(&o);
+    ASSERT_NE(p, nullptr);
+    const gs_proc_result *r = gs_proc_wait(p);
+    EXPECT_EQ(r->timed_out, 1);
+    EXPECT_EQ(r->signal, SIGKILL);
+    EXPECT_GE(r->wall_s, 0.3);
+    EXPECT_LT(r->wall_s, 10.0);
+    gs_proc_free(p);
+    usleep(1500 * 1000);
+    EXPECT_FALSE(exists(mark)) << "a process of the timed-out group survived";
+    remove(mark.c_str());
+}
+
+TEST(Proc, PollReturnsNullWhileRunningAndKillEndsIt)
+{
+    const char *argv[] = {"/bin/sh", "-c", "sleep 30", nullptr};
+    gs_proc_opts o = sh_opts(argv);
+    o.own_group = 1;
+    gs_proc *p = gs_proc_start(&o);
+    ASSERT_NE(p, nullptr);
+    EXPECT_EQ(gs_proc_poll(p), nullptr);
+    gs_proc_kill(p);
+    const gs_proc_result *r = gs_proc_wait(p);
+    EXPECT_EQ(r->signal, SIGKILL);
+    EXPECT_EQ(r->timed_out, 0); /* killed by the caller, not the timeout */
+    gs_proc_free(p);
+}
+
+TEST(Proc, FreeKillsAndReapsARunningChild)
+{
+    const char *argv[] = {"/bin/sh", "-c", "sleep 30", nullptr};
+    gs_proc_opts o = sh_opts(argv);
+    gs_proc *p = gs_proc_start(&o);
+    ASSERT_NE(p, nullptr);
+    pid_t pid = gs_proc_pid(p);
+    gs_proc_free(p);
+    /* reaped: no zombie left under this pid */
+    EXPECT_EQ(waitpid(pid, nullptr, WNOHANG), -1);
+    EXPECT_EQ(errno, ECHILD);
+    gs_proc_free(nullptr);
+}
+
+TEST(Proc, StderrCapturedStdinEmptyFilesRemoved)
+{
+    std::string err = tmp_path("err");
+    /* a read of stdin must see end of file at once (/dev/null), not wait for the terminal */
+    const char *argv[] = {"/bin/sh", "-c",
+                          "cat; echo first >&2; echo out; echo 'last line' >&2; exit 1", nullptr};
+    gs_proc_opts o = sh_opts(argv);
+    o.err = GS_PROC_FILE;
+    o.err_path = err.c_str();
+    o.tail_bytes = 2000;
+    o.remove_outputs = 1;
+    o.timeout_s = 20;
+    gs_proc *p = gs_proc_start(&o);
+    ASSERT_NE(p, nullptr);
+    const gs_proc_result *r = gs_proc_wait(p);
+    EXPECT_EQ(r->timed_out, 0);
+    EXPECT_EQ(r->exit_code, 1);
+    ASSERT_NE(r->tail, nullptr);
+    EXPECT_STREQ(r->tail, "first\nlast line"); /* stdout went to /dev/null */
+    EXPECT_FALSE(exists(err));
+    gs_proc_free(p);
+}
+
+TEST(Proc, TailStartsAtALineBoundary)
+{
+    std::string err = tmp_path("tail");
+    const char *argv[] = {"/bin/sh", "-c", "echo 0123456789abcdef >&2; echo end >&2", nullptr};
+    gs_proc_opts o = sh_opts(argv);
+    o.err = GS_PROC_FILE;
+    o.err_path = err.c_str();
+    o.tail_bytes = 8; /* "cdef\nend\n" does not fit: the cut line is dropped */
+    o.remove_outputs = 1;
+    gs_proc *p = gs_proc_start(&o);
+    ASSERT_NE(p, nullptr);
+    EXPECT_STREQ(gs_proc_wait(p)->tail, "end");
+    gs_proc_free(p);
+}
+
+TEST(Proc, OneFileForStdoutAndStderrKeptWhenAsked)
+{
+    std::string log = tmp_path("log");
+    const char *argv[] = {"/bin/sh", "-c", "echo a; echo b >&2; echo c", nullptr};
+    gs_proc_opts o = sh_opts(argv);
+    o.out = o.err = GS_PROC_FILE;
+    o.out_path = o.err_path = log.c_str();
+    gs_proc *p = gs_proc_start(&o);
+    ASSERT_NE(p, nullptr);
+    EXPECT_EQ(gs_proc_wait(p)->exit_code, 0);
+    gs_proc_free(p);
+    FILE *f = fopen(log.c_str(), "r");
+    ASSERT_NE(f, nullptr);
+    char buf[64] = {0};
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    EXPECT_EQ(std::string(buf, n), "a\nb\nc\n");
+    remove(log.c_str());
+}
+
+TEST(Proc, ExecFailureIsExit127WithAMessage)
+{
+    std::string err = tmp_path("noexec");
+    const char *argv[] = {"/nonexistent/gs-binary", nullptr};
+    gs_proc_opts o;
+    memset(&o, 0, sizeof o);
+    o.exe = argv[0];
+    o.argv = argv;
+    o.err = GS_PROC_FILE;
+    o.err_path = err.c_str();
+    o.exec_fail_who = "tester";
+    o.tail_bytes = 500;
+    o.remove_outputs = 1;
+    gs_proc *p = gs_proc_start(&o);
+    ASSERT_NE(p, nullptr);
+    const gs_proc_result *r = gs_proc_wait(p);
+    EXPECT_EQ(r->exit_code, 127);
+    EXPECT_NE(strstr(r->tail, "tester: cannot run /nonexistent/gs-binary:"), nullptr) << r->tail;
+    gs_proc_free(p);
+}
+
+int env_probe(void *ctx)
+{
+    const char *v = getenv(static_cast<const char *>(ctx));
+    return v && !strcmp(v, "yes") ? 7 : 8;
+}
+
+TEST(Proc, FunctionChildWithEnvironment)
+{
+    gs_proc_opts o;
+    memset(&o, 0, sizeof o);
+    o.kind = GS_PROC_FUNCTION;
+    o.fn = env_probe;
+    o.fn_ctx = const_cast<char *>("GS_TEST_PROC_VAR");
+    o.env_name = "GS_TEST_PROC_VAR";
+    o.env_value = "yes";
+    gs_proc *p = gs_proc_start(&o);
+    ASSERT_NE(p, nullptr);
+    EXPECT_EQ(gs_proc_wait(p)->exit_code, 7);
+    gs_proc_free(p);
+    EXPECT_EQ(getenv("GS_TEST_PROC_VAR"), nullptr); /* set in the child only */
+}
+
+int big_alloc(void *)
+{
+    /* 1 GiB touched: cannot succeed under a 256 MiB address-space limit */
+    size_t n = static_cast<size_t>(1) << 30;
+    char *p = static_cast<char *>(malloc(n));
+    if (!p) return 4;
+    memset(p, 1, n);
+    free(p);
+    return 0;
+}
+
+TEST(Proc, MemoryLimitStopsTheChildOnly)
+{
+#ifdef GS_TEST_ASAN
+    GTEST_SKIP() << "ASan reserves terabytes of shadow memory: an address-space limit breaks it";
+#endif
+    struct rlimit before;
+    ASSERT_EQ(getrlimit(RLIMIT_AS, &before), 0);
+    gs_proc_opts o;
+    memset(&o, 0, sizeof o);
+    o.kind = GS_PROC_FUNCTION;
+    o.fn = big_alloc;
+    o.mem_limit = 256.0 * 1024 * 1024;
+    gs_proc *p = gs_proc_start(&o);
+    ASSERT_NE(p, nullptr);
+    const gs_proc_result *r = gs_proc_wait(p);
+    EXPECT_EQ(r->exit_code, 4);
+    gs_proc_free(p);
+    /* the parent keeps no limit */
+    struct rlimit rl;
+    ASSERT_EQ(getrlimit(RLIMIT_AS, &rl), 0);
+    EXPECT_EQ(rl.rlim_cur, before.rlim_cur);
+}
+
+int fake_run(int argc, char **argv)
+{
+    /* argv[0] is the command; exit 5 when it got exactly `run x` */
+    return argc == 2 && !strcmp(argv[0], "run") && !strcmp(argv[1], "x") ? 5 : 6;
+}
+
+TEST(Proc, WorkerStartRunsTheRegisteredRunnerInTheFork)
+{
+    gs_worker_set_runner(fake_run);
+    const char *argv[] = {"/nonexistent/gensweep", "run", "x", nullptr};
+    gs_proc_opts o;
+    memset(&o, 0, sizeof o);
+    o.kind = GS_PROC_WORKER;
+    o.exe = argv[0];
+    o.argv = argv;
+    o.env_name = "GS_BASELINE_PATHS";
+    o.env_value = nullptr; /* forked, whatever the test's environment says */
+    gs_proc *p = gs_proc_start(&o);
+    ASSERT_NE(p, nullptr);
+    EXPECT_EQ(gs_proc_wait(p)->exit_code, 5);
+    gs_proc_free(p);
+    /* with the old paths asked for, the job is exec'd: the missing binary is exit 127 */
+    o.env_value = "1";
+    p = gs_proc_start(&o);
+    ASSERT_NE(p, nullptr);
+    EXPECT_EQ(gs_proc_wait(p)->exit_code, 127);
+    gs_proc_free(p);
+    gs_worker_set_runner(nullptr);
+}
+
+} // namespace
