@@ -1,0 +1,41 @@
+/* cli_config.c - the commands' shared config loading (a config plus its --set overrides) and
+ * diagnostics printing. Separate from cli_util.c, whose number parsers the fuzz targets compile
+ * on their own without the config loader. */
+#include "cli_util.h"
+
+#include <stdio.h>
+
+#include "gs/config.h"
+
+gs_config *gs_cli_load_config(const char *path, const char *const *sets, size_t n_sets,
+                              const char *extra, gs_diags *diags)
+{
+    gs_diags d;
+    gs_diags_init(&d);
+    gs_config *c = gs_config_load(path, &d);
+    for (size_t i = 0; c && i <= n_sets; i++) {
+        const char *a = i < n_sets ? sets[i] : extra;
+        if (a && gs_config_set(c, a, &d) != GS_OK) {
+            gs_config_free(c);
+            c = NULL;
+        }
+    }
+    for (size_t i = 0; !c && i < d.count; i++) {
+        const gs_error *e = &d.items[i];
+        gs_diags_add(diags, e->code, e->file, e->line, e->column, "%s", e->message);
+    }
+    gs_diags_free(&d);
+    return c;
+}
+
+void gs_cli_print_diags(const char *cmd, const gs_diags *d)
+{
+    char buf[2048];
+    for (size_t i = 0; d && i < d->count; i++) {
+        gs_error_format(&d->items[i], buf, sizeof buf);
+        if (d->items[i].file[0])
+            fprintf(stderr, "%s\n", buf);
+        else
+            fprintf(stderr, "gensweep %s: %s\n", cmd, buf);
+    }
+}
