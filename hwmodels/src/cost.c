@@ -316,10 +316,15 @@ void gs_cost_dma_plan(const gs_config *c, const gs_instr *in, gs_dma_plan *r)
     if (side) {
         uint64_t p = side->part_start;
         const uint64_t end = p + rows;
+        /* group g = p / ppe and its engine g mod E, stepped without a division per group */
+        uint64_t g = p / ppe;
+        unsigned e = (unsigned)(g % E);
         while (p < end) {
-            const uint64_t group_end = GS_MIN(end, (p / ppe + 1) * ppe);
-            count[(p / ppe) % E] += (double)(group_end - p);
+            const uint64_t group_end = GS_MIN(end, (g + 1) * ppe);
+            count[e] += (double)(group_end - p);
             p = group_end;
+            ++g;
+            if (++e == E) e = 0;
         }
     } else {
         for (unsigned e = 0; e < E; ++e)

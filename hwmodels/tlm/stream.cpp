@@ -211,7 +211,25 @@ DmaEngine::DmaEngine(sc_core::sc_module_name name, Run &run, unsigned core, unsi
     trans_.set_dmi_allowed(false);
 }
 
-DmaEngine::Timing DmaEngine::serve(const gs_instr *in, const gs_dma_plan &plan, uint64_t ready_ps,
+TransferHbm::TransferHbm(const Run &r, const gs_instr *in, const gs_dma_plan &plan)
+    : src_hbm(false), hbm_bytes(0), charge(0), addr(0)
+{
+    if (!plan.hbm) return;
+    src_hbm = in->in[0].space == GS_MEM_HBM;
+    /* HBM charge: every HBM side of the transfer passes the server (an HBM->HBM copy twice),
+     * and never less than the bytes the statistics count as HBM traffic, so the memory-bound
+     * roofline stays a true lower bound. */
+    const int sides = (int)src_hbm + (int)(in->n_out > 0 && in->out[0].space == GS_MEM_HBM);
+    hbm_bytes = gs_cost_hbm_bytes(in);
+    charge =
+        std::max((double)std::max(sides, 1), plan.eff_bytes > 0 ? hbm_bytes / plan.eff_bytes : 0);
+    const gs_ap &ap = src_hbm ? in->in[0] : in->out[0];
+    const gs_tensor_info *ti = ap.tensor >= 0 ? gs_program_tensor(r.prog, ap.tensor) : nullptr;
+    addr = (ti ? ti->hbm_addr : 0) +
+           (uint64_t)std::max<int64_t>(ap.offset, 0) * gs_dtype_size(ap.dtype);
+}
+
+DmaEngine::Timing DmaEngine::serve(const gs_dma_plan &plan, const TransferHbm &x, uint64_t ready_ps,
                                    unsigned copies)
 {
     Run &r = run_;
@@ -227,23 +245,11 @@ DmaEngine::Timing DmaEngine::serve(const gs_instr *in, const gs_dma_plan &plan, 
     t.port_ps = 0;
     uint64_t latency = 0;
     if (plan.hbm && sh.eff_bytes > 0) {
-        /* HBM charge: every HBM side of the transfer passes the server (an HBM->HBM copy
-         * twice), and never less than the bytes the statistics count as HBM traffic, so the
-         * memory-bound roofline stays a true lower bound. */
-        const bool src_hbm = in->in[0].space == GS_MEM_HBM;
-        const int sides = (int)src_hbm + (int)(in->n_out > 0 && in->out[0].space == GS_MEM_HBM);
-        const double hbm_bytes = gs_cost_hbm_bytes(in);
-        const double charge = std::max((double)std::max(sides, 1),
-                                       plan.eff_bytes > 0 ? hbm_bytes / plan.eff_bytes : 0);
         /* `copies` engines with this same share, free at the same time, pass the HBM as one
          * reservation: their transfer ends together either way (one timed event for all) */
-        const uint64_t charged = (uint64_t)std::ceil(sh.eff_bytes * charge) * copies;
-        const gs_ap &ap = src_hbm ? in->in[0] : in->out[0];
-        const gs_tensor_info *ti = ap.tensor >= 0 ? gs_program_tensor(r.prog, ap.tensor) : nullptr;
-        const uint64_t addr = (ti ? ti->hbm_addr : 0) +
-                              (uint64_t)std::max<int64_t>(ap.offset, 0) * gs_dtype_size(ap.dtype);
-        trans_.set_command(src_hbm ? tlm::TLM_READ_COMMAND : tlm::TLM_WRITE_COMMAND);
-        trans_.set_address(addr);
+        const uint64_t charged = (uint64_t)std::ceil(sh.eff_bytes * x.charge) * copies;
+        trans_.set_command(x.src_hbm ? tlm::TLM_READ_COMMAND : tlm::TLM_WRITE_COMMAND);
+        trans_.set_address(x.addr);
         trans_.set_data_length((unsigned)std::min<uint64_t>(charged, UINT32_MAX));
         trans_.set_streaming_width(trans_.get_data_length());
         trans_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
@@ -257,9 +263,10 @@ DmaEngine::Timing DmaEngine::serve(const gs_instr *in, const gs_dma_plan &plan, 
         const uint64_t uncontended = std::max(end, bytes_at + r.hbm->service_ps(charged / copies));
         if (hbm_end > end) end = hbm_end;
         t.port_ps = end - std::min(end, uncontended);
-        r.hbm_rate(bytes_at, end,
-                   copies * sh.bytes * (hbm_bytes / std::max(plan.bytes, 1.0)) * 1000.0 /
-                       (double)std::max<uint64_t>(end - bytes_at, 1));
+        if (r.hbm_counter) /* the trace's bandwidth counter */
+            r.hbm_rate(bytes_at, end,
+                       copies * sh.bytes * (x.hbm_bytes / std::max(plan.bytes, 1.0)) * 1000.0 /
+                           (double)std::max<uint64_t>(end - bytes_at, 1));
         /* the access latency delays the share's completion, but the engine pipelines it: it
          * is free for the next share once the bytes have passed */
         latency = r.hbm_latency_ps;
@@ -289,6 +296,7 @@ TransferTiming run_transfer(Run &run, std::vector<std::unique_ptr<DmaEngine>> &e
     TransferTiming t = {ready_ps, 0};
     uint64_t first = UINT64_MAX;
     const unsigned n = std::min<unsigned>(plan.n_engines, (unsigned)engines.size());
+    const TransferHbm x(run, in, plan);
     for (unsigned e = 0; e < n;) {
         const gs_dma_share &sh = plan.share[e];
         if (!(sh.bytes > 0)) {
@@ -310,7 +318,7 @@ TransferTiming run_transfer(Run &run, std::vector<std::unique_ptr<DmaEngine>> &e
             run.hbm->service_ps((uint64_t)std::ceil(sh.eff_bytes) * g) >
                 ns_to_ps_ceil(sh.eff_bytes / plan.engine_bw))
             g = 1;
-        const DmaEngine::Timing s = engines[e]->serve(in, plan, ready_ps, g);
+        const DmaEngine::Timing s = engines[e]->serve(plan, x, ready_ps, g);
         for (unsigned k = 0; k < g; ++k)
             engines[e + k]->account(s, i, in, plan);
         first = std::min(first, s.start_ps);

@@ -122,6 +122,15 @@ class ComputeEngine : public Stream
     std::vector<std::unique_ptr<DmaEngine>> &dma_engines_;
 };
 
+/* What every share of one transfer presents to the HBM target (computed once per transfer). */
+struct TransferHbm {
+    TransferHbm(const Run &r, const gs_instr *in, const gs_dma_plan &plan);
+    bool src_hbm;     /* reads HBM (else writes it) */
+    double hbm_bytes; /* gs_cost_hbm_bytes of the instruction */
+    double charge;    /* HBM bytes charged per effective byte of a share */
+    uint64_t addr;    /* HBM address of the HBM side */
+};
+
 /* One DMA engine of a core: serves transfer shares one at a time, in the order they arrive. */
 class DmaEngine : public sc_core::sc_module
 {
@@ -138,10 +147,10 @@ class DmaEngine : public sc_core::sc_module
     };
     /* When a share arriving at ready_ps would start here. */
     uint64_t start_for(uint64_t ready_ps) const { return std::max(ready_ps, free_ps_); }
-    /* The timing of this engine's share of `plan` arriving at ready_ps (>= now), reserving the
-     * HBM for it and for copies - 1 more engines with the same share that start at the same
-     * time (they end together). Changes nothing of the engine: account() does. */
-    Timing serve(const gs_instr *in, const gs_dma_plan &plan, uint64_t ready_ps,
+    /* The timing of this engine's share of `plan` (HBM side `x`) arriving at ready_ps (>= now),
+     * reserving the HBM for it and for copies - 1 more engines with the same share that start
+     * at the same time (they end together). Changes nothing of the engine: account() does. */
+    Timing serve(const gs_dma_plan &plan, const TransferHbm &x, uint64_t ready_ps,
                  unsigned copies = 1);
     /* Occupy this engine for its share of instruction i with timing t (statistics, trace). */
     void account(const Timing &t, uint32_t i, const gs_instr *in, const gs_dma_plan &plan);
