@@ -337,12 +337,19 @@ void gs_cost_dma_plan(const gs_config *c, const gs_instr *in, gs_dma_plan *r)
         r->share[e].eff_bytes = count[e] * row_eff;
         r->share[e].descriptors = count[e] * runs;
     }
+    /* summed in locals (in engine order, as before): through *r every add waited for the
+     * previous store */
+    unsigned used = 0;
+    double eff = 0.0, descriptors = 0.0;
     for (unsigned e = 0; e < E; ++e) {
         if (!(r->share[e].bytes > 0.0)) continue;
-        r->engines_used++;
-        r->eff_bytes += r->share[e].eff_bytes;
-        r->descriptors += r->share[e].descriptors;
+        used++;
+        eff += r->share[e].eff_bytes;
+        descriptors += r->share[e].descriptors;
     }
+    r->engines_used = used;
+    r->eff_bytes = eff;
+    r->descriptors = descriptors;
 }
 
 double gs_dma_share_ns(const gs_dma_plan *p, unsigned e)

@@ -194,7 +194,7 @@ uint64_t ComputeEngine::execute(uint32_t i, const gs_instr *in, uint64_t lead_ps
     gs_dma_plan plan;
     gs_cost_dma_plan(run_.cfg, in, &plan);
     const uint64_t now = sc_core::sc_time_stamp().value();
-    const TransferTiming t = run_transfer(run_, dma_engines_, i, in, plan, now);
+    const TransferTiming t = run_transfer(run_, dma_engines_, i, in, plan, now, xfer_);
     wait_ps(t.end_ps - now);
     count_transfer(plan.bytes);
     return t.port_ps;
@@ -211,9 +211,11 @@ DmaEngine::DmaEngine(sc_core::sc_module_name name, Run &run, unsigned core, unsi
     trans_.set_dmi_allowed(false);
 }
 
-TransferHbm::TransferHbm(const Run &r, const gs_instr *in, const gs_dma_plan &plan)
-    : src_hbm(false), hbm_bytes(0), charge(0), addr(0)
+void TransferHbm::start(const Run &r, const gs_instr *in, const gs_dma_plan &plan)
 {
+    src_hbm = false;
+    hbm_bytes = charge = 0;
+    addr = 0;
     if (!plan.hbm) return;
     src_hbm = in->in[0].space == GS_MEM_HBM;
     /* HBM charge: every HBM side of the transfer passes the server (an HBM->HBM copy twice),
@@ -229,7 +231,38 @@ TransferHbm::TransferHbm(const Run &r, const gs_instr *in, const gs_dma_plan &pl
            (uint64_t)std::max<int64_t>(ap.offset, 0) * gs_dtype_size(ap.dtype);
 }
 
-DmaEngine::Timing DmaEngine::serve(const gs_dma_plan &plan, const TransferHbm &x, uint64_t ready_ps,
+const TransferHbm::ShareCost &TransferHbm::cost(const Run &r, const gs_dma_plan &plan,
+                                                const gs_dma_share &sh, unsigned engines)
+{
+    Key k;
+    k.eff_bytes = sh.eff_bytes;
+    k.descriptors = sh.descriptors;
+    k.fixed_ns = plan.fixed_ns;
+    k.descriptor_ns = plan.descriptor_ns;
+    k.engine_bw = plan.engine_bw;
+    k.charge = charge;
+    k.hbm = plan.hbm;
+    k.engines = engines;
+    if (k == key_) return cost_;
+    key_ = k;
+    cost_.setup_ps = ns_to_ps(plan.fixed_ns + sh.descriptors * plan.descriptor_ns);
+    cost_.stream_ps = plan.engine_bw > 0 ? ns_to_ps_ceil(sh.eff_bytes / plan.engine_bw) : 0;
+    cost_.charged = (uint64_t)std::ceil(sh.eff_bytes * charge);
+    /* service_ps is monotonic in the bytes: the groups that pass are those up to the first that
+     * does not */
+    cost_.max_group = engines;
+    if (plan.hbm && plan.engine_bw > 0) {
+        const uint64_t unit = (uint64_t)std::ceil(sh.eff_bytes);
+        unsigned g = 1;
+        while (g < engines && r.hbm->service_ps(unit * (g + 1)) <= cost_.stream_ps)
+            ++g;
+        cost_.max_group = g;
+    }
+    return cost_;
+}
+
+DmaEngine::Timing DmaEngine::serve(const gs_dma_plan &plan, const TransferHbm &x,
+                                   const TransferHbm::ShareCost &c, uint64_t ready_ps,
                                    unsigned copies)
 {
     Run &r = run_;
@@ -238,16 +271,14 @@ DmaEngine::Timing DmaEngine::serve(const gs_dma_plan &plan, const TransferHbm &x
     Timing t;
     t.start_ps = std::max(ready_ps, free_ps_);
     /* fixed cost and descriptors, then the bytes at the engine's rate */
-    uint64_t bytes_at = t.start_ps + ns_to_ps(plan.fixed_ns + sh.descriptors * plan.descriptor_ns);
-    const uint64_t stream_ps =
-        plan.engine_bw > 0 ? ns_to_ps_ceil(sh.eff_bytes / plan.engine_bw) : 0;
-    uint64_t end = bytes_at + stream_ps; /* the engine is done with the share */
+    uint64_t bytes_at = t.start_ps + c.setup_ps;
+    uint64_t end = bytes_at + c.stream_ps; /* the engine is done with the share */
     t.port_ps = 0;
     uint64_t latency = 0;
     if (plan.hbm && sh.eff_bytes > 0) {
         /* `copies` engines with this same share, free at the same time, pass the HBM as one
          * reservation: their transfer ends together either way (one timed event for all) */
-        const uint64_t charged = (uint64_t)std::ceil(sh.eff_bytes * x.charge) * copies;
+        const uint64_t charged = c.charged * copies;
         trans_.set_command(x.src_hbm ? tlm::TLM_READ_COMMAND : tlm::TLM_WRITE_COMMAND);
         trans_.set_address(x.addr);
         trans_.set_data_length((unsigned)std::min<uint64_t>(charged, UINT32_MAX));
@@ -291,34 +322,35 @@ void DmaEngine::account(const Timing &t, uint32_t i, const gs_instr *in, const g
 }
 
 TransferTiming run_transfer(Run &run, std::vector<std::unique_ptr<DmaEngine>> &engines, uint32_t i,
-                            const gs_instr *in, const gs_dma_plan &plan, uint64_t ready_ps)
+                            const gs_instr *in, const gs_dma_plan &plan, uint64_t ready_ps,
+                            TransferHbm &x)
 {
     TransferTiming t = {ready_ps, 0};
     uint64_t first = UINT64_MAX;
     const unsigned n = std::min<unsigned>(plan.n_engines, (unsigned)engines.size());
-    const TransferHbm x(run, in, plan);
+    x.start(run, in, plan);
     for (unsigned e = 0; e < n;) {
         const gs_dma_share &sh = plan.share[e];
         if (!(sh.bytes > 0)) {
             ++e;
             continue;
         }
-        /* engines in a row with the same share, free at the same time: one reservation */
+        const TransferHbm::ShareCost &c = x.cost(run, plan, sh, n);
+        /* engines in a row with the same share, free at the same time: one reservation, but
+         * only while the HBM passes the whole group within one share's streaming time
+         * (c.max_group): then the group ends as its shares would one by one; when the HBM is
+         * the limit, shares are reserved one by one so that each engine is freed as soon as its
+         * own bytes passed. The scan stops one past max_group: that group is too large
+         * already. */
         const uint64_t start = engines[e]->start_for(ready_ps);
         unsigned g = 1;
-        while (e + g < n && plan.share[e + g].bytes == sh.bytes &&
+        while (e + g < n && g <= c.max_group && plan.share[e + g].bytes == sh.bytes &&
                plan.share[e + g].eff_bytes == sh.eff_bytes &&
                plan.share[e + g].descriptors == sh.descriptors &&
                engines[e + g]->start_for(ready_ps) == start)
             ++g;
-        /* only while the HBM passes the whole group within one share's streaming time: then
-         * the group ends as its shares would one by one; when the HBM is the limit, shares are
-         * reserved one by one so that each engine is freed as soon as its own bytes passed */
-        if (g > 1 && plan.hbm && plan.engine_bw > 0 &&
-            run.hbm->service_ps((uint64_t)std::ceil(sh.eff_bytes) * g) >
-                ns_to_ps_ceil(sh.eff_bytes / plan.engine_bw))
-            g = 1;
-        const DmaEngine::Timing s = engines[e]->serve(plan, x, ready_ps, g);
+        if (g > c.max_group) g = 1;
+        const DmaEngine::Timing s = engines[e]->serve(plan, x, c, ready_ps, g);
         for (unsigned k = 0; k < g; ++k)
             engines[e + k]->account(s, i, in, plan);
         first = std::min(first, s.start_ps);
@@ -397,7 +429,7 @@ void DmaQueue::issue_thread()
         if (in->n_out > 0 && is_local(in->out[0].space))
             local_access(i, in, in->out[0], tlm::TLM_WRITE_COMMAND);
         if (r.status != GS_OK) return;
-        const TransferTiming t = run_transfer(r, engines_, i, in, plan, ready);
+        const TransferTiming t = run_transfer(r, engines_, i, in, plan, ready, xfer_);
         r.instr(i).hbm_wait_ps = t.port_ps;
         count_transfer(plan.bytes);
         /* wake the completion thread only when this transfer ends before the one it waits for */
