@@ -16,15 +16,26 @@ namespace
 constexpr std::size_t kStackBytes = 1u << 20;
 
 /*
- * Start loading this stream's next instruction record while the current one is simulated:
- * big programs do not fit in cache (a gs_instr is ~0.5 KiB, spread over several cache lines)
+ * Start loading this stream's next instruction records while the current one is simulated:
+ * big programs do not fit in cache (a gs_instr is ~0.4 KiB, spread over several cache lines)
  * and the first touch of each record was the largest single cost per simulated instruction.
+ * The record two ahead is fetched, and the dependency list of the next one (its record was
+ * fetched one instruction ago, so reading where its list lies does not stall).
  */
 void prefetch_instr(const gs_instr *in)
 {
     const char *p = reinterpret_cast<const char *>(in);
     for (std::size_t off = 0; off < sizeof *in; off += 64)
         __builtin_prefetch(p + off);
+}
+
+void prefetch_ahead(const gs_program *prog, const std::vector<uint32_t> &instrs, std::size_t pos)
+{
+    if (pos + 2 < instrs.size()) prefetch_instr(gs_program_instr(prog, instrs[pos + 2]));
+    if (pos + 1 < instrs.size()) {
+        const gs_instr *next = gs_program_instr(prog, instrs[pos + 1]);
+        if (next->n_deps) __builtin_prefetch(next->deps);
+    }
 }
 
 bool is_local(gs_memspace s)
@@ -170,7 +181,7 @@ void ComputeEngine::thread()
     for (pos_ = 0; pos_ < instrs.size(); ++pos_) {
         const uint32_t i = instrs[pos_];
         const gs_instr *in = gs_program_instr(r.prog, i);
-        if (pos_ + 1 < instrs.size()) prefetch_instr(gs_program_instr(r.prog, instrs[pos_ + 1]));
+        prefetch_ahead(r.prog, instrs, pos_);
         wait_deps(in);
         const uint64_t start = dep_start(i, in, prev_end_ps_, prev_idx_);
         const uint64_t now = sc_core::sc_time_stamp().value();
@@ -412,7 +423,7 @@ void DmaQueue::issue_thread()
     for (pos_ = 0; pos_ < instrs.size(); ++pos_) {
         const uint32_t i = instrs[pos_];
         const gs_instr *in = gs_program_instr(r.prog, i);
-        if (pos_ + 1 < instrs.size()) prefetch_instr(gs_program_instr(r.prog, instrs[pos_ + 1]));
+        prefetch_ahead(r.prog, instrs, pos_);
         wait_deps(in);
         /* triggered in queue order, then the shares reach the engines issue_latency later */
         const uint64_t trigger = dep_start(i, in, last_trigger, last_idx);
