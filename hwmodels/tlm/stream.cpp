@@ -245,7 +245,12 @@ void TransferHbm::start(const Run &r, const gs_instr *in, const gs_dma_plan &pla
 const TransferHbm::ShareCost &TransferHbm::cost(const Run &r, const gs_dma_plan &plan,
                                                 const gs_dma_share &sh, unsigned engines)
 {
-    Key k;
+    Key &k = key_;
+    if (sh.eff_bytes == k.eff_bytes && sh.descriptors == k.descriptors &&
+        plan.fixed_ns == k.fixed_ns && plan.descriptor_ns == k.descriptor_ns &&
+        plan.engine_bw == k.engine_bw && charge == k.charge && plan.hbm == k.hbm &&
+        engines == k.engines)
+        return cost_;
     k.eff_bytes = sh.eff_bytes;
     k.descriptors = sh.descriptors;
     k.fixed_ns = plan.fixed_ns;
@@ -254,8 +259,6 @@ const TransferHbm::ShareCost &TransferHbm::cost(const Run &r, const gs_dma_plan 
     k.charge = charge;
     k.hbm = plan.hbm;
     k.engines = engines;
-    if (k == key_) return cost_;
-    key_ = k;
     cost_.setup_ps = ns_to_ps(plan.fixed_ns + sh.descriptors * plan.descriptor_ns);
     cost_.stream_ps = plan.engine_bw > 0 ? ns_to_ps_ceil(sh.eff_bytes / plan.engine_bw) : 0;
     cost_.charged = (uint64_t)std::ceil(sh.eff_bytes * charge);

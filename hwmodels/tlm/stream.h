@@ -130,19 +130,13 @@ class TransferHbm
                           unsigned engines);
 
   private:
-    /* what cost_ was computed from */
+    /* what cost_ was computed from (compared field by field: a key built on the stack and
+     * compared as a whole stalled on store forwarding) */
     struct Key {
         double eff_bytes = -1, descriptors = -1, fixed_ns = -1, descriptor_ns = -1, engine_bw = -1,
                charge = -1;
         int hbm = -1;
         unsigned engines = 0;
-        bool operator==(const Key &o) const
-        {
-            return eff_bytes == o.eff_bytes && descriptors == o.descriptors &&
-                   fixed_ns == o.fixed_ns && descriptor_ns == o.descriptor_ns &&
-                   engine_bw == o.engine_bw && charge == o.charge && hbm == o.hbm &&
-                   engines == o.engines;
-        }
     };
     Key key_;
     ShareCost cost_;
