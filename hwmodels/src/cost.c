@@ -352,6 +352,24 @@ void gs_cost_dma_plan(const gs_config *c, const gs_instr *in, gs_dma_plan *r)
     r->descriptors = descriptors;
 }
 
+/* Every field of a pattern but its offset and tensor (gs_cost_dma_plan reads neither). */
+static int same_ap_shape(const gs_ap *a, const gs_ap *b)
+{
+    if (a->part_stride != b->part_stride || a->part_start != b->part_start ||
+        a->part_count != b->part_count || a->core != b->core || a->space != b->space ||
+        a->dtype != b->dtype || a->ndim != b->ndim || a->bad_view != b->bad_view)
+        return 0;
+    for (int k = 0; k < GS_AP_MAX_DIMS; k++)
+        if (a->shape[k] != b->shape[k] || a->stride[k] != b->stride[k]) return 0;
+    return 1;
+}
+
+int gs_cost_dma_same_shape(const gs_instr *a, const gs_instr *b)
+{
+    return a->op == b->op && a->n_in == b->n_in && a->n_out == b->n_out &&
+           same_ap_shape(&a->in[0], &b->in[0]) && same_ap_shape(&a->out[0], &b->out[0]);
+}
+
 double gs_dma_share_ns(const gs_dma_plan *p, unsigned e)
 {
     if (e >= p->n_engines || !(p->share[e].bytes > 0.0)) return 0.0;

@@ -432,8 +432,10 @@ void DmaQueue::issue_thread()
         const uint64_t trigger = dep_start(i, in, last_trigger, last_idx);
         last_trigger = trigger;
         last_idx = i;
-        gs_dma_plan plan;
-        gs_cost_dma_plan(r.cfg, in, &plan);
+        /* the previous transfer's plan when it has the same shape (a loop's loads) */
+        if (!planned_ || !gs_cost_dma_same_shape(planned_, in)) gs_cost_dma_plan(r.cfg, in, &plan_);
+        planned_ = in;
+        const gs_dma_plan &plan = plan_;
         /* reserved now for the time the shares reach the engines: the engines and the HBM take
          * reservations ahead of time in trigger order, which is ready order (one issue latency
          * for every transfer of a core), so the queue need not wait here */

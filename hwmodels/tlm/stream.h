@@ -221,6 +221,8 @@ class DmaQueue : public Stream
     tlm::tlm_generic_payload local_trans_;
     std::vector<std::unique_ptr<DmaEngine>> &engines_;
     TransferHbm xfer_;
+    const gs_instr *planned_ = nullptr; /* the instruction plan_ was made for */
+    gs_dma_plan plan_{};
     /* transfers in flight: (end, instruction), earliest end first */
     using Pending = std::pair<uint64_t, uint32_t>;
     std::priority_queue<Pending, std::vector<Pending>, std::greater<Pending>> pending_;
