@@ -316,10 +316,15 @@ void gs_cost_dma_plan(const gs_config *c, const gs_instr *in, gs_dma_plan *r)
     if (side) {
         uint64_t p = side->part_start;
         const uint64_t end = p + rows;
+        /* group g = p / ppe and its engine g mod E, stepped without a division per group */
+        uint64_t g = p / ppe;
+        unsigned e = (unsigned)(g % E);
         while (p < end) {
-            const uint64_t group_end = GS_MIN(end, (p / ppe + 1) * ppe);
-            count[(p / ppe) % E] += (double)(group_end - p);
+            const uint64_t group_end = GS_MIN(end, (g + 1) * ppe);
+            count[e] += (double)(group_end - p);
             p = group_end;
+            ++g;
+            if (++e == E) e = 0;
         }
     } else {
         for (unsigned e = 0; e < E; ++e)
@@ -332,12 +337,37 @@ void gs_cost_dma_plan(const gs_config *c, const gs_instr *in, gs_dma_plan *r)
         r->share[e].eff_bytes = count[e] * row_eff;
         r->share[e].descriptors = count[e] * runs;
     }
+    /* summed in locals (in engine order, as before): through *r every add waited for the
+     * previous store */
+    unsigned used = 0;
+    double eff = 0.0, descriptors = 0.0;
     for (unsigned e = 0; e < E; ++e) {
         if (!(r->share[e].bytes > 0.0)) continue;
-        r->engines_used++;
-        r->eff_bytes += r->share[e].eff_bytes;
-        r->descriptors += r->share[e].descriptors;
+        used++;
+        eff += r->share[e].eff_bytes;
+        descriptors += r->share[e].descriptors;
     }
+    r->engines_used = used;
+    r->eff_bytes = eff;
+    r->descriptors = descriptors;
+}
+
+/* Every field of a pattern but its offset and tensor (gs_cost_dma_plan reads neither). */
+static int same_ap_shape(const gs_ap *a, const gs_ap *b)
+{
+    if (a->part_stride != b->part_stride || a->part_start != b->part_start ||
+        a->part_count != b->part_count || a->core != b->core || a->space != b->space ||
+        a->dtype != b->dtype || a->ndim != b->ndim || a->bad_view != b->bad_view)
+        return 0;
+    for (int k = 0; k < GS_AP_MAX_DIMS; k++)
+        if (a->shape[k] != b->shape[k] || a->stride[k] != b->stride[k]) return 0;
+    return 1;
+}
+
+int gs_cost_dma_same_shape(const gs_instr *a, const gs_instr *b)
+{
+    return a->op == b->op && a->n_in == b->n_in && a->n_out == b->n_out &&
+           same_ap_shape(&a->in[0], &b->in[0]) && same_ap_shape(&a->out[0], &b->out[0]);
 }
 
 double gs_dma_share_ns(const gs_dma_plan *p, unsigned e)

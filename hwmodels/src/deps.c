@@ -243,10 +243,31 @@ static int ap_overlap_exact(const gs_ap *a, const gs_ap *b)
     return 0;
 }
 
+/* Whether the pattern is one contiguous run: ap_runs(a, ..., 2) == 1, without enumerating
+ * when the count of unmerged runs decides it (0: none; 1: one; over 2: more than ap_runs
+ * enumerates). Only a count of exactly 2 (two runs that may touch) is enumerated. The count is
+ * ap_runs' own, step by step. */
 static int is_dense(const gs_ap *a)
 {
-    long n = ap_runs(a, g_runs_a, 2);
-    return n == 1;
+    uint32_t shape[GS_AP_MAX_DIMS + 1];
+    int64_t stride[GS_AP_MAX_DIMS + 1];
+    int nd = 0;
+    if (a->space == GS_MEM_HBM) {
+        shape[nd] = a->part_count;
+        stride[nd++] = a->part_stride;
+    }
+    for (int k = 0; k < a->ndim; k++) {
+        shape[nd] = a->shape[k];
+        stride[nd++] = a->stride[k];
+    }
+    const int inner_dims = nd > 0 && stride[nd - 1] == 1 ? nd - 1 : nd;
+    long count = 1;
+    for (int k = 0; k < inner_dims; k++) {
+        if (count > 2 / (long)GS_MAX(shape[k], 1u)) return 0;
+        count *= (long)shape[k];
+    }
+    if (count != 2) return count == 1;
+    return ap_runs(a, g_runs_a, 2) == 1;
 }
 
 static region *region_of(tracker *t, const gs_ap *a)

@@ -6,7 +6,7 @@
  * is one DMA engine's share of a transfer, arriving at now + the annotated delay (a share may
  * be reserved ahead, when its engine is still busy). It needs the server for
  * bytes / hbm_bandwidth and takes the idle time after its arrival, gap by gap, until it has had
- * that much (reservations are kept as a list of busy intervals: work-conserving, so a later
+ * that much (reservations are kept as busy intervals, busy_intervals.h: work-conserving, so a later
  * reservation for an earlier time fills the gaps instead of queueing behind a future one). The
  * annotated delay returned is "until the server has passed these bytes": N engines streaming at
  * once share hbm_bandwidth, and one engine gets min(its own rate, hbm_bandwidth). The access
@@ -22,14 +22,14 @@
 #ifndef GS_TLM_HBM_TARGET_H
 #define GS_TLM_HBM_TARGET_H
 
+#include <cmath>
 #include <cstdint>
-#include <utility>
-#include <vector>
 
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/multi_passthrough_target_socket.h>
 
+#include "busy_intervals.h"
 #include "gs/config.h"
 
 namespace gs_tlm
@@ -44,7 +44,15 @@ class HbmTarget : public sc_core::sc_module
 
     /* Time the server needs for `bytes` (rounded up to a picosecond: never faster than the
      * bandwidth). */
-    uint64_t service_ps(uint64_t bytes) const;
+    uint64_t service_ps(uint64_t bytes) const
+    {
+        /* the shares of one transfer ask for the same sizes again and again */
+        if (bytes != memo_bytes_) {
+            memo_bytes_ = bytes;
+            memo_ps_ = (uint64_t)std::ceil((double)bytes * 1000.0 / bytes_per_ns_);
+        }
+        return memo_ps_;
+    }
 
     uint64_t busy_ps() const { return busy_ps_; }
     uint64_t bytes() const { return bytes_; }
@@ -52,9 +60,8 @@ class HbmTarget : public sc_core::sc_module
   private:
     void b_transport(int id, tlm::tlm_generic_payload &trans, sc_core::sc_time &delay);
     double bytes_per_ns_;
-    /* reserved busy intervals [start, end), sorted, disjoint; those ended before now are
-     * dropped */
-    std::vector<std::pair<uint64_t, uint64_t>> busy_;
+    mutable uint64_t memo_bytes_ = 0, memo_ps_ = 0; /* service_ps(0) is 0 */
+    BusyIntervals busy_; /* reservations; those ended before now are dropped */
     uint64_t busy_ps_ = 0;
     uint64_t bytes_ = 0;
 };

@@ -16,15 +16,26 @@ namespace
 constexpr std::size_t kStackBytes = 1u << 20;
 
 /*
- * Start loading this stream's next instruction record while the current one is simulated:
- * big programs do not fit in cache (a gs_instr is ~0.5 KiB, spread over several cache lines)
+ * Start loading this stream's next instruction records while the current one is simulated:
+ * big programs do not fit in cache (a gs_instr is ~0.4 KiB, spread over several cache lines)
  * and the first touch of each record was the largest single cost per simulated instruction.
+ * The record two ahead is fetched, and the dependency list of the next one (its record was
+ * fetched one instruction ago, so reading where its list lies does not stall).
  */
 void prefetch_instr(const gs_instr *in)
 {
     const char *p = reinterpret_cast<const char *>(in);
     for (std::size_t off = 0; off < sizeof *in; off += 64)
         __builtin_prefetch(p + off);
+}
+
+void prefetch_ahead(const gs_program *prog, const std::vector<uint32_t> &instrs, std::size_t pos)
+{
+    if (pos + 2 < instrs.size()) prefetch_instr(gs_program_instr(prog, instrs[pos + 2]));
+    if (pos + 1 < instrs.size()) {
+        const gs_instr *next = gs_program_instr(prog, instrs[pos + 1]);
+        if (next->n_deps) __builtin_prefetch(next->deps);
+    }
 }
 
 bool is_local(gs_memspace s)
@@ -170,7 +181,7 @@ void ComputeEngine::thread()
     for (pos_ = 0; pos_ < instrs.size(); ++pos_) {
         const uint32_t i = instrs[pos_];
         const gs_instr *in = gs_program_instr(r.prog, i);
-        if (pos_ + 1 < instrs.size()) prefetch_instr(gs_program_instr(r.prog, instrs[pos_ + 1]));
+        prefetch_ahead(r.prog, instrs, pos_);
         wait_deps(in);
         const uint64_t start = dep_start(i, in, prev_end_ps_, prev_idx_);
         const uint64_t now = sc_core::sc_time_stamp().value();
@@ -194,7 +205,7 @@ uint64_t ComputeEngine::execute(uint32_t i, const gs_instr *in, uint64_t lead_ps
     gs_dma_plan plan;
     gs_cost_dma_plan(run_.cfg, in, &plan);
     const uint64_t now = sc_core::sc_time_stamp().value();
-    const TransferTiming t = run_transfer(run_, dma_engines_, i, in, plan, now);
+    const TransferTiming t = run_transfer(run_, dma_engines_, i, in, plan, now, xfer_);
     wait_ps(t.end_ps - now);
     count_transfer(plan.bytes);
     return t.port_ps;
@@ -211,7 +222,61 @@ DmaEngine::DmaEngine(sc_core::sc_module_name name, Run &run, unsigned core, unsi
     trans_.set_dmi_allowed(false);
 }
 
-DmaEngine::Timing DmaEngine::serve(const gs_instr *in, const gs_dma_plan &plan, uint64_t ready_ps,
+void TransferHbm::start(const Run &r, const gs_instr *in, const gs_dma_plan &plan)
+{
+    src_hbm = false;
+    hbm_bytes = charge = 0;
+    addr = 0;
+    if (!plan.hbm) return;
+    src_hbm = in->in[0].space == GS_MEM_HBM;
+    /* HBM charge: every HBM side of the transfer passes the server (an HBM->HBM copy twice),
+     * and never less than the bytes the statistics count as HBM traffic, so the memory-bound
+     * roofline stays a true lower bound. */
+    const int sides = (int)src_hbm + (int)(in->n_out > 0 && in->out[0].space == GS_MEM_HBM);
+    hbm_bytes = gs_cost_hbm_bytes(in);
+    charge =
+        std::max((double)std::max(sides, 1), plan.eff_bytes > 0 ? hbm_bytes / plan.eff_bytes : 0);
+    const gs_ap &ap = src_hbm ? in->in[0] : in->out[0];
+    const gs_tensor_info *ti = ap.tensor >= 0 ? gs_program_tensor(r.prog, ap.tensor) : nullptr;
+    addr = (ti ? ti->hbm_addr : 0) +
+           (uint64_t)std::max<int64_t>(ap.offset, 0) * gs_dtype_size(ap.dtype);
+}
+
+const TransferHbm::ShareCost &TransferHbm::cost(const Run &r, const gs_dma_plan &plan,
+                                                const gs_dma_share &sh, unsigned engines)
+{
+    Key &k = key_;
+    if (sh.eff_bytes == k.eff_bytes && sh.descriptors == k.descriptors &&
+        plan.fixed_ns == k.fixed_ns && plan.descriptor_ns == k.descriptor_ns &&
+        plan.engine_bw == k.engine_bw && charge == k.charge && plan.hbm == k.hbm &&
+        engines == k.engines)
+        return cost_;
+    k.eff_bytes = sh.eff_bytes;
+    k.descriptors = sh.descriptors;
+    k.fixed_ns = plan.fixed_ns;
+    k.descriptor_ns = plan.descriptor_ns;
+    k.engine_bw = plan.engine_bw;
+    k.charge = charge;
+    k.hbm = plan.hbm;
+    k.engines = engines;
+    cost_.setup_ps = ns_to_ps(plan.fixed_ns + sh.descriptors * plan.descriptor_ns);
+    cost_.stream_ps = plan.engine_bw > 0 ? ns_to_ps_ceil(sh.eff_bytes / plan.engine_bw) : 0;
+    cost_.charged = (uint64_t)std::ceil(sh.eff_bytes * charge);
+    /* service_ps is monotonic in the bytes: the groups that pass are those up to the first that
+     * does not */
+    cost_.max_group = engines;
+    if (plan.hbm && plan.engine_bw > 0) {
+        const uint64_t unit = (uint64_t)std::ceil(sh.eff_bytes);
+        unsigned g = 1;
+        while (g < engines && r.hbm->service_ps(unit * (g + 1)) <= cost_.stream_ps)
+            ++g;
+        cost_.max_group = g;
+    }
+    return cost_;
+}
+
+DmaEngine::Timing DmaEngine::serve(const gs_dma_plan &plan, const TransferHbm &x,
+                                   const TransferHbm::ShareCost &c, uint64_t ready_ps,
                                    unsigned copies)
 {
     Run &r = run_;
@@ -220,30 +285,16 @@ DmaEngine::Timing DmaEngine::serve(const gs_instr *in, const gs_dma_plan &plan, 
     Timing t;
     t.start_ps = std::max(ready_ps, free_ps_);
     /* fixed cost and descriptors, then the bytes at the engine's rate */
-    uint64_t bytes_at = t.start_ps + ns_to_ps(plan.fixed_ns + sh.descriptors * plan.descriptor_ns);
-    const uint64_t stream_ps =
-        plan.engine_bw > 0 ? ns_to_ps_ceil(sh.eff_bytes / plan.engine_bw) : 0;
-    uint64_t end = bytes_at + stream_ps; /* the engine is done with the share */
+    uint64_t bytes_at = t.start_ps + c.setup_ps;
+    uint64_t end = bytes_at + c.stream_ps; /* the engine is done with the share */
     t.port_ps = 0;
     uint64_t latency = 0;
     if (plan.hbm && sh.eff_bytes > 0) {
-        /* HBM charge: every HBM side of the transfer passes the server (an HBM->HBM copy
-         * twice), and never less than the bytes the statistics count as HBM traffic, so the
-         * memory-bound roofline stays a true lower bound. */
-        const bool src_hbm = in->in[0].space == GS_MEM_HBM;
-        const int sides = (int)src_hbm + (int)(in->n_out > 0 && in->out[0].space == GS_MEM_HBM);
-        const double hbm_bytes = gs_cost_hbm_bytes(in);
-        const double charge = std::max((double)std::max(sides, 1),
-                                       plan.eff_bytes > 0 ? hbm_bytes / plan.eff_bytes : 0);
         /* `copies` engines with this same share, free at the same time, pass the HBM as one
          * reservation: their transfer ends together either way (one timed event for all) */
-        const uint64_t charged = (uint64_t)std::ceil(sh.eff_bytes * charge) * copies;
-        const gs_ap &ap = src_hbm ? in->in[0] : in->out[0];
-        const gs_tensor_info *ti = ap.tensor >= 0 ? gs_program_tensor(r.prog, ap.tensor) : nullptr;
-        const uint64_t addr = (ti ? ti->hbm_addr : 0) +
-                              (uint64_t)std::max<int64_t>(ap.offset, 0) * gs_dtype_size(ap.dtype);
-        trans_.set_command(src_hbm ? tlm::TLM_READ_COMMAND : tlm::TLM_WRITE_COMMAND);
-        trans_.set_address(addr);
+        const uint64_t charged = c.charged * copies;
+        trans_.set_command(x.src_hbm ? tlm::TLM_READ_COMMAND : tlm::TLM_WRITE_COMMAND);
+        trans_.set_address(x.addr);
         trans_.set_data_length((unsigned)std::min<uint64_t>(charged, UINT32_MAX));
         trans_.set_streaming_width(trans_.get_data_length());
         trans_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
@@ -257,9 +308,10 @@ DmaEngine::Timing DmaEngine::serve(const gs_instr *in, const gs_dma_plan &plan, 
         const uint64_t uncontended = std::max(end, bytes_at + r.hbm->service_ps(charged / copies));
         if (hbm_end > end) end = hbm_end;
         t.port_ps = end - std::min(end, uncontended);
-        r.hbm_rate(bytes_at, end,
-                   copies * sh.bytes * (hbm_bytes / std::max(plan.bytes, 1.0)) * 1000.0 /
-                       (double)std::max<uint64_t>(end - bytes_at, 1));
+        if (r.hbm_counter) /* the trace's bandwidth counter */
+            r.hbm_rate(bytes_at, end,
+                       copies * sh.bytes * (x.hbm_bytes / std::max(plan.bytes, 1.0)) * 1000.0 /
+                           (double)std::max<uint64_t>(end - bytes_at, 1));
         /* the access latency delays the share's completion, but the engine pipelines it: it
          * is free for the next share once the bytes have passed */
         latency = r.hbm_latency_ps;
@@ -284,33 +336,35 @@ void DmaEngine::account(const Timing &t, uint32_t i, const gs_instr *in, const g
 }
 
 TransferTiming run_transfer(Run &run, std::vector<std::unique_ptr<DmaEngine>> &engines, uint32_t i,
-                            const gs_instr *in, const gs_dma_plan &plan, uint64_t ready_ps)
+                            const gs_instr *in, const gs_dma_plan &plan, uint64_t ready_ps,
+                            TransferHbm &x)
 {
     TransferTiming t = {ready_ps, 0};
     uint64_t first = UINT64_MAX;
     const unsigned n = std::min<unsigned>(plan.n_engines, (unsigned)engines.size());
+    x.start(run, in, plan);
     for (unsigned e = 0; e < n;) {
         const gs_dma_share &sh = plan.share[e];
         if (!(sh.bytes > 0)) {
             ++e;
             continue;
         }
-        /* engines in a row with the same share, free at the same time: one reservation */
+        const TransferHbm::ShareCost &c = x.cost(run, plan, sh, n);
+        /* engines in a row with the same share, free at the same time: one reservation, but
+         * only while the HBM passes the whole group within one share's streaming time
+         * (c.max_group): then the group ends as its shares would one by one; when the HBM is
+         * the limit, shares are reserved one by one so that each engine is freed as soon as its
+         * own bytes passed. The scan stops one past max_group: that group is too large
+         * already. */
         const uint64_t start = engines[e]->start_for(ready_ps);
         unsigned g = 1;
-        while (e + g < n && plan.share[e + g].bytes == sh.bytes &&
+        while (e + g < n && g <= c.max_group && plan.share[e + g].bytes == sh.bytes &&
                plan.share[e + g].eff_bytes == sh.eff_bytes &&
                plan.share[e + g].descriptors == sh.descriptors &&
                engines[e + g]->start_for(ready_ps) == start)
             ++g;
-        /* only while the HBM passes the whole group within one share's streaming time: then
-         * the group ends as its shares would one by one; when the HBM is the limit, shares are
-         * reserved one by one so that each engine is freed as soon as its own bytes passed */
-        if (g > 1 && plan.hbm && plan.engine_bw > 0 &&
-            run.hbm->service_ps((uint64_t)std::ceil(sh.eff_bytes) * g) >
-                ns_to_ps_ceil(sh.eff_bytes / plan.engine_bw))
-            g = 1;
-        const DmaEngine::Timing s = engines[e]->serve(in, plan, ready_ps, g);
+        if (g > c.max_group) g = 1;
+        const DmaEngine::Timing s = engines[e]->serve(plan, x, c, ready_ps, g);
         for (unsigned k = 0; k < g; ++k)
             engines[e + k]->account(s, i, in, plan);
         first = std::min(first, s.start_ps);
@@ -372,14 +426,16 @@ void DmaQueue::issue_thread()
     for (pos_ = 0; pos_ < instrs.size(); ++pos_) {
         const uint32_t i = instrs[pos_];
         const gs_instr *in = gs_program_instr(r.prog, i);
-        if (pos_ + 1 < instrs.size()) prefetch_instr(gs_program_instr(r.prog, instrs[pos_ + 1]));
+        prefetch_ahead(r.prog, instrs, pos_);
         wait_deps(in);
         /* triggered in queue order, then the shares reach the engines issue_latency later */
         const uint64_t trigger = dep_start(i, in, last_trigger, last_idx);
         last_trigger = trigger;
         last_idx = i;
-        gs_dma_plan plan;
-        gs_cost_dma_plan(r.cfg, in, &plan);
+        /* the previous transfer's plan when it has the same shape (a loop's loads) */
+        if (!planned_ || !gs_cost_dma_same_shape(planned_, in)) gs_cost_dma_plan(r.cfg, in, &plan_);
+        planned_ = in;
+        const gs_dma_plan &plan = plan_;
         /* reserved now for the time the shares reach the engines: the engines and the HBM take
          * reservations ahead of time in trigger order, which is ready order (one issue latency
          * for every transfer of a core), so the queue need not wait here */
@@ -389,7 +445,7 @@ void DmaQueue::issue_thread()
         if (in->n_out > 0 && is_local(in->out[0].space))
             local_access(i, in, in->out[0], tlm::TLM_WRITE_COMMAND);
         if (r.status != GS_OK) return;
-        const TransferTiming t = run_transfer(r, engines_, i, in, plan, ready);
+        const TransferTiming t = run_transfer(r, engines_, i, in, plan, ready, xfer_);
         r.instr(i).hbm_wait_ps = t.port_ps;
         count_transfer(plan.bytes);
         /* wake the completion thread only when this transfer ends before the one it waits for */

@@ -105,6 +105,43 @@ class Stream : public sc_core::sc_module
     gs_stream_counters &stats_; /* this stream's counters in the run's timeline */
 };
 
+/* A transfer's HBM side (set per transfer by start()) and the costs of its shares, kept from
+ * one transfer to the next: the shares of a transfer are mostly equal, and so are the transfers
+ * of a loop, so the costs are computed when their inputs change rather than once per engine. */
+class TransferHbm
+{
+  public:
+    void start(const Run &r, const gs_instr *in, const gs_dma_plan &plan);
+    bool src_hbm = false; /* reads HBM (else writes it) */
+    double hbm_bytes = 0; /* gs_cost_hbm_bytes of the instruction */
+    double charge = 0;    /* HBM bytes charged per effective byte of a share */
+    uint64_t addr = 0;    /* HBM address of the HBM side */
+
+    struct ShareCost {
+        uint64_t setup_ps = 0;  /* fixed cost and descriptors */
+        uint64_t stream_ps = 0; /* its effective bytes at the engine's rate */
+        uint64_t charged = 0;   /* HBM bytes reserved for one copy of it */
+        /* the largest group of such shares (up to the core's engines) that passes the HBM
+         * within one share's streaming time (see run_transfer) */
+        unsigned max_group = 1;
+    };
+    /* The costs of share `sh` of the started transfer on a core with `engines` engines. */
+    const ShareCost &cost(const Run &r, const gs_dma_plan &plan, const gs_dma_share &sh,
+                          unsigned engines);
+
+  private:
+    /* what cost_ was computed from (compared field by field: a key built on the stack and
+     * compared as a whole stalled on store forwarding) */
+    struct Key {
+        double eff_bytes = -1, descriptors = -1, fixed_ns = -1, descriptor_ns = -1, engine_bw = -1,
+               charge = -1;
+        int hbm = -1;
+        unsigned engines = 0;
+    };
+    Key key_;
+    ShareCost cost_;
+};
+
 /* A compute engine: cost from gs_cost_compute_ns (with its own gs_cost_state, e.g. the scalar
  * engine's loaded activation table); gather adds its transfer through HBM. */
 class ComputeEngine : public Stream
@@ -120,6 +157,7 @@ class ComputeEngine : public Stream
     uint64_t execute(uint32_t i, const gs_instr *in, uint64_t lead_ps);
     gs_cost_state cost_state_;
     std::vector<std::unique_ptr<DmaEngine>> &dma_engines_;
+    TransferHbm xfer_;
 };
 
 /* One DMA engine of a core: serves transfer shares one at a time, in the order they arrive. */
@@ -138,11 +176,11 @@ class DmaEngine : public sc_core::sc_module
     };
     /* When a share arriving at ready_ps would start here. */
     uint64_t start_for(uint64_t ready_ps) const { return std::max(ready_ps, free_ps_); }
-    /* The timing of this engine's share of `plan` arriving at ready_ps (>= now), reserving the
-     * HBM for it and for copies - 1 more engines with the same share that start at the same
-     * time (they end together). Changes nothing of the engine: account() does. */
-    Timing serve(const gs_instr *in, const gs_dma_plan &plan, uint64_t ready_ps,
-                 unsigned copies = 1);
+    /* The timing of this engine's share of `plan` (HBM side `x`) arriving at ready_ps (>= now),
+     * reserving the HBM for it and for copies - 1 more engines with the same share that start
+     * at the same time (they end together). Changes nothing of the engine: account() does. */
+    Timing serve(const gs_dma_plan &plan, const TransferHbm &x, const TransferHbm::ShareCost &c,
+                 uint64_t ready_ps, unsigned copies = 1);
     /* Occupy this engine for its share of instruction i with timing t (statistics, trace). */
     void account(const Timing &t, uint32_t i, const gs_instr *in, const gs_dma_plan &plan);
     unsigned index() const { return index_; }
@@ -160,9 +198,11 @@ struct TransferTiming {
     uint64_t end_ps;
     uint64_t port_ps;
 };
-/* Run `plan` for instruction i over the engines of a core, the shares arriving at ready_ps. */
+/* Run `plan` for instruction i over the engines of a core, the shares arriving at ready_ps
+ * (`x`: the calling stream's transfer state). */
 TransferTiming run_transfer(Run &run, std::vector<std::unique_ptr<DmaEngine>> &engines, uint32_t i,
-                            const gs_instr *in, const gs_dma_plan &plan, uint64_t ready_ps);
+                            const gs_instr *in, const gs_dma_plan &plan, uint64_t ready_ps,
+                            TransferHbm &x);
 
 /* A DMA queue ID of a core (see the file comment). */
 class DmaQueue : public Stream
@@ -180,6 +220,9 @@ class DmaQueue : public Stream
     void local_access(uint32_t i, const gs_instr *in, const gs_ap &ap, tlm::tlm_command cmd);
     tlm::tlm_generic_payload local_trans_;
     std::vector<std::unique_ptr<DmaEngine>> &engines_;
+    TransferHbm xfer_;
+    const gs_instr *planned_ = nullptr; /* the instruction plan_ was made for */
+    gs_dma_plan plan_{};
     /* transfers in flight: (end, instruction), earliest end first */
     using Pending = std::pair<uint64_t, uint32_t>;
     std::priority_queue<Pending, std::vector<Pending>, std::greater<Pending>> pending_;

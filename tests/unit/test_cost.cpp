@@ -416,6 +416,45 @@ gs_dma_plan plan_of(const gs_config &c, const gs_instr &in)
 }
 } // namespace
 
+TEST_F(Cost, DmaSameShapeMeansTheSamePlan)
+{
+    // Transfers that differ only where gs_cost_dma_plan does not look (HBM offset, tensor or
+    // buffer id) share a plan; any field it reads makes them different.
+    gs_ap sb = tile(GS_BF16, 64, 300), hb = tile(GS_BF16, 64, 300, GS_MEM_HBM);
+    sb.part_start = 8; // partitions 8..71: uneven engine shares
+    hb.part_stride = 1000;
+    const gs_instr a = dma(sb, hb);
+    gs_instr b = a;
+    b.in[0].offset = 123456;
+    b.in[0].tensor = 3;
+    b.out[0].offset = 64;
+    b.out[0].tensor = 2;
+    ASSERT_TRUE(gs_cost_dma_same_shape(&a, &b));
+    for (const gs_config *c : {&g2, &g3}) {
+        const gs_dma_plan pa = plan_of(*c, a), pb = plan_of(*c, b);
+        EXPECT_EQ(std::memcmp(&pa, &pb, sizeof pa), 0);
+    }
+    // each change below alters the plan on some generation, and is seen as a different shape
+    std::vector<gs_instr> other(7, a);
+    other[0].out[0].part_start = 16;
+    other[1].out[0].part_count = 32;
+    other[2].in[0].stride[0] = 2;
+    other[3].out[0].shape[0] = 200;
+    other[3].in[0].shape[0] = 200;
+    other[4].out[0].dtype = GS_FP32;
+    other[5].op = GS_OP_GATHER;
+    other[6].out[0].space = GS_MEM_HBM; // HBM->HBM: rows round robin
+    for (size_t k = 0; k < other.size(); ++k) {
+        EXPECT_FALSE(gs_cost_dma_same_shape(&a, &other[k])) << k;
+        bool differs = false;
+        for (const gs_config *c : {&g2, &g3}) {
+            const gs_dma_plan pa = plan_of(*c, a), po = plan_of(*c, other[k]);
+            differs = differs || std::memcmp(&pa, &po, sizeof pa) != 0;
+        }
+        EXPECT_TRUE(differs) << k;
+    }
+}
+
 TEST_F(Cost, DmaSplitsOverEnginesByPartitionGroup)
 {
     // 128 partitions over 16 engines: 8 partitions each, equal shares.

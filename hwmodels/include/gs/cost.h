@@ -96,6 +96,10 @@ typedef struct gs_dma_plan {
  * are 0 there, because the gpsimd engine generates the descriptors and that is charged as its
  * compute, gather_row_cycles). */
 void gs_cost_dma_plan(const gs_config *c, const gs_instr *in, gs_dma_plan *plan);
+/* Whether gs_cost_dma_plan gives `a` and `b` the same plan because everything it reads of them
+ * is equal (they may differ in what it does not read: the HBM offset and the tensor or buffer).
+ * A DMA queue keeps its last plan for the next transfer of the same shape (a loop's loads). */
+int gs_cost_dma_same_shape(const gs_instr *a, const gs_instr *b);
 /* Uncontended engine-busy time of one share (ns); 0 for an empty share. */
 double gs_dma_share_ns(const gs_dma_plan *p, unsigned engine);
 /* Uncontended time of the whole transfer from its trigger, with every engine free: issue plus
