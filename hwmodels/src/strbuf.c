@@ -161,6 +161,12 @@ void gs_sb_json_str(gs_sb *sb, const char *s)
     gs_sb_putc(sb, '"');
     const unsigned char *p = (const unsigned char *)(s ? s : "");
     while (*p) {
+        /* a run of printable ASCII that needs no escape, copied at once */
+        const unsigned char *run = p;
+        while (*p >= 0x20 && *p < 0x7F && *p != '"' && *p != '\\' && *p != '<')
+            p++;
+        if (p > run) gs_sb_putn(sb, (const char *)run, (size_t)(p - run));
+        if (!*p) break;
         unsigned char c = *p;
         switch (c) {
         case '"':

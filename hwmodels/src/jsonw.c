@@ -1,0 +1,259 @@
+/* jsonw.c - the JSON writer on the string builder (see gs/jsonw.h). */
+#include "gs/jsonw.h"
+
+#include <string.h>
+
+/* Per-level state: the layout in the low bits, then flags. Level 0 is the top level (no
+ * container): JW_ANY there means the one value has been written. */
+enum {
+    JW_LAYOUT = 0x3,
+    JW_OBJ = 0x4, /* an object (else an array) */
+    JW_ANY = 0x8, /* has a member already: the next one needs a comma */
+    JW_KEY = 0x10 /* a key was written, its value is due */
+};
+
+static int fail(gs_jw *w, const char *why)
+{
+    if (!w->error) w->error = why;
+    return 0;
+}
+
+static int is_lines(unsigned s)
+{
+    unsigned l = s & JW_LAYOUT;
+    return l == GS_JW_LINES || l == GS_JW_LINES_CLOSE;
+}
+
+/* The separator before a member of the current container (comma and layout whitespace). */
+static void separator(gs_jw *w, unsigned s)
+{
+    if (s & JW_ANY) gs_sb_putc(w->sb, ',');
+    if (is_lines(s))
+        gs_sb_putc(w->sb, '\n');
+    else if ((s & JW_ANY) && (s & JW_LAYOUT) == GS_JW_SPACED)
+        gs_sb_putc(w->sb, ' ');
+}
+
+/* Before any value: checks it may come here and writes its separator. 0: write nothing. */
+static int before_value(gs_jw *w)
+{
+    if (w->error) return 0;
+    unsigned char *s = &w->st[w->depth];
+    if (w->depth == 0) {
+        if (*s & JW_ANY) return fail(w, "a second value at the top level");
+        *s |= JW_ANY;
+        return 1;
+    }
+    if (*s & JW_OBJ) {
+        if (!(*s & JW_KEY)) return fail(w, "a value without a key in an object");
+        *s &= (unsigned char)~JW_KEY;
+        return 1;
+    }
+    separator(w, *s);
+    *s |= JW_ANY;
+    return 1;
+}
+
+void gs_jw_init(gs_jw *w, gs_sb *sb)
+{
+    w->sb = sb;
+    w->error = NULL;
+    w->depth = 0;
+    w->st[0] = 0;
+}
+
+static void begin(gs_jw *w, gs_jw_layout layout, int obj)
+{
+    if ((unsigned)layout > GS_JW_LINES_CLOSE) {
+        fail(w, "an unknown layout");
+        return;
+    }
+    if (w->depth >= GS_JW_MAX_DEPTH) {
+        fail(w, "nesting deeper than GS_JW_MAX_DEPTH");
+        return;
+    }
+    if (!before_value(w)) return;
+    gs_sb_putc(w->sb, obj ? '{' : '[');
+    w->st[++w->depth] = (unsigned char)((unsigned)layout | (obj ? JW_OBJ : 0u));
+}
+
+static void end(gs_jw *w, int obj)
+{
+    if (w->error) return;
+    if (w->depth == 0) {
+        fail(w, obj ? "an object closed with nothing open" : "an array closed with nothing open");
+        return;
+    }
+    unsigned s = w->st[w->depth];
+    if (!(s & JW_OBJ) != !obj) {
+        fail(w, obj ? "an object closed while an array is open"
+                    : "an array closed while an object is open");
+        return;
+    }
+    if (s & JW_KEY) {
+        fail(w, "an object closed after a key without its value");
+        return;
+    }
+    if ((s & JW_LAYOUT) == GS_JW_LINES_CLOSE || (is_lines(s) && (s & JW_ANY)))
+        gs_sb_putc(w->sb, '\n');
+    gs_sb_putc(w->sb, obj ? '}' : ']');
+    w->depth--;
+}
+
+void gs_jw_begin_object(gs_jw *w, gs_jw_layout layout)
+{
+    begin(w, layout, 1);
+}
+
+void gs_jw_end_object(gs_jw *w)
+{
+    end(w, 1);
+}
+
+void gs_jw_begin_array(gs_jw *w, gs_jw_layout layout)
+{
+    begin(w, layout, 0);
+}
+
+void gs_jw_end_array(gs_jw *w)
+{
+    end(w, 0);
+}
+
+void gs_jw_key(gs_jw *w, const char *key)
+{
+    if (w->error) return;
+    unsigned char *s = &w->st[w->depth];
+    if (w->depth == 0 || !(*s & JW_OBJ)) {
+        fail(w, "a key outside an object");
+        return;
+    }
+    if (*s & JW_KEY) {
+        fail(w, "two keys without a value between them");
+        return;
+    }
+    if (!key) {
+        fail(w, "a NULL key");
+        return;
+    }
+    separator(w, *s);
+    *s |= JW_ANY | JW_KEY;
+    gs_sb_json_str(w->sb, key);
+    gs_sb_putc(w->sb, ':');
+    if ((*s & JW_LAYOUT) != GS_JW_COMPACT) gs_sb_putc(w->sb, ' ');
+}
+
+void gs_jw_str(gs_jw *w, const char *s)
+{
+    if (!before_value(w)) return;
+    if (s)
+        gs_sb_json_str(w->sb, s);
+    else
+        gs_sb_puts(w->sb, "null");
+}
+
+void gs_jw_num(gs_jw *w, double v)
+{
+    if (before_value(w)) gs_sb_json_num(w->sb, v);
+}
+
+/* Decimal digits without printf: the trace writes millions of integers. */
+static void put_u64(gs_sb *sb, uint64_t v)
+{
+    char buf[24];
+    char *e = buf + sizeof buf, *q = e;
+    do {
+        *--q = (char)('0' + v % 10u);
+        v /= 10u;
+    } while (v);
+    gs_sb_putn(sb, q, (size_t)(e - q));
+}
+
+void gs_jw_int(gs_jw *w, int64_t v)
+{
+    if (!before_value(w)) return;
+    if (v < 0) {
+        gs_sb_putc(w->sb, '-');
+        put_u64(w->sb, (uint64_t)0 - (uint64_t)v);
+    } else {
+        put_u64(w->sb, (uint64_t)v);
+    }
+}
+
+void gs_jw_uint(gs_jw *w, uint64_t v)
+{
+    if (before_value(w)) put_u64(w->sb, v);
+}
+
+void gs_jw_bool(gs_jw *w, int v)
+{
+    if (before_value(w)) gs_sb_puts(w->sb, v ? "true" : "false");
+}
+
+void gs_jw_null(gs_jw *w)
+{
+    if (before_value(w)) gs_sb_puts(w->sb, "null");
+}
+
+void gs_jw_rawn(gs_jw *w, const char *json, size_t n)
+{
+    if (!json || !n) {
+        fail(w, "an empty raw value");
+        return;
+    }
+    if (before_value(w)) gs_sb_putn(w->sb, json, n);
+}
+
+void gs_jw_raw(gs_jw *w, const char *json)
+{
+    gs_jw_rawn(w, json, json ? strlen(json) : 0);
+}
+
+void gs_jw_kstr(gs_jw *w, const char *key, const char *s)
+{
+    gs_jw_key(w, key);
+    gs_jw_str(w, s);
+}
+
+void gs_jw_knum(gs_jw *w, const char *key, double v)
+{
+    gs_jw_key(w, key);
+    gs_jw_num(w, v);
+}
+
+void gs_jw_kint(gs_jw *w, const char *key, int64_t v)
+{
+    gs_jw_key(w, key);
+    gs_jw_int(w, v);
+}
+
+void gs_jw_kbool(gs_jw *w, const char *key, int v)
+{
+    gs_jw_key(w, key);
+    gs_jw_bool(w, v);
+}
+
+void gs_jw_knull(gs_jw *w, const char *key)
+{
+    gs_jw_key(w, key);
+    gs_jw_null(w);
+}
+
+const char *gs_jw_error(const gs_jw *w)
+{
+    return w->error;
+}
+
+gs_status gs_jw_finish(const gs_jw *w, gs_error *err)
+{
+    if (w->error)
+        return gs_error_set(err, GS_ERR_INTERNAL, NULL, 0, 0, "JSON writer: %s", w->error);
+    if (w->depth > 0)
+        return gs_error_set(err, GS_ERR_INTERNAL, NULL, 0, 0,
+                            "JSON writer: %d container(s) left open", w->depth);
+    if (!(w->st[0] & JW_ANY))
+        return gs_error_set(err, GS_ERR_INTERNAL, NULL, 0, 0, "JSON writer: no value written");
+    if (!gs_sb_ok(w->sb))
+        return gs_error_set(err, GS_ERR_NOMEM, NULL, 0, 0, "out of memory writing JSON");
+    return GS_OK;
+}
