@@ -12,10 +12,9 @@ enum {
     JW_KEY = 0x10 /* a key was written, its value is due */
 };
 
-static int fail(gs_jw *w, const char *why)
+static void fail(gs_jw *w, const char *why)
 {
     if (!w->error) w->error = why;
-    return 0;
 }
 
 static int is_lines(unsigned s)
@@ -24,34 +23,60 @@ static int is_lines(unsigned s)
     return l == GS_JW_LINES || l == GS_JW_LINES_CLOSE;
 }
 
-/* The separator before a member of the current container (comma and layout whitespace). */
-static void separator(gs_jw *w, unsigned s)
+/* The separator before a member of a container in state s (comma and layout whitespace): up to
+ * two bytes into out, returns how many. */
+static size_t separator(unsigned s, char *out)
 {
-    if (s & JW_ANY) gs_sb_putc(w->sb, ',');
+    size_t n = 0;
+    if (s & JW_ANY) out[n++] = ',';
     if (is_lines(s))
-        gs_sb_putc(w->sb, '\n');
+        out[n++] = '\n';
     else if ((s & JW_ANY) && (s & JW_LAYOUT) == GS_JW_SPACED)
-        gs_sb_putc(w->sb, ' ');
+        out[n++] = ' ';
+    return n;
 }
 
-/* Before any value: checks it may come here and writes its separator. 0: write nothing. */
-static int before_value(gs_jw *w)
+/* Before any value: checks it may come here and puts its separator in pre (up to two bytes; the
+ * caller appends it with the value, one append for short values). -1: write nothing. */
+static int before_value(gs_jw *w, char *pre)
 {
-    if (w->error) return 0;
+    if (w->error) return -1;
     unsigned char *s = &w->st[w->depth];
     if (w->depth == 0) {
-        if (*s & JW_ANY) return fail(w, "a second value at the top level");
+        if (*s & JW_ANY) {
+            fail(w, "a second value at the top level");
+            return -1;
+        }
         *s |= JW_ANY;
-        return 1;
+        return 0;
     }
     if (*s & JW_OBJ) {
-        if (!(*s & JW_KEY)) return fail(w, "a value without a key in an object");
+        if (!(*s & JW_KEY)) {
+            fail(w, "a value without a key in an object");
+            return -1;
+        }
         *s &= (unsigned char)~JW_KEY;
-        return 1;
+        return 0;
     }
-    separator(w, *s);
+    size_t n = separator(*s, pre);
     *s |= JW_ANY;
-    return 1;
+    return (int)n;
+}
+
+/* pre (np bytes) then text (n bytes) in one append when they fit a small buffer. */
+static void put_value(gs_sb *sb, const char *pre, int np, const char *text, size_t n)
+{
+    char buf[64];
+    if (np == 0) {
+        gs_sb_putn(sb, text, n);
+    } else if (n <= sizeof buf - 2) {
+        memcpy(buf, pre, (size_t)np);
+        memcpy(buf + np, text, n);
+        gs_sb_putn(sb, buf, (size_t)np + n);
+    } else {
+        gs_sb_putn(sb, pre, (size_t)np);
+        gs_sb_putn(sb, text, n);
+    }
 }
 
 void gs_jw_init(gs_jw *w, gs_sb *sb)
@@ -72,8 +97,10 @@ static void begin(gs_jw *w, gs_jw_layout layout, int obj)
         fail(w, "nesting deeper than GS_JW_MAX_DEPTH");
         return;
     }
-    if (!before_value(w)) return;
-    gs_sb_putc(w->sb, obj ? '{' : '[');
+    char pre[2];
+    int np = before_value(w, pre);
+    if (np < 0) return;
+    put_value(w->sb, pre, np, obj ? "{" : "[", 1);
     w->st[++w->depth] = (unsigned char)((unsigned)layout | (obj ? JW_OBJ : 0u));
 }
 
@@ -94,9 +121,11 @@ static void end(gs_jw *w, int obj)
         fail(w, "an object closed after a key without its value");
         return;
     }
-    if ((s & JW_LAYOUT) == GS_JW_LINES_CLOSE || (is_lines(s) && (s & JW_ANY)))
-        gs_sb_putc(w->sb, '\n');
-    gs_sb_putc(w->sb, obj ? '}' : ']');
+    char close[2];
+    size_t n = 0;
+    if ((s & JW_LAYOUT) == GS_JW_LINES_CLOSE || (is_lines(s) && (s & JW_ANY))) close[n++] = '\n';
+    close[n++] = obj ? '}' : ']';
+    gs_sb_putn(w->sb, close, n);
     w->depth--;
 }
 
@@ -120,6 +149,16 @@ void gs_jw_end_array(gs_jw *w)
     end(w, 0);
 }
 
+/* Does s need no escape (printable ASCII other than " \ <)? */
+static int plain(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c < 0x20 || c >= 0x7F || c == '"' || c == '\\' || c == '<') return 0;
+    }
+    return 1;
+}
+
 void gs_jw_key(gs_jw *w, const char *key)
 {
     if (w->error) return;
@@ -136,16 +175,32 @@ void gs_jw_key(gs_jw *w, const char *key)
         fail(w, "a NULL key");
         return;
     }
-    separator(w, *s);
+    char buf[96];
+    size_t n = separator(*s, buf);
     *s |= JW_ANY | JW_KEY;
+    const int space = (*s & JW_LAYOUT) != GS_JW_COMPACT;
+    size_t klen = strlen(key);
+    if (klen <= sizeof buf - 6 && plain(key, klen)) { /* the usual key: one append */
+        buf[n++] = '"';
+        memcpy(buf + n, key, klen);
+        n += klen;
+        buf[n++] = '"';
+        buf[n++] = ':';
+        if (space) buf[n++] = ' ';
+        gs_sb_putn(w->sb, buf, n);
+        return;
+    }
+    gs_sb_putn(w->sb, buf, n);
     gs_sb_json_str(w->sb, key);
-    gs_sb_putc(w->sb, ':');
-    if ((*s & JW_LAYOUT) != GS_JW_COMPACT) gs_sb_putc(w->sb, ' ');
+    gs_sb_puts(w->sb, space ? ": " : ":");
 }
 
 void gs_jw_str(gs_jw *w, const char *s)
 {
-    if (!before_value(w)) return;
+    char pre[2];
+    int np = before_value(w, pre);
+    if (np < 0) return;
+    if (np) gs_sb_putn(w->sb, pre, (size_t)np);
     if (s)
         gs_sb_json_str(w->sb, s);
     else
@@ -154,45 +209,60 @@ void gs_jw_str(gs_jw *w, const char *s)
 
 void gs_jw_num(gs_jw *w, double v)
 {
-    if (before_value(w)) gs_sb_json_num(w->sb, v);
+    char pre[2];
+    int np = before_value(w, pre);
+    if (np < 0) return;
+    if (np) gs_sb_putn(w->sb, pre, (size_t)np);
+    gs_sb_json_num(w->sb, v);
 }
 
-/* Decimal digits without printf: the trace writes millions of integers. */
-static void put_u64(gs_sb *sb, uint64_t v)
+/* Decimal digits of v ending at end (no printf: the trace writes millions of integers). */
+static char *digits(char *end, uint64_t v)
 {
-    char buf[24];
-    char *e = buf + sizeof buf, *q = e;
+    char *q = end;
     do {
         *--q = (char)('0' + v % 10u);
         v /= 10u;
     } while (v);
-    gs_sb_putn(sb, q, (size_t)(e - q));
+    return q;
+}
+
+static void put_int(gs_jw *w, uint64_t mag, int neg)
+{
+    char pre[2];
+    int np = before_value(w, pre);
+    if (np < 0) return;
+    char buf[24];
+    char *e = buf + sizeof buf, *q = digits(e, mag);
+    if (neg) *--q = '-';
+    put_value(w->sb, pre, np, q, (size_t)(e - q));
 }
 
 void gs_jw_int(gs_jw *w, int64_t v)
 {
-    if (!before_value(w)) return;
-    if (v < 0) {
-        gs_sb_putc(w->sb, '-');
-        put_u64(w->sb, (uint64_t)0 - (uint64_t)v);
-    } else {
-        put_u64(w->sb, (uint64_t)v);
-    }
+    if (v < 0)
+        put_int(w, (uint64_t)0 - (uint64_t)v, 1);
+    else
+        put_int(w, (uint64_t)v, 0);
 }
 
 void gs_jw_uint(gs_jw *w, uint64_t v)
 {
-    if (before_value(w)) put_u64(w->sb, v);
+    put_int(w, v, 0);
 }
 
 void gs_jw_bool(gs_jw *w, int v)
 {
-    if (before_value(w)) gs_sb_puts(w->sb, v ? "true" : "false");
+    char pre[2];
+    int np = before_value(w, pre);
+    if (np >= 0) put_value(w->sb, pre, np, v ? "true" : "false", v ? 4 : 5);
 }
 
 void gs_jw_null(gs_jw *w)
 {
-    if (before_value(w)) gs_sb_puts(w->sb, "null");
+    char pre[2];
+    int np = before_value(w, pre);
+    if (np >= 0) put_value(w->sb, pre, np, "null", 4);
 }
 
 void gs_jw_rawn(gs_jw *w, const char *json, size_t n)
@@ -201,7 +271,9 @@ void gs_jw_rawn(gs_jw *w, const char *json, size_t n)
         fail(w, "an empty raw value");
         return;
     }
-    if (before_value(w)) gs_sb_putn(w->sb, json, n);
+    char pre[2];
+    int np = before_value(w, pre);
+    if (np >= 0) put_value(w->sb, pre, np, json, n);
 }
 
 void gs_jw_raw(gs_jw *w, const char *json)

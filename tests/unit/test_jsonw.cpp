@@ -130,6 +130,24 @@ TEST(JsonWriter, EscapesKeysAndStrings)
     cJSON_Delete(doc);
 }
 
+// Long keys and values take the slower paths (no single small append); the text is the same.
+TEST(JsonWriter, LongKeysAndValuesAreWrittenWhole)
+{
+    const std::string lk(200, 'k'), lv(300, 'v');
+    Writer t;
+    gs_jw_begin_object(&t.w, GS_JW_SPACED);
+    gs_jw_kstr(&t.w, lk.c_str(), lv.c_str());
+    gs_jw_key(&t.w, (lk + "<").c_str());
+    gs_jw_begin_array(&t.w, GS_JW_SPACED);
+    gs_jw_raw(&t.w, lv.c_str());
+    gs_jw_raw(&t.w, lv.c_str());
+    gs_jw_end_array(&t.w);
+    gs_jw_end_object(&t.w);
+    EXPECT_EQ(t.finish(), GS_OK);
+    EXPECT_EQ(t.text(),
+              "{\"" + lk + "\": \"" + lv + "\", \"" + lk + "\\u003c\": [" + lv + ", " + lv + "]}");
+}
+
 TEST(JsonWriter, NumbersAreFormattedAsTheStringBuilderFormatsThem)
 {
     const double vals[] = {
