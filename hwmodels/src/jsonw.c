@@ -149,14 +149,10 @@ void gs_jw_end_array(gs_jw *w)
     end(w, 0);
 }
 
-/* Does s need no escape (printable ASCII other than " \ <)? */
-static int plain(const char *s, size_t n)
+/* Needs c no escape in a JSON string (printable ASCII other than " \\ <)? */
+static int plain(unsigned char c)
 {
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c < 0x20 || c >= 0x7F || c == '"' || c == '\\' || c == '<') return 0;
-    }
-    return 1;
+    return c >= 0x20 && c < 0x7F && c != '"' && c != '\\' && c != '<';
 }
 
 void gs_jw_key(gs_jw *w, const char *key)
@@ -179,18 +175,22 @@ void gs_jw_key(gs_jw *w, const char *key)
     size_t n = separator(*s, buf);
     *s |= JW_ANY | JW_KEY;
     const int space = (*s & JW_LAYOUT) != GS_JW_COMPACT;
-    size_t klen = strlen(key);
-    if (klen <= sizeof buf - 6 && plain(key, klen)) { /* the usual key: one append */
-        buf[n++] = '"';
-        memcpy(buf + n, key, klen);
-        n += klen;
+    /* the usual key (short, nothing to escape): copied as it is scanned, one append */
+    buf[n++] = '"';
+    size_t k = 0;
+    while (key[k] && n + k < sizeof buf - 4 && plain((unsigned char)key[k])) {
+        buf[n + k] = key[k];
+        k++;
+    }
+    if (!key[k]) {
+        n += k;
         buf[n++] = '"';
         buf[n++] = ':';
         if (space) buf[n++] = ' ';
         gs_sb_putn(w->sb, buf, n);
         return;
     }
-    gs_sb_putn(w->sb, buf, n);
+    gs_sb_putn(w->sb, buf, n - 1); /* the separator; the string quotes itself */
     gs_sb_json_str(w->sb, key);
     gs_sb_puts(w->sb, space ? ": " : ":");
 }

@@ -148,6 +148,21 @@ TEST(JsonWriter, LongKeysAndValuesAreWrittenWhole)
               "{\"" + lk + "\": \"" + lv + "\", \"" + lk + "\\u003c\": [" + lv + ", " + lv + "]}");
 }
 
+// Keys of every length around the writer's one-append limit, plain and needing an escape.
+TEST(JsonWriter, KeysAroundTheShortKeyLimit)
+{
+    for (size_t n = 1; n < 120; n++) {
+        const std::string a(n - 1, 'a'), k = a + "a", ke = a + "\"";
+        Writer t;
+        gs_jw_begin_object(&t.w, GS_JW_LINES);
+        gs_jw_kint(&t.w, k.c_str(), 1);
+        gs_jw_kint(&t.w, ke.c_str(), 2);
+        gs_jw_end_object(&t.w);
+        EXPECT_EQ(t.finish(), GS_OK);
+        EXPECT_EQ(t.text(), "{\n\"" + k + "\": 1,\n\"" + a + "\\\"\": 2\n}") << n;
+    }
+}
+
 TEST(JsonWriter, NumbersAreFormattedAsTheStringBuilderFormatsThem)
 {
     const double vals[] = {
