@@ -34,7 +34,7 @@ void gs_json_write(gs_jw *w, const cJSON *v)
     } else if (cJSON_IsNumber(v)) {
         gs_jw_num(w, v->valuedouble);
     } else if (cJSON_IsString(v)) {
-        gs_jw_str(w, v->valuestring);
+        gs_jw_str(w, v->valuestring ? v->valuestring : "");
     } else if (cJSON_IsArray(v) || cJSON_IsObject(v)) {
         int obj = cJSON_IsObject(v);
         if (obj)
