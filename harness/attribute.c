@@ -11,6 +11,7 @@
 
 #include "commands.h"
 #include "gs/config.h"
+#include "gs/jsonw.h"
 #include "record.h"
 #include "results.h"
 #include "speedup.h"
@@ -275,20 +276,21 @@ int gs_cmd_attribute(int argc, char **argv)
         int njok = 0;
         gs_sb sb;
         gs_sb_init(&sb);
-        gs_sb_puts(&sb,
-                   "{\n\"schema\": \"gensweep-attribute\",\n\"schema_version\": 1,\n\"from\": ");
-        gs_sb_json_str(&sb, a->name);
-        gs_sb_puts(&sb, ",\n\"to\": ");
-        gs_sb_json_str(&sb, b->name);
-        gs_sb_puts(&sb, ",\n\"from_path\": ");
-        gs_sb_json_str(&sb, gs_record_rel_path(from));
-        gs_sb_puts(&sb, ",\n\"to_path\": ");
-        gs_sb_json_str(&sb, gs_record_rel_path(to));
-        gs_sb_puts(&sb, ",\n\"suite\": ");
-        gs_sb_json_str(&sb, o.suite == GS_SWEEP_CHECK ? "check"
-                            : o.suite == GS_SWEEP_ALL ? "all"
-                                                      : "perf");
-        gs_sb_puts(&sb, ",\n\"jobs\": [");
+        gs_jw w;
+        gs_jw_init(&w, &sb);
+        gs_jw_begin_object(&w, GS_JW_LINES);
+        gs_jw_kstr(&w, "schema", "gensweep-attribute");
+        gs_jw_kint(&w, "schema_version", 1);
+        gs_jw_kstr(&w, "from", a->name);
+        gs_jw_kstr(&w, "to", b->name);
+        gs_jw_kstr(&w, "from_path", gs_record_rel_path(from));
+        gs_jw_kstr(&w, "to_path", gs_record_rel_path(to));
+        gs_jw_kstr(&w, "suite",
+                   o.suite == GS_SWEEP_CHECK ? "check"
+                   : o.suite == GS_SWEEP_ALL ? "all"
+                                             : "perf");
+        gs_jw_key(&w, "jobs");
+        gs_jw_begin_array(&w, GS_JW_LINES_CLOSE);
         printf("\n%-52s %9s", "job (speedup over the 'from' config)", "all");
         for (int c = 0; c < nc; c++)
             printf(" %9.9s", strrchr(ch[c].key, '.') + 1);
@@ -304,44 +306,41 @@ int gs_cmd_attribute(int argc, char **argv)
             for (int c = 0; c < nc && ok; c++)
                 ok = !ch[c].alone_ok || time_of(runs[c + 1].doc, key) > 0;
             if (!ok) continue; /* not passed in every run: not attributed */
-            gs_sb_puts(&sb, njok ? ",\n{\"key\":" : "\n{\"key\":");
             njok++;
-            gs_sb_json_str(&sb, key);
-            gs_sb_puts(&sb, ",\"kernel\":");
-            gs_sb_json_str(&sb, gs_json_str(j, "kernel"));
-            gs_sb_puts(&sb, ",\"time_from\":");
-            gs_sb_json_num(&sb, t0);
-            gs_sb_puts(&sb, ",\"speedup_all\":");
-            gs_sb_json_num(&sb, t0 / tall);
-            gs_sb_puts(&sb, ",\"speedup_to\":");
-            gs_sb_json_num(&sb, tto > 0 ? t0 / tto : (double)NAN);
-            gs_sb_puts(&sb, ",\"speedup\":[");
+            gs_jw_begin_object(&w, GS_JW_COMPACT);
+            gs_jw_kstr(&w, "key", key);
+            gs_jw_kstr(&w, "kernel", gs_json_str(j, "kernel"));
+            gs_jw_knum(&w, "time_from", t0);
+            gs_jw_knum(&w, "speedup_all", t0 / tall);
+            gs_jw_knum(&w, "speedup_to", tto > 0 ? t0 / tto : (double)NAN);
+            gs_jw_key(&w, "speedup");
+            gs_jw_begin_array(&w, GS_JW_COMPACT);
             printf("%-52.52s %8.3fx", key, t0 / tall);
             double lall = log(t0 / tall), shsum = 0;
             lsum[nc + 1] += lall;
             for (int c = 0; c < nc; c++) {
                 double s = ch[c].alone_ok ? t0 / time_of(runs[c + 1].doc, key) : (double)NAN;
                 if (ch[c].alone_ok) lsum[c + 1] += log(s);
-                gs_sb_puts(&sb, c ? "," : "");
-                gs_sb_json_num(&sb, s);
+                gs_jw_num(&w, s);
                 printf(" %8.3fx", s);
             }
-            gs_sb_puts(&sb, "],\"share\":[");
+            gs_jw_end_array(&w);
+            gs_jw_key(&w, "share");
+            gs_jw_begin_array(&w, GS_JW_COMPACT);
             for (int c = 0; c < nc; c++) {
                 if (!ch[c].alone_ok) {
-                    gs_sb_puts(&sb, c ? ",null" : "null");
+                    gs_jw_null(&w);
                     continue;
                 }
                 double s = t0 / time_of(runs[c + 1].doc, key);
                 /* a job the changes leave (nearly) unchanged has no speedup to share out */
                 double sh = fabs(lall) > 1e-6 ? log(s) / lall : (double)NAN;
                 shsum += sh;
-                gs_sb_puts(&sb, c ? "," : "");
-                gs_sb_json_num(&sb, sh);
+                gs_jw_num(&w, sh);
             }
-            gs_sb_puts(&sb, "],\"interaction_share\":");
-            gs_sb_json_num(&sb, isfinite(shsum) ? 1 - shsum : (double)NAN);
-            gs_sb_puts(&sb, "}");
+            gs_jw_end_array(&w);
+            gs_jw_knum(&w, "interaction_share", isfinite(shsum) ? 1 - shsum : (double)NAN);
+            gs_jw_end_object(&w);
             if (tto > 0)
                 printf(" %8.3fx\n", t0 / tto);
             else
@@ -361,11 +360,19 @@ int gs_cmd_attribute(int argc, char **argv)
         }
         double gall = njok ? exp(lsum[nc + 1] / njok) : (double)NAN;
         double lg_all = njok ? lsum[nc + 1] / njok : (double)NAN;
-        gs_sb_printf(&sb, "\n],\n\"all\": {\"jobs\": %d, \"geomean\": ", njok);
-        gs_sb_json_num(&sb, gall);
-        gs_sb_printf(&sb, "},\n\"to_all\": {\"jobs\": %d, \"geomean\": ", nto);
-        gs_sb_json_num(&sb, nto ? exp(lto / nto) : (double)NAN);
-        gs_sb_puts(&sb, "},\n\"params\": [");
+        gs_jw_end_array(&w);
+        gs_jw_key(&w, "all");
+        gs_jw_begin_object(&w, GS_JW_SPACED);
+        gs_jw_kint(&w, "jobs", njok);
+        gs_jw_knum(&w, "geomean", gall);
+        gs_jw_end_object(&w);
+        gs_jw_key(&w, "to_all");
+        gs_jw_begin_object(&w, GS_JW_SPACED);
+        gs_jw_kint(&w, "jobs", nto);
+        gs_jw_knum(&w, "geomean", nto ? exp(lto / nto) : (double)NAN);
+        gs_jw_end_object(&w);
+        gs_jw_key(&w, "params");
+        gs_jw_begin_array(&w, GS_JW_LINES_CLOSE);
         double shsum = 0;
         int best = -1;
         for (int c = 0; c < nc; c++) {
@@ -376,27 +383,20 @@ int gs_cmd_attribute(int argc, char **argv)
             if (ch[c].alone_ok && isfinite(sh) &&
                 (best < 0 || sh > (lsum[best + 1] / njok) / lg_all))
                 best = c;
-            gs_sb_puts(&sb, c ? ",\n{\"key\":" : "\n{\"key\":");
-            gs_sb_json_str(&sb, ch[c].key);
-            gs_sb_puts(&sb, ",\"unit\":");
-            gs_sb_json_str(&sb, gs_record_unit_name(ch[c].unit));
-            gs_sb_puts(&sb, ",\"from\":");
-            gs_sb_json_num(&sb, ch[c].from);
-            gs_sb_puts(&sb, ",\"to\":");
-            gs_sb_json_num(&sb, ch[c].to);
-            gs_sb_puts(&sb, ",\"geomean\":");
-            gs_sb_json_num(&sb, g);
-            gs_sb_puts(&sb, ",\"share\":");
-            gs_sb_json_num(&sb, sh);
-            if (!ch[c].alone_ok) {
-                gs_sb_puts(&sb, ",\"invalid_alone\":");
-                gs_sb_json_str(&sb, ch[c].why);
-            }
-            gs_sb_puts(&sb, "}");
+            gs_jw_begin_object(&w, GS_JW_COMPACT);
+            gs_jw_kstr(&w, "key", ch[c].key);
+            gs_jw_kstr(&w, "unit", gs_record_unit_name(ch[c].unit));
+            gs_jw_knum(&w, "from", ch[c].from);
+            gs_jw_knum(&w, "to", ch[c].to);
+            gs_jw_knum(&w, "geomean", g);
+            gs_jw_knum(&w, "share", sh);
+            if (!ch[c].alone_ok) gs_jw_kstr(&w, "invalid_alone", ch[c].why);
+            gs_jw_end_object(&w);
         }
-        gs_sb_puts(&sb, "\n],\n\"interaction_share\": ");
-        gs_sb_json_num(&sb, isfinite(shsum) ? 1 - shsum : (double)NAN);
-        gs_sb_puts(&sb, "\n}\n");
+        gs_jw_end_array(&w);
+        gs_jw_knum(&w, "interaction_share", isfinite(shsum) ? 1 - shsum : (double)NAN);
+        gs_jw_end_object(&w);
+        gs_sb_putc(&sb, '\n');
         if (!njok)
             fprintf(stderr, "gensweep attribute: no job passed in every run: nothing to "
                             "attribute\n");
@@ -424,7 +424,8 @@ int gs_cmd_attribute(int argc, char **argv)
         gs_error_clear(&err);
         if (!njok) {
             rc = GS_EXIT_FAIL;
-        } else if (gs_sb_write_file(&sb, p, &err) != GS_OK) {
+        } else if (gs_jw_finish(&w, &err) == GS_ERR_INTERNAL ||
+                   gs_sb_write_file(&sb, p, &err) != GS_OK) {
             char buf[2048];
             gs_error_format(&err, buf, sizeof buf);
             fprintf(stderr, "gensweep attribute: %s\n", buf);

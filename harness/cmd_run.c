@@ -309,7 +309,7 @@ int gs_cmd_run(int argc, char **argv)
         if (bs == GS_OK)
             fputs(gs_sb_cstr(&rec), stdout);
         else
-            fprintf(stderr, "gensweep run: out of memory building the record\n");
+            fprintf(stderr, "gensweep run: %s building the record\n", gs_status_str(bs));
     } else {
         gs_sb text;
         gs_sb_init(&text);

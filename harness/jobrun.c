@@ -139,9 +139,9 @@ gs_status gs_job_record(gs_sb *sb, const gs_job_spec *spec, const gs_job_run_opt
         .trace_path = o->trace && !o->trace_scratch ? o->trace : NULL,
         .wall_s = stats ? stats->wall_s : 0.0,
     };
-    gs_record_write_job(sb, &info);
+    gs_status rs = gs_record_write_job(sb, &info);
     gs_sb_putc(sb, '\n');
-    gs_status rs = gs_sb_ok(sb) && gs_sb_ok(&tl) ? GS_OK : GS_ERR_NOMEM;
+    if (rs == GS_OK && (!gs_sb_ok(sb) || !gs_sb_ok(&tl))) rs = GS_ERR_NOMEM;
     gs_sb_free(&tl);
     return rs;
 }

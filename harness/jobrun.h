@@ -61,7 +61,7 @@ void gs_job_result_free(gs_job_result *r); /* NULL ok */
  * count only when the run completed (pass or wrong results); a deadlock or timeout has no
  * metrics, and an unchecked (timing-only) run has "error": null. A timeline that cannot be
  * built from the trace leaves it out with the reason in warn. A scratch trace is removed.
- * GS_OK or GS_ERR_NOMEM.
+ * GS_OK or GS_ERR_NOMEM (GS_ERR_INTERNAL: the record writer misused the JSON writer).
  */
 gs_status gs_job_record(gs_sb *sb, const gs_job_spec *spec, const gs_job_run_opts *o,
                         const gs_job_result *r, gs_error *warn);

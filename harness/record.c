@@ -3,6 +3,7 @@
 #include "record.h"
 
 #include "jobspec.h"
+#include "gs/jsonw.h"
 
 #include <cjson/cJSON.h>
 #include <inttypes.h>
@@ -73,196 +74,155 @@ const char *gs_record_unit_name(gs_unit u)
     return "";
 }
 
-static void key(gs_sb *sb, int *first, const char *k)
-{
-    if (!*first) gs_sb_putc(sb, ',');
-    *first = 0;
-    gs_sb_json_str(sb, k);
-    gs_sb_putc(sb, ':');
-}
-
-static void knum(gs_sb *sb, int *first, const char *k, double v)
-{
-    key(sb, first, k);
-    gs_sb_json_num(sb, v);
-}
-
-static void kstr(gs_sb *sb, int *first, const char *k, const char *v)
-{
-    key(sb, first, k);
-    if (v)
-        gs_sb_json_str(sb, v);
-    else
-        gs_sb_puts(sb, "null");
-}
-
-static void knull(gs_sb *sb, int *first, const char *k)
-{
-    key(sb, first, k);
-    gs_sb_puts(sb, "null");
-}
-
 /* A ratio that is null (not 0) when the denominator is 0. */
-static void kratio(gs_sb *sb, int *first, const char *k, double num, double den)
+static void kratio(gs_jw *w, const char *k, double num, double den)
 {
     if (den > 0)
-        knum(sb, first, k, num / den);
+        gs_jw_knum(w, k, num / den);
     else
-        knull(sb, first, k);
+        gs_jw_knull(w, k);
 }
 
-void gs_record_write_job(gs_sb *sb, const gs_record_job_info *r)
+/* The run's metrics (RESULTS.md), from the model's statistics. */
+static void write_stats(gs_jw *w, const gs_run_stats *st, const gs_config *c)
+{
+    gs_jw_knum(w, "time_ns", st->total_ns);
+    gs_jw_knum(w, "instructions", (double)st->instructions);
+    gs_jw_knum(w, "cores_used", st->cores_used);
+    gs_jw_knum(w, "flops", st->flops);
+    /* the model counts FLOPs of every engine in one number; no tensor-only split yet */
+    gs_jw_knull(w, "tensor_flops");
+    gs_jw_knum(w, "hbm_bytes", st->hbm_bytes);
+    gs_jw_knum(w, "dma_bytes", st->dma_bytes);
+    kratio(w, "arith_intensity", st->flops, st->hbm_bytes);
+    gs_jw_knum(w, "achieved_tflops", st->achieved_flops / 1e12);
+    gs_jw_knum(w, "peak_tflops", st->peak_flops / 1e12);
+    gs_jw_knum(w, "achieved_hbm_gbps", st->achieved_hbm_bytes_per_s / 1e9);
+    gs_jw_knum(w, "peak_hbm_gbps", st->peak_hbm_bytes_per_s / 1e9);
+    gs_jw_knum(w, "compute_bound_ns", st->compute_bound_ns);
+    gs_jw_knum(w, "memory_bound_ns", st->memory_bound_ns);
+    if (st->roofline_ns > 0) {
+        gs_jw_knum(w, "roofline_ns", st->roofline_ns);
+        gs_jw_knum(w, "roofline_ratio", st->roofline_ratio);
+    } else {
+        gs_jw_knull(w, "roofline_ns");
+        gs_jw_knull(w, "roofline_ratio");
+    }
+    if (st->min_roofline_ns > 0) {
+        gs_jw_knum(w, "min_traffic_bytes", st->min_traffic_bytes);
+        gs_jw_knum(w, "min_roofline_ns", st->min_roofline_ns);
+        gs_jw_knum(w, "min_roofline_ratio", st->min_roofline_ratio);
+    } else {
+        gs_jw_knull(w, "min_traffic_bytes");
+        gs_jw_knull(w, "min_roofline_ns");
+        gs_jw_knull(w, "min_roofline_ratio");
+    }
+    gs_jw_knum(w, "compute_ceiling_tflops", st->compute_ceiling_flops / 1e12);
+    gs_jw_knum(w, "dma_ceiling_gbps", st->dma_ceiling_bytes_per_s / 1e9);
+    gs_jw_knum(w, "hbm_ceiling_gbps", st->hbm_ceiling_bytes_per_s / 1e9);
+    gs_jw_knum(w, "memory_ceiling_gbps", st->memory_ceiling_bytes_per_s / 1e9);
+    gs_jw_key(w, "compute_engines");
+    gs_jw_begin_array(w, GS_JW_COMPACT);
+    for (int e = 0; e < GS_ENGINE_COUNT; e++)
+        if (st->compute_engines & (1u << e)) gs_jw_str(w, gs_engine_name((gs_engine)e));
+    gs_jw_end_array(w);
+    /* the DMA structure: per engine and per queue ID, summed over the cores used */
+    gs_jw_key(w, "dma");
+    gs_jw_begin_object(w, GS_JW_COMPACT);
+    gs_jw_knum(w, "engines", st->dma_engines_per_core);
+    gs_jw_knum(w, "queues", st->queues_per_core);
+    const unsigned ne = GS_MIN(st->dma_engines_per_core, (unsigned)GS_MAX_QUEUES);
+    const unsigned nq = GS_MIN(st->queues_per_core, (unsigned)GS_MAX_QUEUES);
+    const unsigned nc = GS_MIN(GS_MAX(st->cores_used, 1u), (unsigned)GS_MAX_CORES);
+    static const char *const arrays[] = {"engine_busy_ns", "engine_bytes", "queue_busy_ns",
+                                         "queue_bytes", "queue_transfers"};
+    for (int a = 0; a < 5; a++) {
+        gs_jw_key(w, arrays[a]);
+        gs_jw_begin_array(w, GS_JW_COMPACT);
+        const unsigned n = a < 2 ? ne : nq;
+        for (unsigned x = 0; x < n; x++) {
+            double v = 0;
+            for (unsigned core = 0; core < nc; core++) {
+                if (a == 0) v += st->dma_engine[core][x].busy_ns;
+                if (a == 1) v += st->dma_engine[core][x].bytes;
+                if (a == 2) v += st->queue[core][x].busy_ns;
+                if (a == 3) v += st->queue[core][x].bytes;
+                if (a == 4) v += (double)st->queue[core][x].transfers;
+            }
+            gs_jw_num(w, v);
+        }
+        gs_jw_end_array(w);
+    }
+    gs_jw_end_object(w);
+    gs_jw_key(w, "first_instr");
+    gs_jw_begin_object(w, GS_JW_COMPACT);
+    gs_jw_knum(w, "trigger_ns", st->first_trigger_ns);
+    gs_jw_knum(w, "start_ns", st->first_start_ns);
+    gs_jw_knum(w, "end_ns", st->first_end_ns);
+    gs_jw_knum(w, "dma_engines", st->first_engines_used);
+    gs_jw_end_object(w);
+    gs_jw_kstr(w, "bottleneck", st->bottleneck_name);
+    gs_jw_key(w, "critical_path_ns");
+    gs_jw_begin_object(w, GS_JW_COMPACT);
+    for (int e = 0; e < GS_ENGINE_COUNT; e++)
+        gs_jw_knum(w, gs_engine_name((gs_engine)e), st->critical_path_ns[e]);
+    gs_jw_knum(w, "hbm", st->critical_path_hbm_ns);
+    gs_jw_end_object(w);
+    gs_jw_key(w, "engines");
+    gs_jw_begin_object(w, GS_JW_COMPACT);
+    for (int e = 0; e < GS_ENGINE_COUNT; e++) {
+        if (!gs_config_has_engine(c, (gs_engine)e)) continue;
+        const gs_engine_stats *es = &st->engine_total[e];
+        gs_jw_key(w, gs_engine_name((gs_engine)e));
+        gs_jw_begin_object(w, GS_JW_COMPACT);
+        gs_jw_knum(w, "busy_ns", es->busy_ns);
+        gs_jw_knum(w, "stall_dep_ns", es->stall_dep_ns);
+        gs_jw_knum(w, "stall_dma_ns", es->stall_dma_ns);
+        gs_jw_knum(w, "stall_port_ns", es->stall_port_ns);
+        gs_jw_knum(w, "instructions", (double)es->instructions);
+        gs_jw_end_object(w);
+    }
+    gs_jw_end_object(w);
+}
+
+gs_status gs_record_write_job(gs_sb *sb, const gs_record_job_info *r)
 {
     const gs_job_spec *s = r->spec;
     const gs_kernel_def *k = s->kernel;
-    int f = 1;
-    gs_sb_putc(sb, '{');
-    key(sb, &f, "id");
+    gs_jw w;
+    gs_jw_init(&w, sb);
+    gs_jw_begin_object(&w, GS_JW_COMPACT);
     gs_sb id;
     gs_sb_init(&id);
     gs_job_spec_id(&id, s);
-    gs_sb_json_str(sb, gs_sb_cstr(&id));
+    gs_jw_kstr(&w, "id", gs_sb_cstr(&id));
     gs_sb_free(&id);
-    kstr(sb, &f, "generation", s->cfg->name);
-    kstr(sb, &f, "kernel", k->name);
-    kstr(sb, &f, "variant", k->variants[s->variant]);
-    kstr(sb, &f, "dtype", gs_dtype_name(s->dtype));
-    key(sb, &f, "shape");
-    gs_sb_putc(sb, '[');
+    gs_jw_kstr(&w, "generation", s->cfg->name);
+    gs_jw_kstr(&w, "kernel", k->name);
+    gs_jw_kstr(&w, "variant", k->variants[s->variant]);
+    gs_jw_kstr(&w, "dtype", gs_dtype_name(s->dtype));
+    gs_jw_key(&w, "shape");
+    gs_jw_begin_array(&w, GS_JW_COMPACT);
     for (int i = 0; i < s->n_dims; i++)
-        gs_sb_printf(sb, "%s%" PRId64, i ? "," : "", s->dims[i]);
-    gs_sb_puts(sb, "]");
-    key(sb, &f, "dims");
-    gs_sb_putc(sb, '[');
-    for (int i = 0; i < k->n_dims; i++) {
-        if (i) gs_sb_putc(sb, ',');
-        gs_sb_json_str(sb, k->dim_names[i]);
-    }
-    gs_sb_putc(sb, ']');
-    key(sb, &f, "params");
-    gs_sb_putc(sb, '{');
-    for (int i = 0; i < k->n_params; i++) {
-        if (i) gs_sb_putc(sb, ',');
-        gs_sb_json_str(sb, k->param_names[i]);
-        gs_sb_printf(sb, ":%" PRId64, s->params[i]);
-    }
-    gs_sb_putc(sb, '}');
-    kstr(sb, &f, "mode", r->functional ? "functional" : "timing");
-    kstr(sb, &f, "status", gs_job_status_name(r->status));
-    kstr(sb, &f, "reason", r->reason ? r->reason : "");
-    kstr(sb, &f, "stderr_tail", r->stderr_tail ? r->stderr_tail : "");
+        gs_jw_int(&w, s->dims[i]);
+    gs_jw_end_array(&w);
+    gs_jw_key(&w, "dims");
+    gs_jw_begin_array(&w, GS_JW_COMPACT);
+    for (int i = 0; i < k->n_dims; i++)
+        gs_jw_str(&w, k->dim_names[i]);
+    gs_jw_end_array(&w);
+    gs_jw_key(&w, "params");
+    gs_jw_begin_object(&w, GS_JW_COMPACT);
+    for (int i = 0; i < k->n_params; i++)
+        gs_jw_kint(&w, k->param_names[i], s->params[i]);
+    gs_jw_end_object(&w);
+    gs_jw_kstr(&w, "mode", r->functional ? "functional" : "timing");
+    gs_jw_kstr(&w, "status", gs_job_status_name(r->status));
+    gs_jw_kstr(&w, "reason", r->reason ? r->reason : "");
+    gs_jw_kstr(&w, "stderr_tail", r->stderr_tail ? r->stderr_tail : "");
 
-    const gs_run_stats *st = r->stats;
-    const gs_config *c = s->cfg;
-    if (st) {
-        knum(sb, &f, "time_ns", st->total_ns);
-        knum(sb, &f, "instructions", (double)st->instructions);
-        knum(sb, &f, "cores_used", st->cores_used);
-        knum(sb, &f, "flops", st->flops);
-        /* the model counts FLOPs of every engine in one number; no tensor-only split yet */
-        knull(sb, &f, "tensor_flops");
-        knum(sb, &f, "hbm_bytes", st->hbm_bytes);
-        knum(sb, &f, "dma_bytes", st->dma_bytes);
-        kratio(sb, &f, "arith_intensity", st->flops, st->hbm_bytes);
-        knum(sb, &f, "achieved_tflops", st->achieved_flops / 1e12);
-        knum(sb, &f, "peak_tflops", st->peak_flops / 1e12);
-        knum(sb, &f, "achieved_hbm_gbps", st->achieved_hbm_bytes_per_s / 1e9);
-        knum(sb, &f, "peak_hbm_gbps", st->peak_hbm_bytes_per_s / 1e9);
-        knum(sb, &f, "compute_bound_ns", st->compute_bound_ns);
-        knum(sb, &f, "memory_bound_ns", st->memory_bound_ns);
-        if (st->roofline_ns > 0) {
-            knum(sb, &f, "roofline_ns", st->roofline_ns);
-            knum(sb, &f, "roofline_ratio", st->roofline_ratio);
-        } else {
-            knull(sb, &f, "roofline_ns");
-            knull(sb, &f, "roofline_ratio");
-        }
-        if (st->min_roofline_ns > 0) {
-            knum(sb, &f, "min_traffic_bytes", st->min_traffic_bytes);
-            knum(sb, &f, "min_roofline_ns", st->min_roofline_ns);
-            knum(sb, &f, "min_roofline_ratio", st->min_roofline_ratio);
-        } else {
-            knull(sb, &f, "min_traffic_bytes");
-            knull(sb, &f, "min_roofline_ns");
-            knull(sb, &f, "min_roofline_ratio");
-        }
-        knum(sb, &f, "compute_ceiling_tflops", st->compute_ceiling_flops / 1e12);
-        knum(sb, &f, "dma_ceiling_gbps", st->dma_ceiling_bytes_per_s / 1e9);
-        knum(sb, &f, "hbm_ceiling_gbps", st->hbm_ceiling_bytes_per_s / 1e9);
-        knum(sb, &f, "memory_ceiling_gbps", st->memory_ceiling_bytes_per_s / 1e9);
-        key(sb, &f, "compute_engines");
-        gs_sb_putc(sb, '[');
-        int ce = 1;
-        for (int e = 0; e < GS_ENGINE_COUNT; e++) {
-            if (!(st->compute_engines & (1u << e))) continue;
-            if (!ce) gs_sb_putc(sb, ',');
-            ce = 0;
-            gs_sb_json_str(sb, gs_engine_name((gs_engine)e));
-        }
-        gs_sb_putc(sb, ']');
-        /* the DMA structure: per engine and per queue ID, summed over the cores used */
-        key(sb, &f, "dma");
-        gs_sb_putc(sb, '{');
-        int dm = 1;
-        knum(sb, &dm, "engines", st->dma_engines_per_core);
-        knum(sb, &dm, "queues", st->queues_per_core);
-        const unsigned ne = GS_MIN(st->dma_engines_per_core, (unsigned)GS_MAX_QUEUES);
-        const unsigned nq = GS_MIN(st->queues_per_core, (unsigned)GS_MAX_QUEUES);
-        const unsigned nc = GS_MIN(GS_MAX(st->cores_used, 1u), (unsigned)GS_MAX_CORES);
-        static const char *const arrays[] = {"engine_busy_ns", "engine_bytes", "queue_busy_ns",
-                                             "queue_bytes", "queue_transfers"};
-        for (int a = 0; a < 5; a++) {
-            key(sb, &dm, arrays[a]);
-            gs_sb_putc(sb, '[');
-            const unsigned n = a < 2 ? ne : nq;
-            for (unsigned x = 0; x < n; x++) {
-                double v = 0;
-                for (unsigned core = 0; core < nc; core++) {
-                    if (a == 0) v += st->dma_engine[core][x].busy_ns;
-                    if (a == 1) v += st->dma_engine[core][x].bytes;
-                    if (a == 2) v += st->queue[core][x].busy_ns;
-                    if (a == 3) v += st->queue[core][x].bytes;
-                    if (a == 4) v += (double)st->queue[core][x].transfers;
-                }
-                if (x) gs_sb_putc(sb, ',');
-                gs_sb_json_num(sb, v);
-            }
-            gs_sb_putc(sb, ']');
-        }
-        gs_sb_putc(sb, '}');
-        key(sb, &f, "first_instr");
-        gs_sb_putc(sb, '{');
-        int fi = 1;
-        knum(sb, &fi, "trigger_ns", st->first_trigger_ns);
-        knum(sb, &fi, "start_ns", st->first_start_ns);
-        knum(sb, &fi, "end_ns", st->first_end_ns);
-        knum(sb, &fi, "dma_engines", st->first_engines_used);
-        gs_sb_putc(sb, '}');
-        kstr(sb, &f, "bottleneck", st->bottleneck_name);
-        key(sb, &f, "critical_path_ns");
-        gs_sb_putc(sb, '{');
-        int g = 1;
-        for (int e = 0; e < GS_ENGINE_COUNT; e++)
-            knum(sb, &g, gs_engine_name((gs_engine)e), st->critical_path_ns[e]);
-        knum(sb, &g, "hbm", st->critical_path_hbm_ns);
-        gs_sb_putc(sb, '}');
-        key(sb, &f, "engines");
-        gs_sb_putc(sb, '{');
-        g = 1;
-        for (int e = 0; e < GS_ENGINE_COUNT; e++) {
-            if (!gs_config_has_engine(c, (gs_engine)e)) continue;
-            const gs_engine_stats *es = &st->engine_total[e];
-            key(sb, &g, gs_engine_name((gs_engine)e));
-            int h = 1;
-            gs_sb_putc(sb, '{');
-            knum(sb, &h, "busy_ns", es->busy_ns);
-            knum(sb, &h, "stall_dep_ns", es->stall_dep_ns);
-            knum(sb, &h, "stall_dma_ns", es->stall_dma_ns);
-            knum(sb, &h, "stall_port_ns", es->stall_port_ns);
-            knum(sb, &h, "instructions", (double)es->instructions);
-            gs_sb_putc(sb, '}');
-        }
-        gs_sb_putc(sb, '}');
+    if (r->stats) {
+        write_stats(&w, r->stats, s->cfg);
     } else {
         static const char *const null_keys[] = {"time_ns",
                                                 "instructions",
@@ -296,109 +256,96 @@ void gs_record_write_job(gs_sb *sb, const gs_record_job_info *r)
         for (size_t i = 0; i < GS_ARRAY_LEN(null_keys); i++) {
             /* a built program still knows its instruction count */
             if (!strcmp(null_keys[i], "instructions") && r->program)
-                knum(sb, &f, "instructions", (double)gs_program_count(r->program));
+                gs_jw_knum(&w, "instructions", (double)gs_program_count(r->program));
             else
-                knull(sb, &f, null_keys[i]);
+                gs_jw_knull(&w, null_keys[i]);
         }
     }
     if (r->program) {
-        knum(sb, &f, "sbuf_high_water", (double)gs_program_sbuf_high_water(r->program));
-        knum(sb, &f, "psum_high_water", (double)gs_program_psum_high_water(r->program));
+        gs_jw_knum(&w, "sbuf_high_water", (double)gs_program_sbuf_high_water(r->program));
+        gs_jw_knum(&w, "psum_high_water", (double)gs_program_psum_high_water(r->program));
     } else {
-        knull(sb, &f, "sbuf_high_water");
-        knull(sb, &f, "psum_high_water");
+        gs_jw_knull(&w, "sbuf_high_water");
+        gs_jw_knull(&w, "psum_high_water");
     }
-    key(sb, &f, "error");
+    gs_jw_key(&w, "error");
     if (r->check && r->check->checked) {
         const gs_job_check *ck = r->check;
-        int h = 1;
-        gs_sb_putc(sb, '{');
-        key(sb, &h, "checked");
-        gs_sb_puts(sb, "true");
-        knum(sb, &h, "max_abs", ck->max_abs_err);
-        knum(sb, &h, "max_rel", ck->max_rel_err);
-        knum(sb, &h, "tol_abs", ck->tol_abs);
-        knum(sb, &h, "tol_rel", ck->tol_rel);
-        kstr(sb, &h, "worst", ck->worst);
-        knum(sb, &h, "mismatches", (double)ck->mismatches);
-        gs_sb_putc(sb, '}');
+        gs_jw_begin_object(&w, GS_JW_COMPACT);
+        gs_jw_kbool(&w, "checked", 1);
+        gs_jw_knum(&w, "max_abs", ck->max_abs_err);
+        gs_jw_knum(&w, "max_rel", ck->max_rel_err);
+        gs_jw_knum(&w, "tol_abs", ck->tol_abs);
+        gs_jw_knum(&w, "tol_rel", ck->tol_rel);
+        gs_jw_kstr(&w, "worst", ck->worst);
+        gs_jw_knum(&w, "mismatches", (double)ck->mismatches);
+        gs_jw_end_object(&w);
     } else {
-        gs_sb_puts(sb, "null");
+        gs_jw_null(&w);
     }
     if (r->timeline_json) {
-        key(sb, &f, "timeline");
-        gs_sb_puts(sb, r->timeline_json);
+        gs_jw_key(&w, "timeline");
+        gs_jw_raw(&w, r->timeline_json);
     }
-    kstr(sb, &f, "trace", r->trace_path);
-    if (r->wall_s >= 0) knum(sb, &f, "wall_s", r->wall_s);
-    gs_sb_putc(sb, '}');
+    gs_jw_kstr(&w, "trace", r->trace_path);
+    if (r->wall_s >= 0) gs_jw_knum(&w, "wall_s", r->wall_s);
+    gs_jw_end_object(&w);
+    return gs_jw_finish(&w, NULL);
 }
 
-void gs_record_write_config(gs_sb *sb, const gs_config *c)
+gs_status gs_record_write_config(gs_sb *sb, const gs_config *c)
 {
-    int f = 1;
-    gs_sb_putc(sb, '{');
-    kstr(sb, &f, "name", c->name);
-    kstr(sb, &f, "family", c->family);
-    kstr(sb, &f, "path", gs_record_rel_path(c->path));
-    kstr(sb, &f, "description", c->description);
-    key(sb, &f, "sources");
-    gs_sb_putc(sb, '{');
-    int g = 1;
+    gs_jw w;
+    gs_jw_init(&w, sb);
+    gs_jw_begin_object(&w, GS_JW_COMPACT);
+    gs_jw_kstr(&w, "name", c->name);
+    gs_jw_kstr(&w, "family", c->family);
+    gs_jw_kstr(&w, "path", gs_record_rel_path(c->path));
+    gs_jw_kstr(&w, "description", c->description);
+    gs_jw_key(&w, "sources");
+    gs_jw_begin_object(&w, GS_JW_COMPACT);
     for (size_t i = 0; i < c->n_sources; i++)
-        kstr(sb, &g, c->source_keys[i], c->source_refs[i]);
-    gs_sb_putc(sb, '}');
-    key(sb, &f, "params");
-    gs_sb_putc(sb, '{');
+        gs_jw_kstr(&w, c->source_keys[i], c->source_refs[i]);
+    gs_jw_end_object(&w);
+    gs_jw_key(&w, "params");
+    gs_jw_begin_object(&w, GS_JW_COMPACT);
     size_t nf = 0;
     const gs_config_field *fields = gs_config_fields(&nf);
-    g = 1;
     for (size_t i = 0; i < nf; i++) {
         const gs_num *n = gs_config_get(c, fields[i].path);
-        key(sb, &g, fields[i].path);
-        int h = 1;
-        gs_sb_putc(sb, '{');
+        gs_jw_key(&w, fields[i].path);
+        gs_jw_begin_object(&w, GS_JW_COMPACT);
         if (n && n->src)
-            knum(sb, &h, "value", n->v);
+            gs_jw_knum(&w, "value", n->v);
         else
-            knull(sb, &h, "value");
-        kstr(sb, &h, "unit", gs_record_unit_name(fields[i].unit));
-        kstr(sb, &h, "src", n ? n->src : NULL);
-        kstr(sb, &h, "note", n ? n->note : NULL);
-        gs_sb_putc(sb, '}');
+            gs_jw_knull(&w, "value");
+        gs_jw_kstr(&w, "unit", gs_record_unit_name(fields[i].unit));
+        gs_jw_kstr(&w, "src", n ? n->src : NULL);
+        gs_jw_kstr(&w, "note", n ? n->note : NULL);
+        gs_jw_end_object(&w);
     }
-    gs_sb_putc(sb, '}');
-    key(sb, &f, "dtypes");
-    gs_sb_putc(sb, '[');
-    g = 1;
+    gs_jw_end_object(&w);
+    gs_jw_key(&w, "dtypes");
+    gs_jw_begin_array(&w, GS_JW_COMPACT);
     for (int t = 0; t < GS_DTYPE_COUNT; t++)
-        if (c->dtypes & (1u << t)) {
-            if (!g) gs_sb_putc(sb, ',');
-            g = 0;
-            gs_sb_json_str(sb, gs_dtype_name((gs_dtype)t));
-        }
-    gs_sb_putc(sb, ']');
-    key(sb, &f, "ops");
-    gs_sb_putc(sb, '[');
-    g = 1;
+        if (c->dtypes & (1u << t)) gs_jw_str(&w, gs_dtype_name((gs_dtype)t));
+    gs_jw_end_array(&w);
+    gs_jw_key(&w, "ops");
+    gs_jw_begin_array(&w, GS_JW_COMPACT);
     for (int o = 0; o < GS_OPCODE_COUNT; o++)
-        if (c->ops & (1ull << o)) {
-            if (!g) gs_sb_putc(sb, ',');
-            g = 0;
-            gs_sb_json_str(sb, gs_opcode_name((gs_opcode)o));
-        }
-    gs_sb_putc(sb, ']');
-    key(sb, &f, "peaks");
-    gs_sb_putc(sb, '{');
-    g = 1;
-    knum(sb, &g, "bf16_tflops", gs_config_peak_flops(c, GS_BF16) / 1e12);
-    knum(sb, &g, "fp32_tflops", gs_config_peak_flops(c, GS_FP32) / 1e12);
-    knum(sb, &g, "fp8_tflops", gs_config_peak_flops(c, GS_FP8_E4M3) / 1e12);
-    knum(sb, &g, "hbm_gbps", gs_config_hbm_bytes_per_s(c) / 1e9);
-    knum(sb, &g, "sbuf_mib", c->sbuf_bytes.v / (1024.0 * 1024.0));
-    knum(sb, &g, "cores", c->cores.v);
-    gs_sb_putc(sb, '}');
-    gs_sb_putc(sb, '}');
+        if (c->ops & (1ull << o)) gs_jw_str(&w, gs_opcode_name((gs_opcode)o));
+    gs_jw_end_array(&w);
+    gs_jw_key(&w, "peaks");
+    gs_jw_begin_object(&w, GS_JW_COMPACT);
+    gs_jw_knum(&w, "bf16_tflops", gs_config_peak_flops(c, GS_BF16) / 1e12);
+    gs_jw_knum(&w, "fp32_tflops", gs_config_peak_flops(c, GS_FP32) / 1e12);
+    gs_jw_knum(&w, "fp8_tflops", gs_config_peak_flops(c, GS_FP8_E4M3) / 1e12);
+    gs_jw_knum(&w, "hbm_gbps", gs_config_hbm_bytes_per_s(c) / 1e9);
+    gs_jw_knum(&w, "sbuf_mib", c->sbuf_bytes.v / (1024.0 * 1024.0));
+    gs_jw_knum(&w, "cores", c->cores.v);
+    gs_jw_end_object(&w);
+    gs_jw_end_object(&w);
+    return gs_jw_finish(&w, NULL);
 }
 
 /* ---- timeline aggregation ---- */
@@ -566,10 +513,12 @@ gs_status gs_record_timeline(const char *trace_path, double total_ns, int max_sl
         s->count = 1;
     }
     if (nt) qsort(tracks, nt, sizeof *tracks, track_cmp);
-    gs_sb_puts(sb, "{\"total_ns\":");
-    gs_sb_json_num(sb, total_ns);
-    gs_sb_puts(sb, ",\"tracks\":[");
-    int first = 1;
+    gs_jw w;
+    gs_jw_init(&w, sb);
+    gs_jw_begin_object(&w, GS_JW_COMPACT);
+    gs_jw_knum(&w, "total_ns", total_ns);
+    gs_jw_key(&w, "tracks");
+    gs_jw_begin_array(&w, GS_JW_COMPACT);
     if (max_slices < 1) max_slices = 1;
     for (size_t i = 0; i < nt; i++) {
         tl_track *t = &tracks[i];
@@ -587,28 +536,26 @@ gs_status gs_record_timeline(const char *trace_path, double total_ns, int max_sl
             t->n = merge_pass(t->s, t->n, gap, 0);
         for (gap = span / (8.0 * max_slices); t->n > (size_t)max_slices; gap *= 2)
             t->n = merge_pass(t->s, t->n, gap, 1);
-        if (!first) gs_sb_putc(sb, ',');
-        first = 0;
-        gs_sb_puts(sb, "{\"name\":");
-        gs_sb_json_str(sb, t->name);
-        gs_sb_puts(sb, ",\"slices\":[");
+        gs_jw_begin_object(&w, GS_JW_COMPACT);
+        gs_jw_kstr(&w, "name", t->name);
+        gs_jw_key(&w, "slices");
+        gs_jw_begin_array(&w, GS_JW_COMPACT);
         for (size_t k = 0; k < t->n; k++) {
             const tl_slice *s = &t->s[k];
-            gs_sb_puts(sb, k ? ",[" : "[");
-            gs_sb_json_num(sb, s->t0);
-            gs_sb_putc(sb, ',');
-            gs_sb_json_num(sb, s->t1);
-            gs_sb_putc(sb, ',');
-            gs_sb_json_str(sb, s->op);
-            gs_sb_putc(sb, ',');
-            gs_sb_json_str(sb, s->src);
-            gs_sb_putc(sb, ',');
-            gs_sb_json_num(sb, s->count);
-            gs_sb_putc(sb, ']');
+            gs_jw_begin_array(&w, GS_JW_COMPACT);
+            gs_jw_num(&w, s->t0);
+            gs_jw_num(&w, s->t1);
+            gs_jw_str(&w, s->op);
+            gs_jw_str(&w, s->src);
+            gs_jw_num(&w, s->count);
+            gs_jw_end_array(&w);
         }
-        gs_sb_puts(sb, "]}");
+        gs_jw_end_array(&w);
+        gs_jw_end_object(&w);
     }
-    gs_sb_puts(sb, "]}");
+    gs_jw_end_array(&w);
+    gs_jw_end_object(&w);
+    st = gs_jw_finish(&w, err);
 done:
     for (size_t i = 0; i < nt; i++)
         gs_free(tracks[i].s);

@@ -2,7 +2,7 @@
  * record.h - the JSON records of results.json (schema: harness/RESULTS.md): one job record
  * (written by `gensweep run --record FILE` in the job process), one config record (written by
  * the sweep for every config it ran; the job id is jobspec.h's), and the aggregated timeline built
- * from a Perfetto trace. Everything is built through gs/strbuf.h.
+ * from a Perfetto trace. Everything is written through the JSON writer (gs/jsonw.h).
  *
  * Source paths (kernel file:line in reasons and timelines) are written relative to the source
  * tree, so records do not depend on where the repository was cloned.
@@ -39,11 +39,12 @@ typedef struct gs_record_job_info {
 } gs_record_job_info;
 
 /* Append one job object (RESULTS.md "jobs" element) on one line. When info->wall_s >= 0 a
- * "wall_s" key is added; the sweep moves it to "wall"."jobs" so the job stays host-independent. */
-void gs_record_write_job(gs_sb *sb, const gs_record_job_info *info);
+ * "wall_s" key is added; the sweep moves it to "wall"."jobs" so the job stays host-independent.
+ * GS_ERR_NOMEM when sb ran out of memory (GS_ERR_INTERNAL: a bug in the writer's use). */
+gs_status gs_record_write_job(gs_sb *sb, const gs_record_job_info *info);
 
-/* Append one config object (RESULTS.md "configs" element) on one line. */
-void gs_record_write_config(gs_sb *sb, const gs_config *c);
+/* Append one config object (RESULTS.md "configs" element) on one line; status as above. */
+gs_status gs_record_write_config(gs_sb *sb, const gs_config *c);
 
 /* Read a Perfetto trace written by the model and append the aggregated timeline object
  * {"total_ns": .., "tracks": [{"name": "c0 tensor", "slices": [[t0, t1, op, src, n], ..]}]}:

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli_util.h"
+#include "gs/jsonw.h"
 #include "record.h"
 #include "report.h"
 #include "results.h"
@@ -79,23 +80,26 @@ static gs_status whatif_param(const gs_whatif_opts *o, const gs_config *base, co
     return GS_OK;
 }
 
-static void emit_values(gs_sb *sb, const wparam *w, const char *suffix)
+/* The parameter's members of the top-level object ("param", "unit", ...: suffix "" or "2"). */
+static void emit_values(gs_jw *jw, const wparam *w, const char *suffix)
 {
-    gs_sb_printf(sb, ",\n\"param%s\": ", suffix);
-    gs_sb_json_str(sb, w->key);
-    gs_sb_printf(sb, ",\n\"unit%s\": ", suffix);
-    gs_sb_json_str(sb, w->unit);
-    gs_sb_printf(sb, ",\n\"base_value%s\": ", suffix);
-    gs_sb_json_num(sb, w->base);
-    gs_sb_printf(sb, ",\n\"values%s\": [", suffix);
+    char k[32];
+    snprintf(k, sizeof k, "param%s", suffix);
+    gs_jw_kstr(jw, k, w->key);
+    snprintf(k, sizeof k, "unit%s", suffix);
+    gs_jw_kstr(jw, k, w->unit);
+    snprintf(k, sizeof k, "base_value%s", suffix);
+    gs_jw_knum(jw, k, w->base);
+    snprintf(k, sizeof k, "values%s", suffix);
+    gs_jw_key(jw, k);
+    gs_jw_begin_array(jw, GS_JW_LINES_CLOSE);
     for (int v = 0; v < w->n; v++) {
-        gs_sb_puts(sb, v ? ",\n{\"label\":" : "\n{\"label\":");
-        gs_sb_json_str(sb, w->labels[v]);
-        gs_sb_puts(sb, ",\"value\":");
-        gs_sb_json_num(sb, w->vals[v]);
-        gs_sb_puts(sb, "}");
+        gs_jw_begin_object(jw, GS_JW_COMPACT);
+        gs_jw_kstr(jw, "label", w->labels[v]);
+        gs_jw_knum(jw, "value", w->vals[v]);
+        gs_jw_end_object(jw);
     }
-    gs_sb_puts(sb, "\n]");
+    gs_jw_end_array(jw);
 }
 
 /* Time and status of job `id` in a results document. */
@@ -125,96 +129,93 @@ static double end_to_end(const double *v, const double *t, int n)
                                                 : (double)NAN;
 }
 
-static void json_str_array(gs_sb *sb, const char *const *s, int n)
+static void json_str_array(gs_jw *w, const char *const *s, int n)
 {
-    for (int i = 0; i < n; i++) {
-        if (i) gs_sb_putc(sb, ',');
-        gs_sb_json_str(sb, s[i]);
-    }
+    gs_jw_begin_array(w, GS_JW_COMPACT);
+    for (int i = 0; i < n; i++)
+        gs_jw_str(w, s[i]);
+    gs_jw_end_array(w);
 }
 
-static void json_num_array(gs_sb *sb, const double *v, int n)
+static void json_num_array(gs_jw *w, const double *v, int n)
 {
-    for (int i = 0; i < n; i++) {
-        if (i) gs_sb_putc(sb, ',');
-        gs_sb_json_num(sb, v[i]);
-    }
+    gs_jw_begin_array(w, GS_JW_COMPACT);
+    for (int i = 0; i < n; i++)
+        gs_jw_num(w, v[i]);
+    gs_jw_end_array(w);
 }
 
 /* One job's row: times per cell (t, st: ncell entries) and the derived sensitivities. */
-static void emit_job(gs_sb *sb, const cJSON *j, const wparam *w, int np, const double *t,
+static void emit_job(gs_jw *jw, const cJSON *j, const wparam *w, int np, const double *t,
                      const char *const *st)
 {
     int n1 = w[0].n, n2 = np == 2 ? w[1].n : 1;
-    gs_sb_json_str(sb, gs_json_str(j, "id"));
-    gs_sb_puts(sb, ",\"kernel\":");
-    gs_sb_json_str(sb, gs_json_str(j, "kernel"));
-    gs_sb_puts(sb, ",\"variant\":");
-    gs_sb_json_str(sb, gs_json_str(j, "variant"));
-    gs_sb_puts(sb, ",\"dtype\":");
-    gs_sb_json_str(sb, gs_json_str(j, "dtype"));
-    gs_sb_puts(sb, ",\"shape\":");
-    gs_json_emit(sb, cJSON_GetObjectItemCaseSensitive(j, "shape"));
+    gs_jw_begin_object(jw, GS_JW_COMPACT);
+    gs_jw_kstr(jw, "id", gs_json_str(j, "id"));
+    gs_jw_kstr(jw, "kernel", gs_json_str(j, "kernel"));
+    gs_jw_kstr(jw, "variant", gs_json_str(j, "variant"));
+    gs_jw_kstr(jw, "dtype", gs_json_str(j, "dtype"));
+    gs_jw_key(jw, "shape");
+    gs_json_write(jw, cJSON_GetObjectItemCaseSensitive(j, "shape"));
     if (np == 1) {
         double steps[GS_SPEEDUP_MAX_STEPS];
         int nonmono = 0, inv = 0;
         int ns = gs_sensitivity_steps(w[0].vals, t, n1, gs_param_direction(w[0].unit), steps,
                                       &nonmono, &inv);
-        gs_sb_puts(sb, ",\"status\":[");
-        json_str_array(sb, st, n1);
-        gs_sb_puts(sb, "],\"time_ns\":[");
-        json_num_array(sb, t, n1);
-        gs_sb_puts(sb, "],\"sensitivity\":");
-        gs_sb_json_num(sb, end_to_end(w[0].vals, t, n1));
-        gs_sb_puts(sb, ",\"steps\":[");
-        json_num_array(sb, steps, ns);
-        gs_sb_printf(sb, "],\"inversions\":%d,\"non_monotonic\":%s}", inv,
-                     nonmono ? "true" : "false");
+        gs_jw_key(jw, "status");
+        json_str_array(jw, st, n1);
+        gs_jw_key(jw, "time_ns");
+        json_num_array(jw, t, n1);
+        gs_jw_knum(jw, "sensitivity", end_to_end(w[0].vals, t, n1));
+        gs_jw_key(jw, "steps");
+        json_num_array(jw, steps, ns);
+        gs_jw_kint(jw, "inversions", inv);
+        gs_jw_kbool(jw, "non_monotonic", nonmono);
+        gs_jw_end_object(jw);
         return;
     }
     /* rows: values of the first param; columns: values of the second */
-    gs_sb_puts(sb, ",\"status_grid\":[");
-    for (int a = 0; a < n1; a++) {
-        gs_sb_puts(sb, a ? ",[" : "[");
-        json_str_array(sb, st + a * n2, n2);
-        gs_sb_putc(sb, ']');
-    }
-    gs_sb_puts(sb, "],\"time_grid\":[");
-    for (int a = 0; a < n1; a++) {
-        gs_sb_puts(sb, a ? ",[" : "[");
-        json_num_array(sb, t + a * n2, n2);
-        gs_sb_putc(sb, ']');
-    }
+    gs_jw_key(jw, "status_grid");
+    gs_jw_begin_array(jw, GS_JW_COMPACT);
+    for (int a = 0; a < n1; a++)
+        json_str_array(jw, st + a * n2, n2);
+    gs_jw_end_array(jw);
+    gs_jw_key(jw, "time_grid");
+    gs_jw_begin_array(jw, GS_JW_COMPACT);
+    for (int a = 0; a < n1; a++)
+        json_num_array(jw, t + a * n2, n2);
+    gs_jw_end_array(jw);
     /* each parameter's sensitivity with the other at its unchanged value */
     double row[GS_WHATIF_MAX_VALUES], col[GS_WHATIF_MAX_VALUES];
     for (int a = 0; a < n1; a++)
         row[a] = t[a * n2 + w[1].base_i];
     for (int b = 0; b < n2; b++)
         col[b] = t[w[0].base_i * n2 + b];
-    gs_sb_puts(sb, "],\"sensitivity\":");
-    gs_sb_json_num(sb, end_to_end(w[0].vals, row, n1));
-    gs_sb_puts(sb, ",\"sensitivity2\":");
-    gs_sb_json_num(sb, end_to_end(w[1].vals, col, n2));
-    gs_sb_putc(sb, '}');
+    gs_jw_knum(jw, "sensitivity", end_to_end(w[0].vals, row, n1));
+    gs_jw_knum(jw, "sensitivity2", end_to_end(w[1].vals, col, n2));
+    gs_jw_end_object(jw);
 }
 
 /* The whatif.json text: the jobs of the unchanged cell define the rows (ids do not depend on
- * the values). */
-static void emit_doc(gs_sb *sb, const gs_config *base, const wparam *w, int np, cJSON *const *res,
-                     int base_cell)
+ * the values). GS_ERR_NOMEM / GS_ERR_INTERNAL (writer misuse) as gs_jw_finish says. */
+static gs_status emit_doc(gs_sb *sb, const gs_config *base, const wparam *w, int np,
+                          cJSON *const *res, int base_cell, gs_error *err)
 {
     int ncell = w[0].n * (np == 2 ? w[1].n : 1);
-    gs_sb_puts(sb, "{\n\"schema\": \"gensweep-whatif\",\n\"schema_version\": 1,\n\"config\": ");
-    gs_sb_json_str(sb, base->name);
-    gs_sb_puts(sb, ",\n\"path\": ");
-    gs_sb_json_str(sb, gs_record_rel_path(base->path));
-    emit_values(sb, &w[0], "");
-    if (np == 2) emit_values(sb, &w[1], "2");
-    gs_sb_puts(sb, ",\n\"jobs\": [");
+    gs_jw jw;
+    gs_jw_init(&jw, sb);
+    gs_jw_begin_object(&jw, GS_JW_LINES);
+    gs_jw_kstr(&jw, "schema", "gensweep-whatif");
+    gs_jw_kint(&jw, "schema_version", 1);
+    gs_jw_kstr(&jw, "config", base->name);
+    gs_jw_kstr(&jw, "path", gs_record_rel_path(base->path));
+    emit_values(&jw, &w[0], "");
+    if (np == 2) emit_values(&jw, &w[1], "2");
+    gs_jw_key(&jw, "jobs");
+    gs_jw_begin_array(&jw, GS_JW_LINES_CLOSE);
     double *t = gs_calloc((size_t)ncell, sizeof *t);
     const char **st = gs_calloc((size_t)ncell, sizeof *st);
     const cJSON *j;
-    int first = 1;
     cJSON_ArrayForEach(j, cJSON_GetObjectItemCaseSensitive(res[base_cell], "jobs"))
     {
         if (!t || !st) break;
@@ -223,14 +224,15 @@ static void emit_doc(gs_sb *sb, const gs_config *base, const wparam *w, int np, 
             st[c] = "missing";
             t[c] = res[c] ? job_time(res[c], id, &st[c]) : (double)NAN;
         }
-        gs_sb_puts(sb, first ? "\n{\"id\":" : ",\n{\"id\":");
-        first = 0;
-        emit_job(sb, j, w, np, t, st);
+        emit_job(&jw, j, w, np, t, st);
     }
     if (!t || !st) sb->oom = 1;
     gs_free(t);
     gs_free(st);
-    gs_sb_puts(sb, "\n]\n}\n");
+    gs_jw_end_array(&jw);
+    gs_jw_end_object(&jw);
+    gs_sb_putc(sb, '\n');
+    return gs_jw_finish(&jw, err);
 }
 
 static void progress(const gs_whatif_opts *o, const char *fmt, ...) GS_PRINTF(2, 3);
@@ -413,9 +415,14 @@ gs_status gs_whatif_run(const gs_whatif_opts *o, gs_whatif_result *r, gs_diags *
     if (st == GS_OK) {
         gs_sb sb;
         gs_sb_init(&sb);
-        emit_doc(&sb, base, w, np, res, base_cell);
-        r->doc = gs_sb_ok(&sb) ? cJSON_Parse(gs_sb_cstr(&sb)) : NULL;
-        if (!r->doc) {
+        gs_error jerr;
+        gs_error_clear(&jerr);
+        gs_status js = emit_doc(&sb, base, w, np, res, base_cell, &jerr);
+        r->doc = js == GS_OK ? cJSON_Parse(gs_sb_cstr(&sb)) : NULL;
+        if (js == GS_ERR_INTERNAL) {
+            gs_diags_add(d, js, NULL, 0, 0, "whatif.json: %s", jerr.message);
+            st = js;
+        } else if (!r->doc) {
             gs_diags_add(d, GS_ERR_NOMEM, NULL, 0, 0, "out of memory building whatif.json");
             st = GS_ERR_NOMEM;
         } else {

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "gs/jsonw.h"
 #include "job_status.h"
 
 static const char *const verdict_names[] = {
@@ -359,36 +360,37 @@ gs_status gs_baseline_write(const cJSON *results, const char *dir, FILE *out, gs
         gs_sb sb, path;
         gs_sb_init(&sb);
         gs_sb_init(&path);
-        gs_sb_puts(&sb, "{\n\"schema\": ");
-        gs_sb_json_str(&sb, GS_BASELINE_SCHEMA);
-        gs_sb_printf(&sb,
-                     ",\n\"schema_version\": %d,\n\"generation\": ", GS_BASELINE_SCHEMA_VERSION);
-        gs_sb_json_str(&sb, gen);
-        gs_sb_puts(&sb, ",\n\"suite\": ");
-        gs_sb_json_str(&sb, suite);
-        gs_sb_puts(&sb, ",\n\"jobs\": [");
-        int first = 1;
+        gs_jw w;
+        gs_jw_init(&w, &sb);
+        gs_jw_begin_object(&w, GS_JW_LINES);
+        gs_jw_kstr(&w, "schema", GS_BASELINE_SCHEMA);
+        gs_jw_kint(&w, "schema_version", GS_BASELINE_SCHEMA_VERSION);
+        gs_jw_kstr(&w, "generation", gen);
+        gs_jw_kstr(&w, "suite", suite);
+        gs_jw_key(&w, "jobs");
+        gs_jw_begin_array(&w, GS_JW_LINES_CLOSE);
         const cJSON *q;
         cJSON_ArrayForEach(q, jobs)
         {
             if (strcmp(gs_json_str(q, "generation"), gen) != 0) continue;
-            gs_sb_puts(&sb, first ? "\n{\"id\":" : ",\n{\"id\":");
-            first = 0;
-            gs_sb_json_str(&sb, gs_json_str(q, "id"));
-            gs_sb_puts(&sb, ",\"status\":");
-            gs_sb_json_str(&sb, gs_json_str(q, "status"));
-            gs_sb_puts(&sb, ",\"time_ns\":");
-            gs_sb_json_num(&sb, gs_json_num(q, "time_ns"));
-            gs_sb_puts(&sb, ",\"max_abs\":");
-            gs_sb_json_num(&sb, job_max_abs(q));
-            gs_sb_puts(&sb, ",\"tol_abs\":");
-            gs_sb_json_num(&sb, job_tol_abs(q));
-            gs_sb_putc(&sb, '}');
+            gs_jw_begin_object(&w, GS_JW_COMPACT);
+            gs_jw_kstr(&w, "id", gs_json_str(q, "id"));
+            gs_jw_kstr(&w, "status", gs_json_str(q, "status"));
+            gs_jw_knum(&w, "time_ns", gs_json_num(q, "time_ns"));
+            gs_jw_knum(&w, "max_abs", job_max_abs(q));
+            gs_jw_knum(&w, "tol_abs", job_tol_abs(q));
+            gs_jw_end_object(&w);
         }
-        gs_sb_puts(&sb, "\n]\n}\n");
+        gs_jw_end_array(&w);
+        gs_jw_end_object(&w);
+        gs_sb_putc(&sb, '\n');
+        int bug = gs_jw_finish(&w, NULL) == GS_ERR_INTERNAL;
         gs_sb_printf(&path, "%s/%s-%s.json", dir, suite, gen);
-        st = gs_sb_ok(&path) ? gs_sb_write_file(&sb, gs_sb_cstr(&path), err)
-                             : gs_error_set(err, GS_ERR_NOMEM, dir, 0, 0, "out of memory");
+        if (bug)
+            st = gs_error_set(err, GS_ERR_INTERNAL, dir, 0, 0, "baseline: JSON writer misused");
+        else
+            st = gs_sb_ok(&path) ? gs_sb_write_file(&sb, gs_sb_cstr(&path), err)
+                                 : gs_error_set(err, GS_ERR_NOMEM, dir, 0, 0, "out of memory");
         if (st == GS_OK && out) report(out, "wrote %s", gs_sb_cstr(&path));
         gs_sb_free(&sb);
         gs_sb_free(&path);

@@ -22,35 +22,46 @@ const char *gs_json_str(const cJSON *obj, const char *key)
     return cJSON_IsString(v) ? v->valuestring : "";
 }
 
-void gs_json_emit(gs_sb *sb, const cJSON *v)
+/* The writer must take any document cJSON parses. */
+_Static_assert(CJSON_NESTING_LIMIT <= GS_JW_MAX_DEPTH, "gs_jw too shallow for cJSON documents");
+
+void gs_json_write(gs_jw *w, const cJSON *v)
 {
     if (cJSON_IsFalse(v)) {
-        gs_sb_puts(sb, "false");
+        gs_jw_bool(w, 0);
     } else if (cJSON_IsTrue(v)) {
-        gs_sb_puts(sb, "true");
+        gs_jw_bool(w, 1);
     } else if (cJSON_IsNumber(v)) {
-        gs_sb_json_num(sb, v->valuedouble);
+        gs_jw_num(w, v->valuedouble);
     } else if (cJSON_IsString(v)) {
-        gs_sb_json_str(sb, v->valuestring);
+        gs_jw_str(w, v->valuestring ? v->valuestring : "");
     } else if (cJSON_IsArray(v) || cJSON_IsObject(v)) {
         int obj = cJSON_IsObject(v);
-        gs_sb_putc(sb, obj ? '{' : '[');
+        if (obj)
+            gs_jw_begin_object(w, GS_JW_COMPACT);
+        else
+            gs_jw_begin_array(w, GS_JW_COMPACT);
         const cJSON *c;
-        int first = 1;
         cJSON_ArrayForEach(c, v)
         {
-            if (!first) gs_sb_putc(sb, ',');
-            first = 0;
-            if (obj) {
-                gs_sb_json_str(sb, c->string ? c->string : "");
-                gs_sb_putc(sb, ':');
-            }
-            gs_json_emit(sb, c);
+            if (obj) gs_jw_key(w, c->string ? c->string : "");
+            gs_json_write(w, c);
         }
-        gs_sb_putc(sb, obj ? '}' : ']');
+        if (obj)
+            gs_jw_end_object(w);
+        else
+            gs_jw_end_array(w);
     } else { /* NULL, null, or an invalid item */
-        gs_sb_puts(sb, "null");
+        gs_jw_null(w);
     }
+}
+
+gs_status gs_json_emit(gs_sb *sb, const cJSON *v)
+{
+    gs_jw w;
+    gs_jw_init(&w, sb);
+    gs_json_write(&w, v);
+    return gs_jw_finish(&w, NULL);
 }
 
 cJSON *gs_results_load(const char *path, gs_error *err)
@@ -104,35 +115,29 @@ void gs_results_sort_jobs(cJSON *doc)
     gs_free(v);
 }
 
-void gs_results_emit(gs_sb *sb, const cJSON *doc)
+gs_status gs_results_emit(gs_sb *sb, const cJSON *doc)
 {
-    gs_sb_puts(sb, "{\n");
+    gs_jw w;
+    gs_jw_init(&w, sb);
+    gs_jw_begin_object(&w, GS_JW_LINES);
     const cJSON *c;
-    int first = 1;
     cJSON_ArrayForEach(c, doc)
     {
-        if (!first) gs_sb_puts(sb, ",\n");
-        first = 0;
-        gs_sb_json_str(sb, c->string ? c->string : "");
-        gs_sb_puts(sb, ": ");
+        gs_jw_key(&w, c->string ? c->string : "");
         /* the long arrays one element a line */
         if (cJSON_IsArray(c) && c->string &&
             (!strcmp(c->string, "jobs") || !strcmp(c->string, "configs"))) {
-            gs_sb_puts(sb, "[");
+            gs_jw_begin_array(&w, GS_JW_LINES);
             const cJSON *e;
-            int f2 = 1;
-            cJSON_ArrayForEach(e, c)
-            {
-                gs_sb_puts(sb, f2 ? "\n" : ",\n");
-                f2 = 0;
-                gs_json_emit(sb, e);
-            }
-            gs_sb_puts(sb, f2 ? "]" : "\n]");
+            cJSON_ArrayForEach(e, c) gs_json_write(&w, e);
+            gs_jw_end_array(&w);
         } else {
-            gs_json_emit(sb, c);
+            gs_json_write(&w, c);
         }
     }
-    gs_sb_puts(sb, "\n}\n");
+    gs_jw_end_object(&w);
+    gs_sb_putc(sb, '\n');
+    return gs_jw_finish(&w, NULL);
 }
 
 gs_status gs_mkdirs(const char *dir, gs_error *err)
@@ -340,10 +345,14 @@ gs_status gs_results_write_dir(const cJSON *doc, const char *dir, gs_error *err)
     gs_sb path, sb;
     gs_sb_init(&path);
     gs_sb_init(&sb);
-    gs_results_emit(&sb, doc);
+    /* out of memory is reported by the write below, naming the file */
+    int bug = gs_results_emit(&sb, doc) == GS_ERR_INTERNAL;
     gs_sb_printf(&path, "%s/results.json", dir);
-    st = gs_sb_ok(&path) ? gs_sb_write_file(&sb, gs_sb_cstr(&path), err)
-                         : gs_error_set(err, GS_ERR_NOMEM, dir, 0, 0, "out of memory");
+    if (bug)
+        st = gs_error_set(err, GS_ERR_INTERNAL, dir, 0, 0, "results.json: JSON writer misused");
+    else
+        st = gs_sb_ok(&path) ? gs_sb_write_file(&sb, gs_sb_cstr(&path), err)
+                             : gs_error_set(err, GS_ERR_NOMEM, dir, 0, 0, "out of memory");
     gs_sb_free(&sb);
     if (st == GS_OK) {
         gs_sb_reset(&path);

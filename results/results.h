@@ -1,7 +1,7 @@
 /*
  * results.h - results files as documents: read results.json (cJSON), write it back
- * deterministically (through gs/strbuf.h), derive results.csv and junit.xml, and merge shard
- * outputs. Schema: harness/RESULTS.md.
+ * deterministically (through the JSON writer, gs/jsonw.h), derive results.csv and junit.xml,
+ * and merge shard outputs. Schema: harness/RESULTS.md.
  *
  * Layout of a written results.json: top-level keys one per line, one config and one job per
  * line, jobs sorted by id, so `diff` and `jq 'del(.wall)'` work on it.
@@ -12,6 +12,7 @@
 #include <cjson/cJSON.h>
 
 #include "gs/common.h"
+#include "gs/jsonw.h"
 #include "gs/strbuf.h"
 #include "results_schema.h"
 
@@ -19,16 +20,19 @@
 extern "C" {
 #endif
 
-/* Append v as compact JSON (numbers with gs_sb_json_num, strings with gs_sb_json_str, so
- * writing a parsed file back gives the same bytes). */
-void gs_json_emit(gs_sb *sb, const cJSON *v);
+/* Write v as one compact JSON value through w (numbers with gs_sb_json_num, strings with
+ * gs_sb_json_str, so writing a parsed file back gives the same bytes); NULL writes null. */
+void gs_json_write(gs_jw *w, const cJSON *v);
+/* The same into sb on its own. GS_OK, or GS_ERR_NOMEM when sb ran out of memory. */
+gs_status gs_json_emit(gs_sb *sb, const cJSON *v);
 /* Read a results.json and validate it (gs_results_validate: schema, version, types, ids). NULL
  * with err set. */
 cJSON *gs_results_load(const char *path, gs_error *err);
 /* Sort doc.jobs by id (stable; ids are unique in a valid file). O(n log n). */
 void gs_results_sort_jobs(cJSON *doc);
-/* Append the whole document in the line layout described above. */
-void gs_results_emit(gs_sb *sb, const cJSON *doc);
+/* Append the whole document in the line layout described above (and a final newline); status
+ * as gs_json_emit's. */
+gs_status gs_results_emit(gs_sb *sb, const cJSON *doc);
 
 /* results.json, results.csv and junit.xml into dir (created if missing). */
 gs_status gs_results_write_dir(const cJSON *doc, const char *dir, gs_error *err);

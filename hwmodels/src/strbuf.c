@@ -156,11 +156,36 @@ static size_t utf8_len(const unsigned char *s)
     return n;
 }
 
+/* Length of the leading run of printable ASCII that needs no escape. */
+static size_t plain_run(const unsigned char *p)
+{
+    const unsigned char *q = p;
+    while (*q >= 0x20 && *q < 0x7F && *q != '"' && *q != '\\' && *q != '<')
+        q++;
+    return (size_t)(q - p);
+}
+
 void gs_sb_json_str(gs_sb *sb, const char *s)
 {
-    gs_sb_putc(sb, '"');
     const unsigned char *p = (const unsigned char *)(s ? s : "");
+    size_t n0 = plain_run(p);
+    if (!p[n0]) { /* nothing to escape (keys, names, ids): one append */
+        if (!sb_reserve(sb, n0 + 2)) return;
+        char *d = sb->data + sb->len;
+        d[0] = '"';
+        memcpy(d + 1, p, n0);
+        d[n0 + 1] = '"';
+        sb->len += n0 + 2;
+        sb->data[sb->len] = '\0';
+        return;
+    }
+    gs_sb_putc(sb, '"');
     while (*p) {
+        /* a run of printable ASCII that needs no escape, copied at once */
+        size_t run = plain_run(p);
+        if (run) gs_sb_putn(sb, (const char *)p, run);
+        p += run;
+        if (!*p) break;
         unsigned char c = *p;
         switch (c) {
         case '"':

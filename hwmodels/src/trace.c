@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "gs/jsonw.h"
 #include "gs/strbuf.h"
 
 #define FILE_BUFFER (1u << 20) /* stdio buffer: fewer write syscalls */
@@ -39,48 +40,43 @@ struct gs_trace {
     FILE *f;    /* on a duplicate of out.fd, so closing it leaves out.fd for the commit */
     gs_out out; /* the temp file renamed over the target by gs_trace_close */
     char *path;
-    gs_sb sb;
-    int first;
+    gs_sb sb; /* each event, written to f when complete */
+    gs_jw w;  /* the whole document; its text goes through sb */
     int io_error;
     uint64_t next_flow;
     slice *slices; /* slot index % GS_TRACE_FLOW_WINDOW */
     gs_trace_rate *rates;
 };
 
-/* Decimal digits of v (hot path: no printf). */
-static void put_u64(gs_sb *sb, uint64_t v)
+/* Microseconds with six decimals from integer picoseconds: exact, no floating point (and no
+ * printf: the hot path). */
+static void kus(gs_jw *w, const char *key, uint64_t ps)
 {
-    char buf[24];
+    char buf[32];
     char *e = buf + sizeof buf, *q = e;
+    uint64_t f = ps % 1000000u, v = ps / 1000000u;
+    for (int k = 0; k < 6; ++k) {
+        *--q = (char)('0' + f % 10u);
+        f /= 10u;
+    }
+    *--q = '.';
     do {
         *--q = (char)('0' + v % 10u);
         v /= 10u;
     } while (v);
-    gs_sb_putn(sb, q, (size_t)(e - q));
+    gs_jw_key(w, key);
+    gs_jw_rawn(w, q, (size_t)(e - q));
 }
 
-static void put_i64(gs_sb *sb, int64_t v)
+/* The text written since the last flush to the file (the writer keeps its state). */
+static void flush(gs_trace *t)
 {
-    if (v < 0) {
-        gs_sb_putc(sb, '-');
-        put_u64(sb, (uint64_t)0 - (uint64_t)v);
-    } else {
-        put_u64(sb, (uint64_t)v);
+    if (!gs_sb_ok(&t->sb) || gs_jw_error(&t->w)) {
+        t->io_error = 1;
+        return;
     }
-}
-
-/* Microseconds with six decimals from integer picoseconds: exact, no floating point. */
-static void put_us(gs_sb *sb, uint64_t ps)
-{
-    put_u64(sb, ps / 1000000u);
-    char frac[7];
-    uint64_t f = ps % 1000000u;
-    for (int k = 5; k >= 0; --k) {
-        frac[1 + k] = (char)('0' + f % 10u);
-        f /= 10u;
-    }
-    frac[0] = '.';
-    gs_sb_putn(sb, frac, sizeof frac);
+    if (t->sb.len && fwrite(t->sb.data, 1, t->sb.len, t->f) != t->sb.len) t->io_error = 1;
+    gs_sb_reset(&t->sb);
 }
 
 gs_trace *gs_trace_open(const char *path, gs_error *err)
@@ -128,80 +124,70 @@ gs_trace *gs_trace_open(const char *path, gs_error *err)
         t->slices[k].pid = t->slices[k].tid = -1;
     }
     gs_sb_init(&t->sb);
-    t->first = 1;
+    gs_jw_init(&t->w, &t->sb);
     t->next_flow = 1;
-    if (fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n", t->f) == EOF) t->io_error = 1;
+    gs_jw_begin_object(&t->w, GS_JW_COMPACT);
+    gs_jw_kstr(&t->w, "displayTimeUnit", "ns");
+    gs_jw_key(&t->w, "traceEvents");
+    gs_jw_begin_array(&t->w, GS_JW_LINES_CLOSE);
+    flush(t);
     return t;
 }
 
-static void begin_event(gs_trace *t)
+/* A metadata event ("M"): name and args {akey: astr} or {akey: aint}. */
+static void meta(gs_trace *t, int pid, int tid, const char *name, const char *akey,
+                 const char *astr, int aint)
 {
-    gs_sb_reset(&t->sb);
-    if (!t->first) gs_sb_puts(&t->sb, ",\n");
-    t->first = 0;
-}
-
-static void end_event(gs_trace *t)
-{
-    if (!gs_sb_ok(&t->sb)) {
-        t->io_error = 1;
-        return;
-    }
-    if (t->sb.len && fwrite(t->sb.data, 1, t->sb.len, t->f) != t->sb.len) t->io_error = 1;
+    gs_jw *w = &t->w;
+    gs_jw_begin_object(w, GS_JW_COMPACT);
+    gs_jw_kstr(w, "ph", "M");
+    gs_jw_kint(w, "pid", pid);
+    gs_jw_kint(w, "tid", tid);
+    gs_jw_kstr(w, "name", name);
+    gs_jw_key(w, "args");
+    gs_jw_begin_object(w, GS_JW_COMPACT);
+    if (astr)
+        gs_jw_kstr(w, akey, astr);
+    else
+        gs_jw_kint(w, akey, aint);
+    gs_jw_end_object(w);
+    gs_jw_end_object(w);
+    flush(t);
 }
 
 void gs_trace_process_name(gs_trace *t, int pid, const char *name)
 {
     if (!t) return;
-    begin_event(t);
-    gs_sb_printf(
-        &t->sb,
-        "{\"ph\":\"M\",\"pid\":%d,\"tid\":0,\"name\":\"process_name\",\"args\":{\"name\":", pid);
-    gs_sb_json_str(&t->sb, name);
-    gs_sb_puts(&t->sb, "}}");
-    end_event(t);
+    meta(t, pid, 0, "process_name", "name", name ? name : "", 0);
 }
 
 void gs_trace_thread_name(gs_trace *t, int pid, int tid, const char *name)
 {
     if (!t) return;
-    begin_event(t);
-    gs_sb_printf(&t->sb,
-                 "{\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"name\":\"thread_name\",\"args\":{\"name\":",
-                 pid, tid);
-    gs_sb_json_str(&t->sb, name);
-    gs_sb_puts(&t->sb, "}}");
-    end_event(t);
+    meta(t, pid, tid, "thread_name", "name", name ? name : "", 0);
 }
 
 void gs_trace_thread_sort_index(gs_trace *t, int pid, int tid, int index)
 {
     if (!t) return;
-    begin_event(t);
-    gs_sb_printf(&t->sb,
-                 "{\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"name\":\"thread_sort_index\","
-                 "\"args\":{\"sort_index\":%d}}",
-                 pid, tid, index);
-    end_event(t);
+    meta(t, pid, tid, "thread_sort_index", "sort_index", NULL, index);
 }
 
 static void flow(gs_trace *t, const char *ph, uint64_t id, const slice *at)
 {
-    gs_sb *sb = &t->sb;
-    begin_event(t);
-    gs_sb_puts(sb, "{\"ph\":\"");
-    gs_sb_puts(sb, ph);
-    gs_sb_puts(sb, "\",\"id\":");
-    put_u64(sb, id);
-    gs_sb_puts(sb, ",\"name\":\"dep\",\"cat\":\"dep\",\"pid\":");
-    put_i64(sb, at->pid);
-    gs_sb_puts(sb, ",\"tid\":");
-    put_i64(sb, at->tid);
-    gs_sb_puts(sb, ",\"ts\":");
-    put_us(sb, at->ts_ps);
-    if (ph[0] == 'f') gs_sb_puts(sb, ",\"bp\":\"e\"");
-    gs_sb_puts(sb, "}");
-    end_event(t);
+    gs_jw *w = &t->w;
+    gs_jw_begin_object(w, GS_JW_COMPACT);
+    gs_jw_kstr(w, "ph", ph);
+    gs_jw_key(w, "id");
+    gs_jw_uint(w, id);
+    gs_jw_kstr(w, "name", "dep");
+    gs_jw_kstr(w, "cat", "dep");
+    gs_jw_kint(w, "pid", at->pid);
+    gs_jw_kint(w, "tid", at->tid);
+    kus(w, "ts", at->ts_ps);
+    if (ph[0] == 'f') gs_jw_kstr(w, "bp", "e");
+    gs_jw_end_object(w);
+    flush(t);
 }
 
 /* "file:line" into src (a file name too long for it is cut). */
@@ -229,37 +215,31 @@ void gs_trace_complete(gs_trace *t, int pid, int tid, const char *name, uint64_t
                        uint32_t n_deps, const char *file, int line, uint64_t port_wait_ps)
 {
     if (!t) return;
-    gs_sb *sb = &t->sb;
-    begin_event(t);
-    gs_sb_puts(sb, "{\"ph\":\"X\",\"pid\":");
-    put_i64(sb, pid);
-    gs_sb_puts(sb, ",\"tid\":");
-    put_i64(sb, tid);
-    gs_sb_puts(sb, ",\"name\":");
-    gs_sb_json_str(sb, name);
-    gs_sb_puts(sb, ",\"ts\":");
-    put_us(sb, ts_ps);
-    gs_sb_puts(sb, ",\"dur\":");
-    put_us(sb, dur_ps);
-    gs_sb_puts(sb, ",\"args\":{\"index\":");
-    put_u64(sb, index);
-    gs_sb_puts(sb, ",\"operands\":");
-    gs_sb_json_str(sb, operands ? operands : "");
-    gs_sb_puts(sb, ",\"deps\":[");
-    for (uint32_t k = 0; k < n_deps; ++k) {
-        if (k) gs_sb_putc(sb, ',');
-        put_u64(sb, deps[k]);
-    }
-    gs_sb_puts(sb, "],\"src\":");
+    gs_jw *w = &t->w;
+    gs_jw_begin_object(w, GS_JW_COMPACT);
+    gs_jw_kstr(w, "ph", "X");
+    gs_jw_kint(w, "pid", pid);
+    gs_jw_kint(w, "tid", tid);
+    gs_jw_kstr(w, "name", name ? name : "");
+    kus(w, "ts", ts_ps);
+    kus(w, "dur", dur_ps);
+    gs_jw_key(w, "args");
+    gs_jw_begin_object(w, GS_JW_COMPACT);
+    gs_jw_key(w, "index");
+    gs_jw_uint(w, index);
+    gs_jw_kstr(w, "operands", operands ? operands : "");
+    gs_jw_key(w, "deps");
+    gs_jw_begin_array(w, GS_JW_COMPACT);
+    for (uint32_t k = 0; k < n_deps; ++k)
+        gs_jw_uint(w, deps[k]);
+    gs_jw_end_array(w);
     char src[GS_ERROR_FILE_MAX + 24];
     format_src(src, sizeof src, file, line);
-    gs_sb_json_str(sb, src);
-    if (port_wait_ps) {
-        gs_sb_puts(sb, ",\"hbm_wait_us\":");
-        put_us(sb, port_wait_ps);
-    }
-    gs_sb_puts(sb, "}}");
-    end_event(t);
+    gs_jw_kstr(w, "src", src);
+    if (port_wait_ps) kus(w, "hbm_wait_us", port_wait_ps);
+    gs_jw_end_object(w);
+    gs_jw_end_object(w);
+    flush(t);
 
     const slice me = {index, pid, tid, ts_ps};
     for (uint32_t k = 0; k < n_deps; ++k) {
@@ -279,18 +259,19 @@ void gs_trace_counter(gs_trace *t, int pid, const char *name, const char *series
                       double value)
 {
     if (!t) return;
-    gs_sb *sb = &t->sb;
-    begin_event(t);
-    gs_sb_printf(sb, "{\"ph\":\"C\",\"pid\":%d,\"tid\":0,\"name\":", pid);
-    gs_sb_json_str(sb, name);
-    gs_sb_puts(sb, ",\"ts\":");
-    put_us(sb, ts_ps);
-    gs_sb_puts(sb, ",\"args\":{");
-    gs_sb_json_str(sb, series);
-    gs_sb_putc(sb, ':');
-    gs_sb_json_num(sb, value);
-    gs_sb_puts(sb, "}}");
-    end_event(t);
+    gs_jw *w = &t->w;
+    gs_jw_begin_object(w, GS_JW_COMPACT);
+    gs_jw_kstr(w, "ph", "C");
+    gs_jw_kint(w, "pid", pid);
+    gs_jw_kint(w, "tid", 0);
+    gs_jw_kstr(w, "name", name ? name : "");
+    kus(w, "ts", ts_ps);
+    gs_jw_key(w, "args");
+    gs_jw_begin_object(w, GS_JW_COMPACT);
+    gs_jw_knum(w, series ? series : "", value);
+    gs_jw_end_object(w);
+    gs_jw_end_object(w);
+    flush(t);
 }
 
 /* ---- rate counters ---- */
@@ -407,7 +388,10 @@ gs_status gs_trace_close(gs_trace *t, gs_error *err)
         gs_free(r);
         r = next;
     }
-    if (fputs("\n]}\n", t->f) == EOF) t->io_error = 1;
+    gs_jw_end_array(&t->w);
+    gs_jw_end_object(&t->w);
+    gs_sb_putc(&t->sb, '\n');
+    flush(t);
     if (fclose(t->f) != 0) t->io_error = 1;
     gs_status st = GS_OK;
     if (t->io_error) {

@@ -452,3 +452,24 @@ TEST(CompareGate, FasterWithALargerErrorIsOneRegression)
     cJSON_Delete(base);
     cJSON_Delete(cur);
 }
+
+// Any document cJSON parses is written back through the JSON writer unchanged, however deep
+// (the writer's stack is as deep as cJSON's nesting limit) and with every kind of value.
+TEST(ResultsEmit, ParsedDocumentsAreWrittenBackByteForByte)
+{
+    const std::string deep = std::string(CJSON_NESTING_LIMIT - 2, '[') + "{\"a\":[]}" +
+                             std::string(CJSON_NESTING_LIMIT - 2, ']');
+    const std::string mixed = R"({"s":"q\"\\\n\u003c\u0001é",)"
+                              R"("n":[0,-1,0.5,-2.25,1125899906842624,null],)"
+                              R"("b":[true,false],"o":{},"e":[],"k\u003c":{"x":{"y":[[]]}}})";
+    for (const std::string &text : {deep, mixed}) {
+        cJSON *doc = cJSON_Parse(text.c_str());
+        ASSERT_NE(doc, nullptr);
+        gs_sb sb;
+        gs_sb_init(&sb);
+        EXPECT_EQ(gs_json_emit(&sb, doc), GS_OK);
+        EXPECT_EQ(std::string(gs_sb_cstr(&sb)), text);
+        gs_sb_free(&sb);
+        cJSON_Delete(doc);
+    }
+}

@@ -3,7 +3,8 @@
  * text output needs: JSON strings, HTML text/attributes, CSV fields, XML.
  *
  * All JSON, CSV, XML and HTML that gensweep writes goes through this module, so escaping lives
- * in one place. A builder that fails to grow sets `oom` and ignores further appends; check
+ * in one place (JSON documents through the writer on top of it, gs/jsonw.h, which keeps the
+ * commas). A builder that fails to grow sets `oom` and ignores further appends; check
  * gs_sb_ok() once at the end instead of after every append.
  */
 #ifndef GS_STRBUF_H

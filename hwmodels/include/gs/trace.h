@@ -5,7 +5,7 @@
  * {"displayTimeUnit":"ns","traceEvents":[ ... ]}. gs_trace_close() always terminates the JSON,
  * so a run that stops in deadlock or timeout still leaves a valid file. Timestamps are integer
  * picoseconds of simulated time printed as microseconds with six decimals, so they equal the
- * model's times exactly. All strings go through gs_sb_json_str (gs/strbuf.h).
+ * model's times exactly. Written through the JSON writer (gs/jsonw.h).
  *
  * Dependencies that cross tracks (another engine, DMA queue or core) are drawn as flow events
  * (an "s"/"f" pair per dependency, category "dep", bound to the producer's and the consumer's
