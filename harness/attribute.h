@@ -11,7 +11,7 @@
  * Differences the numeric parameters cannot express (dtypes, ops, family, a parameter present on
  * one side only) show as the gap between "all changes" and B itself.
  *
- * Output: DIR/attribute.json (schema "gensweep-attribute", harness/RESULTS.md), which
+ * Output: DIR/attribute.json (schema "gensweep-attribute", results/RESULTS.md), which
  * `gensweep report --attribute` renders in the verdict; each run's results in DIR/<run>/.
  */
 #ifndef GS_ATTRIBUTE_H

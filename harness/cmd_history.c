@@ -34,7 +34,7 @@ void gs_help_history(void)
         "             The database is created if missing.\n"
         "  show       the last N runs (default %d) and, per job, its latest time, the change\n"
         "             since the first of them, a sparkline and the change points\n"
-        "  export     the same as JSON (schema gensweep-history, harness/RESULTS.md) to FILE or\n"
+        "  export     the same as JSON (schema gensweep-history, results/RESULTS.md) to FILE or\n"
         "             stdout, for the report\n"
         "  gate       compare RESULTS.json with the last run recorded as good (complete, no\n"
         "             failing job) of another commit: like compare, regressions exit 1\n"

@@ -375,7 +375,7 @@ void gs_help_sweep(void)
         "                      [--no-report] [--timelines | --no-timelines]\n"
         "                      [--calibration CASES.yaml|CALIBRATION.json]\n\n"
         "Run every selected kernel on every generation, each job in its own process, and write\n"
-        "results.json (harness/RESULTS.md), results.csv, junit.xml and report.html to DIR.\n"
+        "results.json (results/RESULTS.md), results.csv, junit.xml and report.html to DIR.\n"
         "  --configs      config files or directories of *.yaml (default: ./configs if it\n"
         "                 exists, else the configs installed with gensweep)\n"
         "  --kernels      comma-separated kernel names (default: all; see list kernels)\n"

@@ -23,7 +23,7 @@ void gs_help_whatif(void)
            "largest value) and the sensitivity of each step between neighbouring values, with\n"
            "inversions (more of a resource made the job slower, or more of a cost faster, by\n"
            "over 1%%) and non-monotonic curves flagged, in DIR/whatif.json (format:\n"
-           "harness/RESULTS.md); each value's full results go to DIR/<value>/. With a second\n"
+           "results/RESULTS.md); each value's full results go to DIR/<value>/. With a second\n"
            "--param/--values pair the suite runs on every combination (a 2-D grid, results in\n"
            "DIR/<value>_<value2>/) and the report draws it as a heatmap.\n"
            "Default DIR: " GS_WHATIF_DEFAULT_OUT ".\n");

@@ -59,7 +59,7 @@ typedef struct gs_history_key {
 gs_status gs_history_key_of(const cJSON *results, const char *commit, const char *date,
                             gs_history_key *key, gs_error *err);
 
-/* Record a results document (harness/RESULTS.md) as the run `key`. Idempotent per commit:
+/* Record a results document (results/RESULTS.md) as the run `key`. Idempotent per commit:
  * adding a recorded commit again writes nothing unless replace is set. The run is good when
  * the sweep was complete and no job failed, unless mark_bad (e.g. it failed a CI gate), so
  * the gate never takes it as its reference. */
@@ -69,7 +69,7 @@ gs_status gs_history_add(gs_history *h, const cJSON *results, const gs_history_k
 /* The last n runs (oldest first) and, per job (optionally only those of kernel / generation),
  * its time and status in each run and the change points: consecutive recorded times whose ratio
  * differs from 1 by more than threshold, flagged with the run (commit) that caused them.
- * Shape: the `history export` section of harness/RESULTS.md. NULL with err set. */
+ * Shape: the `history export` section of results/RESULTS.md. NULL with err set. */
 cJSON *gs_history_export(gs_history *h, int n, const char *kernel, const char *generation,
                          double threshold, gs_error *err);
 

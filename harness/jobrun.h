@@ -1,7 +1,7 @@
 /*
  * jobrun.h - the one job pipeline: load the config (with --set overrides, or the copy a sweep
  * handed its forked job, worker.h), build -> initialise memory -> run (SystemC model, or the
- * pure-C executor) -> roofline check -> output check, and the job's record (harness/RESULTS.md).
+ * pure-C executor) -> roofline check -> output check, and the job's record (results/RESULTS.md).
  * `gensweep run` (cmd_run.c) is this plus option parsing and printing; a sweep job is a `run`.
  */
 #ifndef GS_JOBRUN_H

@@ -3,7 +3,7 @@
  * options that name it (`--kernel K --variant V --dtype T --shape AxB [--param N=V]...
  * [--seed N]`, what a sweep passes to each job process) and its id
  * ("generation/kernel/variant/dtype/shape[/param=value...]", the key of results.json,
- * harness/RESULTS.md). Every place that turns a spec into text or text into a spec goes
+ * results/RESULTS.md). Every place that turns a spec into text or text into a spec goes
  * through here, so the three stay in step (round-trip tested in tests/unit/test_jobspec.cpp).
  *
  * The config is not part of the options (the caller names its file with --config); it is part

@@ -1,5 +1,5 @@
 /* record.c - job and config records of results.json, and trace -> timeline aggregation (see
- * record.h and harness/RESULTS.md). */
+ * record.h and results/RESULTS.md). */
 #include "record.h"
 
 #include "jobspec.h"

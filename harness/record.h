@@ -1,5 +1,5 @@
 /*
- * record.h - the JSON records of results.json (schema: harness/RESULTS.md): one job record
+ * record.h - the JSON records of results.json (schema: results/RESULTS.md): one job record
  * (written by `gensweep run --record FILE` in the job process), one config record (written by
  * the sweep for every config it ran; the job id is jobspec.h's), and the aggregated timeline built
  * from a Perfetto trace. Everything is written through the JSON writer (gs/jsonw.h).

@@ -1,6 +1,6 @@
 /*
  * sweep_output.c - what a sweep leaves: the results document around its job records
- * (harness/RESULTS.md: tool, suite, shard, overrides, configs, jobs, wall clock), the merged
+ * (results/RESULTS.md: tool, suite, shard, overrides, configs, jobs, wall clock), the merged
  * --baseline documents it is compared with, and report.html with the tuning files and the
  * --calibration section (see sweep.h).
  */

@@ -2,7 +2,7 @@
  * whatif.h - the what-if study behind `gensweep whatif`: run the suite once per value of one
  * config parameter (or per cell of a two-parameter grid) and derive every job's simulated time
  * per value, its sensitivity (d ln time / d ln value) and the sensitivity of each step, with
- * inversions and non-monotonic curves flagged. Writes DIR/whatif.json (harness/RESULTS.md), each
+ * inversions and non-monotonic curves flagged. Writes DIR/whatif.json (results/RESULTS.md), each
  * cell's sweep in DIR/<value>[_<value2>]/ and DIR/report.html.
  *
  * Never prints and never exits: problems come back in a gs_diags, the document in the result,

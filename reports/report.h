@@ -1,7 +1,7 @@
 /*
  * report.h - the self-contained HTML performance report.
  *
- * Reads results files (harness/RESULTS.md, schema version 1) and never runs a model, so a report
+ * Reads results files (results/RESULTS.md, schema version 1) and never runs a model, so a report
  * can be rebuilt from results alone. The output is one HTML file: inline CSS, inline SVG charts,
  * a small inline script for sorting and filtering tables; no network, no external files; every
  * section readable with JavaScript off. Every string from a results file (config, kernel, reason,
@@ -40,7 +40,7 @@ typedef struct gs_report_opts {
     double regress_pct;   /* baseline: a time growth beyond this percentage is a regression
                              (<= 0: the default 2 %) */
     /* What-if results (whatif.json, schema "gensweep-whatif") and tuning files (schema
-     * "gensweep-tuning"), told apart by their "schema" (harness/RESULTS.md). extra_paths name
+     * "gensweep-tuning"), told apart by their "schema" (results/RESULTS.md). extra_paths name
      * them (gs_report_write_opts reads them); gs_report_render takes their contents in
      * extra_texts instead. At most GS_REPORT_MAX_EXTRA. */
     const char *const *extra_paths;

@@ -63,7 +63,7 @@ static void steps_cell(gs_sb *sb, const cJSON *w, const cJSON *job, int *flag_ou
 }
 
 /*
- * What-if and tuning come from their own files (harness/RESULTS.md: whatif.json with schema
+ * What-if and tuning come from their own files (results/RESULTS.md: whatif.json with schema
  * "gensweep-whatif", tuning files with "gensweep-tuning"), passed with --whatif / --tuning.
  */
 static void whatif_chart(rep *r, const cJSON *w)

@@ -1,5 +1,5 @@
 /*
- * speedup.h - cross-generation speedups from job records (harness/RESULTS.md `jobs` elements).
+ * speedup.h - cross-generation speedups from job records (results/RESULTS.md `jobs` elements).
  *
  * Jobs of two generations are matched by kernel, variant, dtype and shape (job ids carry the
  * generation, so ids never match across generations). A matched pair has a speedup when both

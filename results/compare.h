@@ -16,7 +16,7 @@
  * (a sweep of a subset does not report the rest as missing). Improvements and new jobs are
  * listed too.
  *
- * Either side may be a results.json (harness/RESULTS.md) or a baseline file
+ * Either side may be a results.json (results/RESULTS.md) or a baseline file
  * {"schema": "gensweep-baseline", "schema_version": 1, "generation": "gen2", "suite": "check",
  *  "jobs": [{"id": .., "status": .., "time_ns": .., "max_abs": .., "tol_abs": ..}]}
  * (tests/baselines/; tol_abs may be absent in older files).

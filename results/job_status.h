@@ -1,5 +1,5 @@
 /*
- * job_status.h - the job statuses a results file holds (harness/RESULTS.md): one X-macro table
+ * job_status.h - the job statuses a results file holds (results/RESULTS.md): one X-macro table
  * with, per status, whether it counts as a failure, its severity (what the CI gate and the
  * report's baseline section compare: a status whose severity grew is a regression) and its
  * JUnit element. The harness, the results validator and the report all read this table.

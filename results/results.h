@@ -1,7 +1,7 @@
 /*
  * results.h - results files as documents: read results.json (cJSON), write it back
  * deterministically (through the JSON writer, gs/jsonw.h), derive results.csv and junit.xml,
- * and merge shard outputs. Schema: harness/RESULTS.md.
+ * and merge shard outputs. Schema: results/RESULTS.md.
  *
  * Layout of a written results.json: top-level keys one per line, one config and one job per
  * line, jobs sorted by id, so `diff` and `jq 'del(.wall)'` work on it.

@@ -1,6 +1,6 @@
 /*
  * results_schema.h - reading and validating results and baseline files: the one schema check
- * shared by merge, compare, baseline and the report (harness/RESULTS.md), plus an id index so
+ * shared by merge, compare, baseline and the report (results/RESULTS.md), plus an id index so
  * consumers look jobs up in O(log n).
  *
  * Only gs_core and cJSON are needed (no model, no report), so any consumer can link it
@@ -33,7 +33,7 @@ cJSON *gs_json_read_file(const char *path, gs_error *err);
  * labels the error. */
 cJSON *gs_json_parse_text(const char *text, size_t len, const char *name, gs_error *err);
 
-/* Check a parsed results document against harness/RESULTS.md: "schema" and "schema_version",
+/* Check a parsed results document against results/RESULTS.md: "schema" and "schema_version",
  * the types of the top-level members, every job an object with a non-empty string id, known
  * status, numbers-or-null metrics, no duplicate ids, and no more jobs than "planned_jobs".
  * name labels the errors (a path; may be NULL). GS_ERR_INVALID with err set. */

@@ -3,7 +3,7 @@
 
 Until `gensweep sweep` writes results.json itself, this runs each check job with the
 built binary, parses its text output, show-config and Perfetto trace, and writes results
-files in the schema of harness/RESULTS.md (version 1):
+files in the schema of results/RESULTS.md (version 1):
 
   check.json     every kernel x check shape on gen1-gen3 (real model numbers)
   baseline.json  check.json with a few times moved (a synthetic baseline, so the
@@ -11,7 +11,7 @@ files in the schema of harness/RESULTS.md (version 1):
   hostile.json   check.json with markup in every string a config or kernel can supply
   whatif.json, tuning-gen2.json, hostile-whatif.json
                  what-if (gen2, DMA bandwidth x0.5..x4 via --set) and tuning (matmul tn)
-                 results in the formats of harness/RESULTS.md
+                 results in the formats of results/RESULTS.md
 
 usage: python3 tests/report/make_fixtures.py build/dev/harness/gensweep
 """
@@ -257,7 +257,7 @@ def main():
             f.write("\n")
 
     dump("check.json", res)
-    # what-if and tuning in their own documented files (harness/RESULTS.md)
+    # what-if and tuning in their own documented files (results/RESULTS.md)
     w = res_extra["whatif"][0]
     base_v = cfgs[1]["params"][w["param"]]["value"]
     whatif = {"schema": "gensweep-whatif", "schema_version": 1, "config": "gen2",
