@@ -17,6 +17,10 @@
  * list order, so the dependencies are the same as scanning the whole list, at a cost per access
  * that does not grow with the program. Dropped accesses stay in an indexed list as tombstones
  * until they are half of it (then the list is compacted and the index rebuilt when next needed).
+ *
+ * One file (a little over 800 lines) on purpose: the index answers exactly the overlap question
+ * the hazard rules ask, and the two are tested and changed together; splitting them would put
+ * the invariant "indexed candidates == a full scan" across a file boundary.
  */
 #include "kb_internal.h"
 
