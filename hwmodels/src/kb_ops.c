@@ -412,6 +412,35 @@ static int is_col(const gs_ap *a, unsigned parts)
     return a->part_count == parts && gs_ap_free_elems(a) == 1;
 }
 
+/* Scalar operand `which` (0: scale / first operand, 1: bias / second operand) of an
+ * activation-class instruction over `parts` partitions: an immediate, or a per-partition
+ * [parts x 1] column. `what` names it in the error ("activation: per-partition scale"). */
+static gs_status per_partition(gs_kb *kb, const char *file, int line, gs_instr *in, int which,
+                               gs_operand v, uint32_t parts, const char *what)
+{
+    if (!v.is_ap) {
+        in->imm[which] = v.imm;
+        return GS_OK;
+    }
+    REQUIRE(is_col(&v.ap, parts), GS_ERR_INVALID, "%s must be [%u x 1]", what, parts);
+    in->in[1 + which] = v.ap;
+    in->flags |= which == 0 ? GS_F_SCALE_AP : GS_F_BIAS_AP;
+    return GS_OK;
+}
+
+/* The optional fp32 [parts x 1] accumulate output of activation / exponential. */
+static gs_status accumulate_out(gs_kb *kb, const char *file, int line, gs_instr *in,
+                                const gs_ap *acc_out, uint32_t parts, const char *op)
+{
+    if (!acc_out) return GS_OK;
+    REQUIRE(is_col(acc_out, parts) && acc_out->dtype == GS_FP32, GS_ERR_INVALID,
+            "%s: accumulate output must be an fp32 [%u x 1] pattern", op, parts);
+    in->out[1] = *acc_out;
+    in->n_out = 2;
+    in->flags |= GS_F_ACC_OUT;
+    return GS_OK;
+}
+
 gs_status gs_activation_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_ap src, gs_act func,
                            gs_operand scale, gs_operand bias, const gs_ap *acc_out)
 {
@@ -427,29 +456,12 @@ gs_status gs_activation_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_
     in.in[0] = src;
     in.n_out = 1;
     in.n_in = 3;
-    if (scale.is_ap) {
-        REQUIRE(is_col(&scale.ap, src.part_count), GS_ERR_INVALID,
-                "activation: per-partition scale must be [%u x 1]", src.part_count);
-        in.in[1] = scale.ap;
-        in.flags |= GS_F_SCALE_AP;
-    } else {
-        in.imm[0] = scale.imm;
-    }
-    if (bias.is_ap) {
-        REQUIRE(is_col(&bias.ap, src.part_count), GS_ERR_INVALID,
-                "activation: per-partition bias must be [%u x 1]", src.part_count);
-        in.in[2] = bias.ap;
-        in.flags |= GS_F_BIAS_AP;
-    } else {
-        in.imm[1] = bias.imm;
-    }
-    if (acc_out) {
-        REQUIRE(is_col(acc_out, src.part_count) && acc_out->dtype == GS_FP32, GS_ERR_INVALID,
-                "activation: accumulate output must be an fp32 [%u x 1] pattern", src.part_count);
-        in.out[1] = *acc_out;
-        in.n_out = 2;
-        in.flags |= GS_F_ACC_OUT;
-    }
+    if (per_partition(kb, file, line, &in, 0, scale, src.part_count,
+                      "activation: per-partition scale") != GS_OK ||
+        per_partition(kb, file, line, &in, 1, bias, src.part_count,
+                      "activation: per-partition bias") != GS_OK ||
+        accumulate_out(kb, file, line, &in, acc_out, src.part_count, "activation") != GS_OK)
+        return gs_kb_status(kb);
     return gs_kb_emit(kb, file, line, &in);
 }
 
@@ -467,21 +479,10 @@ gs_status gs_exponential_at(gs_kb *kb, const char *file, int line, gs_ap out, gs
     in.in[0] = src;
     in.n_out = 1;
     in.n_in = 3;
-    if (sub.is_ap) {
-        REQUIRE(is_col(&sub.ap, src.part_count), GS_ERR_INVALID,
-                "exponential: per-partition subtrahend must be [%u x 1]", src.part_count);
-        in.in[2] = sub.ap;
-        in.flags |= GS_F_BIAS_AP;
-    } else {
-        in.imm[1] = sub.imm;
-    }
-    if (acc_out) {
-        REQUIRE(is_col(acc_out, src.part_count) && acc_out->dtype == GS_FP32, GS_ERR_INVALID,
-                "exponential: accumulate output must be an fp32 [%u x 1] pattern", src.part_count);
-        in.out[1] = *acc_out;
-        in.n_out = 2;
-        in.flags |= GS_F_ACC_OUT;
-    }
+    if (per_partition(kb, file, line, &in, 1, sub, src.part_count,
+                      "exponential: per-partition subtrahend") != GS_OK ||
+        accumulate_out(kb, file, line, &in, acc_out, src.part_count, "exponential") != GS_OK)
+        return gs_kb_status(kb);
     return gs_kb_emit(kb, file, line, &in);
 }
 
@@ -535,24 +536,14 @@ gs_status gs_tensor_scalar_at(gs_kb *kb, const char *file, int line, gs_engine e
     in.in[0] = src;
     in.n_out = 1;
     in.n_in = 3;
-    if (s0.is_ap) {
-        REQUIRE(is_col(&s0.ap, src.part_count), GS_ERR_INVALID,
-                "tensor_scalar: per-partition operand 0 must be [%u x 1]", src.part_count);
-        in.in[1] = s0.ap;
-        in.flags |= GS_F_SCALE_AP;
-    } else {
-        in.imm[0] = s0.imm;
-    }
+    if (per_partition(kb, file, line, &in, 0, s0, src.part_count,
+                      "tensor_scalar: per-partition operand 0") != GS_OK)
+        return gs_kb_status(kb);
     if (op1 != GS_ALU_BYPASS) {
         in.flags |= GS_F_HAS_OP1;
-        if (s1.is_ap) {
-            REQUIRE(is_col(&s1.ap, src.part_count), GS_ERR_INVALID,
-                    "tensor_scalar: per-partition operand 1 must be [%u x 1]", src.part_count);
-            in.in[2] = s1.ap;
-            in.flags |= GS_F_BIAS_AP;
-        } else {
-            in.imm[1] = s1.imm;
-        }
+        if (per_partition(kb, file, line, &in, 1, s1, src.part_count,
+                          "tensor_scalar: per-partition operand 1") != GS_OK)
+            return gs_kb_status(kb);
     }
     return gs_kb_emit(kb, file, line, &in);
 }

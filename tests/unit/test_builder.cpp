@@ -730,3 +730,47 @@ TEST(Executor, IotaAffineSelectBuildsACausalMask)
 }
 
 } // namespace
+
+// Per-partition scalar operands must be [partitions x 1] columns, accumulate outputs fp32
+// columns; each error names the instruction and the operand, and nothing is emitted.
+TEST(BuilderErrors, PerPartitionOperandsAndAccumulateOutputs)
+{
+    struct Case {
+        const char *want;
+        int which; // 0 activation bias, 1 activation acc_out, 2 exponential sub, 3 tensor_scalar s1
+    };
+    const Case cases[] = {
+        {"activation: per-partition bias must be [64 x 1]", 0},
+        {"activation: accumulate output must be an fp32 [64 x 1] pattern", 1},
+        {"exponential: per-partition subtrahend must be [64 x 1]", 2},
+        {"tensor_scalar: per-partition operand 1 must be [64 x 1]", 3},
+    };
+    for (const Case &c : cases) {
+        Fixture f;
+        gs_pool *p = gs_pool_create(f.kb, GS_MEM_SBUF, "x", 1, 4096);
+        gs_tile x = gs_tile_alloc(p, GS_FP32, 64, 32);
+        gs_pool *q = gs_pool_create(f.kb, GS_MEM_SBUF, "y", 1, 4096);
+        gs_tile y = gs_tile_alloc(q, GS_FP32, 64, 32);
+        gs_pool *r = gs_pool_create(f.kb, GS_MEM_SBUF, "col", 1, 64);
+        gs_tile wide = gs_tile_alloc(r, GS_FP32, 64, 2); // two columns: not a per-partition column
+        gs_pool *s = gs_pool_create(f.kb, GS_MEM_SBUF, "acc", 1, 64);
+        gs_tile acc16 = gs_tile_alloc(s, GS_BF16, 64, 1); // a column, but not fp32
+        switch (c.which) {
+        case 0:
+            gs_activation(f.kb, y.ap, x.ap, GS_ACT_IDENTITY, gs_imm(1.0f),
+                          gs_per_partition(wide.ap), NULL);
+            break;
+        case 1:
+            gs_activation(f.kb, y.ap, x.ap, GS_ACT_IDENTITY, gs_imm(1.0f), gs_imm(0.0f), &acc16.ap);
+            break;
+        case 2:
+            gs_exponential(f.kb, y.ap, x.ap, gs_per_partition(wide.ap), NULL);
+            break;
+        default:
+            gs_tensor_scalar(f.kb, GS_ENG_VECTOR, y.ap, x.ap, GS_ALU_MUL, gs_imm(2.0f), GS_ALU_ADD,
+                             gs_per_partition(wide.ap));
+        }
+        expect_error_has(f, GS_ERR_INVALID, {c.want});
+        EXPECT_EQ(gs_program_count(f.p), 0u) << c.want;
+    }
+}
