@@ -186,6 +186,33 @@ static int dr_half(const gs_ap *a, uint64_t *x)
     return 1;
 }
 
+/* The checks the double-row and MX matmuls share once their contraction is checked: the
+ * stationary free size against the PE columns, the moving free size against its limit, the
+ * output shape [M x N] and the output in one PSUM bank. `op` prefixes the messages. */
+static gs_status wide_matmul_checks(gs_kb *kb, const char *file, int line, const char *op,
+                                    const gs_ap *stationary, const gs_ap *moving, const gs_ap *psum,
+                                    uint64_t M, uint64_t N)
+{
+    const gs_caps *c = &kb->caps;
+    char l1[96];
+    REQUIRE(M <= c->pe_cols, GS_ERR_INVALID,
+            "%s: stationary free size %" PRIu64 " exceeds %u PE columns (stationary %s: "
+            "caps.pe_cols, from engines.tensor.cols)",
+            op, M, c->pe_cols, LABEL(stationary, l1));
+    REQUIRE(N <= c->moving_free_max, GS_ERR_INVALID,
+            "%s: moving free size %" PRIu64 " exceeds the limit of %u (moving %s: "
+            "caps.moving_free_max, from engines.tensor.moving_free_max)",
+            op, N, c->moving_free_max, LABEL(moving, l1));
+    REQUIRE(psum->part_count == M && gs_ap_free_elems(psum) == N, GS_ERR_INVALID,
+            "%s: output must be [%" PRIu64 " x %" PRIu64 "], is [%u x %" PRIu64 "]", op, M, N,
+            psum->part_count, gs_ap_free_elems(psum));
+    REQUIRE(psum_in_one_bank(kb, psum), GS_ERR_INVALID,
+            "%s: output does not fit one PSUM bank (%" PRIu64
+            " bytes per partition; output %s: " BANK_CAP ")",
+            op, c->psum_bank_bytes, LABEL(psum, l1));
+    return GS_OK;
+}
+
 gs_status gs_matmul_dr_at(gs_kb *kb, const char *file, int line, gs_ap psum, gs_ap stationary,
                           gs_ap moving, int accumulate)
 {
@@ -217,22 +244,9 @@ gs_status gs_matmul_dr_at(gs_kb *kb, const char *file, int line, gs_ap psum, gs_
             "matmul (double row): contraction %" PRIu64 " exceeds %u (2 x %u PE rows; "
             "stationary %s, moving %s: caps.double_row_k, from engines.tensor.rows)",
             2 * P, c->double_row_k, c->pe_rows, LABEL(&stationary, l1), LABEL(&moving, l2));
-    REQUIRE(M <= c->pe_cols, GS_ERR_INVALID,
-            "matmul (double row): stationary free size %" PRIu64 " exceeds %u PE columns "
-            "(stationary %s: caps.pe_cols, from engines.tensor.cols)",
-            M, c->pe_cols, LABEL(&stationary, l1));
-    REQUIRE(N <= c->moving_free_max, GS_ERR_INVALID,
-            "matmul (double row): moving free size %" PRIu64 " exceeds the limit of %u (moving "
-            "%s: caps.moving_free_max, from engines.tensor.moving_free_max)",
-            N, c->moving_free_max, LABEL(&moving, l1));
-    REQUIRE(psum.part_count == M && gs_ap_free_elems(&psum) == N, GS_ERR_INVALID,
-            "matmul (double row): output must be [%" PRIu64 " x %" PRIu64 "], is [%u x %" PRIu64
-            "]",
-            M, N, psum.part_count, gs_ap_free_elems(&psum));
-    REQUIRE(psum_in_one_bank(kb, &psum), GS_ERR_INVALID,
-            "matmul (double row): output does not fit one PSUM bank (%" PRIu64
-            " bytes per partition; output %s: " BANK_CAP ")",
-            c->psum_bank_bytes, LABEL(&psum, l1));
+    if (wide_matmul_checks(kb, file, line, "matmul (double row)", &stationary, &moving, &psum, M,
+                           N) != GS_OK)
+        return gs_kb_status(kb);
     in.out[0] = psum;
     in.in[0] = stationary;
     in.in[1] = moving;
@@ -300,21 +314,8 @@ gs_status gs_matmul_mx_at(gs_kb *kb, const char *file, int line, gs_ap psum, gs_
             "matmul_mx: contraction %" PRIu64 " values exceeds %u (4 x %u PE rows; stationary %s, "
             "moving %s: caps.mx_k, from engines.tensor.rows)",
             4 * P, c->mx_k, c->pe_rows, LABEL(&stationary, l1), LABEL(&moving, l2));
-    REQUIRE(M <= c->pe_cols, GS_ERR_INVALID,
-            "matmul_mx: stationary free size %" PRIu64 " exceeds %u PE columns (stationary %s: "
-            "caps.pe_cols, from engines.tensor.cols)",
-            M, c->pe_cols, LABEL(&stationary, l1));
-    REQUIRE(N <= c->moving_free_max, GS_ERR_INVALID,
-            "matmul_mx: moving free size %" PRIu64 " exceeds the limit of %u (moving %s: "
-            "caps.moving_free_max, from engines.tensor.moving_free_max)",
-            N, c->moving_free_max, LABEL(&moving, l1));
-    REQUIRE(psum.part_count == M && gs_ap_free_elems(&psum) == N, GS_ERR_INVALID,
-            "matmul_mx: output must be [%" PRIu64 " x %" PRIu64 "], is [%u x %" PRIu64 "]", M, N,
-            psum.part_count, gs_ap_free_elems(&psum));
-    REQUIRE(psum_in_one_bank(kb, &psum), GS_ERR_INVALID,
-            "matmul_mx: output does not fit one PSUM bank (%" PRIu64
-            " bytes per partition; output %s: " BANK_CAP ")",
-            c->psum_bank_bytes, LABEL(&psum, l1));
+    if (wide_matmul_checks(kb, file, line, "matmul_mx", &stationary, &moving, &psum, M, N) != GS_OK)
+        return gs_kb_status(kb);
     if (check_mx_scale(kb, file, line, "matmul_mx stationary", &stationary, &st_scale))
         return kb->err.code;
     if (check_mx_scale(kb, file, line, "matmul_mx moving", &moving, &mv_scale)) return kb->err.code;

@@ -243,6 +243,21 @@ TEST(DoubleRow, BuilderRules)
         EXPECT_EQ(gs_matmul_dr(g.kb, acc.ap, a.ap, b.ap, 0), GS_ERR_INVALID);
         EXPECT_NE(g.error().find("[P, 2, X]"), std::string::npos) << g.error();
     }
+    {
+        // the output shape names the matmul and both sizes (shared with matmul_mx)
+        Prog g(c.c);
+        gs_pool *sb = gs_pool_create(g.kb, GS_MEM_SBUF, "in", 2, 1024);
+        gs_pool *ps = gs_pool_create(g.kb, GS_MEM_PSUM, "acc", 1, 2048);
+        gs_tile a = gs_tile_alloc(sb, GS_FP8_E4M3, 128, 256);
+        gs_tile b = gs_tile_alloc(sb, GS_FP8_E4M3, 128, 256);
+        gs_tile acc = gs_tile_alloc(ps, GS_FP32, 128, 64);
+        EXPECT_EQ(gs_matmul_dr(g.kb, acc.ap, gs_tile_view2(&a, 0, 128, 0, 2, 128, 128),
+                               gs_tile_view2(&b, 0, 128, 0, 2, 128, 128), 0),
+                  GS_ERR_INVALID);
+        EXPECT_NE(g.error().find("matmul (double row): output must be [128 x 128], is [128 x 64]"),
+                  std::string::npos)
+            << g.error();
+    }
     ASSERT_EQ(gs_config_set(c.c, "engines.tensor.double_row=false", &c.d), GS_OK);
     {
         Prog g(c.c);
