@@ -570,7 +570,9 @@ gs_status gs_bench_run(const gs_bench_opts *opts, gs_bench_result *res, gs_diags
     size_t n_gens = 0;
     gs_status st = gs_bench_find_generations(b->o.configs, &gens, &n_gens, d);
     if (st == GS_OK) st = find_self(&b->o, b->self, sizeof b->self, d);
-    snprintf(b->tmp, sizeof b->tmp, "/tmp/gensweep-bench-XXXXXX");
+    const char *tmpdir = getenv("TMPDIR"); /* the user's choice of scratch space, as mktemp(1) */
+    snprintf(b->tmp, sizeof b->tmp, "%s/gensweep-bench-XXXXXX",
+             tmpdir && tmpdir[0] ? tmpdir : "/tmp");
     if (st == GS_OK && !mkdtemp(b->tmp)) {
         gs_diags_add(d, GS_ERR_IO, NULL, 0, 0, "cannot create a temporary directory: %s",
                      strerror(errno));
