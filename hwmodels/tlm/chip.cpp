@@ -9,8 +9,7 @@ namespace gs_tlm
 {
 
 Core::Core(sc_core::sc_module_name name, Run &run, unsigned index, HbmTarget &hbm)
-    : sc_core::sc_module(name), sbuf("sbuf", (uint64_t)run.cfg->sbuf_bytes.v),
-      psum("psum", (uint64_t)run.cfg->psum_bytes.v)
+    : sc_core::sc_module(name)
 {
     for (unsigned e = 0; e < run.dma_engines; ++e) {
         std::string ename = "dma_engine" + std::to_string(e);
@@ -18,17 +17,27 @@ Core::Core(sc_core::sc_module_name name, Run &run, unsigned index, HbmTarget &hb
         dma_engines.back()->hbm_port.bind(hbm.socket);
     }
     for (int e = 0; e < (int)GS_ENG_DMA; ++e) {
-        if (!gs_config_has_engine(run.cfg, (gs_engine)e)) continue;
+        std::vector<uint32_t> &bound = run.bound[run.stream_id(index, (gs_engine)e, 0)];
+        if (!gs_config_has_engine(run.cfg, (gs_engine)e) || bound.empty()) continue;
         engines[e].reset(
             new ComputeEngine(gs_engine_name((gs_engine)e), run, index, (gs_engine)e, dma_engines));
+        engines[e]->instrs.swap(bound);
         run.streams[engines[e]->id()] = engines[e].get();
     }
+    queues.resize(run.queues);
     for (unsigned q = 0; q < run.queues; ++q) {
+        std::vector<uint32_t> &bound = run.bound[run.stream_id(index, GS_ENG_DMA, q)];
+        if (bound.empty()) continue;
+        if (!sbuf) { /* a target socket must be bound: only with a queue to bind it to */
+            sbuf.reset(new LocalMem("sbuf", (uint64_t)run.cfg->sbuf_bytes.v));
+            psum.reset(new LocalMem("psum", (uint64_t)run.cfg->psum_bytes.v));
+        }
         std::string qname = "dma" + std::to_string(q);
-        queues.emplace_back(new DmaQueue(qname.c_str(), run, index, q, dma_engines));
-        DmaQueue &dq = *queues.back();
-        dq.sbuf_port.bind(sbuf.socket);
-        dq.psum_port.bind(psum.socket);
+        queues[q].reset(new DmaQueue(qname.c_str(), run, index, q, dma_engines));
+        DmaQueue &dq = *queues[q];
+        dq.instrs.swap(bound);
+        dq.sbuf_port.bind(sbuf->socket);
+        dq.psum_port.bind(psum->socket);
         run.streams[dq.id()] = &dq;
     }
 }

@@ -4,7 +4,10 @@
  * `core.dma.engines` DMA engines (each bound to the HBM target) and `core.dma.queues` DMA
  * queue IDs that feed every engine. Everything is sized from the config; no timing lives here.
  *
- * Only the cores a program uses are elaborated.
+ * Only the cores a program uses are elaborated, and of those only the engines and queues that
+ * have instructions (Run::bound): an idle stream would only start a thread that ends at once,
+ * and a check job uses 2-4 of a core's 16-32 queues (each queue is two SC_THREADs with their
+ * own stacks). The trace still names every queue of a used core.
  *
  * Not modelled: inter-core links (collectives), host interface, instruction memories.
  */
@@ -29,11 +32,11 @@ class Core : public sc_core::sc_module
   public:
     Core(sc_core::sc_module_name name, Run &run, unsigned index, HbmTarget &hbm);
 
-    LocalMem sbuf;
-    LocalMem psum;
+    std::unique_ptr<LocalMem> sbuf; /* null when no queue of the core is elaborated */
+    std::unique_ptr<LocalMem> psum;
     std::vector<std::unique_ptr<DmaEngine>> dma_engines; /* declared first: streams use them */
-    std::unique_ptr<ComputeEngine> engines[GS_ENG_DMA];  /* by gs_engine; null if absent */
-    std::vector<std::unique_ptr<DmaQueue>> queues;
+    std::unique_ptr<ComputeEngine> engines[GS_ENG_DMA];  /* by gs_engine; null if absent/idle */
+    std::vector<std::unique_ptr<DmaQueue>> queues;       /* by queue ID; null if idle */
 };
 
 class Chip : public sc_core::sc_module

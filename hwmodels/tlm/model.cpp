@@ -70,13 +70,15 @@ void write_trace_header(Run &r)
         char name[32];
         snprintf(name, sizeof name, "core %u", c);
         r.trace.process_name((int)c, name);
+        /* every engine of the config and every queue, idle ones (not elaborated) included */
         for (unsigned k = 0; k < r.streams_per_core; ++k) {
-            Stream *s = r.streams[c * r.streams_per_core + k];
-            if (!s) continue;
-            std::string tn = s->engine() == GS_ENG_DMA ? "dma q" + std::to_string(s->queue())
-                                                       : gs_engine_name(s->engine());
-            r.trace.thread_name((int)c, s->trace_tid(), tn.c_str());
-            r.trace.thread_sort_index((int)c, s->trace_tid(), s->trace_tid());
+            const gs_engine e = r.stream_engine(c * r.streams_per_core + k);
+            if (e != GS_ENG_DMA && !gs_config_has_engine(r.cfg, e)) continue;
+            const unsigned q = e == GS_ENG_DMA ? k - (unsigned)GS_ENG_DMA : 0;
+            const int tid = e == GS_ENG_DMA ? kDmaTid0 + (int)q : (int)e;
+            std::string tn = e == GS_ENG_DMA ? "dma q" + std::to_string(q) : gs_engine_name(e);
+            r.trace.thread_name((int)c, tid, tn.c_str());
+            r.trace.thread_sort_index((int)c, tid, tid);
         }
         for (unsigned e = 0; e < r.dma_engines; ++e) {
             const int tid = kDmaTid0 + (int)r.queues + (int)e;
@@ -162,13 +164,14 @@ gs_status gs_model_run(gs_model *m, const gs_program *p, gs_mem *mem, const gs_r
         return r.status;
     }
     try {
-        g_chip = new Chip("chip", r);
+        r.bound.resize(r.streams.size());
         for (size_t i = 0; i < r.n; ++i) {
             const gs_instr *in = gs_program_instr(p, i);
             const unsigned id = r.stream_id(in->core, in->engine, in->queue);
             r.instr(i).stream = id;
-            r.streams[id]->instrs.push_back((uint32_t)i);
+            r.bound[id].push_back((uint32_t)i);
         }
+        g_chip = new Chip("chip", r);
         if (opts.trace_path) {
             st = r.trace.open(opts.trace_path, err);
             if (st != GS_OK) return st; /* the model stays elaborated; the process cannot rerun */

@@ -72,7 +72,10 @@ struct Run {
     gs_timeline_instr &instr(size_t i) { return tl.instr[i]; }
     const gs_timeline_instr &instr(size_t i) const { return tl.instr[i]; }
 
-    std::vector<Stream *> streams; /* by stream id; nullptr for an absent engine */
+    std::vector<Stream *> streams; /* by stream id; nullptr for an absent or idle engine */
+    /* Each stream's instructions in program order, by stream id, bound before elaboration:
+     * a stream with none is not elaborated (see chip.h). */
+    std::vector<std::vector<uint32_t>> bound;
     HbmTarget *hbm = nullptr;
 
     TraceWriter trace;
