@@ -156,7 +156,8 @@ static uint64_t splitmix(uint64_t *s)
 gs_status gs_job_init_memory(gs_job *j, gs_error *err)
 {
     gs_mem_free(j->mem);
-    j->mem = gs_mem_create(j->p, err);
+    /* SBUF/PSUM poisoned (NaN for float reads) so a kernel reading a tile it never wrote fails */
+    j->mem = gs_mem_create_filled(j->p, 0xFF, err);
     if (!j->mem) return err ? err->code : GS_ERR_NOMEM;
     for (int i = 0; i < j->n_decl; i++) {
         const gs_tensor_decl *d = &j->decl[i];
@@ -177,13 +178,24 @@ gs_status gs_job_init_memory(gs_job *j, gs_error *err)
             gs_dtype_store(d->dtype, data, e, (float)v);
         }
     }
-    gs_mem_poison(j->mem, 0xFF);
     return GS_OK;
+}
+
+/* A zeroed double array of n elements, its pages mapped at once (it is written in full). */
+static double *doubles(uint64_t n)
+{
+    size_t bytes;
+    if (!gs_size_mul((size_t)n, sizeof(double), &bytes)) return NULL;
+    double *d = gs_malloc(bytes);
+    if (!d) return NULL;
+    gs_prefault(d, bytes);
+    memset(d, 0, bytes);
+    return d;
 }
 
 static double *decode(const gs_tensor_info *ti, const void *data)
 {
-    double *d = gs_malloc(ti->elems * sizeof *d);
+    double *d = doubles(ti->elems);
     if (!d) return NULL;
     for (uint64_t e = 0; e < ti->elems; e++)
         d[e] = gs_dtype_load(ti->dtype, data, e);
@@ -204,7 +216,7 @@ gs_status gs_job_check_outputs(gs_job *j, gs_job_check *res, gs_error *err)
             owned[i] = decode(ti, gs_mem_tensor(j->mem, j->args.t[i].id));
             in[ni++] = owned[i];
         } else {
-            owned[i] = gs_calloc(ti->elems, sizeof(double));
+            owned[i] = doubles(ti->elems);
             outv[no++] = owned[i];
         }
         if (!owned[i]) {

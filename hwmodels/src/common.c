@@ -1,9 +1,14 @@
 /* common.c - status strings, error objects, diagnostics lists, allocation hook. */
+/* madvise and MADV_POPULATE_WRITE are Linux/BSD extensions beyond _POSIX_C_SOURCE */
+#define _DEFAULT_SOURCE 1
 #include "gs/common.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 static const char *const status_strs[] = {
 #define GS_STATUS_STR(name, str) str,
@@ -196,6 +201,25 @@ char *gs_strndup(const char *s, size_t n)
     memcpy(p, s, len);
     p[len] = '\0';
     return p;
+}
+
+void gs_prefault(void *p, size_t n)
+{
+#ifdef MADV_POPULATE_WRITE
+    static uintptr_t page;
+    if (!page) {
+        const long ps = sysconf(_SC_PAGESIZE);
+        page = ps > 0 ? (uintptr_t)ps : 4096;
+    }
+    const uintptr_t lo = ((uintptr_t)p + page - 1) & ~(page - 1);
+    const uintptr_t hi = ((uintptr_t)p + n) & ~(page - 1);
+    /* below a few pages the call costs about what the faults it saves do */
+    if (!p || hi < lo + 4 * page) return;
+    (void)madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
+#else
+    (void)p;
+    (void)n;
+#endif
 }
 
 int gs_size_mul(size_t a, size_t b, size_t *out)

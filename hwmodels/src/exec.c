@@ -24,7 +24,9 @@ struct gs_mem {
     size_t n_tensors;
     unsigned cores;
     unsigned partitions;
-    size_t part_bytes[GS_MEMSPACE_COUNT];
+    /* bytes from one partition to the next in space[s][c]: the furthest byte any buffer or
+     * operand of the program addresses in a partition, not the partition's full size */
+    size_t stride[GS_MEMSPACE_COUNT];
     uint8_t *space[GS_MEMSPACE_COUNT][GS_MAX_CORES];
     float *scratch[4];
     size_t scratch_n[4];
@@ -40,14 +42,14 @@ static void fill_buffers(gs_mem *m, uint8_t byte)
     if (nb == 0) {
         for (unsigned c = 0; c < m->cores; c++)
             for (int s = GS_MEM_SBUF; s <= GS_MEM_PSUM; s++)
-                memset(m->space[s][c], byte, m->partitions * m->part_bytes[s]);
+                memset(m->space[s][c], byte, m->partitions * m->stride[s]);
         return;
     }
     for (size_t b = 0; b < nb; b++) {
         const gs_buffer_info *bi = gs_program_buffer(m->p, (int32_t)b);
         if (!bi || (bi->space != GS_MEM_SBUF && bi->space != GS_MEM_PSUM)) continue;
         if (bi->core >= m->cores) continue;
-        size_t pb = m->part_bytes[bi->space];
+        size_t pb = m->stride[bi->space];
         if (bi->offset >= pb) continue;
         size_t len = (size_t)GS_MIN(bi->bytes, pb - bi->offset);
         uint8_t *base = m->space[bi->space][bi->core];
@@ -57,7 +59,58 @@ static void fill_buffers(gs_mem *m, uint8_t byte)
     }
 }
 
+/* One past the last byte of a partition-row that pattern `a` touches, or `full` when it could
+ * reach outside [0, full) (then the space keeps its full partition size). */
+static size_t pattern_end(const gs_ap *a, size_t full)
+{
+    const int64_t es = (int64_t)gs_dtype_size(a->dtype);
+    int64_t lo = 0, hi = 0;
+    for (unsigned k = 0; k < a->ndim && k < GS_AP_MAX_DIMS; k++) {
+        if (a->shape[k] == 0) return 0; /* empty: touches nothing */
+        const int64_t span = (int64_t)(a->shape[k] - 1) * a->stride[k];
+        if (span < 0)
+            lo += span;
+        else
+            hi += span;
+    }
+    const int64_t first = a->offset + lo * es, end = a->offset + (hi + 1) * es;
+    if (first < 0 || end < 0 || (uint64_t)end > full) return full;
+    return (size_t)end;
+}
+
+/*
+ * Partition stride of `space` on core `core`: the end of the furthest buffer or operand there
+ * (64-byte aligned), all of the partition for a program without buffers. A check job addresses
+ * a few KiB of each 192 KiB SBUF partition; packing the partitions at that stride instead of
+ * the hardware's keeps the pages it touches (and their first-touch faults) to the bytes used.
+ */
+static size_t space_stride(const gs_program *p, gs_memspace space, unsigned core, size_t full)
+{
+    size_t nb = gs_program_buffer_count(p), end = 0;
+    if (nb == 0) return full;
+    for (size_t b = 0; b < nb; b++) {
+        const gs_buffer_info *bi = gs_program_buffer(p, (int32_t)b);
+        if (bi->space == space && bi->core == core) end = GS_MAX(end, bi->offset + bi->bytes);
+    }
+    for (size_t i = 0, n = gs_program_count(p); i < n && end < full; i++) {
+        const gs_instr *in = gs_program_instr(p, i);
+        const int n_out = in->op == GS_OP_MATMUL_MX ? 2 : in->n_out;
+        for (int k = 0; k < in->n_in + n_out; k++) {
+            const gs_ap *a = k < in->n_in ? &in->in[k] : &in->out[k - in->n_in];
+            if (a->space == space && a->core == core && a->tensor >= 0)
+                end = GS_MAX(end, pattern_end(a, full));
+        }
+    }
+    end = (end + 63) & ~(size_t)63;
+    return end == 0 ? 64 : GS_MIN(end, full);
+}
+
 gs_mem *gs_mem_create(const gs_program *p, gs_error *err)
+{
+    return gs_mem_create_filled(p, 0, err);
+}
+
+gs_mem *gs_mem_create_filled(const gs_program *p, uint8_t fill, gs_error *err)
 {
     const gs_config *cfg = gs_program_config(p);
     gs_mem *m = gs_calloc(1, sizeof *m);
@@ -67,23 +120,34 @@ gs_mem *gs_mem_create(const gs_program *p, gs_error *err)
     m->tensors = gs_calloc(m->n_tensors ? m->n_tensors : 1, sizeof *m->tensors);
     if (!m->tensors) goto oom;
     for (size_t t = 0; t < m->n_tensors; t++) {
-        m->tensors[t] = gs_calloc(1, gs_program_tensor(p, (int32_t)t)->bytes);
+        const size_t bytes = gs_program_tensor(p, (int32_t)t)->bytes;
+        m->tensors[t] = gs_malloc(bytes);
         if (!m->tensors[t]) goto oom;
+        gs_prefault(m->tensors[t], bytes);
+        memset(m->tensors[t], 0, bytes);
     }
     m->cores = gs_program_cores_used(p);
     if (m->cores > GS_MAX_CORES) m->cores = GS_MAX_CORES;
     m->partitions = (unsigned)cfg->partitions.v;
-    m->part_bytes[GS_MEM_SBUF] = gs_config_sbuf_partition_bytes(cfg);
-    m->part_bytes[GS_MEM_PSUM] = gs_config_psum_partition_bytes(cfg);
+    const size_t full[GS_MEMSPACE_COUNT] = {
+        [GS_MEM_SBUF] = gs_config_sbuf_partition_bytes(cfg),
+        [GS_MEM_PSUM] = gs_config_psum_partition_bytes(cfg),
+    };
+    for (unsigned c = 0; c < m->cores; c++)
+        for (int s = GS_MEM_SBUF; s <= GS_MEM_PSUM; s++) {
+            /* one stride per space (the widest core's), so addressing stays per space */
+            m->stride[s] = GS_MAX(m->stride[s], space_stride(p, (gs_memspace)s, c, full[s]));
+        }
     for (unsigned c = 0; c < m->cores; c++)
         for (int s = GS_MEM_SBUF; s <= GS_MEM_PSUM; s++) {
             size_t bytes;
-            if (!gs_size_mul(m->partitions, m->part_bytes[s], &bytes)) goto oom;
-            /* not gs_calloc: untouched pages cost nothing; fill_buffers zeroes what is used */
+            if (!gs_size_mul(m->partitions, m->stride[s], &bytes)) goto oom;
+            /* not gs_calloc: fill_buffers sets every byte that can be addressed */
             m->space[s][c] = gs_malloc(bytes);
             if (!m->space[s][c]) goto oom;
+            gs_prefault(m->space[s][c], bytes);
         }
-    fill_buffers(m, 0);
+    fill_buffers(m, fill);
     /* one thread: identical results on every run, and the sweep runs jobs in parallel. Only
      * when not set yet: the call restarts OpenBLAS's worker threads in a forked process */
     if (openblas_get_num_threads() != 1) openblas_set_num_threads(1);
@@ -121,6 +185,12 @@ uint8_t *gs_mem_space(gs_mem *m, gs_memspace space, unsigned core)
     return m->space[space][core];
 }
 
+size_t gs_mem_partition_stride(const gs_mem *m, gs_memspace space)
+{
+    if (!m || (space != GS_MEM_SBUF && space != GS_MEM_PSUM)) return 0;
+    return m->stride[space];
+}
+
 void gs_mem_poison(gs_mem *m, uint8_t byte)
 {
     fill_buffers(m, byte);
@@ -147,7 +217,7 @@ static uint8_t *row_base(gs_mem *m, const gs_ap *a, uint32_t p)
         return t + (a->offset + (int64_t)p * a->part_stride) * (int64_t)es;
     }
     uint8_t *s = m->space[a->space][a->core];
-    return s + (size_t)(a->part_start + p) * m->part_bytes[a->space] + a->offset;
+    return s + (size_t)(a->part_start + p) * m->stride[a->space] + a->offset;
 }
 
 /* Visit the innermost runs of one partition-row: fn(ptr, stride, n, flat_index). */
@@ -248,7 +318,7 @@ static gs_status mm_finish(gs_mem *m, const gs_instr *in, gs_error *err, const f
     if (out->ndim == 1 && out->stride[0] == 1 && out->dtype == GS_FP32) {
         /* dense fp32 PSUM rows: sgemm writes in place, partition stride as ldc */
         float *c = (float *)row_base(m, out, 0);
-        int ldc = (int)(m->part_bytes[GS_MEM_PSUM] / sizeof(float));
+        int ldc = (int)(m->stride[GS_MEM_PSUM] / sizeof(float));
         cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)M, (int)N, (int)K, 1.0f, a,
                     (int)M, b, (int)N, beta, c, ldc);
         return GS_OK;

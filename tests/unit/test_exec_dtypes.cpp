@@ -5,6 +5,7 @@
 // -> HBM, so addressing, DMA and conversion are covered too.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -276,6 +277,97 @@ TEST(ExecDtypes, MemsetSaturatesPerDtype)
         }
         gs_mem_free(m);
     }
+}
+
+// SBUF/PSUM images pack partitions at the furthest byte the program addresses, not at the
+// hardware's partition size (fewer pages touched); the stride must cover every buffer and every
+// operand, and a hand-made program without buffers keeps whole partitions.
+size_t sbuf_end(const gs_program *p)
+{
+    size_t end = 0;
+    for (size_t b = 0; b < gs_program_buffer_count(p); b++) {
+        const gs_buffer_info *bi = gs_program_buffer(p, (int32_t)b);
+        if (bi->space == GS_MEM_SBUF && bi->core == 0)
+            end = std::max<size_t>(end, bi->offset + bi->bytes);
+    }
+    return end;
+}
+
+gs_instr raw_memset(uint32_t parts, int64_t offset, uint32_t n, float v)
+{
+    gs_instr in;
+    std::memset(&in, 0, sizeof in);
+    in.op = GS_OP_MEMSET;
+    in.engine = GS_ENG_VECTOR;
+    in.n_out = 1;
+    in.imm[0] = v;
+    in.file = __FILE__;
+    in.line = __LINE__;
+    gs_ap &a = in.out[0];
+    a.space = GS_MEM_SBUF;
+    a.dtype = GS_FP32;
+    a.tensor = 0;
+    a.ndim = 1;
+    a.part_count = parts;
+    a.offset = offset;
+    a.shape[0] = n;
+    a.stride[0] = 1;
+    return in;
+}
+
+TEST(MemLayout, PartitionsArePackedAtTheFurthestBufferByte)
+{
+    std::mt19937_64 rng(8);
+    Prog pr(GS_FP32, GS_FP32);
+    gs_memset(pr.kb, GS_ENG_VECTOR, pr.tout.ap, 2.5f);
+    std::string why;
+    gs_mem *m = pr.run(rng, &why);
+    ASSERT_NE(m, nullptr) << why;
+    const size_t end = sbuf_end(pr.p);
+    ASSERT_GT(end, 0u);
+    EXPECT_EQ(gs_mem_partition_stride(m, GS_MEM_SBUF), (end + 63) / 64 * 64);
+    EXPECT_LT(gs_mem_partition_stride(m, GS_MEM_SBUF), gs_config_sbuf_partition_bytes(&pr.cfg));
+    for (size_t i = 0; i < (size_t)P * F; i++)
+        ASSERT_EQ(ld(m, pr.out, i), 2.5f) << i;
+    gs_mem_free(m);
+}
+
+TEST(MemLayout, AnOperandBeyondEveryBufferWidensTheStride)
+{
+    std::mt19937_64 rng(9);
+    Prog pr(GS_FP32, GS_FP32);
+    const int64_t off = (int64_t)sbuf_end(pr.p) + 4096; // outside every buffer
+    gs_instr in = raw_memset(P, off, 16, 7.0f);
+    ASSERT_GE(gs_program_append_raw(pr.p, &in), 0);
+    std::string why;
+    gs_mem *m = pr.run(rng, &why);
+    ASSERT_NE(m, nullptr) << why;
+    const size_t stride = gs_mem_partition_stride(m, GS_MEM_SBUF);
+    EXPECT_GE(stride, (size_t)off + 16 * 4);
+    const uint8_t *sbuf = gs_mem_space(m, GS_MEM_SBUF, 0);
+    for (unsigned p = 0; p < P; p++)
+        for (unsigned j = 0; j < 16; j++) {
+            float v;
+            std::memcpy(&v, sbuf + p * stride + (size_t)off + j * 4, 4);
+            ASSERT_EQ(v, 7.0f) << "partition " << p << " element " << j;
+        }
+    gs_mem_free(m);
+}
+
+TEST(MemLayout, WithoutBuffersPartitionsAreWhole)
+{
+    gs_config cfg;
+    gs_test_config_gen3_like(&cfg);
+    gs_program *p = gs_program_create(&cfg);
+    gs_instr in = raw_memset(128, 0, 8, 1.0f);
+    ASSERT_GE(gs_program_append_raw(p, &in), 0);
+    gs_error err;
+    gs_mem *m = gs_mem_create(p, &err);
+    ASSERT_NE(m, nullptr) << err.message;
+    EXPECT_EQ(gs_mem_partition_stride(m, GS_MEM_SBUF), gs_config_sbuf_partition_bytes(&cfg));
+    EXPECT_EQ(gs_mem_partition_stride(m, GS_MEM_PSUM), gs_config_psum_partition_bytes(&cfg));
+    gs_mem_free(m);
+    gs_program_free(p);
 }
 
 } // namespace

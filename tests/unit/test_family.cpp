@@ -180,7 +180,7 @@ TEST(DoubleRow, SemanticsAndCost)
     gs_mem *mem = gs_mem_create(g.p, &err);
     ASSERT_NE(mem, nullptr);
     uint8_t *sbuf = gs_mem_space(mem, GS_MEM_SBUF, 0);
-    size_t pb = gs_config_sbuf_partition_bytes(c.c);
+    size_t pb = gs_mem_partition_stride(mem, GS_MEM_SBUF);
     std::mt19937 rng(7);
     std::uniform_int_distribution<int> code(0, 0x7E); // finite e4m3, both signs below
     std::vector<double> A(256 * M), B(256 * N);
@@ -199,7 +199,7 @@ TEST(DoubleRow, SemanticsAndCost)
         }
     ASSERT_EQ(gs_exec_instr(mem, g.p, gs_program_count(g.p) - 2, &err), GS_OK) << err.message;
     const float *out = (const float *)(gs_mem_space(mem, GS_MEM_PSUM, 0) + acc.ap.offset);
-    size_t ppb = gs_config_psum_partition_bytes(c.c) / 4;
+    size_t ppb = gs_mem_partition_stride(mem, GS_MEM_PSUM) / 4;
     double worst = 0;
     for (unsigned m = 0; m < M; m += 7)
         for (unsigned n = 0; n < N; n += 13) {
@@ -338,7 +338,7 @@ TEST(MX, QuantizeThenMatmulMatchesTheReference)
     gs_mem *mem = gs_mem_create(g.p, &err);
     ASSERT_NE(mem, nullptr);
     uint8_t *sbuf = gs_mem_space(mem, GS_MEM_SBUF, 0);
-    size_t pb = gs_config_sbuf_partition_bytes(c.c);
+    size_t pb = gs_mem_partition_stride(mem, GS_MEM_SBUF);
     std::mt19937 rng(11);
     std::normal_distribution<float> nd(0.0f, 1.0f);
     // bf16 sources, each 8-partition group with its own magnitude
@@ -386,7 +386,7 @@ TEST(MX, QuantizeThenMatmulMatchesTheReference)
     deq(va, 4 * M, GS_FP8_E4M3_X4, qa, sa, A);
     deq(vb, 4 * N, GS_FP8_E5M2_X4, qb, sbt, B);
     const float *out = (const float *)(gs_mem_space(mem, GS_MEM_PSUM, 0) + acc.ap.offset);
-    size_t ppb = gs_config_psum_partition_bytes(c.c) / 4;
+    size_t ppb = gs_mem_partition_stride(mem, GS_MEM_PSUM) / 4;
     double worst = 0;
     for (unsigned m = 0; m < M; m++)
         for (unsigned n = 0; n < N; n++) {
@@ -428,7 +428,7 @@ TEST(Gen4, Bf16PsumOutput)
     gs_mem *mem = gs_mem_create(g.p, &err);
     ASSERT_NE(mem, nullptr);
     uint8_t *sbuf = gs_mem_space(mem, GS_MEM_SBUF, 0);
-    size_t pb = gs_config_sbuf_partition_bytes(c.c);
+    size_t pb = gs_mem_partition_stride(mem, GS_MEM_SBUF);
     std::mt19937 rng(3);
     std::uniform_real_distribution<float> u(-1.0f, 1.0f);
     std::vector<float> A(K * M), B(K * N);
@@ -446,7 +446,7 @@ TEST(Gen4, Bf16PsumOutput)
     }
     ASSERT_EQ(gs_exec_instr(mem, g.p, 0, &err), GS_OK) << err.message;
     const uint8_t *psum = gs_mem_space(mem, GS_MEM_PSUM, 0) + acc.ap.offset;
-    size_t ppb = gs_config_psum_partition_bytes(c.c);
+    size_t ppb = gs_mem_partition_stride(mem, GS_MEM_PSUM);
     std::vector<float> first(M * N);
     int exact = 0;
     for (unsigned m = 0; m < M; m++)
@@ -523,7 +523,7 @@ TEST(Gen4, VectorExponential)
     gs_mem *mem = gs_mem_create(g.p, &err);
     ASSERT_NE(mem, nullptr);
     uint8_t *sbuf = gs_mem_space(mem, GS_MEM_SBUF, 0);
-    size_t pb = gs_config_sbuf_partition_bytes(c.c);
+    size_t pb = gs_mem_partition_stride(mem, GS_MEM_SBUF);
     std::mt19937 rng(9);
     std::uniform_real_distribution<float> u(-4.0f, 4.0f);
     std::vector<float> X(P * N), M(P);

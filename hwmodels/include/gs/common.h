@@ -122,6 +122,11 @@ void gs_free(void *ptr);        /* NULL is a no-op */
 char *gs_strdup(const char *s); /* NULL in, NULL out */
 char *gs_strndup(const char *s, size_t n);
 
+/* Map the pages of [p, p + n) now, in one system call, for memory about to be written in
+ * full: each first touch of a fresh page is otherwise its own page fault, several times the
+ * cost per page (Linux MADV_POPULATE_WRITE; a no-op where unsupported or for small ranges). */
+void gs_prefault(void *p, size_t n);
+
 /* Checked size arithmetic: return 0 and leave *out untouched on overflow. */
 int gs_size_mul(size_t a, size_t b, size_t *out);
 int gs_size_add(size_t a, size_t b, size_t *out);
