@@ -181,21 +181,9 @@ gs_status gs_job_init_memory(gs_job *j, gs_error *err)
     return GS_OK;
 }
 
-/* A zeroed double array of n elements, its pages mapped at once (it is written in full). */
-static double *doubles(uint64_t n)
-{
-    size_t bytes;
-    if (!gs_size_mul((size_t)n, sizeof(double), &bytes)) return NULL;
-    double *d = gs_malloc(bytes);
-    if (!d) return NULL;
-    gs_prefault(d, bytes);
-    memset(d, 0, bytes);
-    return d;
-}
-
 static double *decode(const gs_tensor_info *ti, const void *data)
 {
-    double *d = doubles(ti->elems);
+    double *d = gs_calloc(ti->elems, sizeof *d); /* pages mapped in one call (gs_calloc) */
     if (!d) return NULL;
     for (uint64_t e = 0; e < ti->elems; e++)
         d[e] = gs_dtype_load(ti->dtype, data, e);
@@ -216,7 +204,7 @@ gs_status gs_job_check_outputs(gs_job *j, gs_job_check *res, gs_error *err)
             owned[i] = decode(ti, gs_mem_tensor(j->mem, j->args.t[i].id));
             in[ni++] = owned[i];
         } else {
-            owned[i] = doubles(ti->elems);
+            owned[i] = gs_calloc(ti->elems, sizeof(double));
             outv[no++] = owned[i];
         }
         if (!owned[i]) {

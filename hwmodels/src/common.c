@@ -172,7 +172,10 @@ void *gs_calloc(size_t n, size_t size)
     size_t total;
     if (!gs_size_mul(n, size, &total)) return NULL;
     void *p = gs_malloc(total);
-    if (p) memset(p, 0, total);
+    if (p) {
+        gs_prefault(p, total); /* every byte is written now: map the pages in one call */
+        memset(p, 0, total);
+    }
     return p;
 }
 

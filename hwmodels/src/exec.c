@@ -120,11 +120,8 @@ gs_mem *gs_mem_create_filled(const gs_program *p, uint8_t fill, gs_error *err)
     m->tensors = gs_calloc(m->n_tensors ? m->n_tensors : 1, sizeof *m->tensors);
     if (!m->tensors) goto oom;
     for (size_t t = 0; t < m->n_tensors; t++) {
-        const size_t bytes = gs_program_tensor(p, (int32_t)t)->bytes;
-        m->tensors[t] = gs_malloc(bytes);
+        m->tensors[t] = gs_calloc(1, gs_program_tensor(p, (int32_t)t)->bytes);
         if (!m->tensors[t]) goto oom;
-        gs_prefault(m->tensors[t], bytes);
-        memset(m->tensors[t], 0, bytes);
     }
     m->cores = gs_program_cores_used(p);
     if (m->cores > GS_MAX_CORES) m->cores = GS_MAX_CORES;

@@ -116,7 +116,7 @@ typedef struct gs_allocator {
 void gs_set_allocator(const gs_allocator *a);
 /* Return NULL on failure (size 0 returns a unique non-NULL pointer). */
 void *gs_malloc(size_t size);
-void *gs_calloc(size_t n, size_t size); /* checks n*size overflow */
+void *gs_calloc(size_t n, size_t size); /* checks n*size overflow; pages mapped at once */
 void *gs_realloc(void *ptr, size_t size);
 void gs_free(void *ptr);        /* NULL is a no-op */
 char *gs_strdup(const char *s); /* NULL in, NULL out */
