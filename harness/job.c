@@ -144,6 +144,32 @@ gs_status gs_job_build(const gs_job_spec *spec, gs_job **out, gs_error *err)
     return GS_OK;
 }
 
+/* Tensors are converted CHUNK elements at a time through the bulk fp32 converters (one
+ * dtype dispatch per chunk, not per element; the same conversions as gs_dtype_load/store). */
+#define CHUNK 1024
+
+/* Elements [e0, e0 + n) of an encoded tensor as fp32 (quad-packed MX types element by
+ * element, since their elements are not a fixed number of bytes apart in this sense). */
+static void load_floats(gs_dtype t, const void *data, uint64_t e0, float *out, size_t n)
+{
+    if (gs_dtype_is_mx(t)) {
+        for (size_t k = 0; k < n; k++)
+            out[k] = gs_dtype_load(t, data, e0 + k);
+        return;
+    }
+    gs_dtype_to_f32(t, (const char *)data + e0 * gs_dtype_size(t), 1, out, n);
+}
+
+static void store_floats(gs_dtype t, void *data, uint64_t e0, const float *v, size_t n)
+{
+    if (gs_dtype_is_mx(t)) {
+        for (size_t k = 0; k < n; k++)
+            gs_dtype_store(t, data, e0 + k, v[k]);
+        return;
+    }
+    gs_dtype_from_f32(t, v, (char *)data + e0 * gs_dtype_size(t), 1, n);
+}
+
 /* splitmix64: small, fast, and identical everywhere */
 static uint64_t splitmix(uint64_t *s)
 {
@@ -171,11 +197,16 @@ gs_status gs_job_init_memory(gs_job *j, gs_error *err)
             continue;
         }
         uint64_t s = j->spec.seed * 0x100000001B3ull + (uint64_t)i * 0x9E3779B97F4A7C15ull + 1;
-        for (uint64_t e = 0; e < ti->elems; e++) {
-            double u = (double)(splitmix(&s) >> 11) * (1.0 / 9007199254740992.0);
-            double v = d->lo + (d->hi - d->lo) * u;
-            if (d->integer) v = floor(v);
-            gs_dtype_store(d->dtype, data, e, (float)v);
+        float chunk[CHUNK];
+        for (uint64_t e0 = 0; e0 < ti->elems; e0 += CHUNK) {
+            const size_t n = (size_t)GS_MIN((uint64_t)CHUNK, ti->elems - e0);
+            for (size_t k = 0; k < n; k++) {
+                double u = (double)(splitmix(&s) >> 11) * (1.0 / 9007199254740992.0);
+                double v = d->lo + (d->hi - d->lo) * u;
+                if (d->integer) v = floor(v);
+                chunk[k] = (float)v;
+            }
+            store_floats(d->dtype, data, e0, chunk, n);
         }
     }
     return GS_OK;
@@ -185,8 +216,13 @@ static double *decode(const gs_tensor_info *ti, const void *data)
 {
     double *d = gs_calloc(ti->elems, sizeof *d); /* pages mapped in one call (gs_calloc) */
     if (!d) return NULL;
-    for (uint64_t e = 0; e < ti->elems; e++)
-        d[e] = gs_dtype_load(ti->dtype, data, e);
+    float chunk[CHUNK];
+    for (uint64_t e0 = 0; e0 < ti->elems; e0 += CHUNK) {
+        const size_t n = (size_t)GS_MIN((uint64_t)CHUNK, ti->elems - e0);
+        load_floats(ti->dtype, data, e0, chunk, n);
+        for (size_t k = 0; k < n; k++)
+            d[e0 + k] = chunk[k];
+    }
     return d;
 }
 
@@ -237,8 +273,12 @@ gs_status gs_job_check_outputs(gs_job *j, gs_job_check *res, gs_error *err)
         res->tol_abs = GS_MAX(res->tol_abs, atol);
         res->tol_rel = rtol;
         double worst_excess = -1.0;
+        float chunk[CHUNK];
         for (uint64_t e = 0; e < ti->elems; e++) {
-            double got = gs_dtype_load(ti->dtype, data, e);
+            if (e % CHUNK == 0)
+                load_floats(ti->dtype, data, e, chunk,
+                            (size_t)GS_MIN((uint64_t)CHUNK, ti->elems - e));
+            double got = chunk[e % CHUNK];
             double r = ref[e];
             if (!isfinite(got) && isfinite(r)) {
                 res->bad_nonfinite++;
