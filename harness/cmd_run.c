@@ -278,16 +278,8 @@ int gs_cmd_run(int argc, char **argv)
             gs_config_free(cfg);
             return GS_EXIT_USAGE;
         }
-    gs_job_run_opts ro = {!o.timing_only, o.c_executor, o.sim_limit_ns, o.wall_limit_s, o.trace, 0,
-                          o.timeline};
-    /* A timeline needs a trace; without --trace it goes to a scratch file next to the
-     * record and is removed afterwards. */
-    char tl_trace[4096] = "";
-    if (o.record && o.timeline && !o.trace && !o.c_executor) {
-        snprintf(tl_trace, sizeof tl_trace, "%s.trace.json", o.record);
-        ro.trace = tl_trace;
-        ro.trace_scratch = 1;
-    }
+    gs_job_run_opts ro = {!o.timing_only, o.c_executor, o.sim_limit_ns,
+                          o.wall_limit_s, o.trace,      o.timeline};
     gs_job_result r;
     if (gs_job_run(&spec, &ro, &r) != GS_OK) {
         print_error(argv[0], &r.err);

@@ -55,6 +55,18 @@ gs_status gs_job_limit_memory(double bytes, gs_error *err)
 #endif
 }
 
+/* gs_run_opts.on_timeline: the record's timeline, from what the run did. */
+static void timeline_of_run(const gs_timeline *tl, void *ud)
+{
+    gs_job_result *r = ud;
+    gs_sb_free(&r->timeline);
+    gs_sb_init(&r->timeline);
+    r->timeline_st = gs_record_timeline(gs_job_program(r->job), tl, r->stats.total_ns,
+                                        GS_TIMELINE_MAX_SLICES, &r->timeline, &r->timeline_err);
+    if (r->timeline_st == GS_OK && !gs_sb_ok(&r->timeline))
+        r->timeline_st = gs_error_set(&r->timeline_err, GS_ERR_NOMEM, NULL, 0, 0, "out of memory");
+}
+
 /* Run the built, initialised job on the model or the C executor. */
 static gs_status execute(const gs_job_spec *spec, const gs_job_run_opts *o, gs_job_result *r)
 {
@@ -62,7 +74,12 @@ static gs_status execute(const gs_job_spec *spec, const gs_job_run_opts *o, gs_j
         return gs_exec_program(gs_job_memory(r->job), gs_job_program(r->job), &r->err);
     gs_model *m = gs_model_create(spec->cfg, &r->err);
     if (!m) return r->err.code != GS_OK ? r->err.code : GS_ERR_INTERNAL;
-    gs_run_opts ro = {o->functional, o->sim_limit_ns, o->wall_limit_s, o->trace};
+    gs_run_opts ro = {o->functional, o->sim_limit_ns, o->wall_limit_s, o->trace, NULL, NULL};
+    if (o->timeline) {
+        ro.on_timeline = timeline_of_run;
+        ro.on_timeline_ud = r;
+        r->timeline_st = GS_ERR_INTERNAL; /* until the run hands its timeline over */
+    }
     gs_status st =
         gs_model_run(m, gs_job_program(r->job), o->functional ? gs_job_memory(r->job) : NULL, &ro,
                      &r->stats, &r->err);
@@ -110,6 +127,7 @@ void gs_job_result_free(gs_job_result *r)
     if (!r) return;
     gs_job_free(r->job);
     r->job = NULL;
+    gs_sb_free(&r->timeline);
 }
 
 gs_status gs_job_record(gs_sb *sb, const gs_job_spec *spec, const gs_job_run_opts *o,
@@ -119,13 +137,8 @@ gs_status gs_job_record(gs_sb *sb, const gs_job_spec *spec, const gs_job_run_opt
     if (r->st != GS_OK) gs_record_format_error(&r->err, reason, sizeof reason);
     const gs_run_stats *stats = r->ran_model ? &r->stats : NULL;
     int complete = stats && (r->st == GS_OK || r->st == GS_ERR_MISMATCH);
-    gs_sb tl;
-    gs_sb_init(&tl);
-    int have_tl = 0;
-    if (o->timeline && complete && o->trace)
-        have_tl = gs_record_timeline(o->trace, stats->total_ns, GS_TIMELINE_MAX_SLICES, &tl,
-                                     warn) == GS_OK;
-    if (o->trace_scratch && o->trace) remove(o->trace);
+    int have_tl = o->timeline && complete && r->timeline_st == GS_OK;
+    if (o->timeline && complete && r->timeline_st != GS_OK && warn) *warn = r->timeline_err;
     gs_record_job_info info = {
         .spec = spec,
         .functional = o->functional,
@@ -135,14 +148,13 @@ gs_status gs_job_record(gs_sb *sb, const gs_job_spec *spec, const gs_job_run_opt
         .stats = complete ? stats : NULL,
         .program = r->job ? gs_job_program(r->job) : NULL,
         .check = &r->check,
-        .timeline_json = have_tl ? gs_sb_cstr(&tl) : NULL,
-        .trace_path = o->trace && !o->trace_scratch ? o->trace : NULL,
+        .timeline_json = have_tl && r->timeline.len ? r->timeline.data : NULL,
+        .trace_path = o->trace,
         .wall_s = stats ? stats->wall_s : 0.0,
     };
     gs_status rs = gs_record_write_job(sb, &info);
     gs_sb_putc(sb, '\n');
-    if (rs == GS_OK && (!gs_sb_ok(sb) || !gs_sb_ok(&tl))) rs = GS_ERR_NOMEM;
-    gs_sb_free(&tl);
+    if (rs == GS_OK && !gs_sb_ok(sb)) rs = GS_ERR_NOMEM;
     return rs;
 }
 

@@ -32,8 +32,7 @@ typedef struct gs_job_run_opts {
     double sim_limit_ns; /* model limits (0: none) */
     double wall_limit_s;
     const char *trace; /* Perfetto trace of the model run, or NULL */
-    int trace_scratch; /* the trace is only for the timeline: removed, and not named, after */
-    int timeline;      /* the aggregated timeline in the record (needs a trace) */
+    int timeline;      /* the aggregated timeline in the record (from the run; no trace needed) */
 } gs_job_run_opts;
 
 typedef struct gs_job_result {
@@ -44,7 +43,10 @@ typedef struct gs_job_result {
     int ran_model; /* stats are the model's */
     gs_run_stats stats;
     gs_job_check check;
-    gs_job *job; /* the built job (NULL when it could not be created) */
+    gs_job *job;           /* the built job (NULL when it could not be created) */
+    gs_sb timeline;        /* the aggregated timeline (opts.timeline and the model ran) */
+    gs_status timeline_st; /* GS_OK, or why the timeline is missing (timeline_err says) */
+    gs_error timeline_err;
 } gs_job_result;
 
 /*

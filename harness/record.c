@@ -1,11 +1,11 @@
-/* record.c - job and config records of results.json, and trace -> timeline aggregation (see
+/* record.c - job and config records of results.json, and the run's timeline aggregation (see
  * record.h and results/RESULTS.md). */
 #include "record.h"
 
 #include "jobspec.h"
 #include "gs/jsonw.h"
+#include "gs/trace.h"
 
-#include <cjson/cJSON.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -352,13 +352,14 @@ gs_status gs_record_write_config(gs_sb *sb, const gs_config *c)
 
 typedef struct tl_slice {
     double t0, t1;
-    const char *op; /* points into the parsed trace */
-    const char *src;
+    const char *op;   /* opcode name (static) */
+    const char *file; /* the instruction's source, formatted when written */
+    int line;
     double count;
+    size_t index; /* instruction: orders slices with equal times as they completed */
 } tl_slice;
 
 typedef struct tl_track {
-    int pid, tid;
     char name[96];
     tl_slice *s;
     size_t n, cap;
@@ -368,14 +369,8 @@ static int slice_cmp(const void *a, const void *b)
 {
     const tl_slice *x = a, *y = b;
     if (x->t0 != y->t0) return x->t0 < y->t0 ? -1 : 1;
-    return x->t1 < y->t1 ? -1 : x->t1 > y->t1;
-}
-
-static int track_cmp(const void *a, const void *b)
-{
-    const tl_track *x = a, *y = b;
-    if (x->pid != y->pid) return x->pid - y->pid;
-    return x->tid - y->tid;
+    if (x->t1 != y->t1) return x->t1 < y->t1 ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
 }
 
 /* Merge neighbours whose gap is <= gap (same opcode unless any_op); returns the new count. */
@@ -397,103 +392,28 @@ static size_t merge_pass(tl_slice *s, size_t n, double gap, int any_op)
     return w + 1;
 }
 
-gs_status gs_record_timeline(const char *trace_path, double total_ns, int max_slices, gs_sb *sb,
-                             gs_error *err)
+gs_status gs_record_timeline(const gs_program *p, const gs_timeline *tl, double total_ns,
+                             int max_slices, gs_sb *sb, gs_error *err)
 {
-    FILE *fp = fopen(trace_path, "rb");
-    if (!fp) return gs_error_set(err, GS_ERR_IO, trace_path, 0, 0, "cannot read the trace");
-    gs_sb text;
-    gs_sb_init(&text);
-    char buf[65536];
-    size_t got;
-    while ((got = fread(buf, 1, sizeof buf, fp)) > 0)
-        gs_sb_putn(&text, buf, got);
-    fclose(fp);
-    if (!gs_sb_ok(&text)) {
-        gs_sb_free(&text);
-        return gs_error_set(err, GS_ERR_NOMEM, trace_path, 0, 0, "out of memory");
-    }
-    cJSON *root = cJSON_Parse(gs_sb_cstr(&text));
-    gs_sb_free(&text);
-    const cJSON *ev = root ? cJSON_GetObjectItemCaseSensitive(root, "traceEvents") : NULL;
-    if (!cJSON_IsArray(ev)) {
-        cJSON_Delete(root);
-        return gs_error_set(err, GS_ERR_PARSE, trace_path, 0, 0,
-                            "not a trace-event JSON file (no traceEvents array)");
-    }
-    tl_track *tracks = NULL;
-    size_t nt = 0, capt = 0;
-    char pnames[GS_MAX_CORES + 4][32];
-    memset(pnames, 0, sizeof pnames);
+    /* one track per stream (a compute engine or DMA queue of a core), in stream id order:
+     * core, then engine, then queue, which is the order of the trace's (pid, tid) */
+    const size_t nt = (size_t)tl->cores * tl->streams_per_core;
+    tl_track *tracks = gs_calloc(nt ? nt : 1, sizeof *tracks);
+    if (!tracks) return gs_error_set(err, GS_ERR_NOMEM, NULL, 0, 0, "out of memory");
     gs_status st = GS_OK;
-    const cJSON *e;
-    /* First pass: process names ("core 0") for track names. */
-    cJSON_ArrayForEach(e, ev)
-    {
-        const cJSON *ph = cJSON_GetObjectItemCaseSensitive(e, "ph");
-        const cJSON *nm = cJSON_GetObjectItemCaseSensitive(e, "name");
-        const cJSON *pid = cJSON_GetObjectItemCaseSensitive(e, "pid");
-        if (!cJSON_IsString(ph) || strcmp(ph->valuestring, "M") || !cJSON_IsString(nm) ||
-            !cJSON_IsNumber(pid) || strcmp(nm->valuestring, "process_name"))
-            continue;
-        const cJSON *args = cJSON_GetObjectItemCaseSensitive(e, "args");
-        const cJSON *an = cJSON_GetObjectItemCaseSensitive(args, "name");
-        int p = pid->valueint;
-        if (p >= 0 && p < (int)GS_ARRAY_LEN(pnames) && cJSON_IsString(an)) {
-            unsigned core;
-            if (sscanf(an->valuestring, "core %u", &core) == 1)
-                snprintf(pnames[p], sizeof pnames[p], "c%u", core);
-            else
-                snprintf(pnames[p], sizeof pnames[p], "%.31s", an->valuestring);
-        }
+    for (size_t id = 0; id < nt; id++) {
+        const gs_engine e = gs_timeline_stream_engine(tl, (unsigned)id);
+        const unsigned core = (unsigned)(id / tl->streams_per_core);
+        if (e == GS_ENG_DMA)
+            snprintf(tracks[id].name, sizeof tracks[id].name, "c%u dma q%u", core,
+                     (unsigned)(id % tl->streams_per_core) - (unsigned)GS_ENG_DMA);
+        else
+            snprintf(tracks[id].name, sizeof tracks[id].name, "c%u %s", core, gs_engine_name(e));
     }
-    cJSON_ArrayForEach(e, ev)
-    {
-        const cJSON *ph = cJSON_GetObjectItemCaseSensitive(e, "ph");
-        const cJSON *nm = cJSON_GetObjectItemCaseSensitive(e, "name");
-        const cJSON *pid = cJSON_GetObjectItemCaseSensitive(e, "pid");
-        const cJSON *tid = cJSON_GetObjectItemCaseSensitive(e, "tid");
-        if (!cJSON_IsString(ph) || !cJSON_IsString(nm) || !cJSON_IsNumber(pid) ||
-            !cJSON_IsNumber(tid))
-            continue;
-        int is_x = !strcmp(ph->valuestring, "X");
-        int is_tname = !strcmp(ph->valuestring, "M") && !strcmp(nm->valuestring, "thread_name");
-        if (!is_x && !is_tname) continue;
-        tl_track *t = NULL;
-        for (size_t i = 0; i < nt; i++)
-            if (tracks[i].pid == pid->valueint && tracks[i].tid == tid->valueint) t = &tracks[i];
-        if (!t) {
-            if (nt == capt) {
-                size_t nc = capt ? capt * 2 : 32;
-                tl_track *g = gs_realloc(tracks, nc * sizeof *g);
-                if (!g) {
-                    st = gs_error_set(err, GS_ERR_NOMEM, NULL, 0, 0, "out of memory");
-                    goto done;
-                }
-                tracks = g;
-                capt = nc;
-            }
-            t = &tracks[nt++];
-            memset(t, 0, sizeof *t);
-            t->pid = pid->valueint;
-            t->tid = tid->valueint;
-            snprintf(t->name, sizeof t->name, "p%d t%d", t->pid, t->tid);
-        }
-        if (is_tname) {
-            const cJSON *an = cJSON_GetObjectItemCaseSensitive(
-                cJSON_GetObjectItemCaseSensitive(e, "args"), "name");
-            int p = t->pid;
-            if (cJSON_IsString(an))
-                snprintf(t->name, sizeof t->name, "%s %.60s",
-                         p >= 0 && p < (int)GS_ARRAY_LEN(pnames) && pnames[p][0] ? pnames[p] : "?",
-                         an->valuestring);
-            continue;
-        }
-        const cJSON *ts = cJSON_GetObjectItemCaseSensitive(e, "ts");
-        const cJSON *dur = cJSON_GetObjectItemCaseSensitive(e, "dur");
-        if (!cJSON_IsNumber(ts) || !cJSON_IsNumber(dur)) continue;
-        const cJSON *src =
-            cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(e, "args"), "src");
+    for (size_t i = 0; i < tl->n; i++) {
+        const gs_timeline_instr *x = &tl->instr[i];
+        if (!x->done || x->stream >= nt) continue;
+        tl_track *t = &tracks[x->stream];
         if (t->n == t->cap) {
             size_t nc = t->cap ? t->cap * 2 : 64;
             tl_slice *g = gs_realloc(t->s, nc * sizeof *g);
@@ -504,15 +424,20 @@ gs_status gs_record_timeline(const char *trace_path, double total_ns, int max_sl
             t->s = g;
             t->cap = nc;
         }
-        /* trace timestamps are microseconds */
+        const gs_instr *in = gs_program_instr(p, i);
+        /* the values a trace gives after its microsecond text is read back: ps / 1e6 is
+         * correctly rounded either way, so these are the same doubles */
+        const double ts_us = (double)x->start_ps / 1e6;
+        const double dur_us = (double)(x->end_ps - x->start_ps) / 1e6;
         tl_slice *s = &t->s[t->n++];
-        s->t0 = ts->valuedouble * 1e3;
-        s->t1 = (ts->valuedouble + dur->valuedouble) * 1e3;
-        s->op = nm->valuestring;
-        s->src = cJSON_IsString(src) ? gs_record_rel_path(src->valuestring) : "";
+        s->t0 = ts_us * 1e3;
+        s->t1 = (ts_us + dur_us) * 1e3;
+        s->op = gs_opcode_name(in->op);
+        s->file = in->file;
+        s->line = in->line;
         s->count = 1;
+        s->index = i;
     }
-    if (nt) qsort(tracks, nt, sizeof *tracks, track_cmp);
     gs_jw w;
     gs_jw_init(&w, sb);
     gs_jw_begin_object(&w, GS_JW_COMPACT);
@@ -523,9 +448,6 @@ gs_status gs_record_timeline(const char *trace_path, double total_ns, int max_sl
     for (size_t i = 0; i < nt; i++) {
         tl_track *t = &tracks[i];
         if (!t->n) continue; /* idle engines and queues: nothing to draw */
-        /* the DMA engines' shares repeat what the queue tracks show per transfer (the trace
-         * keeps them): the report's timeline draws the queues */
-        if (strstr(t->name, " dma engine ")) continue;
         qsort(t->s, t->n, sizeof *t->s, slice_cmp);
         /* Back-to-back slices of one opcode first, then wider gaps until the track is small
          * enough; the gap grows geometrically so this takes O(log) passes. */
@@ -546,7 +468,9 @@ gs_status gs_record_timeline(const char *trace_path, double total_ns, int max_sl
             gs_jw_num(&w, s->t0);
             gs_jw_num(&w, s->t1);
             gs_jw_str(&w, s->op);
-            gs_jw_str(&w, s->src);
+            char src[GS_ERROR_FILE_MAX + 24];
+            gs_trace_format_src(src, sizeof src, s->file, s->line);
+            gs_jw_str(&w, gs_record_rel_path(src));
             gs_jw_num(&w, s->count);
             gs_jw_end_array(&w);
         }
@@ -560,6 +484,5 @@ done:
     for (size_t i = 0; i < nt; i++)
         gs_free(tracks[i].s);
     gs_free(tracks);
-    cJSON_Delete(root);
     return st;
 }

@@ -46,14 +46,15 @@ gs_status gs_record_write_job(gs_sb *sb, const gs_record_job_info *info);
 /* Append one config object (RESULTS.md "configs" element) on one line; status as above. */
 gs_status gs_record_write_config(gs_sb *sb, const gs_config *c);
 
-/* Read a Perfetto trace written by the model and append the aggregated timeline object
+/* Append the aggregated timeline object of a run of program p (tl: what the run did, as
+ * gs_run_opts.on_timeline hands it over)
  * {"total_ns": .., "tracks": [{"name": "c0 tensor", "slices": [[t0, t1, op, src, n], ..]}]}:
- * per track, adjacent slices of the same opcode are merged (the allowed gap doubling until at
- * most max_slices remain; if a track alternates opcodes too finely, neighbours of different
- * opcodes are merged too and named "mixed"). Times in ns. GS_ERR_IO / GS_ERR_PARSE with err
- * set on a missing or malformed trace (nothing appended then). */
-gs_status gs_record_timeline(const char *trace_path, double total_ns, int max_slices, gs_sb *sb,
-                             gs_error *err);
+ * one track per compute engine or DMA queue that ran instructions; per track, adjacent slices
+ * of the same opcode are merged (the allowed gap doubling until at most max_slices remain; if
+ * a track alternates opcodes too finely, neighbours of different opcodes are merged too and
+ * named "mixed"). Times in ns, as the run's trace gives them. GS_ERR_NOMEM with err set. */
+gs_status gs_record_timeline(const gs_program *p, const gs_timeline *tl, double total_ns,
+                             int max_slices, gs_sb *sb, gs_error *err);
 
 /* A path made relative to the working directory when it lies under it (else unchanged); points
  * into `path`. */

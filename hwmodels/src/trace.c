@@ -190,8 +190,7 @@ static void flow(gs_trace *t, const char *ph, uint64_t id, const slice *at)
     flush(t);
 }
 
-/* "file:line" into src (a file name too long for it is cut). */
-static void format_src(char *src, size_t size, const char *file, int line)
+void gs_trace_format_src(char *src, size_t size, const char *file, int line)
 {
     const size_t flen = file ? strlen(file) : 1;
     if (flen < GS_ERROR_FILE_MAX && flen + 22 < size) {
@@ -234,7 +233,7 @@ void gs_trace_complete(gs_trace *t, int pid, int tid, const char *name, uint64_t
         gs_jw_uint(w, deps[k]);
     gs_jw_end_array(w);
     char src[GS_ERROR_FILE_MAX + 24];
-    format_src(src, sizeof src, file, line);
+    gs_trace_format_src(src, sizeof src, file, line);
     gs_jw_kstr(w, "src", src);
     if (port_wait_ps) kus(w, "hbm_wait_us", port_wait_ps);
     gs_jw_end_object(w);

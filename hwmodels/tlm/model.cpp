@@ -212,6 +212,7 @@ gs_status gs_model_run(gs_model *m, const gs_program *p, gs_mem *mem, const gs_r
     gs_error serr;
     const gs_status sst = gs_run_stats_compute(r.cfg, p, &r.tl, stats, &serr);
     stats->wall_s = wall_s;
+    if (opts.on_timeline) opts.on_timeline(&r.tl, opts.on_timeline_ud);
     if (sst != GS_OK && st == GS_OK) {
         st = sst;
         if (err) *err = serr;

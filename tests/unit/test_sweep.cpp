@@ -7,10 +7,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -150,6 +152,73 @@ TEST(SweepRecord, RunWritesAJobRecordWithTimeline)
     cJSON_Delete(j);
     // the scratch trace for the timeline is gone
     EXPECT_NE(access((d + "/rec.json.trace.json").c_str(), F_OK), 0);
+}
+
+// The record's timeline comes from the run itself, not from its trace: per track it must hold
+// exactly the instructions the trace shows on that engine or queue, over the same time span.
+TEST(SweepRecord, TimelineAgreesWithTheTraceOfTheSameRun)
+{
+    std::string d = tmpdir("timeline");
+    CliRun r = gensweep("run --config configs/gen3.yaml --kernel attention --record '" + d +
+                        "/rec.json' --timeline --trace '" + d + "/t.json'");
+    ASSERT_EQ(r.rc, 0) << r.err;
+    gs_error err;
+    gs_error_clear(&err);
+    cJSON *trace = gs_json_read_file((d + "/t.json").c_str(), &err);
+    ASSERT_NE(trace, nullptr) << err.message;
+    cJSON *rec = gs_json_read_file((d + "/rec.json").c_str(), &err);
+    ASSERT_NE(rec, nullptr) << err.message;
+    // the trace's instruction slices per track name ("c0 tensor", "c0 dma q1"), as the report
+    // names them; DMA engine tracks hold shares, not instructions
+    struct Span {
+        int n = 0;
+        double t0 = 1e300, t1 = -1;
+    };
+    std::map<std::pair<int, int>, std::string> names;
+    std::map<std::string, Span> want;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(trace, "traceEvents"))
+    {
+        std::string ph = gs_json_str(e, "ph") ? gs_json_str(e, "ph") : "";
+        const int pid = (int)gs_json_num(e, "pid"), tid = (int)gs_json_num(e, "tid");
+        if (ph == "M" && std::string(gs_json_str(e, "name")) == "thread_name")
+            names[{pid, tid}] = "c" + std::to_string(pid) + " " +
+                                gs_json_str(cJSON_GetObjectItemCaseSensitive(e, "args"), "name");
+    }
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(trace, "traceEvents"))
+    {
+        std::string ph = gs_json_str(e, "ph") ? gs_json_str(e, "ph") : "";
+        if (ph != "X") continue;
+        std::string name = names[{(int)gs_json_num(e, "pid"), (int)gs_json_num(e, "tid")}];
+        if (name.find(" dma engine ") != std::string::npos) continue;
+        Span &s = want[name];
+        s.n++;
+        s.t0 = std::min(s.t0, gs_json_num(e, "ts") * 1e3);
+        s.t1 = std::max(s.t1, (gs_json_num(e, "ts") + gs_json_num(e, "dur")) * 1e3);
+    }
+    ASSERT_GT(want.size(), 2u); // engines and queues
+    const cJSON *t;
+    size_t tracks = 0;
+    cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(
+                              cJSON_GetObjectItemCaseSensitive(rec, "timeline"), "tracks"))
+    {
+        tracks++;
+        const std::string name = gs_json_str(t, "name");
+        ASSERT_TRUE(want.count(name)) << name << " is not a track of the trace";
+        const cJSON *sl = cJSON_GetObjectItemCaseSensitive(t, "slices");
+        int n = 0;
+        const cJSON *x;
+        cJSON_ArrayForEach(x, sl) n += (int)cJSON_GetArrayItem(x, 4)->valuedouble;
+        EXPECT_EQ(n, want[name].n) << name;
+        EXPECT_EQ(cJSON_GetArrayItem(cJSON_GetArrayItem(sl, 0), 0)->valuedouble, want[name].t0)
+            << name;
+        double t1 = 0;
+        cJSON_ArrayForEach(x, sl) t1 = std::max(t1, cJSON_GetArrayItem(x, 1)->valuedouble);
+        EXPECT_EQ(t1, want[name].t1) << name;
+    }
+    EXPECT_EQ(tracks, want.size());
+    cJSON_Delete(trace);
+    cJSON_Delete(rec);
 }
 
 TEST(SweepIsolation, CrashHangDeadlockAndMemoryAreRecordedOthersSurvive)

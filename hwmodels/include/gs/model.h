@@ -26,6 +26,11 @@ typedef struct gs_run_opts {
     double sim_limit_ns;    /* stop with GS_ERR_TIMEOUT past this simulated time (0: none) */
     double wall_limit_s;    /* ... or this much host time (0: none) */
     const char *trace_path; /* Chrome/Perfetto trace-event JSON, or NULL */
+    /* Called once at the end of the run, after the statistics, with what the run did (every
+     * instruction's start, end and stream): the caller may summarise it (the job record's
+     * timeline) without a trace. NULL: not called. */
+    void (*on_timeline)(const gs_timeline *tl, void *ud);
+    void *on_timeline_ud;
 } gs_run_opts;
 
 typedef struct gs_model gs_model;

@@ -50,6 +50,10 @@ void gs_trace_thread_name(gs_trace *t, int pid, int tid, const char *name);
 /* Sort hint so tracks appear in tid order. */
 void gs_trace_thread_sort_index(gs_trace *t, int pid, int tid, int index);
 
+/* "file:line" as slices name their source ("?" for no file; a file name too long for `size`
+ * is cut); size >= GS_ERROR_FILE_MAX + 24 holds every one. */
+void gs_trace_format_src(char *src, size_t size, const char *file, int line);
+
 /* One instruction as a complete ("X") slice, plus a flow from each dependency on another
  * track. An instruction completes after its dependencies, so they were written already. */
 void gs_trace_complete(gs_trace *t, int pid, int tid, const char *name, uint64_t ts_ps,
