@@ -2,6 +2,7 @@
 #include "gs/isa.h"
 
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -187,6 +188,31 @@ typedef struct dep_block {
     uint32_t data[DEP_BLOCK];
 } dep_block;
 
+/* Access patterns interned for the operands of instructions (see "Operand storage" in
+ * gs/isa.h): chunks that never move, of doubling size, and an open-addressing hash set over
+ * them. */
+#define AP_CHUNK_MIN 64u
+#define AP_CHUNK_MAX 16384u
+#define AP_KEY_BYTES (offsetof(gs_ap, bad_view) + 1) /* every field; not the tail padding */
+
+/* The key is the bytes of every field: they must be contiguous, with no padding between them
+ * (space and dtype are whole-byte bit-fields between core and ndim). */
+_Static_assert(offsetof(gs_ap, core) == 56 && offsetof(gs_ap, ndim) == 60 &&
+                   offsetof(gs_ap, bad_view) == 61 && sizeof(gs_ap) == 64,
+               "gs_ap layout: the interning key assumes 62 bytes of fields without holes");
+
+typedef struct ap_chunk {
+    struct ap_chunk *next;
+    uint32_t used, cap;
+    gs_ap data[];
+} ap_chunk;
+
+typedef struct ap_pool {
+    ap_chunk *chunks;  /* newest first */
+    const gs_ap **set; /* hash set of interned patterns (NULL = empty slot) */
+    size_t set_cap, n; /* set_cap: a power of two or 0; n: distinct patterns */
+} ap_pool;
+
 struct gs_program {
     const gs_config *cfg;
     gs_tensor_info *tensors;
@@ -197,6 +223,7 @@ struct gs_program {
     gs_instr *instrs;
     size_t n_instrs, cap_instrs;
     dep_block *deps;
+    ap_pool aps;
     unsigned cores_used;
     uint64_t high_water[GS_MEMSPACE_COUNT];
     void *builder_state;
@@ -229,6 +256,12 @@ void gs_program_free(gs_program *p)
     gs_free(p->tensors);
     gs_free(p->buffers);
     gs_free(p->instrs);
+    for (ap_chunk *c = p->aps.chunks; c;) {
+        ap_chunk *n = c->next;
+        gs_free(c);
+        c = n;
+    }
+    gs_free((void *)p->aps.set);
     for (dep_block *b = p->deps; b;) {
         dep_block *n = b->next;
         gs_free(b);
@@ -395,12 +428,99 @@ static uint32_t *store_deps(gs_program *p, const uint32_t *deps, uint32_t n)
     return dst;
 }
 
-int64_t gs_program_append(gs_program *p, const gs_instr *in, const uint32_t *deps, uint32_t n_deps)
+static uint64_t ap_hash(const gs_ap *a)
+{
+    /* FNV-1a over 8-byte words, then a final mix: cheap, and the fields that differ between the
+     * patterns of one program (offset, tensor, partitions, shape) all reach the low bits */
+    unsigned char key[64] = {0};
+    memcpy(key, a, AP_KEY_BYTES);
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < sizeof key; i += 8) {
+        uint64_t w;
+        memcpy(&w, key + i, sizeof w);
+        h = (h ^ w) * 1099511628211ull;
+    }
+    h ^= h >> 29;
+    h *= 0xbf58476d1ce4e5b9ull;
+    return h ^ (h >> 32);
+}
+
+static int ap_set_grow(ap_pool *pool)
+{
+    size_t ncap = pool->set_cap ? pool->set_cap * 2 : 256;
+    const gs_ap **set = gs_calloc(ncap, sizeof *set);
+    if (!set) return 0;
+    for (size_t i = 0; i < pool->set_cap; i++) {
+        const gs_ap *a = pool->set[i];
+        if (!a) continue;
+        size_t j = (size_t)ap_hash(a) & (ncap - 1);
+        while (set[j])
+            j = (j + 1) & (ncap - 1);
+        set[j] = a;
+    }
+    gs_free(pool->set);
+    pool->set = set;
+    pool->set_cap = ncap;
+    return 1;
+}
+
+/* The program's copy of pattern `a` (an existing equal one, or a new one); NULL on OOM. */
+static const gs_ap *ap_intern(ap_pool *pool, const gs_ap *a)
+{
+    if (2 * (pool->n + 1) > pool->set_cap && !ap_set_grow(pool)) return NULL;
+    const size_t mask = pool->set_cap - 1;
+    size_t j = (size_t)ap_hash(a) & mask;
+    for (const gs_ap *e; (e = pool->set[j]) != NULL; j = (j + 1) & mask)
+        if (memcmp(e, a, AP_KEY_BYTES) == 0) return e;
+    ap_chunk *c = pool->chunks;
+    if (!c || c->used == c->cap) {
+        uint32_t cap = c ? GS_MIN(2 * c->cap, AP_CHUNK_MAX) : AP_CHUNK_MIN;
+        ap_chunk *nc = gs_malloc(sizeof *nc + (size_t)cap * sizeof nc->data[0]);
+        if (!nc) return NULL;
+        nc->next = c;
+        nc->used = 0;
+        nc->cap = cap;
+        pool->chunks = c = nc;
+    }
+    gs_ap *dst = &c->data[c->used++];
+    *dst = *a;
+    pool->set[j] = dst;
+    pool->n++;
+    return dst;
+}
+
+/* Copy the fields the two forms share (not the operands). */
+#define COPY_INSTR_FIELDS(dst, src)                                                                \
+    do {                                                                                           \
+        (dst)->op = (src)->op;                                                                     \
+        (dst)->engine = (src)->engine;                                                             \
+        (dst)->alu0 = (src)->alu0;                                                                 \
+        (dst)->alu1 = (src)->alu1;                                                                 \
+        (dst)->act = (src)->act;                                                                   \
+        (dst)->n_in = (src)->n_in;                                                                 \
+        (dst)->n_out = (src)->n_out;                                                               \
+        (dst)->core = (src)->core;                                                                 \
+        (dst)->queue = (src)->queue;                                                               \
+        (dst)->flags = (src)->flags;                                                               \
+        memcpy((dst)->imm, (src)->imm, sizeof(dst)->imm);                                          \
+        memcpy((dst)->iimm, (src)->iimm, sizeof(dst)->iimm);                                       \
+        (dst)->n_deps = (src)->n_deps;                                                             \
+        (dst)->line = (src)->line;                                                                 \
+        (dst)->deps = (src)->deps;                                                                 \
+        (dst)->file = (src)->file;                                                                 \
+    } while (0)
+
+int64_t gs_program_append(gs_program *p, const gs_instr_draft *in, const uint32_t *deps,
+                          uint32_t n_deps)
 {
     if (p->n_instrs >= UINT32_MAX - 1) return -1;
     if (!grow((void **)&p->instrs, &p->cap_instrs, p->n_instrs, sizeof *p->instrs)) return -1;
     gs_instr *dst = &p->instrs[p->n_instrs];
-    *dst = *in;
+    COPY_INSTR_FIELDS(dst, in);
+    for (int k = 0; k < GS_INSTR_MAX_OUT; k++)
+        if (!(dst->out[k] = ap_intern(&p->aps, &in->out[k]))) return -1;
+    for (int k = 0; k < GS_INSTR_MAX_IN; k++)
+        if (!(dst->in[k] = ap_intern(&p->aps, &in->in[k]))) return -1;
     dst->n_deps = n_deps;
     dst->deps = store_deps(p, deps, n_deps);
     if (n_deps && !dst->deps) return -1;
@@ -408,9 +528,29 @@ int64_t gs_program_append(gs_program *p, const gs_instr *in, const uint32_t *dep
     return (int64_t)p->n_instrs++;
 }
 
-int64_t gs_program_append_raw(gs_program *p, const gs_instr *in)
+int64_t gs_program_append_raw(gs_program *p, const gs_instr_draft *in)
 {
     return gs_program_append(p, in, in->deps, in->n_deps);
+}
+
+const gs_instr *gs_instr_draft_view(const gs_instr_draft *d, gs_instr *view)
+{
+    COPY_INSTR_FIELDS(view, d);
+    for (int k = 0; k < GS_INSTR_MAX_OUT; k++)
+        view->out[k] = &d->out[k];
+    for (int k = 0; k < GS_INSTR_MAX_IN; k++)
+        view->in[k] = &d->in[k];
+    return view;
+}
+
+void gs_instr_to_draft(const gs_instr *in, gs_instr_draft *d)
+{
+    memset(d, 0, sizeof *d);
+    COPY_INSTR_FIELDS(d, in);
+    for (int k = 0; k < GS_INSTR_MAX_OUT; k++)
+        d->out[k] = *in->out[k];
+    for (int k = 0; k < GS_INSTR_MAX_IN; k++)
+        d->in[k] = *in->in[k];
 }
 
 static const char *short_file(const char *f)
@@ -451,13 +591,13 @@ void gs_instr_format(const gs_program *p, size_t i, char *buf, size_t size)
     /* each operand as gs_ap_format gives it (cut at 191 characters, as always) */
     char ap[192];
     for (int k = 0; k < in->n_out; k++) {
-        gs_ap_format(&in->out[k], ap, sizeof ap);
+        gs_ap_format(in->out[k], ap, sizeof ap);
         out_str(&o, k ? ", " : " ");
         out_str(&o, ap);
     }
     out_str(&o, " <-");
     for (int k = 0; k < in->n_in; k++) {
-        gs_ap_format(&in->in[k], ap, sizeof ap);
+        gs_ap_format(in->in[k], ap, sizeof ap);
         out_str(&o, k ? ", " : " ");
         out_str(&o, ap);
     }
