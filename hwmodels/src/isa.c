@@ -193,10 +193,9 @@ typedef struct dep_block {
  * them. */
 #define AP_CHUNK_MIN 64u
 #define AP_CHUNK_MAX 16384u
-#define AP_KEY_BYTES (offsetof(gs_ap, bad_view) + 1) /* every field; not the tail padding */
 
-/* The key is the bytes of every field: they must be contiguous, with no padding between them
- * (space and dtype are whole-byte bit-fields between core and ndim). */
+/* A pattern's key is the bytes of its fields (ap_key below): 62 contiguous bytes, no padding
+ * between them (space and dtype are whole-byte bit-fields between core and ndim). */
 _Static_assert(offsetof(gs_ap, core) == 56 && offsetof(gs_ap, ndim) == 60 &&
                    offsetof(gs_ap, bad_view) == 61 && sizeof(gs_ap) == 64,
                "gs_ap layout: the interning key assumes 62 bytes of fields without holes");
@@ -211,6 +210,7 @@ typedef struct ap_pool {
     ap_chunk *chunks;  /* newest first */
     const gs_ap **set; /* hash set of interned patterns (NULL = empty slot) */
     size_t set_cap, n; /* set_cap: a power of two or 0; n: distinct patterns */
+    const gs_ap *none; /* the interned unused-slot pattern (tensor = -1, zeros), once seen */
 } ap_pool;
 
 struct gs_program {
@@ -428,20 +428,38 @@ static uint32_t *store_deps(gs_program *p, const uint32_t *deps, uint32_t n)
     return dst;
 }
 
-static uint64_t ap_hash(const gs_ap *a)
+/* The key of a pattern: its 62 bytes of fields as seven 8-byte words and a 6-byte tail (loaded
+ * with memcpy: no alignment or aliasing assumptions; the 2 bytes of tail padding are never
+ * read, so the key does not depend on how the pattern was copied). */
+typedef struct ap_key {
+    uint64_t w[7];
+    uint32_t t4;
+    uint16_t t2;
+} ap_key;
+
+static inline void ap_key_of(const gs_ap *a, ap_key *k)
 {
-    /* FNV-1a over 8-byte words, then a final mix: cheap, and the fields that differ between the
-     * patterns of one program (offset, tensor, partitions, shape) all reach the low bits */
-    unsigned char key[64] = {0};
-    memcpy(key, a, AP_KEY_BYTES);
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < sizeof key; i += 8) {
-        uint64_t w;
-        memcpy(&w, key + i, sizeof w);
-        h = (h ^ w) * 1099511628211ull;
-    }
-    h ^= h >> 29;
-    h *= 0xbf58476d1ce4e5b9ull;
+    const unsigned char *b = (const unsigned char *)a;
+    memcpy(k->w, b, sizeof k->w);
+    memcpy(&k->t4, b + 56, sizeof k->t4);
+    memcpy(&k->t2, b + 60, sizeof k->t2);
+}
+
+static inline int ap_key_equal(const ap_key *k, const gs_ap *a)
+{
+    ap_key o;
+    ap_key_of(a, &o);
+    uint64_t d = (uint64_t)(k->t4 ^ o.t4) | (uint64_t)(k->t2 ^ o.t2);
+    for (int i = 0; i < 7; i++)
+        d |= k->w[i] ^ o.w[i];
+    return d == 0;
+}
+
+static inline uint64_t ap_key_hash(const ap_key *k)
+{
+    uint64_t h = ((uint64_t)k->t4 << 16 | k->t2) * 0x9e3779b97f4a7c15ull;
+    for (int i = 0; i < 7; i++)
+        h = (h ^ k->w[i]) * 0xff51afd7ed558ccdull;
     return h ^ (h >> 32);
 }
 
@@ -453,7 +471,9 @@ static int ap_set_grow(ap_pool *pool)
     for (size_t i = 0; i < pool->set_cap; i++) {
         const gs_ap *a = pool->set[i];
         if (!a) continue;
-        size_t j = (size_t)ap_hash(a) & (ncap - 1);
+        ap_key k;
+        ap_key_of(a, &k);
+        size_t j = (size_t)ap_key_hash(&k) & (ncap - 1);
         while (set[j])
             j = (j + 1) & (ncap - 1);
         set[j] = a;
@@ -467,11 +487,16 @@ static int ap_set_grow(ap_pool *pool)
 /* The program's copy of pattern `a` (an existing equal one, or a new one); NULL on OOM. */
 static const gs_ap *ap_intern(ap_pool *pool, const gs_ap *a)
 {
+    ap_key k;
+    ap_key_of(a, &k);
+    /* most instructions leave slots unused: their pattern (the builder's tensor = -1 and zeros)
+     * is found without hashing */
+    if (pool->none && ap_key_equal(&k, pool->none)) return pool->none;
     if (2 * (pool->n + 1) > pool->set_cap && !ap_set_grow(pool)) return NULL;
     const size_t mask = pool->set_cap - 1;
-    size_t j = (size_t)ap_hash(a) & mask;
+    size_t j = (size_t)ap_key_hash(&k) & mask;
     for (const gs_ap *e; (e = pool->set[j]) != NULL; j = (j + 1) & mask)
-        if (memcmp(e, a, AP_KEY_BYTES) == 0) return e;
+        if (ap_key_equal(&k, e)) return e;
     ap_chunk *c = pool->chunks;
     if (!c || c->used == c->cap) {
         uint32_t cap = c ? GS_MIN(2 * c->cap, AP_CHUNK_MAX) : AP_CHUNK_MIN;
@@ -486,6 +511,10 @@ static const gs_ap *ap_intern(ap_pool *pool, const gs_ap *a)
     *dst = *a;
     pool->set[j] = dst;
     pool->n++;
+    if (!pool->none && a->tensor < 0) {
+        static const gs_ap unused = {.tensor = -1};
+        if (ap_key_equal(&k, &unused)) pool->none = dst;
+    }
     return dst;
 }
 
