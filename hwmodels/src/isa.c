@@ -200,6 +200,14 @@ _Static_assert(offsetof(gs_ap, core) == 56 && offsetof(gs_ap, ndim) == 60 &&
                    offsetof(gs_ap, bad_view) == 61 && sizeof(gs_ap) == 64,
                "gs_ap layout: the interning key assumes 62 bytes of fields without holes");
 
+#define IIMM_BLOCK 1024u /* integer-immediate triples per block (blocks never move) */
+
+typedef struct iimm_block {
+    struct iimm_block *next;
+    uint32_t used;
+    int64_t data[IIMM_BLOCK][3];
+} iimm_block;
+
 typedef struct ap_chunk {
     struct ap_chunk *next;
     uint32_t used, cap;
@@ -223,6 +231,7 @@ struct gs_program {
     gs_instr *instrs;
     size_t n_instrs, cap_instrs;
     dep_block *deps;
+    iimm_block *iimms;
     ap_pool aps;
     unsigned cores_used;
     uint64_t high_water[GS_MEMSPACE_COUNT];
@@ -532,12 +541,29 @@ static const gs_ap *ap_intern(ap_pool *pool, const gs_ap *a)
         (dst)->queue = (src)->queue;                                                               \
         (dst)->flags = (src)->flags;                                                               \
         memcpy((dst)->imm, (src)->imm, sizeof(dst)->imm);                                          \
-        memcpy((dst)->iimm, (src)->iimm, sizeof(dst)->iimm);                                       \
         (dst)->n_deps = (src)->n_deps;                                                             \
         (dst)->line = (src)->line;                                                                 \
         (dst)->deps = (src)->deps;                                                                 \
         (dst)->file = (src)->file;                                                                 \
     } while (0)
+
+/* The program's copy of an instruction's integer immediates: a shared zero triple for the many
+ * instructions without any; NULL on OOM. */
+static const int64_t *store_iimm(gs_program *p, const int64_t v[3])
+{
+    static const int64_t zeros[3] = {0, 0, 0};
+    if (!v[0] && !v[1] && !v[2]) return zeros;
+    if (!p->iimms || p->iimms->used == IIMM_BLOCK) {
+        iimm_block *b = gs_malloc(sizeof *b);
+        if (!b) return NULL;
+        b->used = 0;
+        b->next = p->iimms;
+        p->iimms = b;
+    }
+    int64_t *dst = p->iimms->data[p->iimms->used++];
+    memcpy(dst, v, 3 * sizeof *v);
+    return dst;
+}
 
 int64_t gs_program_append(gs_program *p, const gs_instr_draft *in, const uint32_t *deps,
                           uint32_t n_deps)
@@ -546,6 +572,7 @@ int64_t gs_program_append(gs_program *p, const gs_instr_draft *in, const uint32_
     if (!grow((void **)&p->instrs, &p->cap_instrs, p->n_instrs, sizeof *p->instrs)) return -1;
     gs_instr *dst = &p->instrs[p->n_instrs];
     COPY_INSTR_FIELDS(dst, in);
+    if (!(dst->iimm = store_iimm(p, in->iimm))) return -1;
     for (int k = 0; k < GS_INSTR_MAX_OUT; k++)
         if (!(dst->out[k] = ap_intern(&p->aps, &in->out[k]))) return -1;
     for (int k = 0; k < GS_INSTR_MAX_IN; k++)
@@ -565,6 +592,7 @@ int64_t gs_program_append_raw(gs_program *p, const gs_instr_draft *in)
 const gs_instr *gs_instr_draft_view(const gs_instr_draft *d, gs_instr *view)
 {
     COPY_INSTR_FIELDS(view, d);
+    view->iimm = d->iimm;
     for (int k = 0; k < GS_INSTR_MAX_OUT; k++)
         view->out[k] = &d->out[k];
     for (int k = 0; k < GS_INSTR_MAX_IN; k++)
@@ -576,6 +604,7 @@ void gs_instr_to_draft(const gs_instr *in, gs_instr_draft *d)
 {
     memset(d, 0, sizeof *d);
     COPY_INSTR_FIELDS(d, in);
+    memcpy(d->iimm, in->iimm, sizeof d->iimm);
     for (int k = 0; k < GS_INSTR_MAX_OUT; k++)
         d->out[k] = *in->out[k];
     for (int k = 0; k < GS_INSTR_MAX_IN; k++)

@@ -246,7 +246,7 @@ TEST(Builder, StrideOutsideInt32IsAnError)
     // compact records: a pattern is 64 bytes; an instruction points to its five (gs/isa.h,
     // "Operand storage") instead of holding them
     EXPECT_EQ(sizeof(gs_ap), 64u);
-    EXPECT_LE(sizeof(gs_instr), 112u);
+    EXPECT_LE(sizeof(gs_instr), 96u);
 }
 
 TEST(Builder, StartPartitionAlignment)

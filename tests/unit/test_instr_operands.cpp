@@ -257,8 +257,11 @@ TEST(InstrOperands, DraftViewAndRoundTrip)
     EXPECT_EQ(v.iimm[2], -7);
 
     ASSERT_EQ(gs_program_append_raw(g.p, &a), 0);
+    EXPECT_EQ(gs_program_instr(g.p, 0)->iimm[0], 0);
+    EXPECT_EQ(gs_program_instr(g.p, 0)->iimm[2], -7); // integer immediates, stored out of line
     gs_instr_draft b;
     gs_instr_to_draft(gs_program_instr(g.p, 0), &b);
+    EXPECT_EQ(b.iimm[2], -7);
     for (int k = 0; k < GS_INSTR_MAX_IN; k++)
         EXPECT_TRUE(same_fields(b.in[k], a.in[k])) << k;
     for (int k = 0; k < GS_INSTR_MAX_OUT; k++)
@@ -272,6 +275,22 @@ TEST(InstrOperands, DraftViewAndRoundTrip)
     const gs_instr *x = gs_program_instr(g.p, 0), *y = gs_program_instr(g.p, 1);
     for (int k = 0; k < GS_INSTR_MAX_IN; k++)
         EXPECT_EQ(x->in[k], y->in[k]);
+    // immediates of many instructions (several storage blocks) each keep their own values
+    gs_instr_draft io = draft(GS_OP_IOTA, GS_ENG_GPSIMD);
+    io.n_out = 1;
+    io.out[0] = sbuf(128, 8);
+    for (int i = 0; i < 3000; i++) {
+        io.iimm[0] = i;
+        io.iimm[1] = -i;
+        io.iimm[2] = i % 3 == 0 ? 0 : i;
+        ASSERT_EQ(gs_program_append_raw(g.p, &io), 2 + i);
+    }
+    for (int i = 0; i < 3000; i++) {
+        const gs_instr *z = gs_program_instr(g.p, (size_t)(2 + i));
+        ASSERT_EQ(z->iimm[0], i);
+        ASSERT_EQ(z->iimm[1], -i);
+        ASSERT_EQ(z->iimm[2], i % 3 == 0 ? 0 : i);
+    }
 }
 
 // A kernel's operands repeat: a tile loop of matmuls keeps a few patterns per tile, so the

@@ -19,14 +19,14 @@
  * one copy) in chunks that never move, so the pointers stay valid while the program grows and
  * until it is freed. A kernel's operands repeat heavily (its tiles are few; an HBM view repeats
  * when a tile is reloaded): gen1's largest matmul (397,312 instructions, 925,696 operands) has
- * 11,272 distinct patterns, so its instructions take 112 bytes each instead of 392 with five
- * inline 64-byte patterns. Every one of the GS_INSTR_MAX_IN + GS_INSTR_MAX_OUT slots is stored,
- * used or not (an unused slot points to the interned tensor = -1 pattern the builder left in
- * it), so a read of any slot sees exactly what the builder wrote and never another
- * instruction's operand: code that tests `in->in[2]->tensor >= 0` or reads matmul_mx's out[1]
- * beyond n_out works as it did with inline arrays. Instructions are written as a gs_instr_draft
- * (inline operands, the old layout) and copied in by gs_program_append / _append_raw; a
- * pattern's identity is its value (its 62 bytes of fields), never its address.
+ * 11,272 distinct patterns, so its instructions take 96 bytes each instead of 392 with five
+ * inline 64-byte patterns (and the integer immediates inline, which few opcodes use). Every one of
+ * the GS_INSTR_MAX_IN + GS_INSTR_MAX_OUT slots is stored, used or not (an unused slot points to the
+ * interned tensor = -1 pattern the builder left in it), so a read of any slot sees exactly what the
+ * builder wrote and never another instruction's operand: code that tests `in->in[2]->tensor >= 0`
+ * or reads matmul_mx's out[1] beyond n_out works as it did with inline arrays. Instructions are
+ * written as a gs_instr_draft (inline operands, the old layout) and copied in by gs_program_append
+ * / _append_raw; a pattern's identity is its value (its 62 bytes of fields), never its address.
  *
  * The vocabulary a kernel names (memory spaces, access patterns, opcodes, ALU ops, activation
  * functions) is in gs/isa_types.h, which gs/kernel.h includes; this header adds instructions
@@ -126,7 +126,6 @@ enum {
     uint16_t queue;      /* DMA: queue index on that core */                                       \
     uint32_t flags;                                                                                \
     float imm[2];                                                                                  \
-    int64_t iimm[3];                                                                               \
     uint32_t n_deps;                                                                               \
     int line;                                                                                      \
     uint32_t *deps;   /* indices of earlier instructions this one waits for (owned by program) */  \
@@ -135,10 +134,13 @@ enum {
 /*
  * An instruction of a program. Its operands are pointers to access patterns the program owns
  * (see "Operand storage" at the top): read them as `*in->in[k]` / `in->out[k]->tensor`. Every
- * slot, used or not, points to a pattern: an unused slot to one with tensor = -1.
+ * slot, used or not, points to a pattern: an unused slot to one with tensor = -1. The integer
+ * immediates (iota, affine_select, tensor_reduce) are out of line too: iimm points to the
+ * program's copy of the three, or to three zeros when the draft's were all zero.
  */
 typedef struct gs_instr {
     GS_INSTR_FIELDS
+    const int64_t *iimm;
     const gs_ap *out[GS_INSTR_MAX_OUT];
     const gs_ap *in[GS_INSTR_MAX_IN];
 } gs_instr;
@@ -150,6 +152,7 @@ typedef struct gs_instr {
  */
 typedef struct gs_instr_draft {
     GS_INSTR_FIELDS
+    int64_t iimm[3];
     gs_ap out[GS_INSTR_MAX_OUT];
     gs_ap in[GS_INSTR_MAX_IN];
 } gs_instr_draft;
