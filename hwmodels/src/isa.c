@@ -270,7 +270,12 @@ void gs_program_free(gs_program *p)
         gs_free(c);
         c = n;
     }
-    gs_free((void *)p->aps.set);
+    gs_free(p->aps.set);
+    for (iimm_block *b = p->iimms; b;) {
+        iimm_block *n = b->next;
+        gs_free(b);
+        b = n;
+    }
     for (dep_block *b = p->deps; b;) {
         dep_block *n = b->next;
         gs_free(b);
