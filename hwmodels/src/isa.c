@@ -200,6 +200,7 @@ _Static_assert(offsetof(gs_ap, core) == 56 && offsetof(gs_ap, ndim) == 60 &&
                    offsetof(gs_ap, bad_view) == 61 && sizeof(gs_ap) == 64,
                "gs_ap layout: the interning key assumes 62 bytes of fields without holes");
 
+#define AP_RECENT 1024u
 #define IIMM_BLOCK 1024u /* integer-immediate triples per block (blocks never move) */
 
 typedef struct iimm_block {
@@ -219,6 +220,9 @@ typedef struct ap_pool {
     const gs_ap **set; /* hash set of interned patterns (NULL = empty slot) */
     size_t set_cap, n; /* set_cap: a power of two or 0; n: distinct patterns */
     const gs_ap *none; /* the interned unused-slot pattern (tensor = -1, zeros), once seen */
+    /* the last pattern found for each of AP_RECENT hash values: a program reuses a few patterns
+     * at a time (its current tiles), and this small table stays in cache where the set does not */
+    const gs_ap *recent[AP_RECENT];
 } ap_pool;
 
 struct gs_program {
@@ -506,11 +510,14 @@ static const gs_ap *ap_intern(ap_pool *pool, const gs_ap *a)
     /* most instructions leave slots unused: their pattern (the builder's tensor = -1 and zeros)
      * is found without hashing */
     if (pool->none && ap_key_equal(&k, pool->none)) return pool->none;
+    const uint64_t h = ap_key_hash(&k);
+    const gs_ap **recent = &pool->recent[(h >> 32) & (AP_RECENT - 1)];
+    if (*recent && ap_key_equal(&k, *recent)) return *recent;
     if (2 * (pool->n + 1) > pool->set_cap && !ap_set_grow(pool)) return NULL;
     const size_t mask = pool->set_cap - 1;
-    size_t j = (size_t)ap_key_hash(&k) & mask;
+    size_t j = (size_t)h & mask;
     for (const gs_ap *e; (e = pool->set[j]) != NULL; j = (j + 1) & mask)
-        if (ap_key_equal(&k, e)) return e;
+        if (ap_key_equal(&k, e)) return *recent = e;
     ap_chunk *c = pool->chunks;
     if (!c || c->used == c->cap) {
         uint32_t cap = c ? GS_MIN(2 * c->cap, AP_CHUNK_MAX) : AP_CHUNK_MIN;
@@ -523,7 +530,7 @@ static const gs_ap *ap_intern(ap_pool *pool, const gs_ap *a)
     }
     gs_ap *dst = &c->data[c->used++];
     *dst = *a;
-    pool->set[j] = dst;
+    pool->set[j] = *recent = dst;
     pool->n++;
     if (!pool->none && a->tensor < 0) {
         static const gs_ap unused = {.tensor = -1};
