@@ -188,26 +188,27 @@ typedef struct dep_block {
     uint32_t data[DEP_BLOCK];
 } dep_block;
 
-/* Access patterns interned for the operands of instructions (see "Operand storage" in
- * gs/isa.h): chunks that never move, of doubling size, and an open-addressing hash set over
- * them. */
-#define AP_CHUNK_MIN 64u
-#define AP_CHUNK_MAX 16384u
-
-/* A pattern's key is the bytes of its fields (ap_key below): 62 contiguous bytes, no padding
- * between them (space and dtype are whole-byte bit-fields between core and ndim). */
-_Static_assert(offsetof(gs_ap, core) == 56 && offsetof(gs_ap, ndim) == 60 &&
-                   offsetof(gs_ap, bad_view) == 61 && sizeof(gs_ap) == 64,
-               "gs_ap layout: the interning key assumes 62 bytes of fields without holes");
-
-#define AP_RECENT 1024u
-#define IIMM_BLOCK 1024u /* integer-immediate triples per block (blocks never move) */
+/* The integer immediates of the instructions that have any, in blocks that never move. */
+#define IIMM_BLOCK 1024u
 
 typedef struct iimm_block {
     struct iimm_block *next;
     uint32_t used;
     int64_t data[IIMM_BLOCK][3];
 } iimm_block;
+
+/* Access patterns interned for the operands of instructions (see "Operand storage" in
+ * gs/isa.h): chunks that never move, of doubling size, and an open-addressing hash set over
+ * them. */
+#define AP_CHUNK_MIN 64u
+#define AP_CHUNK_MAX 16384u
+#define AP_RECENT 1024u /* entries of the table of recently found patterns (ap_pool.recent) */
+
+/* A pattern's key is the bytes of its fields (ap_key below): 62 contiguous bytes, no padding
+ * between them (space and dtype are whole-byte bit-fields between core and ndim). */
+_Static_assert(offsetof(gs_ap, core) == 56 && offsetof(gs_ap, ndim) == 60 &&
+                   offsetof(gs_ap, bad_view) == 61 && sizeof(gs_ap) == 64,
+               "gs_ap layout: the interning key assumes 62 bytes of fields without holes");
 
 typedef struct ap_chunk {
     struct ap_chunk *next;

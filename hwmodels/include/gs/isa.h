@@ -19,14 +19,18 @@
  * one copy) in chunks that never move, so the pointers stay valid while the program grows and
  * until it is freed. A kernel's operands repeat heavily (its tiles are few; an HBM view repeats
  * when a tile is reloaded): gen1's largest matmul (397,312 instructions, 925,696 operands) has
- * 11,272 distinct patterns, so its instructions take 96 bytes each instead of 392 with five
- * inline 64-byte patterns (and the integer immediates inline, which few opcodes use). Every one of
- * the GS_INSTR_MAX_IN + GS_INSTR_MAX_OUT slots is stored, used or not (an unused slot points to the
- * interned tensor = -1 pattern the builder left in it), so a read of any slot sees exactly what the
- * builder wrote and never another instruction's operand: code that tests `in->in[2]->tensor >= 0`
- * or reads matmul_mx's out[1] beyond n_out works as it did with inline arrays. Instructions are
- * written as a gs_instr_draft (inline operands, the old layout) and copied in by gs_program_append
- * / _append_raw; a pattern's identity is its value (its 62 bytes of fields), never its address.
+ * 11,273 distinct patterns, so an instruction takes 96 bytes instead of 392 with five inline
+ * 64-byte patterns (a variable operand count alone would have kept ~250). The integer
+ * immediates, which three opcodes use, are out of line as well.
+ *
+ * Every one of the GS_INSTR_MAX_IN + GS_INSTR_MAX_OUT slots is stored, used or not: an unused
+ * slot points to the (interned) tensor = -1 pattern the builder left in it. So a read of any
+ * slot sees exactly what the builder wrote, never another instruction's operand, and needs no
+ * bounds check: `in->in[2]->tensor >= 0` as "is there a bias operand?" and matmul_mx's moving
+ * scales in out[1] (beyond n_out) read as they did from inline arrays. Instructions are written
+ * as a gs_instr_draft (inline operands, the old layout) and copied in by gs_program_append /
+ * gs_program_append_raw. A pattern's identity is its value (its 62 bytes of fields, not its
+ * padding), never its address: nothing may compare operand pointers to mean "the same view".
  *
  * The vocabulary a kernel names (memory spaces, access patterns, opcodes, ALU ops, activation
  * functions) is in gs/isa_types.h, which gs/kernel.h includes; this header adds instructions
