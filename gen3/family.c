@@ -42,9 +42,9 @@ int gs_gen3_compute_cycles(const gs_config *c, const gs_instr *in, double *cycle
     const gs_tensor_cfg *t = &c->tensor;
     /* [P, 2, M] x [P, 2, N]: the array is loaded with M columns and streams N moving columns,
      * both halves at once, at the per-column rate of the dtype (the bf16 rate for fp8) */
-    double M = (double)gs_ap_free_elems(&in->in[0]) / 2.0;
-    double N = (double)gs_ap_free_elems(&in->in[1]) / 2.0;
-    double rate = GS_MIN(t->rate[in->in[0].dtype].v, t->rate[in->in[1].dtype].v);
+    double M = (double)gs_ap_free_elems(in->in[0]) / 2.0;
+    double N = (double)gs_ap_free_elems(in->in[1]) / 2.0;
+    double rate = GS_MIN(t->rate[in->in[0]->dtype].v, t->rate[in->in[1]->dtype].v);
     if (!(rate > 0.0)) rate = 1.0;
     double formula = GS_MAX(GS_MIN(t->stationary_load.v, M), N / rate);
     *cycles = GS_MAX(t->min_ii.v, formula) + t->fixed_overhead.v;

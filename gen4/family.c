@@ -77,8 +77,8 @@ static int compute_cycles(const gs_config *c, const gs_instr *in, double *cycles
     /* four source elements per partition per cycle (the vector engine's bf16 performance
      * mode): the engine's bf16/fp16 elements per cycle, over ceil(P / lanes) passes */
     const gs_simd_cfg *v = &c->vector;
-    double P = in->in[0].part_count, F = (double)gs_ap_free_elems(&in->in[0]);
-    double epc = v->elems_per_cycle[in->in[0].dtype].v;
+    double P = in->in[0]->part_count, F = (double)gs_ap_free_elems(in->in[0]);
+    double epc = v->elems_per_cycle[in->in[0]->dtype].v;
     if (!(epc > 0.0)) epc = 1.0;
     double passes = v->lanes.v > 0.0 ? ceil(P / v->lanes.v) : P;
     *cycles = GS_MAX(v->min_ii.v, passes * F / epc) + v->fixed_overhead.v;

@@ -91,12 +91,12 @@ static int is_reduction(gs_opcode op)
 
 static int in_used(const gs_instr *in, int i)
 {
-    return i < in->n_in && i < GS_INSTR_MAX_IN && in->in[i].tensor >= 0;
+    return i < in->n_in && i < GS_INSTR_MAX_IN && in->in[i]->tensor >= 0;
 }
 
 static int out_used(const gs_instr *in, int i)
 {
-    return i < in->n_out && i < GS_INSTR_MAX_OUT && in->out[i].tensor >= 0;
+    return i < in->n_out && i < GS_INSTR_MAX_OUT && in->out[i]->tensor >= 0;
 }
 
 /* Is input i a per-partition [P,1] side operand rather than a streamed tile? */
@@ -144,17 +144,17 @@ static int uses_slow_op(const gs_instr *in)
 static double tensor_cycles(const gs_config *c, const gs_instr *in)
 {
     const gs_tensor_cfg *t = &c->tensor;
-    double K = in->in[0].part_count;
-    double M = (double)gs_ap_free_elems(&in->in[0]);
+    double K = in->in[0]->part_count;
+    double M = (double)gs_ap_free_elems(in->in[0]);
     double N, rate;
     if (in->op == GS_OP_MATMUL || in->op == GS_OP_MATMUL_MX) {
         /* matmul_mx: M and N in x4 columns, each at rate(x4) columns per cycle */
-        N = (double)gs_ap_free_elems(&in->in[1]);
-        rate = GS_MIN(t->rate[in->in[0].dtype].v, t->rate[in->in[1].dtype].v);
+        N = (double)gs_ap_free_elems(in->in[1]);
+        rate = GS_MIN(t->rate[in->in[0]->dtype].v, t->rate[in->in[1]->dtype].v);
     } else {
         /* transpose: the input is stationary, a [P x P] identity of its dtype is moving. */
         N = K;
-        rate = t->rate[in->in[0].dtype].v;
+        rate = t->rate[in->in[0]->dtype].v;
     }
     /* An unsupported dtype is rejected by the kernel builder; never divide by zero. */
     if (!(rate > 0.0)) rate = 1.0;
@@ -177,7 +177,7 @@ static simd_shape simd_operands(const gs_simd_cfg *e, const gs_instr *in)
     simd_shape s = {0.0, 0.0, 0.0, 0, 0};
     for (int i = 0; i < GS_INSTR_MAX_IN; i++) {
         if (!in_used(in, i)) continue;
-        const gs_ap *a = &in->in[i];
+        const gs_ap *a = in->in[i];
         if (a->space == GS_MEM_PSUM) s.psum = 1;
         if (in_is_side(in, i)) continue;
         s.streamed_inputs++;
@@ -188,13 +188,13 @@ static simd_shape simd_operands(const gs_simd_cfg *e, const gs_instr *in)
     }
     for (int i = 0; i < GS_INSTR_MAX_OUT; i++) {
         if (!out_used(in, i) || out_is_side(in, i)) continue;
-        const gs_ap *a = &in->out[i];
+        const gs_ap *a = in->out[i];
         s.P = GS_MAX(s.P, (double)a->part_count);
         s.N = GS_MAX(s.N, (double)gs_ap_free_elems(a));
         double r = e->elems_per_cycle[a->dtype].v;
         if (r > 0.0 && (s.epc == 0.0 || r < s.epc)) s.epc = r;
     }
-    if (is_reduction(in->op) && in_used(in, 0)) s.N = (double)gs_ap_free_elems(&in->in[0]);
+    if (is_reduction(in->op) && in_used(in, 0)) s.N = (double)gs_ap_free_elems(in->in[0]);
     /* No supported dtype among the operands: the builder rejects it; cost one per cycle. */
     if (s.epc == 0.0) s.epc = 1.0;
     return s;
@@ -209,7 +209,7 @@ static double simd_cycles(const gs_config *c, const gs_instr *in, gs_cost_state 
 
     double formula;
     if (in->op == GS_OP_GATHER) {
-        double rows = out_used(in, 0) ? (double)in->out[0].part_count : 0.0;
+        double rows = out_used(in, 0) ? (double)in->out[0]->part_count : 0.0;
         formula = rows * e->gather_row_cycles.v;
     } else {
         double passes = e->lanes.v > 0.0 ? ceil(P / e->lanes.v) : P;
@@ -263,7 +263,7 @@ double gs_cost_peak_ns(const gs_config *c, const gs_instr *in)
         const double tf = gs_cost_tensor_flops(in);
         double peak = 0.0;
         for (int k = 0; k < in->n_in && k < 2; ++k)
-            peak = GS_MAX(peak, gs_config_peak_flops(c, in->in[k].dtype));
+            peak = GS_MAX(peak, gs_config_peak_flops(c, in->in[k]->dtype));
         return tf > 0.0 && peak > 0.0 ? tf / peak * GS_NS_PER_S : 0.0;
     }
     const gs_simd_cfg *e = simd_cfg(c, in->engine);
@@ -280,15 +280,15 @@ double gs_cost_peak_ns(const gs_config *c, const gs_instr *in)
  * HBM->HBM. */
 static const gs_ap *local_side(const gs_instr *in)
 {
-    if (in->n_out > 0 && in->out[0].space != GS_MEM_HBM) return &in->out[0];
-    if (in->n_in > 0 && in->in[0].space != GS_MEM_HBM) return &in->in[0];
+    if (in->n_out > 0 && in->out[0]->space != GS_MEM_HBM) return in->out[0];
+    if (in->n_in > 0 && in->in[0]->space != GS_MEM_HBM) return in->in[0];
     return NULL;
 }
 
 void gs_cost_dma_plan(const gs_config *c, const gs_instr *in, gs_dma_plan *r)
 {
     const gs_dma_cfg *d = &c->dma;
-    const gs_ap *src = &in->in[0], *dst = &in->out[0];
+    const gs_ap *src = in->in[0], *dst = in->out[0];
     memset(r, 0, sizeof *r);
     unsigned E = d->engines.v >= 1 ? (unsigned)d->engines.v : 1u;
     if (E > GS_MAX_QUEUES) E = GS_MAX_QUEUES;
@@ -367,7 +367,7 @@ static int same_ap_shape(const gs_ap *a, const gs_ap *b)
 int gs_cost_dma_same_shape(const gs_instr *a, const gs_instr *b)
 {
     return a->op == b->op && a->n_in == b->n_in && a->n_out == b->n_out &&
-           same_ap_shape(&a->in[0], &b->in[0]) && same_ap_shape(&a->out[0], &b->out[0]);
+           same_ap_shape(a->in[0], b->in[0]) && same_ap_shape(a->out[0], b->out[0]);
 }
 
 double gs_dma_share_ns(const gs_dma_plan *p, unsigned e)
@@ -391,15 +391,15 @@ double gs_dma_plan_uncontended_ns(const gs_dma_plan *p)
 
 static double out_elems(const gs_instr *in)
 {
-    return (double)in->out[0].part_count * (double)gs_ap_free_elems(&in->out[0]);
+    return (double)in->out[0]->part_count * (double)gs_ap_free_elems(in->out[0]);
 }
 
 double gs_cost_tensor_flops(const gs_instr *in)
 {
     if (in->op != GS_OP_MATMUL && in->op != GS_OP_MATMUL_MX) return 0.0;
-    double K = in->in[0].part_count;
-    double M = (double)gs_ap_free_elems(&in->in[0]);
-    double N = (double)gs_ap_free_elems(&in->in[1]);
+    double K = in->in[0]->part_count;
+    double M = (double)gs_ap_free_elems(in->in[0]);
+    double N = (double)gs_ap_free_elems(in->in[1]);
     if (in->op == GS_OP_MATMUL_MX) return 2.0 * (4.0 * K) * M * N; /* four values per element */
     if (in->flags & GS_F_DOUBLE_ROW) return 2.0 * (2.0 * K) * (M / 2.0) * (N / 2.0);
     return 2.0 * K * M * N;
@@ -426,7 +426,7 @@ double gs_cost_flops(const gs_instr *in)
     case GS_OP_BN_STATS:
     case GS_OP_BN_AGGR:
     case GS_OP_PARTITION_REDUCE:
-        return (double)in->in[0].part_count * (double)gs_ap_free_elems(&in->in[0]);
+        return (double)in->in[0]->part_count * (double)gs_ap_free_elems(in->in[0]);
     default:
         if (in->n_out == 0) return 0.0;
         return out_elems(in);
@@ -439,8 +439,8 @@ double gs_cost_hbm_bytes(const gs_instr *in)
     case GS_OP_DMA_COPY:
     case GS_OP_DMA_TRANSPOSE:
     case GS_OP_GATHER:
-        if (in->in[0].space == GS_MEM_HBM || in->out[0].space == GS_MEM_HBM)
-            return (double)gs_ap_bytes(&in->out[0]);
+        if (in->in[0]->space == GS_MEM_HBM || in->out[0]->space == GS_MEM_HBM)
+            return (double)gs_ap_bytes(in->out[0]);
         return 0.0;
     default:
         return 0.0;

@@ -306,7 +306,7 @@ static void footprint(const gs_ap *a, access *acc)
 static const gs_ap *access_ap(const gs_kb *kb, const access *a)
 {
     const gs_instr *in = gs_program_instr(kb->p, a->instr);
-    return a->slot < GS_INSTR_MAX_IN ? &in->in[a->slot] : &in->out[a->slot - GS_INSTR_MAX_IN];
+    return a->slot < GS_INSTR_MAX_IN ? in->in[a->slot] : in->out[a->slot - GS_INSTR_MAX_IN];
 }
 
 /* A pattern as `rows` runs of `n` units, the first at `base`, one every `pitch` units (units:
@@ -779,7 +779,7 @@ int gs_kb_inherit_history(gs_kb *kb, const gs_pool *pool)
 
 /* ---- one instruction ---- */
 
-int gs_kb_deps_append(gs_kb *kb, gs_instr *in)
+int gs_kb_deps_append(gs_kb *kb, gs_instr_draft *in)
 {
     kb->n_deps = 0;
     access accs[GS_INSTR_MAX_IN + GS_INSTR_MAX_OUT + 2];
@@ -795,7 +795,7 @@ int gs_kb_deps_append(gs_kb *kb, gs_instr *in)
     }
     if (in->op == GS_OP_MATMUL_MX) {
         /* the moving scales: a read, held in the out[1] slot (gs/isa.h) */
-        aps[na] = GS_MX_MOVING_SCALE(in);
+        aps[na] = GS_MX_MOVING_SCALE_SLOT(in);
         footprint(aps[na], &accs[na]);
         accs[na].write = 0;
         accs[na].slot = GS_INSTR_MAX_IN + 1;

@@ -96,7 +96,7 @@ static size_t space_stride(const gs_program *p, gs_memspace space, unsigned core
         const gs_instr *in = gs_program_instr(p, i);
         const int n_out = in->op == GS_OP_MATMUL_MX ? 2 : in->n_out;
         for (int k = 0; k < in->n_in + n_out; k++) {
-            const gs_ap *a = k < in->n_in ? &in->in[k] : &in->out[k - in->n_in];
+            const gs_ap *a = k < in->n_in ? in->in[k] : in->out[k - in->n_in];
             if (a->space == space && a->core == core && a->tensor >= 0)
                 end = GS_MAX(end, pattern_end(a, full));
         }
@@ -288,7 +288,7 @@ static float operand(gs_mem *m, const gs_instr *in, int k, uint32_t flag, float 
 {
     if (!(in->flags & flag)) return imm;
     float v = 0.0f;
-    load_row(m, &in->in[k], p, &v);
+    load_row(m, in->in[k], p, &v);
     return v;
 }
 
@@ -310,7 +310,7 @@ static gs_status fail(const gs_instr *in, gs_error *err, gs_status code, const c
 static gs_status mm_finish(gs_mem *m, const gs_instr *in, gs_error *err, const float *a,
                            const float *b, size_t K, size_t M, size_t N)
 {
-    const gs_ap *out = &in->out[0];
+    const gs_ap *out = in->out[0];
     float beta = (in->flags & GS_F_ACCUMULATE) ? 1.0f : 0.0f;
     if (out->ndim == 1 && out->stride[0] == 1 && out->dtype == GS_FP32) {
         /* dense fp32 PSUM rows: sgemm writes in place, partition stride as ldc */
@@ -337,7 +337,7 @@ static gs_status mm_finish(gs_mem *m, const gs_instr *in, gs_error *err, const f
 
 static gs_status exec_matmul(gs_mem *m, const gs_instr *in, gs_error *err)
 {
-    const gs_ap *st = &in->in[0], *mv = &in->in[1];
+    const gs_ap *st = in->in[0], *mv = in->in[1];
     /* Double row: row p of [P, 2, M] is [half 0: M][half 1: M], which is rows 2p and 2p+1 of a
      * [2P x M] operand, so the same loads give the 2P contraction. */
     size_t h = (in->flags & GS_F_DOUBLE_ROW) ? 2 : 1;
@@ -391,12 +391,12 @@ static gs_status mx_decode(gs_mem *m, const gs_instr *in, gs_error *err, const g
  * in fp32), then the fp32 product as for matmul. */
 static gs_status exec_matmul_mx(gs_mem *m, const gs_instr *in, gs_error *err)
 {
-    const gs_ap *st = &in->in[0], *mv = &in->in[1];
+    const gs_ap *st = in->in[0], *mv = in->in[1];
     size_t K = (size_t)st->part_count * GS_MX_LANES;
     size_t M = gs_ap_free_elems(st), N = gs_ap_free_elems(mv);
     float *a = scratch(m, 0, K * M), *b = scratch(m, 1, K * N);
     if (!a || !b) return gs_error_set(err, GS_ERR_NOMEM, in->file, in->line, 0, "out of memory");
-    gs_status rc = mx_decode(m, in, err, st, &in->in[2], a, 2);
+    gs_status rc = mx_decode(m, in, err, st, in->in[2], a, 2);
     if (rc == GS_OK) rc = mx_decode(m, in, err, mv, GS_MX_MOVING_SCALE(in), b, 3);
     if (rc != GS_OK) return rc;
     return mm_finish(m, in, err, a, b, K, M, N);
@@ -405,7 +405,7 @@ static gs_status exec_matmul_mx(gs_mem *m, const gs_instr *in, gs_error *err)
 /* quantize_mx: each group of 8 partitions x 4 consecutive values -> one scale and 32 codes. */
 static gs_status exec_quantize_mx(gs_mem *m, const gs_instr *in, gs_error *err)
 {
-    const gs_ap *src = &in->in[0], *dst = &in->out[0], *sc = &in->out[1];
+    const gs_ap *src = in->in[0], *dst = in->out[0], *sc = in->out[1];
     uint32_t P = src->part_count;
     size_t F = gs_ap_free_elems(src), X = F / GS_MX_LANES;
     size_t es = gs_dtype_size(dst->dtype);
@@ -443,7 +443,7 @@ static gs_status exec_quantize_mx(gs_mem *m, const gs_instr *in, gs_error *err)
 /* out[F, P] = in[P, F] (values, with dtype conversion through fp32). */
 static gs_status exec_transpose(gs_mem *m, const gs_instr *in, gs_error *err)
 {
-    const gs_ap *src = &in->in[0], *out = &in->out[0];
+    const gs_ap *src = in->in[0], *out = in->out[0];
     uint32_t P = src->part_count;
     size_t F = gs_ap_free_elems(src);
     float *a = scratch(m, 0, (size_t)P * F), *row = scratch(m, 1, P);
@@ -460,7 +460,7 @@ static gs_status exec_transpose(gs_mem *m, const gs_instr *in, gs_error *err)
 
 static gs_status exec_dma_copy(gs_mem *m, const gs_instr *in, gs_error *err)
 {
-    const gs_ap *src = &in->in[0], *dst = &in->out[0];
+    const gs_ap *src = in->in[0], *dst = in->out[0];
     size_t bytes = gs_ap_free_elems(src) * gs_dtype_size(src->dtype);
     uint8_t *buf = (uint8_t *)scratch(m, 0, (bytes + 3) / 4);
     if (!buf) return gs_error_set(err, GS_ERR_NOMEM, in->file, in->line, 0, "out of memory");
@@ -473,7 +473,7 @@ static gs_status exec_dma_copy(gs_mem *m, const gs_instr *in, gs_error *err)
 
 static gs_status exec_dma_transpose(gs_mem *m, const gs_instr *in, gs_error *err)
 {
-    const gs_ap *src = &in->in[0], *dst = &in->out[0];
+    const gs_ap *src = in->in[0], *dst = in->out[0];
     uint32_t P = src->part_count;
     size_t F = gs_ap_free_elems(src), es = gs_dtype_size(src->dtype);
     uint8_t *a = (uint8_t *)scratch(m, 0, ((size_t)P * F * es + 3) / 4);
@@ -491,14 +491,14 @@ static gs_status exec_dma_transpose(gs_mem *m, const gs_instr *in, gs_error *err
 
 static gs_status exec_elementwise(gs_mem *m, const gs_instr *in, gs_error *err)
 {
-    const gs_ap *out = &in->out[0];
+    const gs_ap *out = in->out[0];
     size_t n = gs_ap_free_elems(out);
     float *x = scratch(m, 0, n), *y = scratch(m, 1, n);
     if (!x || !y) return gs_error_set(err, GS_ERR_NOMEM, in->file, in->line, 0, "out of memory");
     for (uint32_t p = 0; p < out->part_count; p++) {
         switch (in->op) {
         case GS_OP_ACTIVATION: {
-            load_row(m, &in->in[0], p, x);
+            load_row(m, in->in[0], p, x);
             float sc = operand(m, in, 1, GS_F_SCALE_AP, in->imm[0], p);
             float bi = operand(m, in, 2, GS_F_BIAS_AP, in->imm[1], p);
             double acc = 0.0;
@@ -508,12 +508,12 @@ static gs_status exec_elementwise(gs_mem *m, const gs_instr *in, gs_error *err)
             }
             if (in->flags & GS_F_ACC_OUT) {
                 float a = (float)acc;
-                store_row(m, &in->out[1], p, &a);
+                store_row(m, in->out[1], p, &a);
             }
             break;
         }
         case GS_OP_EXPONENTIAL: {
-            load_row(m, &in->in[0], p, x);
+            load_row(m, in->in[0], p, x);
             float s = operand(m, in, 2, GS_F_BIAS_AP, in->imm[1], p);
             double acc = 0.0;
             for (size_t i = 0; i < n; i++) {
@@ -522,18 +522,18 @@ static gs_status exec_elementwise(gs_mem *m, const gs_instr *in, gs_error *err)
             }
             if (in->flags & GS_F_ACC_OUT) {
                 float a = (float)acc;
-                store_row(m, &in->out[1], p, &a);
+                store_row(m, in->out[1], p, &a);
             }
             break;
         }
         case GS_OP_TENSOR_TENSOR:
-            load_row(m, &in->in[0], p, x);
-            load_row(m, &in->in[1], p, y);
+            load_row(m, in->in[0], p, x);
+            load_row(m, in->in[1], p, y);
             for (size_t i = 0; i < n; i++)
                 x[i] = gs_alu_apply(in->alu0, x[i], y[i]);
             break;
         case GS_OP_TENSOR_SCALAR: {
-            load_row(m, &in->in[0], p, x);
+            load_row(m, in->in[0], p, x);
             float s0 = operand(m, in, 1, GS_F_SCALE_AP, in->imm[0], p);
             for (size_t i = 0; i < n; i++)
                 x[i] = gs_alu_apply(in->alu0, x[i], s0);
@@ -545,7 +545,7 @@ static gs_status exec_elementwise(gs_mem *m, const gs_instr *in, gs_error *err)
             break;
         }
         case GS_OP_TENSOR_COPY:
-            load_row(m, &in->in[0], p, x);
+            load_row(m, in->in[0], p, x);
             break;
         case GS_OP_MEMSET:
             for (size_t i = 0; i < n; i++)
@@ -556,7 +556,7 @@ static gs_status exec_elementwise(gs_mem *m, const gs_instr *in, gs_error *err)
                 x[i] = (float)(in->iimm[0] + in->iimm[1] * (int64_t)p + in->iimm[2] * (int64_t)i);
             break;
         case GS_OP_AFFINE_SELECT:
-            load_row(m, &in->in[0], p, x);
+            load_row(m, in->in[0], p, x);
             for (size_t i = 0; i < n; i++) {
                 double v =
                     (double)(in->iimm[0] + in->iimm[1] * (int64_t)p + in->iimm[2] * (int64_t)i);
@@ -574,7 +574,7 @@ static gs_status exec_elementwise(gs_mem *m, const gs_instr *in, gs_error *err)
 
 static gs_status exec_reduce(gs_mem *m, const gs_instr *in, gs_error *err)
 {
-    const gs_ap *src = &in->in[0], *out = &in->out[0];
+    const gs_ap *src = in->in[0], *out = in->out[0];
     size_t n = gs_ap_free_elems(src), no = gs_ap_free_elems(out);
     size_t inner = no ? n / no : n;
     float *x = scratch(m, 0, n), *y = scratch(m, 1, no);
@@ -602,7 +602,7 @@ static gs_status exec_reduce(gs_mem *m, const gs_instr *in, gs_error *err)
 
 static gs_status exec_bn(gs_mem *m, const gs_instr *in, gs_error *err)
 {
-    const gs_ap *src = &in->in[0], *out = &in->out[0];
+    const gs_ap *src = in->in[0], *out = in->out[0];
     size_t n = gs_ap_free_elems(src);
     float *x = scratch(m, 0, n);
     if (!x) return gs_error_set(err, GS_ERR_NOMEM, in->file, in->line, 0, "out of memory");
@@ -637,7 +637,7 @@ static gs_status exec_bn(gs_mem *m, const gs_instr *in, gs_error *err)
 
 static gs_status exec_partition(gs_mem *m, const gs_instr *in, gs_error *err)
 {
-    const gs_ap *src = &in->in[0], *out = &in->out[0];
+    const gs_ap *src = in->in[0], *out = in->out[0];
     size_t n = gs_ap_free_elems(out);
     float *acc = scratch(m, 0, n), *x = scratch(m, 1, n);
     if (!acc || !x) return gs_error_set(err, GS_ERR_NOMEM, in->file, in->line, 0, "out of memory");
@@ -665,7 +665,7 @@ static gs_status exec_partition(gs_mem *m, const gs_instr *in, gs_error *err)
 
 static gs_status exec_gather(gs_mem *m, const gs_instr *in, gs_error *err)
 {
-    const gs_ap *out = &in->out[0], *table = &in->in[0], *idx = &in->in[1];
+    const gs_ap *out = in->out[0], *table = in->in[0], *idx = in->in[1];
     size_t D = gs_ap_free_elems(out), es = gs_dtype_size(out->dtype);
     uint8_t *row = (uint8_t *)scratch(m, 0, (D * es + 3) / 4);
     if (!row) return gs_error_set(err, GS_ERR_NOMEM, in->file, in->line, 0, "out of memory");

@@ -2,6 +2,7 @@
 #include "gs/isa.h"
 
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -187,6 +188,44 @@ typedef struct dep_block {
     uint32_t data[DEP_BLOCK];
 } dep_block;
 
+/* The integer immediates of the instructions that have any, in blocks that never move. */
+#define IIMM_BLOCK 1024u
+
+typedef struct iimm_block {
+    struct iimm_block *next;
+    uint32_t used;
+    int64_t data[IIMM_BLOCK][3];
+} iimm_block;
+
+/* Access patterns interned for the operands of instructions (see "Operand storage" in
+ * gs/isa.h): chunks that never move, of doubling size, and an open-addressing hash set over
+ * them. */
+#define AP_CHUNK_MIN 64u
+#define AP_CHUNK_MAX 16384u
+#define AP_RECENT 1024u /* entries of the table of recently found patterns (ap_pool.recent) */
+
+/* A pattern's key is the bytes of its fields (ap_key below): 62 contiguous bytes, no padding
+ * between them (space and dtype are whole-byte bit-fields between core and ndim). */
+_Static_assert(offsetof(gs_ap, core) == 56 && offsetof(gs_ap, ndim) == 60 &&
+                   offsetof(gs_ap, bad_view) == 61 && sizeof(gs_ap) == 64,
+               "gs_ap layout: the interning key assumes 62 bytes of fields without holes");
+
+typedef struct ap_chunk {
+    struct ap_chunk *next;
+    uint32_t used, cap;
+    gs_ap data[];
+} ap_chunk;
+
+typedef struct ap_pool {
+    ap_chunk *chunks;  /* newest first */
+    const gs_ap **set; /* hash set of interned patterns (NULL = empty slot) */
+    size_t set_cap, n; /* set_cap: a power of two or 0; n: distinct patterns */
+    const gs_ap *none; /* the interned unused-slot pattern (tensor = -1, zeros), once seen */
+    /* the last pattern found for each of AP_RECENT hash values: a program reuses a few patterns
+     * at a time (its current tiles), and this small table stays in cache where the set does not */
+    const gs_ap *recent[AP_RECENT];
+} ap_pool;
+
 struct gs_program {
     const gs_config *cfg;
     gs_tensor_info *tensors;
@@ -197,6 +236,8 @@ struct gs_program {
     gs_instr *instrs;
     size_t n_instrs, cap_instrs;
     dep_block *deps;
+    iimm_block *iimms;
+    ap_pool aps;
     unsigned cores_used;
     uint64_t high_water[GS_MEMSPACE_COUNT];
     void *builder_state;
@@ -229,6 +270,17 @@ void gs_program_free(gs_program *p)
     gs_free(p->tensors);
     gs_free(p->buffers);
     gs_free(p->instrs);
+    for (ap_chunk *c = p->aps.chunks; c;) {
+        ap_chunk *n = c->next;
+        gs_free(c);
+        c = n;
+    }
+    gs_free(p->aps.set);
+    for (iimm_block *b = p->iimms; b;) {
+        iimm_block *n = b->next;
+        gs_free(b);
+        b = n;
+    }
     for (dep_block *b = p->deps; b;) {
         dep_block *n = b->next;
         gs_free(b);
@@ -395,12 +447,149 @@ static uint32_t *store_deps(gs_program *p, const uint32_t *deps, uint32_t n)
     return dst;
 }
 
-int64_t gs_program_append(gs_program *p, const gs_instr *in, const uint32_t *deps, uint32_t n_deps)
+/* The key of a pattern: its 62 bytes of fields as seven 8-byte words and a 6-byte tail (loaded
+ * with memcpy: no alignment or aliasing assumptions; the 2 bytes of tail padding are never
+ * read, so the key does not depend on how the pattern was copied). */
+typedef struct ap_key {
+    uint64_t w[7];
+    uint32_t t4;
+    uint16_t t2;
+} ap_key;
+
+static inline void ap_key_of(const gs_ap *a, ap_key *k)
+{
+    const unsigned char *b = (const unsigned char *)a;
+    memcpy(k->w, b, sizeof k->w);
+    memcpy(&k->t4, b + 56, sizeof k->t4);
+    memcpy(&k->t2, b + 60, sizeof k->t2);
+}
+
+static inline int ap_key_equal(const ap_key *k, const gs_ap *a)
+{
+    ap_key o;
+    ap_key_of(a, &o);
+    uint64_t d = (uint64_t)(k->t4 ^ o.t4) | (uint64_t)(k->t2 ^ o.t2);
+    for (int i = 0; i < 7; i++)
+        d |= k->w[i] ^ o.w[i];
+    return d == 0;
+}
+
+static inline uint64_t ap_key_hash(const ap_key *k)
+{
+    uint64_t h = ((uint64_t)k->t4 << 16 | k->t2) * 0x9e3779b97f4a7c15ull;
+    for (int i = 0; i < 7; i++)
+        h = (h ^ k->w[i]) * 0xff51afd7ed558ccdull;
+    return h ^ (h >> 32);
+}
+
+static int ap_set_grow(ap_pool *pool)
+{
+    size_t ncap = pool->set_cap ? pool->set_cap * 2 : 256;
+    const gs_ap **set = gs_calloc(ncap, sizeof *set);
+    if (!set) return 0;
+    for (size_t i = 0; i < pool->set_cap; i++) {
+        const gs_ap *a = pool->set[i];
+        if (!a) continue;
+        ap_key k;
+        ap_key_of(a, &k);
+        size_t j = (size_t)ap_key_hash(&k) & (ncap - 1);
+        while (set[j])
+            j = (j + 1) & (ncap - 1);
+        set[j] = a;
+    }
+    gs_free(pool->set);
+    pool->set = set;
+    pool->set_cap = ncap;
+    return 1;
+}
+
+/* The program's copy of pattern `a` (an existing equal one, or a new one); NULL on OOM. */
+static const gs_ap *ap_intern(ap_pool *pool, const gs_ap *a)
+{
+    ap_key k;
+    ap_key_of(a, &k);
+    /* most instructions leave slots unused: their pattern (the builder's tensor = -1 and zeros)
+     * is found without hashing */
+    if (pool->none && ap_key_equal(&k, pool->none)) return pool->none;
+    const uint64_t h = ap_key_hash(&k);
+    const gs_ap **recent = &pool->recent[(h >> 32) & (AP_RECENT - 1)];
+    if (*recent && ap_key_equal(&k, *recent)) return *recent;
+    if (2 * (pool->n + 1) > pool->set_cap && !ap_set_grow(pool)) return NULL;
+    const size_t mask = pool->set_cap - 1;
+    size_t j = (size_t)h & mask;
+    for (const gs_ap *e; (e = pool->set[j]) != NULL; j = (j + 1) & mask)
+        if (ap_key_equal(&k, e)) return *recent = e;
+    ap_chunk *c = pool->chunks;
+    if (!c || c->used == c->cap) {
+        uint32_t cap = c ? GS_MIN(2 * c->cap, AP_CHUNK_MAX) : AP_CHUNK_MIN;
+        ap_chunk *nc = gs_malloc(sizeof *nc + (size_t)cap * sizeof nc->data[0]);
+        if (!nc) return NULL;
+        nc->next = c;
+        nc->used = 0;
+        nc->cap = cap;
+        pool->chunks = c = nc;
+    }
+    gs_ap *dst = &c->data[c->used++];
+    *dst = *a;
+    pool->set[j] = *recent = dst;
+    pool->n++;
+    if (!pool->none && a->tensor < 0) {
+        static const gs_ap unused = {.tensor = -1};
+        if (ap_key_equal(&k, &unused)) pool->none = dst;
+    }
+    return dst;
+}
+
+/* Copy the fields the two forms share (not the operands). */
+#define COPY_INSTR_FIELDS(dst, src)                                                                \
+    do {                                                                                           \
+        (dst)->op = (src)->op;                                                                     \
+        (dst)->engine = (src)->engine;                                                             \
+        (dst)->alu0 = (src)->alu0;                                                                 \
+        (dst)->alu1 = (src)->alu1;                                                                 \
+        (dst)->act = (src)->act;                                                                   \
+        (dst)->n_in = (src)->n_in;                                                                 \
+        (dst)->n_out = (src)->n_out;                                                               \
+        (dst)->core = (src)->core;                                                                 \
+        (dst)->queue = (src)->queue;                                                               \
+        (dst)->flags = (src)->flags;                                                               \
+        memcpy((dst)->imm, (src)->imm, sizeof(dst)->imm);                                          \
+        (dst)->n_deps = (src)->n_deps;                                                             \
+        (dst)->line = (src)->line;                                                                 \
+        (dst)->deps = (src)->deps;                                                                 \
+        (dst)->file = (src)->file;                                                                 \
+    } while (0)
+
+/* The program's copy of an instruction's integer immediates: a shared zero triple for the many
+ * instructions without any; NULL on OOM. */
+static const int64_t *store_iimm(gs_program *p, const int64_t v[3])
+{
+    static const int64_t zeros[3] = {0, 0, 0};
+    if (!v[0] && !v[1] && !v[2]) return zeros;
+    if (!p->iimms || p->iimms->used == IIMM_BLOCK) {
+        iimm_block *b = gs_malloc(sizeof *b);
+        if (!b) return NULL;
+        b->used = 0;
+        b->next = p->iimms;
+        p->iimms = b;
+    }
+    int64_t *dst = p->iimms->data[p->iimms->used++];
+    memcpy(dst, v, 3 * sizeof *v);
+    return dst;
+}
+
+int64_t gs_program_append(gs_program *p, const gs_instr_draft *in, const uint32_t *deps,
+                          uint32_t n_deps)
 {
     if (p->n_instrs >= UINT32_MAX - 1) return -1;
     if (!grow((void **)&p->instrs, &p->cap_instrs, p->n_instrs, sizeof *p->instrs)) return -1;
     gs_instr *dst = &p->instrs[p->n_instrs];
-    *dst = *in;
+    COPY_INSTR_FIELDS(dst, in);
+    if (!(dst->iimm = store_iimm(p, in->iimm))) return -1;
+    for (int k = 0; k < GS_INSTR_MAX_OUT; k++)
+        if (!(dst->out[k] = ap_intern(&p->aps, &in->out[k]))) return -1;
+    for (int k = 0; k < GS_INSTR_MAX_IN; k++)
+        if (!(dst->in[k] = ap_intern(&p->aps, &in->in[k]))) return -1;
     dst->n_deps = n_deps;
     dst->deps = store_deps(p, deps, n_deps);
     if (n_deps && !dst->deps) return -1;
@@ -408,9 +597,31 @@ int64_t gs_program_append(gs_program *p, const gs_instr *in, const uint32_t *dep
     return (int64_t)p->n_instrs++;
 }
 
-int64_t gs_program_append_raw(gs_program *p, const gs_instr *in)
+int64_t gs_program_append_raw(gs_program *p, const gs_instr_draft *in)
 {
     return gs_program_append(p, in, in->deps, in->n_deps);
+}
+
+const gs_instr *gs_instr_draft_view(const gs_instr_draft *d, gs_instr *view)
+{
+    COPY_INSTR_FIELDS(view, d);
+    view->iimm = d->iimm;
+    for (int k = 0; k < GS_INSTR_MAX_OUT; k++)
+        view->out[k] = &d->out[k];
+    for (int k = 0; k < GS_INSTR_MAX_IN; k++)
+        view->in[k] = &d->in[k];
+    return view;
+}
+
+void gs_instr_to_draft(const gs_instr *in, gs_instr_draft *d)
+{
+    memset(d, 0, sizeof *d);
+    COPY_INSTR_FIELDS(d, in);
+    memcpy(d->iimm, in->iimm, sizeof d->iimm);
+    for (int k = 0; k < GS_INSTR_MAX_OUT; k++)
+        d->out[k] = *in->out[k];
+    for (int k = 0; k < GS_INSTR_MAX_IN; k++)
+        d->in[k] = *in->in[k];
 }
 
 static const char *short_file(const char *f)
@@ -451,13 +662,13 @@ void gs_instr_format(const gs_program *p, size_t i, char *buf, size_t size)
     /* each operand as gs_ap_format gives it (cut at 191 characters, as always) */
     char ap[192];
     for (int k = 0; k < in->n_out; k++) {
-        gs_ap_format(&in->out[k], ap, sizeof ap);
+        gs_ap_format(in->out[k], ap, sizeof ap);
         out_str(&o, k ? ", " : " ");
         out_str(&o, ap);
     }
     out_str(&o, " <-");
     for (int k = 0; k < in->n_in; k++) {
-        gs_ap_format(&in->in[k], ap, sizeof ap);
+        gs_ap_format(in->in[k], ap, sizeof ap);
         out_str(&o, k ? ", " : " ");
         out_str(&o, ap);
     }

@@ -600,8 +600,8 @@ static gs_status bad_range(gs_kb *kb, const char *file, int line, const char *op
         rows_on_parts ? "rows" : "columns", cap);
 }
 
-static gs_status check_ap(gs_kb *kb, const char *file, int line, const gs_instr *in, const gs_ap *a,
-                          const char *what)
+static gs_status check_ap(gs_kb *kb, const char *file, int line, const gs_instr_draft *in,
+                          const gs_ap *a, const char *what)
 {
     const char *op = gs_opcode_name(in->op);
     if (a->bad_view == GS_AP_BAD_STRIDE)
@@ -680,7 +680,7 @@ static gs_status check_ap(gs_kb *kb, const char *file, int line, const gs_instr 
 }
 
 /* Compute engines address a tile from partition 0, 32, 64 or 96 depending on its span. */
-static gs_status check_alignment(gs_kb *kb, const char *file, int line, const gs_instr *in,
+static gs_status check_alignment(gs_kb *kb, const char *file, int line, const gs_instr_draft *in,
                                  const gs_ap *a, const char *what)
 {
     if (a->space == GS_MEM_HBM) return GS_OK;
@@ -697,7 +697,7 @@ static gs_status check_alignment(gs_kb *kb, const char *file, int line, const gs
     return GS_OK;
 }
 
-static gs_status check_free_limit(gs_kb *kb, const char *file, int line, const gs_instr *in)
+static gs_status check_free_limit(gs_kb *kb, const char *file, int line, const gs_instr_draft *in)
 {
     int psum = 0;
     uint64_t n = 0;
@@ -721,19 +721,19 @@ static gs_status check_free_limit(gs_kb *kb, const char *file, int line, const g
 
 /* Validate generic properties, derive dependencies and append. */
 /* For the operations of kb_ops.c; emit() calls the static forms (inlined on its hot path). */
-gs_status gs_kb_check_ap(gs_kb *kb, const char *file, int line, const gs_instr *in, const gs_ap *a,
-                         const char *what)
+gs_status gs_kb_check_ap(gs_kb *kb, const char *file, int line, const gs_instr_draft *in,
+                         const gs_ap *a, const char *what)
 {
     return check_ap(kb, file, line, in, a, what);
 }
 
-gs_status gs_kb_check_alignment(gs_kb *kb, const char *file, int line, const gs_instr *in,
+gs_status gs_kb_check_alignment(gs_kb *kb, const char *file, int line, const gs_instr_draft *in,
                                 const gs_ap *a, const char *what)
 {
     return check_alignment(kb, file, line, in, a, what);
 }
 
-gs_status gs_kb_emit(gs_kb *kb, const char *file, int line, gs_instr *in)
+gs_status gs_kb_emit(gs_kb *kb, const char *file, int line, gs_instr_draft *in)
 {
     if (kb->failed) return kb->err.code;
     in->core = (uint16_t)kb->core;
@@ -770,7 +770,7 @@ gs_status gs_kb_emit(gs_kb *kb, const char *file, int line, gs_instr *in)
 }
 
 /* The common one-output, one-input form. */
-gs_status gs_kb_emit_out_in(gs_kb *kb, const char *file, int line, gs_instr *in, gs_ap out,
+gs_status gs_kb_emit_out_in(gs_kb *kb, const char *file, int line, gs_instr_draft *in, gs_ap out,
                             gs_ap src)
 {
     in->out[0] = out;

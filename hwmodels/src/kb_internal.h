@@ -64,18 +64,18 @@ gs_status gs_kb_failf(gs_kb *kb, const char *file, int line, gs_status code, con
     GS_PRINTF(5, 6);
 /* Check one operand `what` of `in`: that it is valid and on this core (gs_kb_check_ap), and
  * that a compute engine can address its partitions (gs_kb_check_alignment). */
-gs_status gs_kb_check_ap(gs_kb *kb, const char *file, int line, const gs_instr *in, const gs_ap *a,
-                         const char *what);
-gs_status gs_kb_check_alignment(gs_kb *kb, const char *file, int line, const gs_instr *in,
+gs_status gs_kb_check_ap(gs_kb *kb, const char *file, int line, const gs_instr_draft *in,
+                         const gs_ap *a, const char *what);
+gs_status gs_kb_check_alignment(gs_kb *kb, const char *file, int line, const gs_instr_draft *in,
                                 const gs_ap *a, const char *what);
 /* What a kernel calls the region a pattern views, for messages: "tile of pool 'x'" or
  * "tensor 'A'" (written to buf, returned). */
 const char *gs_kb_ap_label(const gs_kb *kb, const gs_ap *a, char *buf, size_t size);
 /* Validate the operands of `in` (filled by an operation of kb_ops.c), derive its dependencies and
  * append it to the program; the builder's status. */
-gs_status gs_kb_emit(gs_kb *kb, const char *file, int line, gs_instr *in);
+gs_status gs_kb_emit(gs_kb *kb, const char *file, int line, gs_instr_draft *in);
 /* The common one-output, one-input form. */
-gs_status gs_kb_emit_out_in(gs_kb *kb, const char *file, int line, gs_instr *in, gs_ap out,
+gs_status gs_kb_emit_out_in(gs_kb *kb, const char *file, int line, gs_instr_draft *in, gs_ap out,
                             gs_ap src);
 
 /* Free a tracker (the program's builder-state destructor). */
@@ -86,7 +86,7 @@ int gs_kb_tracker_note_buffer(tracker *t, int32_t id);
 int gs_kb_inherit_history(gs_kb *kb, const gs_pool *pool);
 /* Derive the dependencies of `in` (checked operands) from the regions it touches, append it to
  * the program with them and record its accesses; 0 on OOM. */
-int gs_kb_deps_append(gs_kb *kb, gs_instr *in);
+int gs_kb_deps_append(gs_kb *kb, gs_instr_draft *in);
 /* Min and max (inclusive) of sum(i_k * stride_k) over the free dims (and, for HBM, the
  * partition dim), in elements. */
 static inline void gs_kb_ap_extent(const gs_ap *a, int64_t *mn, int64_t *mx)

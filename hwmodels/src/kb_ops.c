@@ -8,7 +8,7 @@
 
 #include "kb_internal.h"
 
-static void instr_init(gs_instr *in, gs_opcode op, gs_engine eng)
+static void instr_init(gs_instr_draft *in, gs_opcode op, gs_engine eng)
 {
     memset(in, 0, sizeof *in);
     in->op = op;
@@ -53,7 +53,7 @@ static gs_status pick_queue(gs_kb *kb, const char *file, int line, int queue, ui
 /* A view its helper refused (gs_ap.bad_view) is reported before the operation's own shape
  * rules: its shape may be meaningless (a gs_hbm_ap without dims), and "shapes differ" would
  * hide the range error behind it. For the operations that take HBM views. */
-static gs_status check_views_first(gs_kb *kb, const char *file, int line, const gs_instr *in,
+static gs_status check_views_first(gs_kb *kb, const char *file, int line, const gs_instr_draft *in,
                                    const gs_ap *out, const gs_ap *a, const gs_ap *b)
 {
     if (out->bad_view && gs_kb_check_ap(kb, file, line, in, out, "out0")) return kb->err.code;
@@ -70,7 +70,7 @@ static int is_onchip(const gs_ap *a)
 gs_status gs_dma_copy_at(gs_kb *kb, const char *file, int line, gs_ap dst, gs_ap src, int queue)
 {
     if (!kb || kb->failed) return gs_kb_status(kb);
-    gs_instr in;
+    gs_instr_draft in;
     instr_init(&in, GS_OP_DMA_COPY, GS_ENG_DMA);
     if (check_views_first(kb, file, line, &in, &dst, &src, NULL)) return kb->err.code;
     REQUIRE(dst.space != GS_MEM_PSUM && src.space != GS_MEM_PSUM, GS_ERR_INVALID,
@@ -95,7 +95,7 @@ gs_status gs_dma_transpose_at(gs_kb *kb, const char *file, int line, gs_ap dst, 
                               int queue)
 {
     if (!kb || kb->failed) return gs_kb_status(kb);
-    gs_instr in;
+    gs_instr_draft in;
     instr_init(&in, GS_OP_DMA_TRANSPOSE, GS_ENG_DMA);
     if (check_views_first(kb, file, line, &in, &dst, &src, NULL)) return kb->err.code;
     REQUIRE(kb->caps.dma_transpose, GS_ERR_UNSUPPORTED,
@@ -129,7 +129,7 @@ gs_status gs_matmul_at(gs_kb *kb, const char *file, int line, gs_ap psum, gs_ap 
                        gs_ap moving, int accumulate)
 {
     if (!kb || kb->failed) return gs_kb_status(kb);
-    gs_instr in;
+    gs_instr_draft in;
     instr_init(&in, GS_OP_MATMUL, GS_ENG_TENSOR);
     const gs_caps *c = &kb->caps;
     REQUIRE(psum.space == GS_MEM_PSUM &&
@@ -217,7 +217,7 @@ gs_status gs_matmul_dr_at(gs_kb *kb, const char *file, int line, gs_ap psum, gs_
                           gs_ap moving, int accumulate)
 {
     if (!kb || kb->failed) return gs_kb_status(kb);
-    gs_instr in;
+    gs_instr_draft in;
     instr_init(&in, GS_OP_MATMUL, GS_ENG_TENSOR);
     in.flags |= GS_F_DOUBLE_ROW;
     const gs_caps *c = &kb->caps;
@@ -287,7 +287,7 @@ gs_status gs_matmul_mx_at(gs_kb *kb, const char *file, int line, gs_ap psum, gs_
                           gs_ap st_scale, gs_ap moving, gs_ap mv_scale, int accumulate)
 {
     if (!kb || kb->failed) return gs_kb_status(kb);
-    gs_instr in;
+    gs_instr_draft in;
     instr_init(&in, GS_OP_MATMUL_MX, GS_ENG_TENSOR);
     const gs_caps *c = &kb->caps;
     REQUIRE(c->mx_k > 0, GS_ERR_UNSUPPORTED, "unsupported: matmul_mx on this target (family %s)",
@@ -323,7 +323,7 @@ gs_status gs_matmul_mx_at(gs_kb *kb, const char *file, int line, gs_ap psum, gs_
     in.in[0] = stationary;
     in.in[1] = moving;
     in.in[2] = st_scale;
-    *GS_MX_MOVING_SCALE(&in) = mv_scale;
+    *GS_MX_MOVING_SCALE_SLOT(&in) = mv_scale;
     in.n_out = 1;
     in.n_in = 3;
     /* emit checks in[] and out[0]; the moving scales (in the out[1] slot) are checked here */
@@ -338,7 +338,7 @@ gs_status gs_quantize_mx_at(gs_kb *kb, const char *file, int line, gs_ap dst, gs
                             gs_ap src)
 {
     if (!kb || kb->failed) return gs_kb_status(kb);
-    gs_instr in;
+    gs_instr_draft in;
     instr_init(&in, GS_OP_QUANTIZE_MX, GS_ENG_VECTOR);
     const gs_caps *c = &kb->caps;
     REQUIRE(c->quantize_mx_dtypes, GS_ERR_UNSUPPORTED,
@@ -380,7 +380,7 @@ gs_status gs_quantize_mx_at(gs_kb *kb, const char *file, int line, gs_ap dst, gs
 gs_status gs_transpose_at(gs_kb *kb, const char *file, int line, gs_ap psum, gs_ap src)
 {
     if (!kb || kb->failed) return gs_kb_status(kb);
-    gs_instr in;
+    gs_instr_draft in;
     instr_init(&in, GS_OP_TRANSPOSE, GS_ENG_TENSOR);
     const gs_caps *c = &kb->caps;
     REQUIRE(psum.space == GS_MEM_PSUM, GS_ERR_INVALID, "transpose: output must be a PSUM tile");
@@ -416,7 +416,7 @@ static int is_col(const gs_ap *a, unsigned parts)
 /* Scalar operand `which` (0: scale / first operand, 1: bias / second operand) of an
  * activation-class instruction over `parts` partitions: an immediate, or a per-partition
  * [parts x 1] column. `what` names it in the error ("activation: per-partition scale"). */
-static gs_status per_partition(gs_kb *kb, const char *file, int line, gs_instr *in, int which,
+static gs_status per_partition(gs_kb *kb, const char *file, int line, gs_instr_draft *in, int which,
                                gs_operand v, uint32_t parts, const char *what)
 {
     if (!v.is_ap) {
@@ -430,7 +430,7 @@ static gs_status per_partition(gs_kb *kb, const char *file, int line, gs_instr *
 }
 
 /* The optional fp32 [parts x 1] accumulate output of activation / exponential. */
-static gs_status accumulate_out(gs_kb *kb, const char *file, int line, gs_instr *in,
+static gs_status accumulate_out(gs_kb *kb, const char *file, int line, gs_instr_draft *in,
                                 const gs_ap *acc_out, uint32_t parts, const char *op)
 {
     if (!acc_out) return GS_OK;
@@ -446,7 +446,7 @@ gs_status gs_activation_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_
                            gs_operand scale, gs_operand bias, const gs_ap *acc_out)
 {
     if (!kb || kb->failed) return gs_kb_status(kb);
-    gs_instr in;
+    gs_instr_draft in;
     instr_init(&in, GS_OP_ACTIVATION, GS_ENG_SCALAR);
     REQUIRE((int)func >= 0 && func < GS_ACT_COUNT, GS_ERR_INVALID, "activation: bad function");
     REQUIRE(is_onchip(&out) && is_onchip(&src), GS_ERR_INVALID,
@@ -470,7 +470,7 @@ gs_status gs_exponential_at(gs_kb *kb, const char *file, int line, gs_ap out, gs
                             gs_operand sub, const gs_ap *acc_out)
 {
     if (!kb || kb->failed) return gs_kb_status(kb);
-    gs_instr in;
+    gs_instr_draft in;
     instr_init(&in, GS_OP_EXPONENTIAL, GS_ENG_VECTOR);
     REQUIRE(is_onchip(&out) && is_onchip(&src), GS_ERR_INVALID,
             "exponential: operands must be SBUF/PSUM tiles");
@@ -491,7 +491,7 @@ gs_status gs_tensor_tensor_at(gs_kb *kb, const char *file, int line, gs_ap out, 
                               gs_alu op)
 {
     if (!kb || kb->failed) return gs_kb_status(kb);
-    gs_instr in;
+    gs_instr_draft in;
     instr_init(&in, GS_OP_TENSOR_TENSOR, GS_ENG_VECTOR);
     REQUIRE((int)op >= 0 && op < GS_ALU_COUNT, GS_ERR_INVALID, "tensor_tensor: bad op");
     REQUIRE(is_onchip(&out) && is_onchip(&a) && is_onchip(&b), GS_ERR_INVALID,
@@ -523,7 +523,7 @@ gs_status gs_tensor_scalar_at(gs_kb *kb, const char *file, int line, gs_engine e
 {
     if (!kb || kb->failed) return gs_kb_status(kb);
     if (check_engine_choice(kb, file, line, "tensor_scalar", engine, 1)) return kb->err.code;
-    gs_instr in;
+    gs_instr_draft in;
     instr_init(&in, GS_OP_TENSOR_SCALAR, engine);
     REQUIRE((int)op0 >= 0 && op0 < GS_ALU_COUNT && (int)op1 >= 0 && op1 < GS_ALU_COUNT,
             GS_ERR_INVALID, "tensor_scalar: bad op");
@@ -553,7 +553,7 @@ gs_status gs_tensor_reduce_at(gs_kb *kb, const char *file, int line, gs_ap out, 
                               gs_alu op, int axes)
 {
     if (!kb || kb->failed) return gs_kb_status(kb);
-    gs_instr in;
+    gs_instr_draft in;
     instr_init(&in, GS_OP_TENSOR_REDUCE, GS_ENG_VECTOR);
     REQUIRE(op == GS_ALU_ADD || op == GS_ALU_MAX || op == GS_ALU_MIN, GS_ERR_INVALID,
             "tensor_reduce: op must be add, max or min");
@@ -574,7 +574,7 @@ gs_status gs_tensor_reduce_at(gs_kb *kb, const char *file, int line, gs_ap out, 
 gs_status gs_bn_stats_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_ap src)
 {
     if (!kb || kb->failed) return gs_kb_status(kb);
-    gs_instr in;
+    gs_instr_draft in;
     instr_init(&in, GS_OP_BN_STATS, GS_ENG_VECTOR);
     REQUIRE(is_onchip(&out) && is_onchip(&src), GS_ERR_INVALID, "bn_stats: operands must be tiles");
     REQUIRE(out.dtype == GS_FP32 && out.part_count == src.part_count && gs_ap_free_elems(&out) == 3,
@@ -585,7 +585,7 @@ gs_status gs_bn_stats_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_ap
 gs_status gs_bn_aggr_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_ap src)
 {
     if (!kb || kb->failed) return gs_kb_status(kb);
-    gs_instr in;
+    gs_instr_draft in;
     instr_init(&in, GS_OP_BN_AGGR, GS_ENG_VECTOR);
     REQUIRE(is_onchip(&out) && is_onchip(&src), GS_ERR_INVALID, "bn_aggr: operands must be tiles");
     REQUIRE(src.dtype == GS_FP32 && gs_ap_free_elems(&src) % 3 == 0, GS_ERR_INVALID,
@@ -601,7 +601,7 @@ gs_status gs_tensor_copy_at(gs_kb *kb, const char *file, int line, gs_engine eng
 {
     if (!kb || kb->failed) return gs_kb_status(kb);
     if (check_engine_choice(kb, file, line, "tensor_copy", engine, 1)) return kb->err.code;
-    gs_instr in;
+    gs_instr_draft in;
     instr_init(&in, GS_OP_TENSOR_COPY, engine);
     REQUIRE(is_onchip(&out) && is_onchip(&src), GS_ERR_INVALID,
             "tensor_copy: operands must be SBUF/PSUM tiles (use dma_copy for HBM)");
@@ -614,7 +614,7 @@ gs_status gs_memset_at(gs_kb *kb, const char *file, int line, gs_engine engine, 
 {
     if (!kb || kb->failed) return gs_kb_status(kb);
     if (check_engine_choice(kb, file, line, "memset", engine, 0)) return kb->err.code;
-    gs_instr in;
+    gs_instr_draft in;
     instr_init(&in, GS_OP_MEMSET, engine);
     REQUIRE(is_onchip(&out), GS_ERR_INVALID, "memset: output must be an SBUF/PSUM tile");
     in.imm[0] = value;
@@ -627,7 +627,7 @@ gs_status gs_iota_at(gs_kb *kb, const char *file, int line, gs_ap out, int64_t b
                      int64_t part_mult, int64_t free_mult)
 {
     if (!kb || kb->failed) return gs_kb_status(kb);
-    gs_instr in;
+    gs_instr_draft in;
     instr_init(&in, GS_OP_IOTA, GS_ENG_GPSIMD);
     REQUIRE(is_onchip(&out), GS_ERR_INVALID, "iota: output must be an SBUF tile");
     in.iimm[0] = base;
@@ -649,7 +649,7 @@ gs_status gs_affine_select_at(gs_kb *kb, const char *file, int line, gs_ap out, 
                               float fill)
 {
     if (!kb || kb->failed) return gs_kb_status(kb);
-    gs_instr in;
+    gs_instr_draft in;
     instr_init(&in, GS_OP_AFFINE_SELECT, GS_ENG_GPSIMD);
     REQUIRE(is_compare(cmp), GS_ERR_INVALID, "affine_select: cmp must be a comparison");
     REQUIRE(is_onchip(&out) && is_onchip(&src), GS_ERR_INVALID,
@@ -667,7 +667,7 @@ gs_status gs_partition_reduce_at(gs_kb *kb, const char *file, int line, gs_ap ou
                                  gs_alu op)
 {
     if (!kb || kb->failed) return gs_kb_status(kb);
-    gs_instr in;
+    gs_instr_draft in;
     instr_init(&in, GS_OP_PARTITION_REDUCE, GS_ENG_GPSIMD);
     REQUIRE(op == GS_ALU_ADD || op == GS_ALU_MAX || op == GS_ALU_MIN, GS_ERR_INVALID,
             "partition_reduce: op must be add, max or min");
@@ -682,7 +682,7 @@ gs_status gs_partition_reduce_at(gs_kb *kb, const char *file, int line, gs_ap ou
 gs_status gs_partition_broadcast_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_ap src)
 {
     if (!kb || kb->failed) return gs_kb_status(kb);
-    gs_instr in;
+    gs_instr_draft in;
     instr_init(&in, GS_OP_PARTITION_BROADCAST, GS_ENG_GPSIMD);
     REQUIRE(is_onchip(&out) && is_onchip(&src), GS_ERR_INVALID,
             "partition_broadcast: operands must be tiles");
@@ -694,7 +694,7 @@ gs_status gs_partition_broadcast_at(gs_kb *kb, const char *file, int line, gs_ap
 gs_status gs_gather_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_ap table, gs_ap idx)
 {
     if (!kb || kb->failed) return gs_kb_status(kb);
-    gs_instr in;
+    gs_instr_draft in;
     instr_init(&in, GS_OP_GATHER, GS_ENG_GPSIMD);
     if (check_views_first(kb, file, line, &in, &out, &table, &idx)) return kb->err.code;
     REQUIRE(out.space == GS_MEM_SBUF && idx.space == GS_MEM_SBUF && table.space == GS_MEM_HBM,

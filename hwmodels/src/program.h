@@ -15,8 +15,10 @@ extern "C" {
 int32_t gs_program_add_buffer(gs_program *p, const gs_buffer_info *b);
 /* Record per-partition usage of a space so the high-water marks are right. */
 void gs_program_note_usage(gs_program *p, gs_memspace space, uint64_t bytes_per_partition);
-/* Append an instruction whose deps are given in a temporary array (copied). */
-int64_t gs_program_append(gs_program *p, const gs_instr *in, const uint32_t *deps, uint32_t n_deps);
+/* Append an instruction whose deps are given in a temporary array (copied); its operands are
+ * copied into the program's pattern pool (gs/isa.h), its own deps pointer is ignored. */
+int64_t gs_program_append(gs_program *p, const gs_instr_draft *in, const uint32_t *deps,
+                          uint32_t n_deps);
 
 /* Opaque per-program state owned by the kernel builder (dependency tracking shared by the
  * builders of every core), freed with the program. */

@@ -128,13 +128,13 @@ static gs_status roofline(const gs_config *cfg, const gs_program *p, const gs_ti
         st->flops += gs_cost_flops(in);
         st->hbm_bytes += gs_cost_hbm_bytes(in);
         if (in->engine == GS_ENG_DMA || in->op == GS_OP_GATHER) {
-            const double b = (double)gs_ap_bytes(&in->out[0]);
-            if (in->n_in > 0 && in->in[0].space == GS_MEM_HBM && in->in[0].tensor >= 0 &&
-                (size_t)in->in[0].tensor < n_tensors)
-                moved[(size_t)in->in[0].tensor] += b;
-            if (in->n_out > 0 && in->out[0].space == GS_MEM_HBM && in->out[0].tensor >= 0 &&
-                (size_t)in->out[0].tensor < n_tensors)
-                moved[(size_t)in->out[0].tensor] += b;
+            const double b = (double)gs_ap_bytes(in->out[0]);
+            if (in->n_in > 0 && in->in[0]->space == GS_MEM_HBM && in->in[0]->tensor >= 0 &&
+                (size_t)in->in[0]->tensor < n_tensors)
+                moved[(size_t)in->in[0]->tensor] += b;
+            if (in->n_out > 0 && in->out[0]->space == GS_MEM_HBM && in->out[0]->tensor >= 0 &&
+                (size_t)in->out[0]->tensor < n_tensors)
+                moved[(size_t)in->out[0]->tensor] += b;
         }
         if (in->engine == GS_ENG_DMA) continue;
         st->compute_engines |= 1u << in->engine;
@@ -142,7 +142,7 @@ static gs_status roofline(const gs_config *cfg, const gs_program *p, const gs_ti
         if (!(t > 0)) continue;
         if (in->engine == GS_ENG_TENSOR)
             for (int k = 0; k < in->n_in && k < 2; ++k)
-                peak_tensor = dmax(peak_tensor, gs_config_peak_flops(cfg, in->in[k].dtype));
+                peak_tensor = dmax(peak_tensor, gs_config_peak_flops(cfg, in->in[k]->dtype));
         bound[(size_t)in->core * GS_ENGINE_COUNT + in->engine] +=
             dmin(t, ps_to_ns(x->end_ps - x->start_ps));
     }

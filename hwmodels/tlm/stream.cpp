@@ -17,10 +17,10 @@ constexpr std::size_t kStackBytes = 1u << 20;
 
 /*
  * Start loading this stream's next instruction records while the current one is simulated:
- * big programs do not fit in cache (a gs_instr is ~0.4 KiB, spread over several cache lines)
- * and the first touch of each record was the largest single cost per simulated instruction.
- * The record two ahead is fetched, and the dependency list of the next one (its record was
- * fetched one instruction ago, so reading where its list lies does not stall).
+ * big programs do not fit in cache (a gs_instr is 96 bytes, two cache lines) and the first
+ * touch of each record was the largest single cost per simulated instruction. The record two
+ * ahead is fetched, and the dependency list and first operands of the next one (its record was
+ * fetched one instruction ago, so reading where they lie does not stall).
  */
 void prefetch_instr(const gs_instr *in)
 {
@@ -35,6 +35,8 @@ void prefetch_ahead(const gs_program *prog, const std::vector<uint32_t> &instrs,
     if (pos + 1 < instrs.size()) {
         const gs_instr *next = gs_program_instr(prog, instrs[pos + 1]);
         if (next->n_deps) __builtin_prefetch(next->deps);
+        __builtin_prefetch(next->in[0]);
+        __builtin_prefetch(next->out[0]);
     }
 }
 
@@ -228,15 +230,15 @@ void TransferHbm::start(const Run &r, const gs_instr *in, const gs_dma_plan &pla
     hbm_bytes = charge = 0;
     addr = 0;
     if (!plan.hbm) return;
-    src_hbm = in->in[0].space == GS_MEM_HBM;
+    src_hbm = in->in[0]->space == GS_MEM_HBM;
     /* HBM charge: every HBM side of the transfer passes the server (an HBM->HBM copy twice),
      * and never less than the bytes the statistics count as HBM traffic, so the memory-bound
      * roofline stays a true lower bound. */
-    const int sides = (int)src_hbm + (int)(in->n_out > 0 && in->out[0].space == GS_MEM_HBM);
+    const int sides = (int)src_hbm + (int)(in->n_out > 0 && in->out[0]->space == GS_MEM_HBM);
     hbm_bytes = gs_cost_hbm_bytes(in);
     charge =
         std::max((double)std::max(sides, 1), plan.eff_bytes > 0 ? hbm_bytes / plan.eff_bytes : 0);
-    const gs_ap &ap = src_hbm ? in->in[0] : in->out[0];
+    const gs_ap &ap = src_hbm ? *in->in[0] : *in->out[0];
     const gs_tensor_info *ti = ap.tensor >= 0 ? gs_program_tensor(r.prog, ap.tensor) : nullptr;
     addr = (ti ? ti->hbm_addr : 0) +
            (uint64_t)std::max<int64_t>(ap.offset, 0) * gs_dtype_size(ap.dtype);
@@ -440,10 +442,10 @@ void DmaQueue::issue_thread()
          * reservations ahead of time in trigger order, which is ready order (one issue latency
          * for every transfer of a core), so the queue need not wait here */
         const uint64_t ready = trigger + ns_to_ps(plan.issue_ns);
-        if (in->n_in > 0 && is_local(in->in[0].space))
-            local_access(i, in, in->in[0], tlm::TLM_READ_COMMAND);
-        if (in->n_out > 0 && is_local(in->out[0].space))
-            local_access(i, in, in->out[0], tlm::TLM_WRITE_COMMAND);
+        if (in->n_in > 0 && is_local(in->in[0]->space))
+            local_access(i, in, *in->in[0], tlm::TLM_READ_COMMAND);
+        if (in->n_out > 0 && is_local(in->out[0]->space))
+            local_access(i, in, *in->out[0], tlm::TLM_WRITE_COMMAND);
         if (r.status != GS_OK) return;
         const TransferTiming t = run_transfer(r, engines_, i, in, plan, ready, xfer_);
         r.instr(i).hbm_wait_ps = t.port_ps;

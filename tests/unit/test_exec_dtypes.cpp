@@ -293,9 +293,9 @@ size_t sbuf_end(const gs_program *p)
     return end;
 }
 
-gs_instr raw_memset(uint32_t parts, int64_t offset, uint32_t n, float v)
+gs_instr_draft raw_memset(uint32_t parts, int64_t offset, uint32_t n, float v)
 {
-    gs_instr in;
+    gs_instr_draft in;
     std::memset(&in, 0, sizeof in);
     in.op = GS_OP_MEMSET;
     in.engine = GS_ENG_VECTOR;
@@ -337,7 +337,7 @@ TEST(MemLayout, AnOperandBeyondEveryBufferWidensTheStride)
     std::mt19937_64 rng(9);
     Prog pr(GS_FP32, GS_FP32);
     const int64_t off = (int64_t)sbuf_end(pr.p) + 4096; // outside every buffer
-    gs_instr in = raw_memset(P, off, 16, 7.0f);
+    gs_instr_draft in = raw_memset(P, off, 16, 7.0f);
     ASSERT_GE(gs_program_append_raw(pr.p, &in), 0);
     std::string why;
     gs_mem *m = pr.run(rng, &why);
@@ -359,7 +359,7 @@ TEST(MemLayout, WithoutBuffersPartitionsAreWhole)
     gs_config cfg;
     gs_test_config_gen3_like(&cfg);
     gs_program *p = gs_program_create(&cfg);
-    gs_instr in = raw_memset(128, 0, 8, 1.0f);
+    gs_instr_draft in = raw_memset(128, 0, 8, 1.0f);
     ASSERT_GE(gs_program_append_raw(p, &in), 0);
     gs_error err;
     gs_mem *m = gs_mem_create(p, &err);

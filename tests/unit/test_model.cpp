@@ -27,6 +27,7 @@
 #include "gs/isa.h"
 #include "gs/builder.h"
 #include "gs/model.h"
+#include "instr_view.h"
 #include "isolated_run.h"
 #include "test_config_builders.h"
 
@@ -92,9 +93,9 @@ gs_ap hbm_ap(int32_t tensor, gs_dtype t, unsigned parts, uint32_t free_elems, in
     return a;
 }
 
-gs_instr base_instr(gs_opcode op, gs_engine e, unsigned core, int line)
+gs_instr_draft base_instr(gs_opcode op, gs_engine e, unsigned core, int line)
 {
-    gs_instr in;
+    gs_instr_draft in;
     memset(&in, 0, sizeof in);
     in.op = op;
     in.engine = e;
@@ -104,9 +105,9 @@ gs_instr base_instr(gs_opcode op, gs_engine e, unsigned core, int line)
     return in;
 }
 
-gs_instr matmul_instr(unsigned core, uint32_t n)
+gs_instr_draft matmul_instr(unsigned core, uint32_t n)
 {
-    gs_instr in = base_instr(GS_OP_MATMUL, GS_ENG_TENSOR, core, 100);
+    gs_instr_draft in = base_instr(GS_OP_MATMUL, GS_ENG_TENSOR, core, 100);
     in.n_in = 2;
     in.n_out = 1;
     in.in[0] = sbuf_ap(GS_MEM_SBUF, GS_BF16, 128, 128);
@@ -115,9 +116,9 @@ gs_instr matmul_instr(unsigned core, uint32_t n)
     return in;
 }
 
-gs_instr vector_add_instr(unsigned core, uint32_t n)
+gs_instr_draft vector_add_instr(unsigned core, uint32_t n)
 {
-    gs_instr in = base_instr(GS_OP_TENSOR_TENSOR, GS_ENG_VECTOR, core, 200);
+    gs_instr_draft in = base_instr(GS_OP_TENSOR_TENSOR, GS_ENG_VECTOR, core, 200);
     in.n_in = 2;
     in.n_out = 1;
     in.alu0 = GS_ALU_ADD;
@@ -127,10 +128,10 @@ gs_instr vector_add_instr(unsigned core, uint32_t n)
     return in;
 }
 
-gs_instr dma_load_instr(unsigned core, unsigned queue, int32_t tensor, uint32_t free_elems,
-                        int64_t offset)
+gs_instr_draft dma_load_instr(unsigned core, unsigned queue, int32_t tensor, uint32_t free_elems,
+                              int64_t offset)
 {
-    gs_instr in = base_instr(GS_OP_DMA_COPY, GS_ENG_DMA, core, 300);
+    gs_instr_draft in = base_instr(GS_OP_DMA_COPY, GS_ENG_DMA, core, 300);
     in.queue = (uint16_t)queue;
     in.n_in = 1;
     in.n_out = 1;
@@ -139,18 +140,18 @@ gs_instr dma_load_instr(unsigned core, unsigned queue, int32_t tensor, uint32_t 
     return in;
 }
 
-void append(gs_program *p, gs_instr in, std::vector<uint32_t> deps = {})
+void append(gs_program *p, gs_instr_draft in, std::vector<uint32_t> deps = {})
 {
     in.n_deps = (uint32_t)deps.size();
     in.deps = deps.empty() ? nullptr : deps.data();
     ASSERT_GE(gs_program_append_raw(p, &in), 0);
 }
 
-double compute_ns(const gs_config *cfg, const gs_instr &in)
+double compute_ns(const gs_config *cfg, const gs_instr_draft &in)
 {
     gs_cost_state st;
     gs_cost_state_init(&st);
-    return gs_cost_compute_ns(cfg, &in, &st);
+    return gs_cost_compute_ns(cfg, view(in), &st);
 }
 
 gs_status run_timing(const gs_config *cfg, const gs_program *p, gs_run_stats *st, gs_error *err,
@@ -297,7 +298,7 @@ TEST(ModelOverlap, IndependentEnginesTakeTheMax)
     gs_config cfg;
     gs_test_config_gen2_like(&cfg);
     ProgramPtr p(gs_program_create(&cfg));
-    gs_instr mm = matmul_instr(0, 512), va = vector_add_instr(0, 2048);
+    gs_instr_draft mm = matmul_instr(0, 512), va = vector_add_instr(0, 2048);
     append(p.get(), mm);
     append(p.get(), va);
     gs_run_stats st;
@@ -318,7 +319,7 @@ TEST(ModelOverlap, DependentWorkTakesTheSumPlusSemaphore)
     gs_config cfg;
     gs_test_config_gen2_like(&cfg);
     ProgramPtr p(gs_program_create(&cfg));
-    gs_instr mm = matmul_instr(0, 512), va = vector_add_instr(0, 2048);
+    gs_instr_draft mm = matmul_instr(0, 512), va = vector_add_instr(0, 2048);
     append(p.get(), mm);
     append(p.get(), va, {0});
     /* Same engine, in order: no semaphore. */
@@ -340,7 +341,7 @@ TEST(ModelOverlap, TwoCoresRunInParallel)
     gs_config cfg;
     gs_test_config_gen2_like(&cfg);
     ProgramPtr p(gs_program_create(&cfg));
-    gs_instr mm0 = matmul_instr(0, 512), mm1 = matmul_instr(1, 512);
+    gs_instr_draft mm0 = matmul_instr(0, 512), mm1 = matmul_instr(1, 512);
     append(p.get(), mm0);
     append(p.get(), mm1);
     gs_run_stats st;
@@ -428,7 +429,7 @@ TEST(ModelDma, FourPartitionsUseOneEngine)
     gs_error err;
     const int32_t t = gs_program_add_tensor(p.get(), "A", GS_BF16, GS_TENSOR_INPUT, 2, shape, &err);
     ASSERT_GE(t, 0) << err.message;
-    gs_instr in = dma_load_instr(0, 0, t, 4096, 0);
+    gs_instr_draft in = dma_load_instr(0, 0, t, 4096, 0);
     in.in[0].part_count = 4;
     in.out[0].part_count = 4;
     append(p.get(), in);
@@ -660,7 +661,7 @@ TEST(ModelErrors, DependencyOnALaterInstructionIsADeadlock)
     gs_test_config_gen2_like(&cfg);
     ProgramPtr p(gs_program_create(&cfg));
     append(p.get(), matmul_instr(0, 128));
-    gs_instr first = vector_add_instr(0, 64);
+    gs_instr_draft first = vector_add_instr(0, 64);
     first.line = 41;
     append(p.get(), first, {2}); /* #1 waits for #2, later on the same engine */
     append(p.get(), vector_add_instr(0, 64));
@@ -724,7 +725,7 @@ TEST(ModelErrors, InvalidPlacementIsReportedBeforeRunning)
     gs_config cfg;
     gs_test_config_gen1_like(&cfg);
     ProgramPtr p(gs_program_create(&cfg));
-    gs_instr g = base_instr(GS_OP_MEMSET, GS_ENG_GPSIMD, 0, 77);
+    gs_instr_draft g = base_instr(GS_OP_MEMSET, GS_ENG_GPSIMD, 0, 77);
     g.n_out = 1;
     g.out[0] = sbuf_ap(GS_MEM_SBUF, GS_BF16, 128, 64);
     append(p.get(), g);
@@ -894,7 +895,7 @@ TEST(ModelTrace, DependentPairTimestampsAreExact)
     gs_config cfg;
     gs_test_config_gen2_like(&cfg);
     ProgramPtr p(gs_program_create(&cfg));
-    gs_instr mm = matmul_instr(0, 512), va = vector_add_instr(0, 1000);
+    gs_instr_draft mm = matmul_instr(0, 512), va = vector_add_instr(0, 1000);
     append(p.get(), mm);
     append(p.get(), va, {0});
     const std::string trace = tmp_path("pair");
@@ -938,7 +939,7 @@ TEST(ModelRoofline, MatmulStreamsAreCloseToButNeverBelowTheComputeBound)
             SCOPED_TRACE(gs_dtype_name(t));
             ProgramPtr p(gs_program_create(&cfg));
             for (int i = 0; i < 200; ++i) {
-                gs_instr mm = matmul_instr((unsigned)(i % 2), 512);
+                gs_instr_draft mm = matmul_instr((unsigned)(i % 2), 512);
                 mm.in[0].dtype = mm.in[1].dtype = t;
                 append(p.get(), mm);
             }

@@ -18,9 +18,9 @@ struct ProgramDeleter {
 };
 using ProgramPtr = std::unique_ptr<gs_program, ProgramDeleter>;
 
-gs_instr make(gs_opcode op, gs_engine e, unsigned core, unsigned queue, int line)
+gs_instr_draft make(gs_opcode op, gs_engine e, unsigned core, unsigned queue, int line)
 {
-    gs_instr in;
+    gs_instr_draft in;
     memset(&in, 0, sizeof in);
     in.op = op;
     in.engine = e;
@@ -32,10 +32,10 @@ gs_instr make(gs_opcode op, gs_engine e, unsigned core, unsigned queue, int line
 }
 
 /* The status of validating a program of one good instruction followed by `bad` on cfg. */
-gs_status validate_with(const gs_config *cfg, const gs_instr &bad, gs_error *err)
+gs_status validate_with(const gs_config *cfg, const gs_instr_draft &bad, gs_error *err)
 {
     ProgramPtr p(gs_program_create(cfg));
-    const gs_instr good = make(GS_OP_TENSOR_TENSOR, GS_ENG_VECTOR, 0, 0, 1);
+    const gs_instr_draft good = make(GS_OP_TENSOR_TENSOR, GS_ENG_VECTOR, 0, 0, 1);
     EXPECT_GE(gs_program_append_raw(p.get(), &good), 0);
     EXPECT_GE(gs_program_append_raw(p.get(), &bad), 0);
     return gs_program_validate(p.get(), cfg, err);
@@ -59,7 +59,7 @@ TEST(ProgramValidate, EachMisfitNamesTheInstructionAndItsLine)
     gs_test_config_gen2_like(&cfg);
     const unsigned cores = (unsigned)cfg.cores.v, queues = (unsigned)cfg.dma.queues.v;
     struct Case {
-        gs_instr in;
+        gs_instr_draft in;
         gs_status want;
         const char *says;
     } cases[] = {

@@ -47,9 +47,9 @@ gs_ap hbm_ap(int32_t tensor, uint32_t free_elems)
     return a;
 }
 
-gs_instr instr(gs_opcode op, gs_engine e, unsigned queue)
+gs_instr_draft instr(gs_opcode op, gs_engine e, unsigned queue)
 {
-    gs_instr in;
+    gs_instr_draft in;
     memset(&in, 0, sizeof in);
     in.op = op;
     in.engine = e;
@@ -61,7 +61,7 @@ gs_instr instr(gs_opcode op, gs_engine e, unsigned queue)
     return in;
 }
 
-void append(gs_program *p, gs_instr in, std::vector<uint32_t> deps)
+void append(gs_program *p, gs_instr_draft in, std::vector<uint32_t> deps)
 {
     in.n_deps = (uint32_t)deps.size();
     in.deps = deps.empty() ? nullptr : deps.data();
@@ -83,17 +83,17 @@ struct Fixture {
         gs_error err;
         x = gs_program_add_tensor(prog.get(), "x", GS_BF16, GS_TENSOR_INPUT, 2, shape, &err);
         y = gs_program_add_tensor(prog.get(), "y", GS_BF16, GS_TENSOR_OUTPUT, 2, shape, &err);
-        gs_instr load = instr(GS_OP_DMA_COPY, GS_ENG_DMA, 0);
+        gs_instr_draft load = instr(GS_OP_DMA_COPY, GS_ENG_DMA, 0);
         load.in[0] = hbm_ap(x, kCols);
         load.out[0] = local_ap(GS_MEM_SBUF, GS_BF16, kCols);
         append(prog.get(), load, {});
-        gs_instr mm = instr(GS_OP_MATMUL, GS_ENG_TENSOR, 0);
+        gs_instr_draft mm = instr(GS_OP_MATMUL, GS_ENG_TENSOR, 0);
         mm.n_in = 2;
         mm.in[0] = local_ap(GS_MEM_SBUF, GS_BF16, 128);
         mm.in[1] = local_ap(GS_MEM_SBUF, GS_BF16, kCols);
         mm.out[0] = local_ap(GS_MEM_PSUM, GS_FP32, kCols);
         append(prog.get(), mm, {0});
-        gs_instr store = instr(GS_OP_DMA_COPY, GS_ENG_DMA, 1);
+        gs_instr_draft store = instr(GS_OP_DMA_COPY, GS_ENG_DMA, 1);
         store.in[0] = local_ap(GS_MEM_SBUF, GS_BF16, kCols);
         store.out[0] = hbm_ap(y, kCols);
         append(prog.get(), store, {1});
@@ -141,7 +141,7 @@ void fill_three(Timeline &t, const Fixture &f, uint64_t mm_ps)
     t.set(0, q0, 0, 10000, 2000, -1);
     t.set(1, pe, 10000 + kSem, mm_end, 0, 0);
     t.set(2, q1, mm_end + kSem, mm_end + kSem + 10000, 1000, 1);
-    const double bytes = (double)gs_ap_bytes(&f.at(0)->out[0]);
+    const double bytes = (double)gs_ap_bytes(f.at(0)->out[0]);
     t.tl.stream[q0] = {8000, 0, 0, 2000, 1, bytes, 1};
     t.tl.stream[pe] = {mm_ps, 0, kSem, 0, 1, 0, 0};
     t.tl.stream[q1] = {9000, kSem, 0, 1000, 1, bytes, 1};
@@ -169,7 +169,7 @@ TEST(Stats, ThreeInstructionRooflineAndCriticalPath)
     EXPECT_EQ(st.cores_used, 1u);
 
     /* counters land on their engine and queue */
-    const double bytes = (double)gs_ap_bytes(&f.at(0)->out[0]);
+    const double bytes = (double)gs_ap_bytes(f.at(0)->out[0]);
     EXPECT_DOUBLE_EQ(st.engine[0][GS_ENG_TENSOR].busy_ns, (double)mm_ps / 1000.0);
     EXPECT_DOUBLE_EQ(st.engine[0][GS_ENG_TENSOR].stall_dma_ns, kSem / 1000.0);
     EXPECT_EQ(st.engine_total[GS_ENG_DMA].instructions, 2u);
@@ -247,7 +247,7 @@ TEST(Stats, MinimumTrafficCountsARereadOnce)
     const unsigned q0 = gs_timeline_stream_id(&t.tl, 0, GS_ENG_DMA, 0);
     const uint64_t s = t.tl.instr[2].end_ps + kSem;
     t.set(3, q0, s, s + 10000, 0, 2);
-    const double bytes = (double)gs_ap_bytes(&f.at(0)->out[0]);
+    const double bytes = (double)gs_ap_bytes(f.at(0)->out[0]);
     t.tl.stream[q0].bytes += bytes;
     t.tl.stream[q0].transfers++;
     gs_run_stats st;

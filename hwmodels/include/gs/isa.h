@@ -14,6 +14,24 @@
  *    access falls in, for bounds checks and dependency tracking.
  * Free dimensions are listed outermost first; shape[ndim-1] is the innermost.
  *
+ * Operand storage: an instruction (gs_instr) holds pointers to its operands' access patterns,
+ * not the patterns. The program keeps each distinct pattern once (interned: equal patterns share
+ * one copy) in chunks that never move, so the pointers stay valid while the program grows and
+ * until it is freed. A kernel's operands repeat heavily (its tiles are few; an HBM view repeats
+ * when a tile is reloaded): gen1's largest matmul (397,312 instructions, 925,696 operands) has
+ * 11,273 distinct patterns, so an instruction takes 96 bytes instead of 392 with five inline
+ * 64-byte patterns (a variable operand count alone would have kept ~250). The integer
+ * immediates, which three opcodes use, are out of line as well.
+ *
+ * Every one of the GS_INSTR_MAX_IN + GS_INSTR_MAX_OUT slots is stored, used or not: an unused
+ * slot points to the (interned) tensor = -1 pattern the builder left in it. So a read of any
+ * slot sees exactly what the builder wrote, never another instruction's operand, and needs no
+ * bounds check: `in->in[2]->tensor >= 0` as "is there a bias operand?" and matmul_mx's moving
+ * scales in out[1] (beyond n_out) read as they did from inline arrays. Instructions are written
+ * as a gs_instr_draft (inline operands, the old layout) and copied in by gs_program_append /
+ * gs_program_append_raw. A pattern's identity is its value (its 62 bytes of fields, not its
+ * padding), never its address: nothing may compare operand pointers to mean "the same view".
+ *
  * The vocabulary a kernel names (memory spaces, access patterns, opcodes, ALU ops, activation
  * functions) is in gs/isa_types.h, which gs/kernel.h includes; this header adds instructions
  * and programs, which kernels never see.
@@ -60,7 +78,7 @@ enum {
  *                 [P, M] (stationary) and in[1] [P, N] (moving), quad-packed MX dtypes whose
  *                 elements hold four values j = 0..3 each, with E8M0 scales in[2] (for in[0])
  *                 and GS_MX_MOVING_SCALE(in) (for in[1]: held in the unused out[1] slot, so
- *                 instructions keep three input slots and their size; it is read, never
+ *                 instructions keep three input slots; it is read, never
  *                 written, and the builder derives its dependencies as a read). The
  *                 contraction runs over the 4P (partition, j) pairs; the values of partitions
  *                 8g..8g+7 of one element column share one scale, held at partition
@@ -95,27 +113,60 @@ enum {
  *  gather         out[0][p][:] = row idx[p] of in[0] (an HBM [V, D] tensor view), idx = in[1]
  *                 [P,1] int32; an index outside [0, V) is a run-time error.
  */
-/* matmul_mx's fourth input, the moving operand's scales (see matmul_mx above). */
-#define GS_MX_MOVING_SCALE(instr) (&(instr)->out[1])
+/* matmul_mx's fourth input, the moving operand's scales (see matmul_mx above): an instruction's
+ * pointer to it (GS_MX_MOVING_SCALE) and a draft's slot (GS_MX_MOVING_SCALE_SLOT). */
+#define GS_MX_MOVING_SCALE(instr) ((instr)->out[1])
+#define GS_MX_MOVING_SCALE_SLOT(draft) (&(draft)->out[1])
 
+/* The fields of an instruction other than its operands (shared by gs_instr and gs_instr_draft,
+ * which differ only in how they hold the operands). */
+#define GS_INSTR_FIELDS                                                                            \
+    gs_opcode op : 8;                                                                              \
+    gs_engine engine : 8;                                                                          \
+    gs_alu alu0 : 8, alu1 : 8;                                                                     \
+    gs_act act : 8;                                                                                \
+    uint8_t n_in, n_out; /* operand slots in use (matmul_mx also reads out[1], see above) */       \
+    uint16_t core;       /* core whose engine executes it */                                       \
+    uint16_t queue;      /* DMA: queue index on that core */                                       \
+    uint32_t flags;                                                                                \
+    float imm[2];                                                                                  \
+    uint32_t n_deps;                                                                               \
+    int line;                                                                                      \
+    uint32_t *deps;   /* indices of earlier instructions this one waits for (owned by program) */  \
+    const char *file; /* kernel source file (string literal from __FILE__) */
+
+/*
+ * An instruction of a program. Its operands are pointers to access patterns the program owns
+ * (see "Operand storage" at the top): read them as `*in->in[k]` / `in->out[k]->tensor`. Every
+ * slot, used or not, points to a pattern: an unused slot to one with tensor = -1. The integer
+ * immediates (iota, affine_select, tensor_reduce) are out of line too: iimm points to the
+ * program's copy of the three, or to three zeros when the draft's were all zero.
+ */
 typedef struct gs_instr {
-    gs_opcode op : 8;
-    gs_engine engine : 8;
-    gs_alu alu0 : 8, alu1 : 8;
-    gs_act act : 8;
-    uint8_t n_in, n_out;
-    uint16_t core;  /* core whose engine executes it */
-    uint16_t queue; /* DMA: queue index on that core */
-    uint32_t flags;
-    float imm[2];
+    GS_INSTR_FIELDS
+    const int64_t *iimm;
+    const gs_ap *out[GS_INSTR_MAX_OUT];
+    const gs_ap *in[GS_INSTR_MAX_IN];
+} gs_instr;
+
+/*
+ * An instruction being written (the kernel builder, tests): the same fields with the operands
+ * held inline. gs_program_append copies it into the program; unused slots hold tensor = -1 (and
+ * zeros), as instructions always had.
+ */
+typedef struct gs_instr_draft {
+    GS_INSTR_FIELDS
     int64_t iimm[3];
     gs_ap out[GS_INSTR_MAX_OUT];
     gs_ap in[GS_INSTR_MAX_IN];
-    uint32_t n_deps;
-    int line;
-    uint32_t *deps;   /* indices of earlier instructions this one waits for (owned by program) */
-    const char *file; /* kernel source file (string literal from __FILE__) */
-} gs_instr;
+} gs_instr_draft;
+
+/* A draft seen as an instruction: `view`'s operand pointers point into `d` (valid while `d`
+ * lives and is not moved). For code and tests that evaluate an instruction before, or without,
+ * appending it. Returns view. */
+const gs_instr *gs_instr_draft_view(const gs_instr_draft *d, gs_instr *view);
+/* An instruction copied back into a draft (operands by value), e.g. to append a variant of it. */
+void gs_instr_to_draft(const gs_instr *in, gs_instr_draft *d);
 
 /* ---- HBM tensors (gs_tensor_kind: gs/isa_types.h) ---- */
 typedef struct gs_tensor_info {
@@ -171,7 +222,7 @@ uint64_t gs_program_psum_high_water(const gs_program *p);
  * a later instruction). Kernels use gs/kernel.h, which validates and derives dependencies.
  * Returns the new index or -1 on OOM.
  */
-int64_t gs_program_append_raw(gs_program *p, const gs_instr *in);
+int64_t gs_program_append_raw(gs_program *p, const gs_instr_draft *in);
 
 /* The program fits cfg's chip: every instruction on an existing core and on a valid engine the
  * config has, DMA copies and transposes (only they) on the DMA engine, each on an existing queue

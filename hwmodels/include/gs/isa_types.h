@@ -33,9 +33,10 @@ const char *gs_memspace_name(gs_memspace m);
 /*
  * An access pattern: a [partitions x free-dims] view of one memory region.
  *
- * Kept compact (64 bytes; an instruction holds five): strides are 32-bit (the view helpers of
- * gs/kernel.h refuse a stride outside int32_t with a builder error, GS_AP_BAD_STRIDE), enums are
- * 8-bit bit-fields, and the fields are ordered so that no padding falls between them.
+ * Kept compact (64 bytes; a program stores each distinct one once, gs/isa.h): strides are 32-bit
+ * (the view helpers of gs/kernel.h refuse a stride outside int32_t with a builder error,
+ * GS_AP_BAD_STRIDE), enums are 8-bit bit-fields, and the fields are ordered so that no padding
+ * falls between them (a program compares patterns by their 62 bytes of fields).
  */
 typedef struct gs_ap {
     int64_t offset;      /* HBM: element offset; SBUF/PSUM: byte offset within a partition */
