@@ -275,10 +275,14 @@ gs_status gs_job_check_outputs(gs_job *j, gs_job_check *res, gs_error *err)
         double worst_excess = -1.0;
         float chunk[CHUNK];
         for (uint64_t e = 0; e < ti->elems; e++) {
-            if (e % CHUNK == 0)
-                load_floats(ti->dtype, data, e, chunk,
-                            (size_t)GS_MIN((uint64_t)CHUNK, ti->elems - e));
-            double got = chunk[e % CHUNK];
+            const size_t ci = (size_t)(e % CHUNK);
+            if (ci == 0) {
+                const size_t n = (size_t)GS_MIN((uint64_t)CHUNK, ti->elems - e);
+                load_floats(ti->dtype, data, e, chunk, n);
+                for (size_t k = n; k < CHUNK; k++) /* the last chunk's unused tail */
+                    chunk[k] = 0.0f;
+            }
+            double got = chunk[ci];
             double r = ref[e];
             if (!isfinite(got) && isfinite(r)) {
                 res->bad_nonfinite++;

@@ -209,16 +209,20 @@ char *gs_strndup(const char *s, size_t n)
 void gs_prefault(void *p, size_t n)
 {
 #ifdef MADV_POPULATE_WRITE
-    static uintptr_t page;
+    static size_t page;
     if (!page) {
         const long ps = sysconf(_SC_PAGESIZE);
-        page = ps > 0 ? (uintptr_t)ps : 4096;
+        page = ps > 0 ? (size_t)ps : 4096;
     }
-    const uintptr_t lo = ((uintptr_t)p + page - 1) & ~(page - 1);
-    const uintptr_t hi = ((uintptr_t)p + n) & ~(page - 1);
+    if (!p) return;
+    /* the whole pages inside [p, p + n), by offsets from p (no integer-to-pointer casts) */
+    const size_t mis = (size_t)((uintptr_t)p % page);
+    const size_t head = mis ? page - mis : 0;
+    if (n < head) return;
+    const size_t len = (n - head) / page * page;
     /* below a few pages the call costs about what the faults it saves do */
-    if (!p || hi < lo + 4 * page) return;
-    (void)madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
+    if (len < 4 * page) return;
+    (void)madvise((char *)p + head, len, MADV_POPULATE_WRITE);
 #else
     (void)p;
     (void)n;
