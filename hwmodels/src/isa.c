@@ -219,6 +219,8 @@ typedef struct ap_chunk {
 typedef struct ap_pool {
     ap_chunk *chunks;  /* newest first */
     const gs_ap **set; /* hash set of interned patterns (NULL = empty slot) */
+    uint32_t *tags;    /* per slot of set, the high half of its pattern's hash: a probe reads
+                        * a pattern (a likely cache miss) only when the tag matches */
     size_t set_cap, n; /* set_cap: a power of two or 0; n: distinct patterns */
     const gs_ap *none; /* the interned unused-slot pattern (tensor = -1, zeros), once seen */
     /* the last pattern found for each of AP_RECENT hash values: a program reuses a few patterns
@@ -235,6 +237,7 @@ struct gs_program {
     size_t n_buffers, cap_buffers;
     gs_instr *instrs;
     size_t n_instrs, cap_instrs;
+    size_t instrs_mapped; /* instrs[0, instrs_mapped) had their pages mapped ahead (gs_prefault) */
     dep_block *deps;
     iimm_block *iimms;
     ap_pool aps;
@@ -276,6 +279,7 @@ void gs_program_free(gs_program *p)
         c = n;
     }
     gs_free(p->aps.set);
+    gs_free(p->aps.tags);
     for (iimm_block *b = p->iimms; b;) {
         iimm_block *n = b->next;
         gs_free(b);
@@ -486,7 +490,12 @@ static int ap_set_grow(ap_pool *pool)
 {
     size_t ncap = pool->set_cap ? pool->set_cap * 2 : 256;
     const gs_ap **set = gs_calloc(ncap, sizeof *set);
-    if (!set) return 0;
+    uint32_t *tags = gs_calloc(ncap, sizeof *tags);
+    if (!set || !tags) {
+        gs_free(set);
+        gs_free(tags);
+        return 0;
+    }
     for (size_t i = 0; i < pool->set_cap; i++) {
         const gs_ap *a = pool->set[i];
         if (!a) continue;
@@ -496,9 +505,12 @@ static int ap_set_grow(ap_pool *pool)
         while (set[j])
             j = (j + 1) & (ncap - 1);
         set[j] = a;
+        tags[j] = pool->tags[i];
     }
     gs_free(pool->set);
+    gs_free(pool->tags);
     pool->set = set;
+    pool->tags = tags;
     pool->set_cap = ncap;
     return 1;
 }
@@ -516,9 +528,10 @@ static const gs_ap *ap_intern(ap_pool *pool, const gs_ap *a)
     if (*recent && ap_key_equal(&k, *recent)) return *recent;
     if (2 * (pool->n + 1) > pool->set_cap && !ap_set_grow(pool)) return NULL;
     const size_t mask = pool->set_cap - 1;
+    const uint32_t tag = (uint32_t)(h >> 32);
     size_t j = (size_t)h & mask;
     for (const gs_ap *e; (e = pool->set[j]) != NULL; j = (j + 1) & mask)
-        if (ap_key_equal(&k, e)) return *recent = e;
+        if (pool->tags[j] == tag && ap_key_equal(&k, e)) return *recent = e;
     ap_chunk *c = pool->chunks;
     if (!c || c->used == c->cap) {
         uint32_t cap = c ? GS_MIN(2 * c->cap, AP_CHUNK_MAX) : AP_CHUNK_MIN;
@@ -532,6 +545,7 @@ static const gs_ap *ap_intern(ap_pool *pool, const gs_ap *a)
     gs_ap *dst = &c->data[c->used++];
     *dst = *a;
     pool->set[j] = *recent = dst;
+    pool->tags[j] = tag;
     pool->n++;
     if (!pool->none && a->tensor < 0) {
         static const gs_ap unused = {.tensor = -1};
@@ -583,6 +597,13 @@ int64_t gs_program_append(gs_program *p, const gs_instr_draft *in, const uint32_
 {
     if (p->n_instrs >= UINT32_MAX - 1) return -1;
     if (!grow((void **)&p->instrs, &p->cap_instrs, p->n_instrs, sizeof *p->instrs)) return -1;
+    if (p->n_instrs >= p->instrs_mapped) {
+        /* map the next ~1 MiB of records in one call instead of a page fault per 42 records
+         * (a large program's records are most of its first-touch faults) */
+        const size_t ahead = GS_MIN(p->cap_instrs - p->n_instrs, (1u << 20) / sizeof *p->instrs);
+        gs_prefault(&p->instrs[p->n_instrs], ahead * sizeof *p->instrs);
+        p->instrs_mapped = p->n_instrs + ahead;
+    }
     gs_instr *dst = &p->instrs[p->n_instrs];
     COPY_INSTR_FIELDS(dst, in);
     if (!(dst->iimm = store_iimm(p, in->iimm))) return -1;
