@@ -214,8 +214,11 @@ gs_status gs_job_init_memory(gs_job *j, gs_error *err)
 
 static double *decode(const gs_tensor_info *ti, const void *data)
 {
-    double *d = gs_calloc(ti->elems, sizeof *d); /* pages mapped in one call (gs_calloc) */
+    size_t bytes;
+    if (!gs_size_mul((size_t)ti->elems, sizeof(double), &bytes)) return NULL;
+    double *d = gs_malloc(bytes);
     if (!d) return NULL;
+    gs_prefault(d, bytes); /* written in full below */
     float chunk[CHUNK];
     for (uint64_t e0 = 0; e0 < ti->elems; e0 += CHUNK) {
         const size_t n = (size_t)GS_MIN((uint64_t)CHUNK, ti->elems - e0);
@@ -274,35 +277,33 @@ gs_status gs_job_check_outputs(gs_job *j, gs_job_check *res, gs_error *err)
         res->tol_rel = rtol;
         double worst_excess = -1.0;
         float chunk[CHUNK];
-        for (uint64_t e = 0; e < ti->elems; e++) {
-            const size_t ci = (size_t)(e % CHUNK);
-            if (ci == 0) {
-                const size_t n = (size_t)GS_MIN((uint64_t)CHUNK, ti->elems - e);
-                load_floats(ti->dtype, data, e, chunk, n);
-                for (size_t k = n; k < CHUNK; k++) /* the last chunk's unused tail */
-                    chunk[k] = 0.0f;
-            }
-            double got = chunk[ci];
-            double r = ref[e];
-            if (!isfinite(got) && isfinite(r)) {
-                res->bad_nonfinite++;
-                res->mismatches++;
-                if (worst_excess < (double)INFINITY) {
-                    worst_excess = INFINITY;
-                    name_element(res->worst, sizeof res->worst, ti, e);
-                    res->max_abs_err = INFINITY;
+        for (uint64_t e0 = 0; e0 < ti->elems; e0 += CHUNK) {
+            const size_t n = (size_t)GS_MIN((uint64_t)CHUNK, ti->elems - e0);
+            load_floats(ti->dtype, data, e0, chunk, n);
+            for (uint64_t e = e0; e < e0 + n; e++) {
+                double got = chunk[e - e0];
+                double r = ref[e];
+                if (!isfinite(got) && isfinite(r)) {
+                    res->bad_nonfinite++;
+                    res->mismatches++;
+                    if (worst_excess < (double)INFINITY) {
+                        worst_excess = INFINITY;
+                        name_element(res->worst, sizeof res->worst, ti, e);
+                        res->max_abs_err = INFINITY;
+                    }
+                    continue;
                 }
-                continue;
-            }
-            double ae = fabs(got - r);
-            double re = ae / GS_MAX(fabs(r), 1e-30);
-            if (ae > res->max_abs_err) res->max_abs_err = ae;
-            if (fabs(r) > 1e-6 * GS_MAX(rms, 1e-30) && re > res->max_rel_err) res->max_rel_err = re;
-            double excess = ae - (atol + rtol * fabs(r));
-            if (excess > 0) res->mismatches++;
-            if (excess > worst_excess && worst_excess < (double)INFINITY) {
-                worst_excess = excess;
-                name_element(res->worst, sizeof res->worst, ti, e);
+                double ae = fabs(got - r);
+                double re = ae / GS_MAX(fabs(r), 1e-30);
+                if (ae > res->max_abs_err) res->max_abs_err = ae;
+                if (fabs(r) > 1e-6 * GS_MAX(rms, 1e-30) && re > res->max_rel_err)
+                    res->max_rel_err = re;
+                double excess = ae - (atol + rtol * fabs(r));
+                if (excess > 0) res->mismatches++;
+                if (excess > worst_excess && worst_excess < (double)INFINITY) {
+                    worst_excess = excess;
+                    name_element(res->worst, sizeof res->worst, ti, e);
+                }
             }
         }
     }

@@ -79,30 +79,35 @@ static size_t pattern_end(const gs_ap *a, size_t full)
 }
 
 /*
- * Partition stride of `space` on core `core`: the end of the furthest buffer or operand there
- * (64-byte aligned), all of the partition for a program without buffers. A check job addresses
- * a few KiB of each 192 KiB SBUF partition; packing the partitions at that stride instead of
- * the hardware's keeps the pages it touches (and their first-touch faults) to the bytes used.
+ * Partition stride of SBUF and PSUM: the end of the furthest buffer or operand in each space
+ * over every core (64-byte aligned), all of the partition for a program without buffers. A check
+ * job addresses a few KiB of each 192 KiB SBUF partition; packing the partitions at that stride
+ * instead of the hardware's keeps the pages it touches (and their first-touch faults) to the
+ * bytes used.
  */
-static size_t space_stride(const gs_program *p, gs_memspace space, unsigned core, size_t full)
+static void space_strides(const gs_program *p, const size_t full[GS_MEMSPACE_COUNT],
+                          size_t stride[GS_MEMSPACE_COUNT])
 {
-    size_t nb = gs_program_buffer_count(p), end = 0;
-    if (nb == 0) return full;
+    const size_t nb = gs_program_buffer_count(p);
+    size_t end[GS_MEMSPACE_COUNT] = {0};
     for (size_t b = 0; b < nb; b++) {
         const gs_buffer_info *bi = gs_program_buffer(p, (int32_t)b);
-        if (bi->space == space && bi->core == core) end = GS_MAX(end, bi->offset + bi->bytes);
+        if (bi->space == GS_MEM_SBUF || bi->space == GS_MEM_PSUM)
+            end[bi->space] = GS_MAX(end[bi->space], bi->offset + bi->bytes);
     }
-    for (size_t i = 0, n = gs_program_count(p); i < n && end < full; i++) {
+    for (size_t i = 0, n = nb ? gs_program_count(p) : 0; i < n; i++) {
         const gs_instr *in = gs_program_instr(p, i);
         const int n_out = in->op == GS_OP_MATMUL_MX ? 2 : in->n_out;
         for (int k = 0; k < in->n_in + n_out; k++) {
             const gs_ap *a = k < in->n_in ? in->in[k] : in->out[k - in->n_in];
-            if (a->space == space && a->core == core && a->tensor >= 0)
-                end = GS_MAX(end, pattern_end(a, full));
+            if ((a->space == GS_MEM_SBUF || a->space == GS_MEM_PSUM) && a->tensor >= 0)
+                end[a->space] = GS_MAX(end[a->space], pattern_end(a, full[a->space]));
         }
     }
-    end = (end + 63) & ~(size_t)63;
-    return end == 0 ? 64 : GS_MIN(end, full);
+    for (int s = GS_MEM_SBUF; s <= GS_MEM_PSUM; s++) {
+        const size_t e = (end[s] + 63) & ~(size_t)63;
+        stride[s] = nb == 0 ? full[s] : e == 0 ? 64 : GS_MIN(e, full[s]);
+    }
 }
 
 gs_mem *gs_mem_create(const gs_program *p, gs_error *err)
@@ -130,11 +135,7 @@ gs_mem *gs_mem_create_filled(const gs_program *p, uint8_t fill, gs_error *err)
         [GS_MEM_SBUF] = gs_config_sbuf_partition_bytes(cfg),
         [GS_MEM_PSUM] = gs_config_psum_partition_bytes(cfg),
     };
-    for (unsigned c = 0; c < m->cores; c++)
-        for (int s = GS_MEM_SBUF; s <= GS_MEM_PSUM; s++) {
-            /* one stride per space (the widest core's), so addressing stays per space */
-            m->stride[s] = GS_MAX(m->stride[s], space_stride(p, (gs_memspace)s, c, full[s]));
-        }
+    space_strides(p, full, m->stride);
     for (unsigned c = 0; c < m->cores; c++)
         for (int s = GS_MEM_SBUF; s <= GS_MEM_PSUM; s++) {
             size_t bytes;
