@@ -2,9 +2,12 @@
  * hbm_target.h - the chip's device memory (HBM) as a TLM-2.0 target shared by every DMA queue
  * and gather engine of every core.
  *
- * Timing: the chip bandwidth (config hbm_bandwidth, bytes/ns) is one server. Each b_transport
- * is one DMA engine's share of a transfer, arriving at now + the annotated delay (a share may
- * be reserved ahead, when its engine is still busy). It needs the server for
+ * Timing: the chip bandwidth (config hbm_bandwidth, bytes/ns) is one server. Each request is
+ * one DMA engine's share of a transfer, arriving at now + its annotated delay (a share may be
+ * reserved ahead, when its engine is still busy). A transaction carries one request (its
+ * length and annotated delay), or the shares of a whole transfer in an HbmShares extension
+ * (each with its own delay; served in their order, exactly as one transaction each would be).
+ * A request needs the server for
  * bytes / hbm_bandwidth and takes the idle time after its arrival, gap by gap, until it has had
  * that much (reservations are kept as busy intervals, busy_intervals.h: work-conserving, so a later
  * reservation for an earlier time fills the gaps instead of queueing behind a future one). The
@@ -35,6 +38,28 @@
 namespace gs_tlm
 {
 
+/*
+ * The shares of one DMA transfer that pass the HBM, in one transaction (a TLM-2.0 extension of
+ * the generic payload; the payload's own length and delay are then unused). On gen1 a transfer
+ * is 16 shares: one b_transport for all of them instead of one each. The initiator owns the
+ * request array; the target answers in place.
+ */
+struct HbmShares : public tlm::tlm_extension<HbmShares> {
+    struct Request {
+        uint64_t delay_ps; /* in: when the share reaches HBM, from now; out: when HBM has passed
+                              its bytes, from now (never before it arrived) */
+        uint64_t bytes;    /* HBM bytes charged for it */
+    };
+    Request *req = nullptr;
+    unsigned n = 0;
+
+    tlm::tlm_extension_base *clone() const override { return new HbmShares(*this); }
+    void copy_from(const tlm::tlm_extension_base &e) override
+    {
+        *this = static_cast<const HbmShares &>(e);
+    }
+};
+
 class HbmTarget : public sc_core::sc_module
 {
   public:
@@ -59,6 +84,8 @@ class HbmTarget : public sc_core::sc_module
 
   private:
     void b_transport(int id, tlm::tlm_generic_payload &trans, sc_core::sc_time &delay);
+    /* One request arriving `delay_ps` from now: returns when its bytes have passed, from now. */
+    uint64_t serve(uint64_t now, uint64_t delay_ps, uint64_t bytes);
     double bytes_per_ns_;
     mutable uint64_t memo_bytes_ = 0, memo_ps_ = 0; /* service_ps(0) is 0 */
     BusyIntervals busy_; /* reservations; those ended before now are dropped */

@@ -219,9 +219,14 @@ DmaEngine::DmaEngine(sc_core::sc_module_name name, Run &run, unsigned core, unsi
     : sc_core::sc_module(name), hbm_port("hbm_port"), run_(run), core_(core), index_(index),
       stats_(run.tl.dma[(size_t)core * run.tl.dma_engines + index])
 {
-    trans_.set_data_ptr(nullptr);
-    trans_.set_byte_enable_ptr(nullptr);
-    trans_.set_dmi_allowed(false);
+}
+
+TransferHbm::TransferHbm() : shares(new HbmShares)
+{
+    trans.set_data_ptr(nullptr);
+    trans.set_byte_enable_ptr(nullptr);
+    trans.set_dmi_allowed(false);
+    trans.set_extension(shares);
 }
 
 void TransferHbm::start(const Run &r, const gs_instr *in, const gs_dma_plan &plan)
@@ -277,52 +282,6 @@ const TransferHbm::ShareCost &TransferHbm::cost(const Run &r, const gs_dma_plan 
     return cost_;
 }
 
-DmaEngine::Timing DmaEngine::serve(const gs_dma_plan &plan, const TransferHbm &x,
-                                   const TransferHbm::ShareCost &c, uint64_t ready_ps,
-                                   unsigned copies)
-{
-    Run &r = run_;
-    const gs_dma_share &sh = plan.share[index_];
-    const uint64_t now = sc_core::sc_time_stamp().value();
-    Timing t;
-    t.start_ps = std::max(ready_ps, free_ps_);
-    /* fixed cost and descriptors, then the bytes at the engine's rate */
-    uint64_t bytes_at = t.start_ps + c.setup_ps;
-    uint64_t end = bytes_at + c.stream_ps; /* the engine is done with the share */
-    t.port_ps = 0;
-    uint64_t latency = 0;
-    if (plan.hbm && sh.eff_bytes > 0) {
-        /* `copies` engines with this same share, free at the same time, pass the HBM as one
-         * reservation: their transfer ends together either way (one timed event for all) */
-        const uint64_t charged = c.charged * copies;
-        trans_.set_command(x.src_hbm ? tlm::TLM_READ_COMMAND : tlm::TLM_WRITE_COMMAND);
-        trans_.set_address(x.addr);
-        trans_.set_data_length((unsigned)std::min<uint64_t>(charged, UINT32_MAX));
-        trans_.set_streaming_width(trans_.get_data_length());
-        trans_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-        /* loosely timed: the share reaches HBM at bytes_at (annotated delay from now); the
-         * target answers with the delay until it has passed the bytes */
-        sc_core::sc_time delay = sc_core::sc_time::from_value(bytes_at - now);
-        hbm_port->b_transport(trans_, delay);
-        const uint64_t hbm_end = now + delay.value();
-        /* contention: any wait beyond this one share's own HBM time (sharing it with the
-         * engines of the same group counts as waiting for HBM bandwidth) */
-        const uint64_t uncontended = std::max(end, bytes_at + r.hbm->service_ps(charged / copies));
-        if (hbm_end > end) end = hbm_end;
-        t.port_ps = end - std::min(end, uncontended);
-        if (r.hbm_counter) /* the trace's bandwidth counter */
-            r.hbm_rate(bytes_at, end,
-                       copies * sh.bytes * (x.hbm_bytes / std::max(plan.bytes, 1.0)) * 1000.0 /
-                           (double)std::max<uint64_t>(end - bytes_at, 1));
-        /* the access latency delays the share's completion, but the engine pipelines it: it
-         * is free for the next share once the bytes have passed */
-        latency = r.hbm_latency_ps;
-    }
-    t.busy_end_ps = end;
-    t.end_ps = end + latency;
-    return t;
-}
-
 void DmaEngine::account(const Timing &t, uint32_t i, const gs_instr *in, const gs_dma_plan &plan)
 {
     Run &r = run_;
@@ -341,23 +300,39 @@ TransferTiming run_transfer(Run &run, std::vector<std::unique_ptr<DmaEngine>> &e
                             const gs_instr *in, const gs_dma_plan &plan, uint64_t ready_ps,
                             TransferHbm &x)
 {
-    TransferTiming t = {ready_ps, 0};
-    uint64_t first = UINT64_MAX;
+    const uint64_t now = sc_core::sc_time_stamp().value();
     const unsigned n = std::min<unsigned>(plan.n_engines, (unsigned)engines.size());
     x.start(run, in, plan);
+    /* at most one group and one request per engine; filled field by field (building a
+     * Request on the stack and copying it stalled on store forwarding) */
+    if (x.groups.size() < n) {
+        x.groups.resize(n);
+        x.requests.resize(n);
+    }
+    unsigned n_groups = 0, n_requests = 0;
+    uint64_t charged_total = 0;
+    const TransferHbm::ShareCost *cost = nullptr;
+    const gs_dma_share *costed = nullptr; /* the share `cost` was computed for */
+    /* 1. The shares as groups and what each group asks of the HBM. Engines in a row with the
+     * same share, free at the same time: one reservation, but only while the HBM passes the
+     * whole group within one share's streaming time (c.max_group): then the group ends as its
+     * shares would one by one; when the HBM is the limit, shares are reserved one by one so that
+     * each engine is freed as soon as its own bytes passed. The scan stops one past max_group:
+     * that group is too large already. A group's start depends only on its own engines, which
+     * no other group of the transfer touches, so all requests can be made before any engine is
+     * occupied. */
     for (unsigned e = 0; e < n;) {
         const gs_dma_share &sh = plan.share[e];
         if (!(sh.bytes > 0)) {
             ++e;
             continue;
         }
-        const TransferHbm::ShareCost &c = x.cost(run, plan, sh, n);
-        /* engines in a row with the same share, free at the same time: one reservation, but
-         * only while the HBM passes the whole group within one share's streaming time
-         * (c.max_group): then the group ends as its shares would one by one; when the HBM is
-         * the limit, shares are reserved one by one so that each engine is freed as soon as its
-         * own bytes passed. The scan stops one past max_group: that group is too large
-         * already. */
+        /* the costs depend on the share only through these (the rest is the transfer's) */
+        if (!costed || sh.eff_bytes != costed->eff_bytes || sh.descriptors != costed->descriptors) {
+            cost = &x.cost(run, plan, sh, n);
+            costed = &sh;
+        }
+        const TransferHbm::ShareCost &c = *cost;
         const uint64_t start = engines[e]->start_for(ready_ps);
         unsigned g = 1;
         while (e + g < n && g <= c.max_group && plan.share[e + g].bytes == sh.bytes &&
@@ -366,15 +341,75 @@ TransferTiming run_transfer(Run &run, std::vector<std::unique_ptr<DmaEngine>> &e
                engines[e + g]->start_for(ready_ps) == start)
             ++g;
         if (g > c.max_group) g = 1;
-        const DmaEngine::Timing s = engines[e]->serve(plan, x, c, ready_ps, g);
-        for (unsigned k = 0; k < g; ++k)
-            engines[e + k]->account(s, i, in, plan);
+        TransferHbm::Group &gr = x.groups[n_groups++];
+        gr.e = e;
+        gr.copies = g;
+        gr.start_ps = start;
+        /* fixed cost and descriptors, then the bytes at the engine's rate */
+        gr.bytes_at_ps = start + c.setup_ps;
+        gr.end_ps = gr.bytes_at_ps + c.stream_ps;
+        gr.charged = c.charged;
+        gr.hbm = plan.hbm && sh.eff_bytes > 0;
+        if (gr.hbm) {
+            /* loosely timed: the group's bytes reach HBM at bytes_at (a delay from now); the
+             * target answers with the delay until it has passed them */
+            HbmShares::Request &q = x.requests[n_requests++];
+            q.delay_ps = gr.bytes_at_ps - now;
+            q.bytes = c.charged * g;
+            charged_total += q.bytes;
+        }
+        e += g;
+    }
+    /* 2. One transaction takes every request to the HBM, which reserves them in order. */
+    if (n_requests > 0) {
+        tlm::tlm_generic_payload &tr = x.trans;
+        x.shares->req = x.requests.data();
+        x.shares->n = n_requests;
+        tr.set_command(x.src_hbm ? tlm::TLM_READ_COMMAND : tlm::TLM_WRITE_COMMAND);
+        tr.set_address(x.addr);
+        tr.set_data_length((unsigned)std::min<uint64_t>(charged_total, UINT32_MAX));
+        tr.set_streaming_width(tr.get_data_length());
+        tr.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+        sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+        engines[x.groups[0].e]->hbm_port->b_transport(tr, delay);
+    }
+    /* 3. Each group's timing, then its engines are occupied. */
+    TransferTiming t = {ready_ps, 0};
+    uint64_t first = UINT64_MAX;
+    const HbmShares::Request *answer = x.requests.data();
+    for (unsigned k = 0; k < n_groups; ++k) {
+        const TransferHbm::Group &gr = x.groups[k];
+        DmaEngine::Timing s;
+        s.start_ps = gr.start_ps;
+        uint64_t end = gr.end_ps; /* the engine is done with the share */
+        s.port_ps = 0;
+        uint64_t latency = 0;
+        if (gr.hbm) {
+            const uint64_t hbm_end = now + (answer++)->delay_ps;
+            /* contention: any wait beyond this one share's own HBM time (sharing it with the
+             * engines of the same group counts as waiting for HBM bandwidth) */
+            const uint64_t uncontended =
+                std::max(end, gr.bytes_at_ps + run.hbm->service_ps(gr.charged));
+            if (hbm_end > end) end = hbm_end;
+            s.port_ps = end - std::min(end, uncontended);
+            if (run.hbm_counter) /* the trace's bandwidth counter */
+                run.hbm_rate(gr.bytes_at_ps, end,
+                             gr.copies * plan.share[gr.e].bytes *
+                                 (x.hbm_bytes / std::max(plan.bytes, 1.0)) * 1000.0 /
+                                 (double)std::max<uint64_t>(end - gr.bytes_at_ps, 1));
+            /* the access latency delays the share's completion, but the engine pipelines it:
+             * it is free for the next share once the bytes have passed */
+            latency = run.hbm_latency_ps;
+        }
+        s.busy_end_ps = end;
+        s.end_ps = end + latency;
+        for (unsigned c = 0; c < gr.copies; ++c)
+            engines[gr.e + c]->account(s, i, in, plan);
         first = std::min(first, s.start_ps);
         if (s.end_ps > t.end_ps) {
             t.end_ps = s.end_ps;
             t.port_ps = s.port_ps;
         }
-        e += g;
     }
     if (i == 0) {
         run.tl.first_engines_used = plan.engines_used;
@@ -388,7 +423,8 @@ TransferTiming run_transfer(Run &run, std::vector<std::unique_ptr<DmaEngine>> &e
 DmaQueue::DmaQueue(sc_core::sc_module_name name, Run &run, unsigned core, unsigned queue,
                    std::vector<std::unique_ptr<DmaEngine>> &engines)
     : Stream(name, run, core, GS_ENG_DMA, queue), sbuf_port("sbuf_port"), psum_port("psum_port"),
-      engines_(engines)
+      engines_(engines), sbuf_part_bytes_(gs_config_sbuf_partition_bytes(run.cfg)),
+      psum_part_bytes_(gs_config_psum_partition_bytes(run.cfg))
 {
     SC_HAS_PROCESS(DmaQueue);
     SC_THREAD(issue_thread);
@@ -399,8 +435,7 @@ DmaQueue::DmaQueue(sc_core::sc_module_name name, Run &run, unsigned core, unsign
 
 void DmaQueue::local_access(uint32_t i, const gs_instr *in, const gs_ap &ap, tlm::tlm_command cmd)
 {
-    const uint64_t part_bytes = ap.space == GS_MEM_SBUF ? gs_config_sbuf_partition_bytes(run_.cfg)
-                                                        : gs_config_psum_partition_bytes(run_.cfg);
+    const uint64_t part_bytes = ap.space == GS_MEM_SBUF ? sbuf_part_bytes_ : psum_part_bytes_;
     local_trans_.set_command(cmd);
     local_trans_.set_address((uint64_t)ap.part_start * part_bytes +
                              (uint64_t)std::max<int64_t>(ap.offset, 0));

@@ -46,6 +46,7 @@
 #include <tlm_utils/simple_initiator_socket.h>
 
 #include "gs/cost.h"
+#include "hbm_target.h"
 #include "run_state.h"
 
 namespace gs_tlm
@@ -107,10 +108,15 @@ class Stream : public sc_core::sc_module
 
 /* A transfer's HBM side (set per transfer by start()) and the costs of its shares, kept from
  * one transfer to the next: the shares of a transfer are mostly equal, and so are the transfers
- * of a loop, so the costs are computed when their inputs change rather than once per engine. */
+ * of a loop, so the costs are computed when their inputs change rather than once per engine.
+ * It also holds the transaction that takes the transfer's shares to the HBM (run_transfer). */
 class TransferHbm
 {
   public:
+    TransferHbm();
+    TransferHbm(const TransferHbm &) = delete;
+    TransferHbm &operator=(const TransferHbm &) = delete;
+
     void start(const Run &r, const gs_instr *in, const gs_dma_plan &plan);
     bool src_hbm = false; /* reads HBM (else writes it) */
     double hbm_bytes = 0; /* gs_cost_hbm_bytes of the instruction */
@@ -128,6 +134,21 @@ class TransferHbm
     /* The costs of share `sh` of the started transfer on a core with `engines` engines. */
     const ShareCost &cost(const Run &r, const gs_dma_plan &plan, const gs_dma_share &sh,
                           unsigned engines);
+
+    /* Engines [e, e + copies) with the same share that start together and end together. */
+    struct Group {
+        unsigned e, copies;
+        uint64_t start_ps;    /* the shares start on their engines */
+        uint64_t bytes_at_ps; /* their bytes start to flow (after fixed cost and descriptors) */
+        uint64_t end_ps;      /* the engines are done at their own rate */
+        uint64_t charged;     /* HBM bytes of one copy */
+        bool hbm;             /* passes the HBM (one request of `shares`) */
+    };
+    std::vector<Group> groups; /* sized to the engines; run_transfer uses a prefix */
+    /* The HBM requests of the groups that pass it, in group order, and their transaction. */
+    std::vector<HbmShares::Request> requests;
+    tlm::tlm_generic_payload trans;
+    HbmShares *shares; /* trans's extension (the payload owns it) */
 
   private:
     /* what cost_ was computed from (compared field by field: a key built on the stack and
@@ -176,11 +197,6 @@ class DmaEngine : public sc_core::sc_module
     };
     /* When a share arriving at ready_ps would start here. */
     uint64_t start_for(uint64_t ready_ps) const { return std::max(ready_ps, free_ps_); }
-    /* The timing of this engine's share of `plan` (HBM side `x`) arriving at ready_ps (>= now),
-     * reserving the HBM for it and for copies - 1 more engines with the same share that start
-     * at the same time (they end together). Changes nothing of the engine: account() does. */
-    Timing serve(const gs_dma_plan &plan, const TransferHbm &x, const TransferHbm::ShareCost &c,
-                 uint64_t ready_ps, unsigned copies = 1);
     /* Occupy this engine for its share of instruction i with timing t (statistics, trace). */
     void account(const Timing &t, uint32_t i, const gs_instr *in, const gs_dma_plan &plan);
     unsigned index() const { return index_; }
@@ -189,7 +205,6 @@ class DmaEngine : public sc_core::sc_module
     Run &run_;
     unsigned core_, index_;
     uint64_t free_ps_ = 0;
-    tlm::tlm_generic_payload trans_;
     gs_dma_engine_counters &stats_; /* this engine's counters in the run's timeline */
 };
 
@@ -199,7 +214,8 @@ struct TransferTiming {
     uint64_t port_ps;
 };
 /* Run `plan` for instruction i over the engines of a core, the shares arriving at ready_ps
- * (`x`: the calling stream's transfer state). */
+ * (>= now; `x`: the calling stream's transfer state). The shares that pass the HBM are sent in
+ * one transaction, through the port of the first engine that has one. */
 TransferTiming run_transfer(Run &run, std::vector<std::unique_ptr<DmaEngine>> &engines, uint32_t i,
                             const gs_instr *in, const gs_dma_plan &plan, uint64_t ready_ps,
                             TransferHbm &x);
@@ -220,6 +236,7 @@ class DmaQueue : public Stream
     void local_access(uint32_t i, const gs_instr *in, const gs_ap &ap, tlm::tlm_command cmd);
     tlm::tlm_generic_payload local_trans_;
     std::vector<std::unique_ptr<DmaEngine>> &engines_;
+    const uint64_t sbuf_part_bytes_, psum_part_bytes_; /* local addresses: partition * these */
     TransferHbm xfer_;
     const gs_instr *planned_ = nullptr; /* the instruction plan_ was made for */
     gs_dma_plan plan_{};
