@@ -45,6 +45,7 @@ Core::Core(sc_core::sc_module_name name, Run &run, unsigned index, HbmTarget &hb
 Chip::Chip(sc_core::sc_module_name name, Run &run) : sc_core::sc_module(name), hbm("hbm", run.cfg)
 {
     run.hbm = &hbm;
+    run.arbiter = &arbiter;
     /* Only the cores the program uses: the others would just start idle threads (elaborating
      * all 8 cores of gen3 was ~6 ms, a fifth of a short check job). Their streams stay null. */
     const unsigned used = std::min(run.cores, gs_program_cores_used(run.prog));

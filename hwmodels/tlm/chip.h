@@ -19,6 +19,7 @@
 
 #include <systemc>
 
+#include "dma_arbiter.h"
 #include "hbm_target.h"
 #include "local_mem.h"
 #include "run_state.h"
@@ -45,6 +46,7 @@ class Chip : public sc_core::sc_module
     Chip(sc_core::sc_module_name name, Run &run);
 
     HbmTarget hbm;
+    DmaArbiter arbiter;
     std::vector<std::unique_ptr<Core>> cores;
 };
 

@@ -30,6 +30,7 @@ namespace gs_tlm
 class Stream;
 class HbmTarget;
 class DmaEngine;
+class DmaArbiter;
 
 /* Nearest picosecond of a non-negative cost in ns (negative or NaN costs count as 0). */
 inline uint64_t ns_to_ps(double ns)
@@ -77,6 +78,7 @@ struct Run {
      * a stream with none is not elaborated (see chip.h). */
     std::vector<std::vector<uint32_t>> bound;
     HbmTarget *hbm = nullptr;
+    DmaArbiter *arbiter = nullptr; /* orders the transfers' reservations (dma_arbiter.h) */
 
     TraceWriter trace;
     std::unique_ptr<RateCounter> hbm_counter;

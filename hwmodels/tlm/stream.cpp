@@ -77,20 +77,36 @@ void Stream::wait_ps(uint64_t ps)
 
 void Stream::wait_deps(const gs_instr *in)
 {
+    /* One wake-up for all of them: each dependency not yet done counts this stream among its
+     * waiters, and the last to complete wakes it. When in the delta cycle the stream then runs
+     * does not matter (the reservations it posts are ordered by the arbiter). */
     Run &r = run_;
+    uint32_t missing = 0;
     for (uint32_t k = 0; k < in->n_deps; ++k) {
         const uint32_t d = in->deps[k];
         if (d >= r.n) {
-            waiting_on_ = d;
+            waiting_ = true;
             sc_core::wait(never_); /* never returns: reported as a deadlock */
         }
-        while (!r.instr(d).done) {
-            waiting_on_ = d;
+        if (!r.instr(d).done) {
             r.streams[r.instr(d).stream]->add_waiter(d, this);
-            sc_core::wait(wake_);
+            ++missing;
         }
     }
-    waiting_on_ = -1;
+    if (!missing) return;
+    missing_ = missing;
+    waiting_ = true;
+    sc_core::wait(wake_);
+    waiting_ = false;
+}
+
+int64_t Stream::waiting_on() const
+{
+    if (!waiting_ || pos_ >= instrs.size()) return -1;
+    const gs_instr *in = gs_program_instr(run_.prog, instrs[pos_]);
+    for (uint32_t k = 0; k < in->n_deps; ++k)
+        if (in->deps[k] >= run_.n || !run_.instr(in->deps[k]).done) return in->deps[k];
+    return -1;
 }
 
 uint64_t Stream::dep_start(uint32_t i, const gs_instr *in, uint64_t floor, int64_t floor_idx)
@@ -148,7 +164,7 @@ void Stream::complete(uint32_t i, const gs_instr *in)
     x.done = 1;
     for (size_t k = 0; k < waiters_.size();) {
         if (waiters_[k].first == i) {
-            waiters_[k].second->wake_.notify();
+            if (--waiters_[k].second->missing_ == 0) waiters_[k].second->wake_.notify();
             waiters_[k] = waiters_.back();
             waiters_.pop_back();
         } else {
@@ -202,15 +218,23 @@ uint64_t ComputeEngine::execute(uint32_t i, const gs_instr *in, uint64_t lead_ps
         return 0;
     }
     /* gather: descriptor generation on the engine, then the rows over the core's DMA engines
-     * like a DMA transfer. */
+     * like a DMA transfer, triggered now (reserve() answers at the end of this delta cycle). */
     wait_ps(lead_ps + busy);
+    run_.arbiter->post(this, i, sc_core::sc_time_stamp().value());
+    sc_core::wait(gather_reserved_);
+    wait_ps(gather_.end_ps - sc_core::sc_time_stamp().value());
+    count_transfer(gather_bytes_);
+    return gather_.port_ps;
+}
+
+void ComputeEngine::reserve(uint32_t i, uint64_t trigger_ps)
+{
+    const gs_instr *in = gs_program_instr(run_.prog, i);
     gs_dma_plan plan;
     gs_cost_dma_plan(run_.cfg, in, &plan);
-    const uint64_t now = sc_core::sc_time_stamp().value();
-    const TransferTiming t = run_transfer(run_, dma_engines_, i, in, plan, now, xfer_);
-    wait_ps(t.end_ps - now);
-    count_transfer(plan.bytes);
-    return t.port_ps;
+    gather_ = run_transfer(run_, dma_engines_, i, in, plan, trigger_ps, xfer_);
+    gather_bytes_ = plan.bytes;
+    gather_reserved_.notify(sc_core::SC_ZERO_TIME);
 }
 
 /* ---- DMA engines ---- */
@@ -469,29 +493,44 @@ void DmaQueue::issue_thread()
         const uint64_t trigger = dep_start(i, in, last_trigger, last_idx);
         last_trigger = trigger;
         last_idx = i;
-        /* the previous transfer's plan when it has the same shape (a loop's loads) */
-        if (!planned_ || !gs_cost_dma_same_shape(planned_, in)) gs_cost_dma_plan(r.cfg, in, &plan_);
-        planned_ = in;
-        const gs_dma_plan &plan = plan_;
-        /* reserved now for the time the shares reach the engines: the engines and the HBM take
-         * reservations ahead of time in trigger order, which is ready order (one issue latency
-         * for every transfer of a core), so the queue need not wait here */
-        const uint64_t ready = trigger + ns_to_ps(plan.issue_ns);
         if (in->n_in > 0 && is_local(in->in[0]->space))
             local_access(i, in, *in->in[0], tlm::TLM_READ_COMMAND);
         if (in->n_out > 0 && is_local(in->out[0]->space))
             local_access(i, in, *in->out[0], tlm::TLM_WRITE_COMMAND);
         if (r.status != GS_OK) return;
-        const TransferTiming t = run_transfer(r, engines_, i, in, plan, ready, xfer_);
-        r.instr(i).hbm_wait_ps = t.port_ps;
-        count_transfer(plan.bytes);
-        /* wake the completion thread only when this transfer ends before the one it waits for */
-        const bool earlier = pending_.empty() || t.end_ps < pending_.top().first;
-        pending_.push(Pending(t.end_ps, i));
-        if (earlier) pending_changed_.notify(sc_core::SC_ZERO_TIME);
+        /* reserved at the end of this delta cycle (dma_arbiter.h); the queue need not wait */
+        ++posted_;
+        r.arbiter->post(this, i, trigger);
     }
     issue_done_ = true;
     pending_changed_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void DmaQueue::reserve(uint32_t i, uint64_t trigger_ps)
+{
+    Run &r = run_;
+    const gs_instr *in = gs_program_instr(r.prog, i);
+    /* the previous transfer's plan when it has the same shape (a loop's loads); a queue's
+     * transfers are reserved in queue order */
+    if (!planned_ || !gs_cost_dma_same_shape(planned_, in)) gs_cost_dma_plan(r.cfg, in, &plan_);
+    planned_ = in;
+    const gs_dma_plan &plan = plan_;
+    /* reserved for the time the shares reach the engines: the engines and the HBM take
+     * reservations ahead of time in trigger order, which is ready order (one issue latency for
+     * every transfer of a core) */
+    const uint64_t ready = trigger_ps + ns_to_ps(plan.issue_ns);
+    const TransferTiming t = run_transfer(r, engines_, i, in, plan, ready, xfer_);
+    r.instr(i).hbm_wait_ps = t.port_ps;
+    count_transfer(plan.bytes);
+    ++reserved_;
+    /* wake the completion thread when this transfer ends, if that is before the one it waits
+     * for: then it wakes once per transfer, at its end (a later notification of the event is
+     * replaced by an earlier one) */
+    const bool earlier = pending_.empty() || t.end_ps < pending_.top().first;
+    pending_.push(Pending(t.end_ps, i));
+    if (earlier)
+        pending_changed_.notify(
+            sc_core::sc_time::from_value(t.end_ps - sc_core::sc_time_stamp().value()));
 }
 
 void DmaQueue::completion_thread()
@@ -499,7 +538,7 @@ void DmaQueue::completion_thread()
     Run &r = run_;
     for (;;) {
         if (pending_.empty()) {
-            if (issue_done_) return;
+            if (issue_done_ && reserved_ == posted_) return;
             sc_core::wait(pending_changed_);
             continue;
         }

@@ -3,8 +3,8 @@
  * scalar, gpsimd) and DMA queues, plus the DMA engines the queues share.
  *
  * Compute engine, per instruction (one SC_THREAD walks the engine's instructions in order):
- *  1. wait until every dependency has completed (targeted wake-up: the owner of the dependency
- *     notifies exactly the waiting stream when that instruction completes);
+ *  1. wait until every dependency has completed (targeted wake-up: the owner of the last
+ *     dependency to complete notifies exactly the waiting stream, once per instruction);
  *  2. start = max(this stream free, max over deps of dep end + sem_latency if the dependency ran
  *     on another stream) - the predecessor that set the start is recorded for the critical path;
  *  3. busy for the cost-model time (one wait per instruction; gather adds its transfer over the
@@ -20,12 +20,19 @@
  * over queues of the hardware at share granularity, and transfers of one queue stay in order on
  * every engine. A share is one timed reservation on its engine (fixed + descriptors + bytes at
  * the engine's bandwidth, its bytes through the shared HBM target), not one event per
- * descriptor. The queue's completion thread completes each transfer when its last share ends,
- * so a queue keeps several transfers in flight and their issue latencies overlap.
+ * descriptor. The issue thread posts each triggered transfer to the chip's DMA arbiter
+ * (dma_arbiter.h), which makes the reservations at the end of the delta cycle, in trigger then
+ * program order, so that transfers triggered at the same time reserve in an order fixed by the
+ * program, not by the order SystemC runs the threads in. The queue's completion thread completes
+ * each transfer when its last share ends (it is woken at that time, once per transfer), so a
+ * queue keeps several transfers in flight and their issue latencies overlap.
  *
  * Timing is consumed in simulated-time order rather than decoupled with a quantum keeper:
- * reservations are made at the time a transfer reaches the engines, so the HBM target sees
- * them in time order and results stay exact and deterministic.
+ * reservations are made when a transfer is triggered, for the time it reaches the engines, so
+ * the HBM target sees them in time order and results stay exact and deterministic. Because the
+ * arbiter fixes the order of the reservations, how the threads wait (one wake-up per
+ * instruction for its dependencies, one per transfer for its completion) does not change any
+ * simulated time.
  *
  * Not modelled: instruction fetch/decode, engine-internal pipelining beyond the cost model's
  * min_ii, DMA QoS classes (v4 schedules queues by class; here every queue is equal),
@@ -45,6 +52,7 @@
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
 
+#include "dma_arbiter.h"
 #include "gs/cost.h"
 #include "hbm_target.h"
 #include "run_state.h"
@@ -53,6 +61,12 @@ namespace gs_tlm
 {
 
 class DmaEngine;
+
+/* The result of a transfer over the engines: when it ends and how much of it was HBM waiting. */
+struct TransferTiming {
+    uint64_t end_ps;
+    uint64_t port_ps;
+};
 
 class Stream : public sc_core::sc_module
 {
@@ -69,7 +83,7 @@ class Stream : public sc_core::sc_module
     std::vector<uint32_t> instrs;
     /* Deadlock reporting: position in instrs and the dependency being waited on (-1: none). */
     size_t pos() const { return pos_; }
-    int64_t waiting_on() const { return waiting_on_; }
+    int64_t waiting_on() const;
 
     /* `s` waits for instruction `instr` of this stream. */
     void add_waiter(uint32_t instr, Stream *s) { waiters_.emplace_back(instr, s); }
@@ -91,7 +105,7 @@ class Stream : public sc_core::sc_module
 
     Run &run_;
     size_t pos_ = 0;
-    int64_t waiting_on_ = -1;
+    bool waiting_ = false; /* in wait_deps (waiting_on() finds the dependency) */
     uint64_t prev_end_ps_ = 0;
     int64_t prev_idx_ = -1;
 
@@ -101,6 +115,7 @@ class Stream : public sc_core::sc_module
     unsigned queue_;
     unsigned id_;
     sc_core::sc_event wake_;
+    uint32_t missing_ = 0;    /* dependencies still to complete before wake_ */
     sc_core::sc_event never_; /* waited on for a dependency that does not exist */
     std::vector<std::pair<uint32_t, Stream *>> waiters_;
     gs_stream_counters &stats_; /* this stream's counters in the run's timeline */
@@ -164,12 +179,14 @@ class TransferHbm
 };
 
 /* A compute engine: cost from gs_cost_compute_ns (with its own gs_cost_state, e.g. the scalar
- * engine's loaded activation table); gather adds its transfer through HBM. */
-class ComputeEngine : public Stream
+ * engine's loaded activation table); gather adds its transfer through HBM, posted to the
+ * arbiter like a DMA queue's. */
+class ComputeEngine : public Stream, public DmaRequester
 {
   public:
     ComputeEngine(sc_core::sc_module_name name, Run &run, unsigned core, gs_engine engine,
                   std::vector<std::unique_ptr<DmaEngine>> &dma_engines);
+    void reserve(uint32_t i, uint64_t trigger_ps) override;
 
   private:
     void thread();
@@ -179,6 +196,10 @@ class ComputeEngine : public Stream
     gs_cost_state cost_state_;
     std::vector<std::unique_ptr<DmaEngine>> &dma_engines_;
     TransferHbm xfer_;
+    /* the gather being reserved: its answer, and an event for it */
+    TransferTiming gather_{0, 0};
+    double gather_bytes_ = 0;
+    sc_core::sc_event gather_reserved_;
 };
 
 /* One DMA engine of a core: serves transfer shares one at a time, in the order they arrive. */
@@ -208,11 +229,6 @@ class DmaEngine : public sc_core::sc_module
     gs_dma_engine_counters &stats_; /* this engine's counters in the run's timeline */
 };
 
-/* The result of a transfer over the engines: when it ends and how much of it was HBM waiting. */
-struct TransferTiming {
-    uint64_t end_ps;
-    uint64_t port_ps;
-};
 /* Run `plan` for instruction i over the engines of a core, the shares arriving at ready_ps
  * (>= now; `x`: the calling stream's transfer state). The shares that pass the HBM are sent in
  * one transaction, through the port of the first engine that has one. */
@@ -221,7 +237,7 @@ TransferTiming run_transfer(Run &run, std::vector<std::unique_ptr<DmaEngine>> &e
                             TransferHbm &x);
 
 /* A DMA queue ID of a core (see the file comment). */
-class DmaQueue : public Stream
+class DmaQueue : public Stream, public DmaRequester
 {
   public:
     tlm_utils::simple_initiator_socket<DmaQueue> sbuf_port;
@@ -229,6 +245,7 @@ class DmaQueue : public Stream
 
     DmaQueue(sc_core::sc_module_name name, Run &run, unsigned core, unsigned queue,
              std::vector<std::unique_ptr<DmaEngine>> &engines);
+    void reserve(uint32_t i, uint64_t trigger_ps) override;
 
   private:
     void issue_thread();
@@ -245,6 +262,7 @@ class DmaQueue : public Stream
     std::priority_queue<Pending, std::vector<Pending>, std::greater<Pending>> pending_;
     sc_core::sc_event pending_changed_;
     bool issue_done_ = false;
+    size_t posted_ = 0, reserved_ = 0; /* transfers posted to the arbiter, and reserved */
 };
 
 } // namespace gs_tlm

@@ -536,6 +536,39 @@ TEST(ModelDma, QueuesShareHbmBandwidth)
     expect_critical_path_sums(st);
 }
 
+TEST(ModelDma, SameTimeTransfersReserveInProgramOrder)
+{
+    /* A small and a large transfer on two queues, both triggered at time 0 and both needing
+     * every engine: whichever reserves first runs first. The order is the program's (the
+     * arbiter's), whichever queue each is on; before, it was the order in which SystemC ran
+     * the queues' threads, which does not depend on the program: one of these two programs
+     * put the large transfer first. */
+    for (int small_queue = 0; small_queue < 2; ++small_queue) {
+        SCOPED_TRACE(small_queue);
+        gs_config cfg;
+        gs_test_config_gen2_like(&cfg);
+        ProgramPtr p(gs_program_create(&cfg));
+        int64_t shape[2] = {256, 8192};
+        gs_error err;
+        const int32_t t =
+            gs_program_add_tensor(p.get(), "src", GS_BF16, GS_TENSOR_INPUT, 2, shape, &err);
+        ASSERT_GE(t, 0) << err.message;
+        const int large_queue = 1 - small_queue;
+        append(p.get(), dma_load_instr(0, (unsigned)small_queue, t, 512, 0));
+        append(p.get(), dma_load_instr(0, (unsigned)large_queue, t, 8192, 128 * 8192));
+        const double small_ns = one_transfer_ns(cfg, gs_program_instr(p.get(), 0));
+        const double large_ns = one_transfer_ns(cfg, gs_program_instr(p.get(), 1));
+        ASSERT_LT(small_ns * 2, large_ns);
+        gs_run_stats st;
+        ASSERT_EQ(run_timing(&cfg, p.get(), &st, &err), GS_OK) << err.message;
+        /* the small one (instruction 0) took the engines first: it ran as if alone, and the
+         * large one waited for its shares */
+        EXPECT_NEAR(st.queue[0][small_queue].busy_ns, small_ns, 0.002);
+        EXPECT_GT(st.queue[0][large_queue].busy_ns, large_ns + 1.0);
+        EXPECT_LT(st.total_ns, small_ns + large_ns);
+    }
+}
+
 /* ---- roofline ---- */
 
 namespace
