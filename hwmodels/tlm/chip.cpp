@@ -9,13 +9,8 @@ namespace gs_tlm
 {
 
 Core::Core(sc_core::sc_module_name name, Run &run, unsigned index, HbmTarget &hbm)
-    : sc_core::sc_module(name)
+    : sc_core::sc_module(name), dma_engines(run, index, hbm)
 {
-    for (unsigned e = 0; e < run.dma_engines; ++e) {
-        std::string ename = "dma_engine" + std::to_string(e);
-        dma_engines.emplace_back(new DmaEngine(ename.c_str(), run, index, e));
-        dma_engines.back()->hbm_port.bind(hbm.socket);
-    }
     for (int e = 0; e < (int)GS_ENG_DMA; ++e) {
         std::vector<uint32_t> &bound = run.bound[run.stream_id(index, (gs_engine)e, 0)];
         if (!gs_config_has_engine(run.cfg, (gs_engine)e) || bound.empty()) continue;

@@ -35,9 +35,9 @@ class Core : public sc_core::sc_module
 
     std::unique_ptr<LocalMem> sbuf; /* null when no queue of the core is elaborated */
     std::unique_ptr<LocalMem> psum;
-    std::vector<std::unique_ptr<DmaEngine>> dma_engines; /* declared first: streams use them */
-    std::unique_ptr<ComputeEngine> engines[GS_ENG_DMA];  /* by gs_engine; null if absent/idle */
-    std::vector<std::unique_ptr<DmaQueue>> queues;       /* by queue ID; null if idle */
+    DmaEngines dma_engines;                             /* declared first: streams use them */
+    std::unique_ptr<ComputeEngine> engines[GS_ENG_DMA]; /* by gs_engine; null if absent/idle */
+    std::vector<std::unique_ptr<DmaQueue>> queues;      /* by queue ID; null if idle */
 };
 
 class Chip : public sc_core::sc_module

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <string>
 
 #include "hbm_target.h"
 
@@ -184,7 +185,7 @@ void Stream::complete(uint32_t i, const gs_instr *in)
 /* ---- compute engines ---- */
 
 ComputeEngine::ComputeEngine(sc_core::sc_module_name name, Run &run, unsigned core,
-                             gs_engine engine, std::vector<std::unique_ptr<DmaEngine>> &dma_engines)
+                             gs_engine engine, DmaEngines &dma_engines)
     : Stream(name, run, core, engine, 0), dma_engines_(dma_engines)
 {
     gs_cost_state_init(&cost_state_);
@@ -239,10 +240,15 @@ void ComputeEngine::reserve(uint32_t i, uint64_t trigger_ps)
 
 /* ---- DMA engines ---- */
 
-DmaEngine::DmaEngine(sc_core::sc_module_name name, Run &run, unsigned core, unsigned index)
-    : sc_core::sc_module(name), hbm_port("hbm_port"), run_(run), core_(core), index_(index),
-      stats_(run.tl.dma[(size_t)core * run.tl.dma_engines + index])
+DmaEngines::DmaEngines(Run &run, unsigned core, HbmTarget &hbm)
+    : run_(run), core_(core), free_ps_(run.dma_engines, 0),
+      stats_(&run.tl.dma[(size_t)core * run.tl.dma_engines])
 {
+    for (unsigned e = 0; e < run.dma_engines; ++e) {
+        std::string name = "dma_engine" + std::to_string(e);
+        modules_.emplace_back(new DmaEngine(name.c_str()));
+        modules_.back()->hbm_port.bind(hbm.socket);
+    }
 }
 
 TransferHbm::TransferHbm() : shares(new HbmShares)
@@ -306,26 +312,27 @@ const TransferHbm::ShareCost &TransferHbm::cost(const Run &r, const gs_dma_plan 
     return cost_;
 }
 
-void DmaEngine::account(const Timing &t, uint32_t i, const gs_instr *in, const gs_dma_plan &plan)
+void DmaEngines::account(unsigned e, const Timing &t, uint32_t i, const gs_instr *in,
+                         const gs_dma_plan &plan)
 {
     Run &r = run_;
-    free_ps_ = t.busy_end_ps;
-    stats_.busy_ps += t.busy_end_ps - t.start_ps;
-    stats_.hbm_wait_ps += t.port_ps;
-    stats_.bytes += plan.share[index_].bytes;
-    stats_.shares++;
+    free_ps_[e] = t.busy_end_ps;
+    gs_dma_engine_counters &st = stats_[e];
+    st.busy_ps += t.busy_end_ps - t.start_ps;
+    st.hbm_wait_ps += t.port_ps;
+    st.bytes += plan.share[e].bytes;
+    st.shares++;
     if (r.trace.is_open())
-        r.trace.complete((int)core_, kDmaTid0 + (int)r.queues + (int)index_, gs_opcode_name(in->op),
+        r.trace.complete((int)core_, kDmaTid0 + (int)r.queues + (int)e, gs_opcode_name(in->op),
                          t.start_ps, t.end_ps - t.start_ps, i, "", nullptr, 0, in->file, in->line,
                          t.port_ps);
 }
 
-TransferTiming run_transfer(Run &run, std::vector<std::unique_ptr<DmaEngine>> &engines, uint32_t i,
-                            const gs_instr *in, const gs_dma_plan &plan, uint64_t ready_ps,
-                            TransferHbm &x)
+TransferTiming run_transfer(Run &run, DmaEngines &engines, uint32_t i, const gs_instr *in,
+                            const gs_dma_plan &plan, uint64_t ready_ps, TransferHbm &x)
 {
     const uint64_t now = sc_core::sc_time_stamp().value();
-    const unsigned n = std::min<unsigned>(plan.n_engines, (unsigned)engines.size());
+    const unsigned n = std::min<unsigned>(plan.n_engines, engines.size());
     x.start(run, in, plan);
     /* at most one group and one request per engine; filled field by field (building a
      * Request on the stack and copying it stalled on store forwarding) */
@@ -357,12 +364,12 @@ TransferTiming run_transfer(Run &run, std::vector<std::unique_ptr<DmaEngine>> &e
             costed = &sh;
         }
         const TransferHbm::ShareCost &c = *cost;
-        const uint64_t start = engines[e]->start_for(ready_ps);
+        const uint64_t start = engines.start_for(e, ready_ps);
         unsigned g = 1;
         while (e + g < n && g <= c.max_group && plan.share[e + g].bytes == sh.bytes &&
                plan.share[e + g].eff_bytes == sh.eff_bytes &&
                plan.share[e + g].descriptors == sh.descriptors &&
-               engines[e + g]->start_for(ready_ps) == start)
+               engines.start_for(e + g, ready_ps) == start)
             ++g;
         if (g > c.max_group) g = 1;
         TransferHbm::Group &gr = x.groups[n_groups++];
@@ -395,7 +402,7 @@ TransferTiming run_transfer(Run &run, std::vector<std::unique_ptr<DmaEngine>> &e
         tr.set_streaming_width(tr.get_data_length());
         tr.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
         sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-        engines[x.groups[0].e]->hbm_port->b_transport(tr, delay);
+        engines.hbm_port(x.groups[0].e)->b_transport(tr, delay);
     }
     /* 3. Each group's timing, then its engines are occupied. */
     TransferTiming t = {ready_ps, 0};
@@ -403,7 +410,7 @@ TransferTiming run_transfer(Run &run, std::vector<std::unique_ptr<DmaEngine>> &e
     const HbmShares::Request *answer = x.requests.data();
     for (unsigned k = 0; k < n_groups; ++k) {
         const TransferHbm::Group &gr = x.groups[k];
-        DmaEngine::Timing s;
+        DmaEngines::Timing s;
         s.start_ps = gr.start_ps;
         uint64_t end = gr.end_ps; /* the engine is done with the share */
         s.port_ps = 0;
@@ -428,7 +435,7 @@ TransferTiming run_transfer(Run &run, std::vector<std::unique_ptr<DmaEngine>> &e
         s.busy_end_ps = end;
         s.end_ps = end + latency;
         for (unsigned c = 0; c < gr.copies; ++c)
-            engines[gr.e + c]->account(s, i, in, plan);
+            engines.account(gr.e + c, s, i, in, plan);
         first = std::min(first, s.start_ps);
         if (s.end_ps > t.end_ps) {
             t.end_ps = s.end_ps;
@@ -445,7 +452,7 @@ TransferTiming run_transfer(Run &run, std::vector<std::unique_ptr<DmaEngine>> &e
 /* ---- DMA queues ---- */
 
 DmaQueue::DmaQueue(sc_core::sc_module_name name, Run &run, unsigned core, unsigned queue,
-                   std::vector<std::unique_ptr<DmaEngine>> &engines)
+                   DmaEngines &engines)
     : Stream(name, run, core, GS_ENG_DMA, queue), sbuf_port("sbuf_port"), psum_port("psum_port"),
       engines_(engines), sbuf_part_bytes_(gs_config_sbuf_partition_bytes(run.cfg)),
       psum_part_bytes_(gs_config_psum_partition_bytes(run.cfg))

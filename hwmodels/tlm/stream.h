@@ -60,7 +60,7 @@
 namespace gs_tlm
 {
 
-class DmaEngine;
+class DmaEngines;
 
 /* The result of a transfer over the engines: when it ends and how much of it was HBM waiting. */
 struct TransferTiming {
@@ -185,7 +185,7 @@ class ComputeEngine : public Stream, public DmaRequester
 {
   public:
     ComputeEngine(sc_core::sc_module_name name, Run &run, unsigned core, gs_engine engine,
-                  std::vector<std::unique_ptr<DmaEngine>> &dma_engines);
+                  DmaEngines &dma_engines);
     void reserve(uint32_t i, uint64_t trigger_ps) override;
 
   private:
@@ -194,7 +194,7 @@ class ComputeEngine : public Stream, public DmaRequester
      * Returns the part of its duration spent waiting for HBM bandwidth (gather). */
     uint64_t execute(uint32_t i, const gs_instr *in, uint64_t lead_ps);
     gs_cost_state cost_state_;
-    std::vector<std::unique_ptr<DmaEngine>> &dma_engines_;
+    DmaEngines &dma_engines_;
     TransferHbm xfer_;
     /* the gather being reserved: its answer, and an event for it */
     TransferTiming gather_{0, 0};
@@ -202,13 +202,27 @@ class ComputeEngine : public Stream, public DmaRequester
     sc_core::sc_event gather_reserved_;
 };
 
-/* One DMA engine of a core: serves transfer shares one at a time, in the order they arrive. */
+/* One DMA engine of a core as a module: its port to the HBM target (DmaEngines keeps its
+ * timing). */
 class DmaEngine : public sc_core::sc_module
 {
   public:
     tlm_utils::simple_initiator_socket<DmaEngine> hbm_port;
+    explicit DmaEngine(sc_core::sc_module_name name)
+        : sc_core::sc_module(name), hbm_port("hbm_port")
+    {
+    }
+};
 
-    DmaEngine(sc_core::sc_module_name name, Run &run, unsigned core, unsigned index);
+/* The DMA engines of a core. Each serves transfer shares one at a time, in the order they are
+ * reserved. A transfer touches every engine, so their timing state (when each is free, its
+ * counters in the run's timeline) is kept side by side rather than in each module. */
+class DmaEngines
+{
+  public:
+    /* Create the core's engine modules (children of the module being constructed) and bind
+     * them to the HBM target. */
+    DmaEngines(Run &run, unsigned core, HbmTarget &hbm);
 
     struct Timing {
         uint64_t start_ps;    /* the share starts on the engine */
@@ -216,25 +230,34 @@ class DmaEngine : public sc_core::sc_module
         uint64_t end_ps;      /* the share is complete (+ the HBM access latency) */
         uint64_t port_ps;     /* of which waiting for HBM bandwidth */
     };
-    /* When a share arriving at ready_ps would start here. */
-    uint64_t start_for(uint64_t ready_ps) const { return std::max(ready_ps, free_ps_); }
-    /* Occupy this engine for its share of instruction i with timing t (statistics, trace). */
-    void account(const Timing &t, uint32_t i, const gs_instr *in, const gs_dma_plan &plan);
-    unsigned index() const { return index_; }
+    unsigned size() const { return (unsigned)free_ps_.size(); }
+    /* When a share arriving at ready_ps would start on engine e. */
+    uint64_t start_for(unsigned e, uint64_t ready_ps) const
+    {
+        return std::max(ready_ps, free_ps_[e]);
+    }
+    /* Occupy engine e for its share of instruction i with timing t (statistics, trace). */
+    void account(unsigned e, const Timing &t, uint32_t i, const gs_instr *in,
+                 const gs_dma_plan &plan);
+    /* Engine e's port to the HBM target. */
+    tlm_utils::simple_initiator_socket<DmaEngine> &hbm_port(unsigned e)
+    {
+        return modules_[e]->hbm_port;
+    }
 
   private:
     Run &run_;
-    unsigned core_, index_;
-    uint64_t free_ps_ = 0;
-    gs_dma_engine_counters &stats_; /* this engine's counters in the run's timeline */
+    unsigned core_;
+    std::vector<std::unique_ptr<DmaEngine>> modules_;
+    std::vector<uint64_t> free_ps_;
+    gs_dma_engine_counters *stats_; /* engine e's counters in the run's timeline: stats_[e] */
 };
 
 /* Run `plan` for instruction i over the engines of a core, the shares arriving at ready_ps
  * (>= now; `x`: the calling stream's transfer state). The shares that pass the HBM are sent in
  * one transaction, through the port of the first engine that has one. */
-TransferTiming run_transfer(Run &run, std::vector<std::unique_ptr<DmaEngine>> &engines, uint32_t i,
-                            const gs_instr *in, const gs_dma_plan &plan, uint64_t ready_ps,
-                            TransferHbm &x);
+TransferTiming run_transfer(Run &run, DmaEngines &engines, uint32_t i, const gs_instr *in,
+                            const gs_dma_plan &plan, uint64_t ready_ps, TransferHbm &x);
 
 /* A DMA queue ID of a core (see the file comment). */
 class DmaQueue : public Stream, public DmaRequester
@@ -244,7 +267,7 @@ class DmaQueue : public Stream, public DmaRequester
     tlm_utils::simple_initiator_socket<DmaQueue> psum_port;
 
     DmaQueue(sc_core::sc_module_name name, Run &run, unsigned core, unsigned queue,
-             std::vector<std::unique_ptr<DmaEngine>> &engines);
+             DmaEngines &engines);
     void reserve(uint32_t i, uint64_t trigger_ps) override;
 
   private:
@@ -252,7 +275,7 @@ class DmaQueue : public Stream, public DmaRequester
     void completion_thread();
     void local_access(uint32_t i, const gs_instr *in, const gs_ap &ap, tlm::tlm_command cmd);
     tlm::tlm_generic_payload local_trans_;
-    std::vector<std::unique_ptr<DmaEngine>> &engines_;
+    DmaEngines &engines_;
     const uint64_t sbuf_part_bytes_, psum_part_bytes_; /* local addresses: partition * these */
     TransferHbm xfer_;
     const gs_instr *planned_ = nullptr; /* the instruction plan_ was made for */
