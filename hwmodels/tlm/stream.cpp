@@ -460,8 +460,8 @@ DmaQueue::DmaQueue(sc_core::sc_module_name name, Run &run, unsigned core, unsign
     SC_HAS_PROCESS(DmaQueue);
     SC_THREAD(issue_thread);
     set_stack_size(kStackBytes);
-    SC_THREAD(completion_thread);
-    set_stack_size(kStackBytes);
+    /* a method: completing a transfer never waits, and a method runs without a thread switch */
+    SC_METHOD(completion_method);
 }
 
 void DmaQueue::local_access(uint32_t i, const gs_instr *in, const gs_ap &ap, tlm::tlm_command cmd)
@@ -530,7 +530,7 @@ void DmaQueue::reserve(uint32_t i, uint64_t trigger_ps)
     r.instr(i).hbm_wait_ps = t.port_ps;
     count_transfer(plan.bytes);
     ++reserved_;
-    /* wake the completion thread when this transfer ends, if that is before the one it waits
+    /* trigger the completion method when this transfer ends, if that is before the one it waits
      * for: then it wakes once per transfer, at its end (a later notification of the event is
      * replaced by an earlier one) */
     const bool earlier = pending_.empty() || t.end_ps < pending_.top().first;
@@ -540,26 +540,20 @@ void DmaQueue::reserve(uint32_t i, uint64_t trigger_ps)
             sc_core::sc_time::from_value(t.end_ps - sc_core::sc_time_stamp().value()));
 }
 
-void DmaQueue::completion_thread()
+void DmaQueue::completion_method()
 {
     Run &r = run_;
-    for (;;) {
-        if (pending_.empty()) {
-            if (issue_done_ && reserved_ == posted_) return;
-            sc_core::wait(pending_changed_);
-            continue;
-        }
-        const uint64_t now = sc_core::sc_time_stamp().value();
+    const uint64_t now = sc_core::sc_time_stamp().value();
+    while (!pending_.empty() && pending_.top().first <= now) {
         const Pending next = pending_.top();
-        if (next.first > now) {
-            /* a transfer issued meanwhile may end earlier: wake for either */
-            sc_core::wait(sc_core::sc_time::from_value(next.first - now), pending_changed_);
-            continue;
-        }
         pending_.pop();
         complete(next.second, gs_program_instr(r.prog, next.second));
-        if (r.status != GS_OK) return;
+        if (r.status != GS_OK) return; /* not triggered again */
     }
+    if (!pending_.empty()) /* a transfer reserved meanwhile may end earlier: run again for either */
+        next_trigger(sc_core::sc_time::from_value(pending_.top().first - now), pending_changed_);
+    else if (!issue_done_ || reserved_ != posted_)
+        next_trigger(pending_changed_);
 }
 
 } // namespace gs_tlm

@@ -23,9 +23,10 @@
  * descriptor. The issue thread posts each triggered transfer to the chip's DMA arbiter
  * (dma_arbiter.h), which makes the reservations at the end of the delta cycle, in trigger then
  * program order, so that transfers triggered at the same time reserve in an order fixed by the
- * program, not by the order SystemC runs the threads in. The queue's completion thread completes
- * each transfer when its last share ends (it is woken at that time, once per transfer), so a
- * queue keeps several transfers in flight and their issue latencies overlap.
+ * program, not by the order SystemC runs the threads in. The queue's completion method (an
+ * SC_METHOD: it never waits) completes each transfer when its last share ends (it is triggered
+ * at that time, once per transfer), so a queue keeps several transfers in flight and their issue
+ * latencies overlap.
  *
  * Timing is consumed in simulated-time order rather than decoupled with a quantum keeper:
  * reservations are made when a transfer is triggered, for the time it reaches the engines, so
@@ -272,7 +273,7 @@ class DmaQueue : public Stream, public DmaRequester
 
   private:
     void issue_thread();
-    void completion_thread();
+    void completion_method();
     void local_access(uint32_t i, const gs_instr *in, const gs_ap &ap, tlm::tlm_command cmd);
     tlm::tlm_generic_payload local_trans_;
     DmaEngines &engines_;
