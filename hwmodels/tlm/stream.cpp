@@ -13,9 +13,6 @@ namespace gs_tlm
 
 namespace
 {
-/* SystemC thread stack: gs_exec_instr runs on it. */
-constexpr std::size_t kStackBytes = 1u << 20;
-
 /*
  * Start loading this stream's next instruction records while the current one is simulated:
  * big programs do not fit in cache (a gs_instr is 96 bytes, two cache lines) and the first
@@ -71,34 +68,27 @@ Stream::Stream(sc_core::sc_module_name name, Run &run, unsigned core, gs_engine 
 {
 }
 
-void Stream::wait_ps(uint64_t ps)
+bool Stream::deps_done(const gs_instr *in)
 {
-    if (ps) sc_core::wait(sc_core::sc_time::from_value(ps));
-}
-
-void Stream::wait_deps(const gs_instr *in)
-{
-    /* One wake-up for all of them: each dependency not yet done counts this stream among its
-     * waiters, and the last to complete wakes it. When in the delta cycle the stream then runs
-     * does not matter (the reservations it posts are ordered by the arbiter). */
     Run &r = run_;
     uint32_t missing = 0;
     for (uint32_t k = 0; k < in->n_deps; ++k) {
         const uint32_t d = in->deps[k];
         if (d >= r.n) {
             waiting_ = true;
-            sc_core::wait(never_); /* never returns: reported as a deadlock */
+            next_trigger(never_);
+            return false;
         }
         if (!r.instr(d).done) {
             r.streams[r.instr(d).stream]->add_waiter(d, this);
             ++missing;
         }
     }
-    if (!missing) return;
+    if (!missing) return true;
     missing_ = missing;
     waiting_ = true;
-    sc_core::wait(wake_);
-    waiting_ = false;
+    next_trigger(wake_);
+    return false;
 }
 
 int64_t Stream::waiting_on() const
@@ -190,42 +180,63 @@ ComputeEngine::ComputeEngine(sc_core::sc_module_name name, Run &run, unsigned co
 {
     gs_cost_state_init(&cost_state_);
     SC_HAS_PROCESS(ComputeEngine);
-    SC_THREAD(thread);
-    set_stack_size(kStackBytes);
+    SC_METHOD(step);
 }
 
-void ComputeEngine::thread()
+void ComputeEngine::step()
 {
     Run &r = run_;
-    for (pos_ = 0; pos_ < instrs.size(); ++pos_) {
+    while (pos_ < instrs.size()) {
         const uint32_t i = instrs[pos_];
         const gs_instr *in = gs_program_instr(r.prog, i);
-        prefetch_ahead(r.prog, instrs, pos_);
-        wait_deps(in);
-        const uint64_t start = dep_start(i, in, prev_end_ps_, prev_idx_);
         const uint64_t now = sc_core::sc_time_stamp().value();
-        const uint64_t port = execute(i, in, start - now);
-        if (r.status != GS_OK) return; /* functional error: the run is stopping */
-        r.instr(i).hbm_wait_ps = port;
-        complete(i, in);
+        switch (phase_) {
+        case Phase::kNext:
+            prefetch_ahead(r.prog, instrs, pos_);
+            if (!deps_done(in)) {
+                phase_ = Phase::kDeps;
+                return;
+            }
+            /* fall through */
+        case Phase::kDeps: {
+            waiting_ = false;
+            const uint64_t start = dep_start(i, in, prev_end_ps_, prev_idx_);
+            const uint64_t busy = ns_to_ps(gs_cost_compute_ns(r.cfg, in, &cost_state_));
+            /* gather: descriptor generation on the engine, then the rows over the core's DMA
+             * engines like a DMA transfer */
+            phase_ = in->op == GS_OP_GATHER ? Phase::kGatherPost : Phase::kDone;
+            if (start - now + busy > 0) {
+                next_trigger(sc_core::sc_time::from_value(start - now + busy));
+                return;
+            }
+            continue;
+        }
+        case Phase::kGatherPost:
+            /* triggered now; reserve() answers at the end of this delta cycle */
+            r.arbiter->post(this, i, now);
+            phase_ = Phase::kGatherReserved;
+            next_trigger(gather_reserved_);
+            return;
+        case Phase::kGatherReserved:
+            phase_ = Phase::kGatherDone;
+            if (gather_.end_ps > now) {
+                next_trigger(sc_core::sc_time::from_value(gather_.end_ps - now));
+                return;
+            }
+            continue;
+        case Phase::kGatherDone:
+            count_transfer(gather_bytes_);
+            /* fall through */
+        case Phase::kDone:
+            if (r.status != GS_OK) return; /* the run is stopping */
+            r.instr(i).hbm_wait_ps = in->op == GS_OP_GATHER ? gather_.port_ps : 0;
+            complete(i, in);
+            if (r.status != GS_OK) return; /* functional error: the run is stopping */
+            ++pos_;
+            phase_ = Phase::kNext;
+            continue;
+        }
     }
-}
-
-uint64_t ComputeEngine::execute(uint32_t i, const gs_instr *in, uint64_t lead_ps)
-{
-    const uint64_t busy = ns_to_ps(gs_cost_compute_ns(run_.cfg, in, &cost_state_));
-    if (in->op != GS_OP_GATHER) {
-        wait_ps(lead_ps + busy);
-        return 0;
-    }
-    /* gather: descriptor generation on the engine, then the rows over the core's DMA engines
-     * like a DMA transfer, triggered now (reserve() answers at the end of this delta cycle). */
-    wait_ps(lead_ps + busy);
-    run_.arbiter->post(this, i, sc_core::sc_time_stamp().value());
-    sc_core::wait(gather_reserved_);
-    wait_ps(gather_.end_ps - sc_core::sc_time_stamp().value());
-    count_transfer(gather_bytes_);
-    return gather_.port_ps;
 }
 
 void ComputeEngine::reserve(uint32_t i, uint64_t trigger_ps)
@@ -458,9 +469,7 @@ DmaQueue::DmaQueue(sc_core::sc_module_name name, Run &run, unsigned core, unsign
       psum_part_bytes_(gs_config_psum_partition_bytes(run.cfg))
 {
     SC_HAS_PROCESS(DmaQueue);
-    SC_THREAD(issue_thread);
-    set_stack_size(kStackBytes);
-    /* a method: completing a transfer never waits, and a method runs without a thread switch */
+    SC_METHOD(issue_method);
     SC_METHOD(completion_method);
 }
 
@@ -486,20 +495,25 @@ void DmaQueue::local_access(uint32_t i, const gs_instr *in, const gs_ap &ap, tlm
     }
 }
 
-void DmaQueue::issue_thread()
+void DmaQueue::issue_method()
 {
     Run &r = run_;
-    uint64_t last_trigger = 0;
-    int64_t last_idx = -1;
-    for (pos_ = 0; pos_ < instrs.size(); ++pos_) {
+    while (pos_ < instrs.size()) {
         const uint32_t i = instrs[pos_];
         const gs_instr *in = gs_program_instr(r.prog, i);
-        prefetch_ahead(r.prog, instrs, pos_);
-        wait_deps(in);
+        if (!resumed_) {
+            prefetch_ahead(r.prog, instrs, pos_);
+            if (!deps_done(in)) {
+                resumed_ = true;
+                return;
+            }
+        }
+        resumed_ = false;
+        waiting_ = false;
         /* triggered in queue order, then the shares reach the engines issue_latency later */
-        const uint64_t trigger = dep_start(i, in, last_trigger, last_idx);
-        last_trigger = trigger;
-        last_idx = i;
+        const uint64_t trigger = dep_start(i, in, last_trigger_, last_idx_);
+        last_trigger_ = trigger;
+        last_idx_ = i;
         if (in->n_in > 0 && is_local(in->in[0]->space))
             local_access(i, in, *in->in[0], tlm::TLM_READ_COMMAND);
         if (in->n_out > 0 && is_local(in->out[0]->space))
@@ -508,6 +522,7 @@ void DmaQueue::issue_thread()
         /* reserved at the end of this delta cycle (dma_arbiter.h); the queue need not wait */
         ++posted_;
         r.arbiter->post(this, i, trigger);
+        ++pos_;
     }
     issue_done_ = true;
     pending_changed_.notify(sc_core::SC_ZERO_TIME);

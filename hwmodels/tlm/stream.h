@@ -2,13 +2,17 @@
  * stream.h - the in-order instruction streams of a core: compute engines (tensor, vector,
  * scalar, gpsimd) and DMA queues, plus the DMA engines the queues share.
  *
- * Compute engine, per instruction (one SC_THREAD walks the engine's instructions in order):
+ * Every stream is a SystemC method process (SC_METHOD) that walks its instructions as a state
+ * machine, triggered again (next_trigger) by what it waits for: a method runs without a thread
+ * context switch, and nothing here needs a stack of its own.
+ *
+ * Compute engine, per instruction:
  *  1. wait until every dependency has completed (targeted wake-up: the owner of the last
  *     dependency to complete notifies exactly the waiting stream, once per instruction);
  *  2. start = max(this stream free, max over deps of dep end + sem_latency if the dependency ran
  *     on another stream) - the predecessor that set the start is recorded for the critical path;
- *  3. busy for the cost-model time (one wait per instruction; gather adds its transfer over the
- *     core's DMA engines like a DMA queue);
+ *  3. busy for the cost-model time (triggered again at its end; gather adds its transfer over
+ *     the core's DMA engines like a DMA queue);
  *  4. functional mode: gs_exec_instr at completion (dependents start no earlier, so they see
  *     the data); mark done, wake waiters, write the trace slice.
  *
@@ -90,9 +94,11 @@ class Stream : public sc_core::sc_module
     void add_waiter(uint32_t instr, Stream *s) { waiters_.emplace_back(instr, s); }
 
   protected:
-    void wait_ps(uint64_t ps);
-    /* Wait until every dependency of `in` has completed (deadlock reporting via waiting_on). */
-    void wait_deps(const gs_instr *in);
+    /* Whether every dependency of `in` has completed. If not, the calling method is triggered
+     * again when the last of them completes (each not yet done counts it among its waiters;
+     * one wake-up for all of them), or never for a dependency that does not exist (reported
+     * as a deadlock, via waiting_on). */
+    bool deps_done(const gs_instr *in);
     /* Earliest start after the dependencies (+ semaphore when they ran elsewhere) and `floor`
      * (this stream's own constraint, set by instruction floor_idx); records its start and
      * predecessor in the timeline and the dependency stall. */
@@ -106,7 +112,7 @@ class Stream : public sc_core::sc_module
 
     Run &run_;
     size_t pos_ = 0;
-    bool waiting_ = false; /* in wait_deps (waiting_on() finds the dependency) */
+    bool waiting_ = false; /* for dependencies (waiting_on() finds which) */
     uint64_t prev_end_ps_ = 0;
     int64_t prev_idx_ = -1;
 
@@ -117,7 +123,7 @@ class Stream : public sc_core::sc_module
     unsigned id_;
     sc_core::sc_event wake_;
     uint32_t missing_ = 0;    /* dependencies still to complete before wake_ */
-    sc_core::sc_event never_; /* waited on for a dependency that does not exist */
+    sc_core::sc_event never_; /* triggers a stream with a dependency that does not exist */
     std::vector<std::pair<uint32_t, Stream *>> waiters_;
     gs_stream_counters &stats_; /* this stream's counters in the run's timeline */
 };
@@ -190,10 +196,11 @@ class ComputeEngine : public Stream, public DmaRequester
     void reserve(uint32_t i, uint64_t trigger_ps) override;
 
   private:
-    void thread();
-    /* Run instruction i starting `lead_ps` from now; on return sc_time_stamp() is its end.
-     * Returns the part of its duration spent waiting for HBM bandwidth (gather). */
-    uint64_t execute(uint32_t i, const gs_instr *in, uint64_t lead_ps);
+    /* The engine's SC_METHOD: runs its instructions in order, a step per activation (see the
+     * file comment). */
+    void step();
+    enum class Phase { kNext, kDeps, kGatherPost, kGatherReserved, kGatherDone, kDone };
+    Phase phase_ = Phase::kNext;
     gs_cost_state cost_state_;
     DmaEngines &dma_engines_;
     TransferHbm xfer_;
@@ -272,8 +279,12 @@ class DmaQueue : public Stream, public DmaRequester
     void reserve(uint32_t i, uint64_t trigger_ps) override;
 
   private:
-    void issue_thread();
+    /* The queue's two SC_METHODs: triggers and posts its transfers in order; completes them. */
+    void issue_method();
     void completion_method();
+    bool resumed_ = false; /* issue_method was triggered by the dependencies of instrs[pos_] */
+    uint64_t last_trigger_ = 0;
+    int64_t last_idx_ = -1;
     void local_access(uint32_t i, const gs_instr *in, const gs_ap &ap, tlm::tlm_command cmd);
     tlm::tlm_generic_payload local_trans_;
     DmaEngines &engines_;
