@@ -323,20 +323,25 @@ const TransferHbm::ShareCost &TransferHbm::cost(const Run &r, const gs_dma_plan 
     return cost_;
 }
 
-void DmaEngines::account(unsigned e, const Timing &t, uint32_t i, const gs_instr *in,
-                         const gs_dma_plan &plan)
+void DmaEngines::occupy(unsigned first, unsigned copies, const Timing &t, uint32_t i,
+                        const gs_instr *in, const gs_dma_plan &plan)
 {
+    /* in locals: the counters' updates then need no reload of t through memory */
+    const uint64_t busy_end = t.busy_end_ps, busy = t.busy_end_ps - t.start_ps, port = t.port_ps;
+    for (unsigned e = first; e < first + copies; ++e) {
+        free_ps_[e] = busy_end;
+        gs_dma_engine_counters &st = stats_[e];
+        st.busy_ps += busy;
+        st.hbm_wait_ps += port;
+        st.bytes += plan.share[e].bytes;
+        st.shares++;
+    }
     Run &r = run_;
-    free_ps_[e] = t.busy_end_ps;
-    gs_dma_engine_counters &st = stats_[e];
-    st.busy_ps += t.busy_end_ps - t.start_ps;
-    st.hbm_wait_ps += t.port_ps;
-    st.bytes += plan.share[e].bytes;
-    st.shares++;
     if (r.trace.is_open())
-        r.trace.complete((int)core_, kDmaTid0 + (int)r.queues + (int)e, gs_opcode_name(in->op),
-                         t.start_ps, t.end_ps - t.start_ps, i, "", nullptr, 0, in->file, in->line,
-                         t.port_ps);
+        for (unsigned e = first; e < first + copies; ++e)
+            r.trace.complete((int)core_, kDmaTid0 + (int)r.queues + (int)e, gs_opcode_name(in->op),
+                             t.start_ps, t.end_ps - t.start_ps, i, "", nullptr, 0, in->file,
+                             in->line, t.port_ps);
 }
 
 TransferTiming run_transfer(Run &run, DmaEngines &engines, uint32_t i, const gs_instr *in,
@@ -445,8 +450,7 @@ TransferTiming run_transfer(Run &run, DmaEngines &engines, uint32_t i, const gs_
         }
         s.busy_end_ps = end;
         s.end_ps = end + latency;
-        for (unsigned c = 0; c < gr.copies; ++c)
-            engines.account(gr.e + c, s, i, in, plan);
+        engines.occupy(gr.e, gr.copies, s, i, in, plan);
         first = std::min(first, s.start_ps);
         if (s.end_ps > t.end_ps) {
             t.end_ps = s.end_ps;

@@ -244,9 +244,10 @@ class DmaEngines
     {
         return std::max(ready_ps, free_ps_[e]);
     }
-    /* Occupy engine e for its share of instruction i with timing t (statistics, trace). */
-    void account(unsigned e, const Timing &t, uint32_t i, const gs_instr *in,
-                 const gs_dma_plan &plan);
+    /* Occupy engines [first, first + copies) for their shares of instruction i, all with
+     * timing t (statistics, trace). */
+    void occupy(unsigned first, unsigned copies, const Timing &t, uint32_t i, const gs_instr *in,
+                const gs_dma_plan &plan);
     /* Engine e's port to the HBM target. */
     tlm_utils::simple_initiator_socket<DmaEngine> &hbm_port(unsigned e)
     {
