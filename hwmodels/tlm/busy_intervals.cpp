@@ -14,6 +14,12 @@ uint64_t BusyIntervals::reserve(uint64_t now, uint64_t arrival, uint64_t service
         ++drop;
     if (drop) busy_.erase(busy_.begin(), busy_.begin() + (std::ptrdiff_t)drop);
     if (service == 0) return arrival;
+    /* the usual case of a busy server: the request arrives within (or at the end of) the last
+     * busy interval, so it starts where that ends and extends it */
+    if (!busy_.empty() && busy_.back().first <= arrival && arrival <= busy_.back().second) {
+        busy_.back().second += service;
+        return busy_.back().second;
+    }
     /* walk the gaps after the arrival until they hold the service time */
     std::size_t first = 0;
     while (first < busy_.size() && busy_[first].second <= arrival)

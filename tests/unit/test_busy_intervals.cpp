@@ -64,4 +64,20 @@ TEST(BusyIntervals, FillsGapsAndMergesTouchingIntervals)
     EXPECT_EQ(cal.size(), 1u);
 }
 
+TEST(BusyIntervals, ArrivalWithinTheLastIntervalExtendsIt)
+{
+    gs_tlm::BusyIntervals cal;
+    EXPECT_EQ(cal.reserve(0, 10, 5), 15u);
+    EXPECT_EQ(cal.reserve(0, 40, 5), 45u); /* [10,15) [40,45) */
+    EXPECT_EQ(cal.reserve(0, 42, 4), 49u); /* inside the last: after it, [10,15) [40,49) */
+    EXPECT_EQ(cal.reserve(0, 49, 1), 50u); /* at its end: [10,15) [40,50) */
+    EXPECT_EQ(cal.size(), 2u);
+    EXPECT_EQ(cal.reserve(0, 12, 10), 25u); /* inside an earlier one: [10,25) [40,50) */
+    EXPECT_EQ(cal.size(), 2u);
+    EXPECT_EQ(cal.reserve(0, 30, 10), 40u); /* the gap exactly: [10,25) [30,50) */
+    EXPECT_EQ(cal.size(), 2u);
+    EXPECT_EQ(cal.reserve(0, 20, 10), 55u); /* 5 in 25..30, 5 after 50: [10,55) */
+    EXPECT_EQ(cal.size(), 1u);
+}
+
 } // namespace
