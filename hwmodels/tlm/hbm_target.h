@@ -71,12 +71,14 @@ class HbmTarget : public sc_core::sc_module
      * bandwidth). */
     uint64_t service_ps(uint64_t bytes) const
     {
-        /* the shares of one transfer ask for the same sizes again and again */
-        if (bytes != memo_bytes_) {
-            memo_bytes_ = bytes;
-            memo_ps_ = (uint64_t)std::ceil((double)bytes * 1000.0 / bytes_per_ns_);
+        /* the groups of a transfer ask for a few sizes (one to six shares' worth on gen1) again
+         * and again: remembered in a small table indexed by a hash of the size */
+        Memo &m = memo_[(bytes * 0x9E3779B97F4A7C15ull) >> (64 - kMemoBits)];
+        if (bytes != m.bytes) {
+            m.bytes = bytes;
+            m.ps = (uint64_t)std::ceil((double)bytes * 1000.0 / bytes_per_ns_);
         }
-        return memo_ps_;
+        return m.ps;
     }
 
     uint64_t busy_ps() const { return busy_ps_; }
@@ -87,7 +89,11 @@ class HbmTarget : public sc_core::sc_module
     /* One request arriving `delay_ps` from now: returns when its bytes have passed, from now. */
     uint64_t serve(uint64_t now, uint64_t delay_ps, uint64_t bytes);
     double bytes_per_ns_;
-    mutable uint64_t memo_bytes_ = 0, memo_ps_ = 0; /* service_ps(0) is 0 */
+    static constexpr unsigned kMemoBits = 4;
+    struct Memo {
+        uint64_t bytes = 0, ps = 0; /* service_ps(0) is 0 */
+    };
+    mutable Memo memo_[1u << kMemoBits];
     BusyIntervals busy_; /* reservations; those ended before now are dropped */
     uint64_t busy_ps_ = 0;
     uint64_t bytes_ = 0;
