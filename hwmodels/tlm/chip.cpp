@@ -41,7 +41,7 @@ Chip::Chip(sc_core::sc_module_name name, Run &run) : sc_core::sc_module(name), h
 {
     run.hbm = &hbm;
     run.arbiter = &arbiter;
-    /* Only the cores the program uses: the others would just start idle threads (elaborating
+    /* Only the cores the program uses: the others would just start idle processes (elaborating
      * all 8 cores of gen3 was ~6 ms, a fifth of a short check job). Their streams stay null. */
     const unsigned used = std::min(run.cores, gs_program_cores_used(run.prog));
     for (unsigned c = 0; c < used; ++c) {

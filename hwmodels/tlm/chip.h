@@ -5,9 +5,9 @@
  * queue IDs that feed every engine. Everything is sized from the config; no timing lives here.
  *
  * Only the cores a program uses are elaborated, and of those only the engines and queues that
- * have instructions (Run::bound): an idle stream would only start a thread that ends at once,
- * and a check job uses 2-4 of a core's 16-32 queues (each queue is two SC_THREADs with their
- * own stacks). The trace still names every queue of a used core.
+ * have instructions (Run::bound): an idle stream would only start processes that end at once,
+ * and a check job uses 2-4 of a core's 16-32 queues (each queue is two SC_METHODs). The trace
+ * still names every queue of a used core.
  *
  * Not modelled: inter-core links (collectives), host interface, instruction memories.
  */

@@ -4,14 +4,14 @@
  * A transfer reserves its DMA engines and the shared HBM when it is triggered (stream.h). When
  * several are triggered at the same simulated time, the one that reserves first gets the
  * engines first, so that order is part of the timing. It used to be the order in which SystemC
- * happened to run the triggering threads: a property of the scheduler (which process of a
+ * happened to run the triggering processes: a property of the scheduler (which process of a
  * delta cycle runs first, how equal-time timed events leave its queue), not of the model. Any
- * change to how threads wait could move results, and so could another SystemC version.
+ * change to how processes wait could move results, and so could another SystemC version.
  *
  * Here the streams post their transfers instead, and this primitive channel makes the
  * reservations in its update phase, once per delta cycle, in a fixed order: by trigger time,
  * then by instruction index (program order). Every transfer of one delta cycle is posted
- * before the update phase, whatever order the threads ran in, so the reservations - and every
+ * before the update phase, whatever order the processes ran in, so the reservations - and every
  * simulated time - depend only on the program and the config. A queue's own transfers keep
  * queue order (their triggers never decrease and their indices increase).
  */

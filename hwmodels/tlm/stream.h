@@ -16,7 +16,7 @@
  *  4. functional mode: gs_exec_instr at completion (dependents start no earlier, so they see
  *     the data); mark done, wake waiters, write the trace slice.
  *
- * DMA queue (queue ID q of a core: the kernel API's queue argument): its issue thread takes the
+ * DMA queue (queue ID q of a core: the kernel API's queue argument): its issue method takes the
  * queue's transfers in order; a transfer is triggered when its dependencies are met (+ the
  * semaphore) and no earlier than the queue's previous trigger, and its shares reach the DMA
  * engines issue_latency later. Each engine serves the shares it is given one at a time in
@@ -24,18 +24,17 @@
  * over queues of the hardware at share granularity, and transfers of one queue stay in order on
  * every engine. A share is one timed reservation on its engine (fixed + descriptors + bytes at
  * the engine's bandwidth, its bytes through the shared HBM target), not one event per
- * descriptor. The issue thread posts each triggered transfer to the chip's DMA arbiter
+ * descriptor. The issue method posts each triggered transfer to the chip's DMA arbiter
  * (dma_arbiter.h), which makes the reservations at the end of the delta cycle, in trigger then
  * program order, so that transfers triggered at the same time reserve in an order fixed by the
- * program, not by the order SystemC runs the threads in. The queue's completion method (an
- * SC_METHOD: it never waits) completes each transfer when its last share ends (it is triggered
- * at that time, once per transfer), so a queue keeps several transfers in flight and their issue
- * latencies overlap.
+ * program, not by the order SystemC runs the processes in. The queue's completion method
+ * completes each transfer when its last share ends (it is triggered at that time, once per
+ * transfer), so a queue keeps several transfers in flight and their issue latencies overlap.
  *
  * Timing is consumed in simulated-time order rather than decoupled with a quantum keeper:
  * reservations are made when a transfer is triggered, for the time it reaches the engines, so
  * the HBM target sees them in time order and results stay exact and deterministic. Because the
- * arbiter fixes the order of the reservations, how the threads wait (one wake-up per
+ * arbiter fixes the order of the reservations, how the processes wait (one wake-up per
  * instruction for its dependencies, one per transfer for its completion) does not change any
  * simulated time.
  *
