@@ -623,7 +623,6 @@ static int use_index(gs_kb *kb, access_list *l, const gs_ap *ap)
     return l->idx != NULL;
 }
 
-/* Matches of acc in list l, in list (= instruction) order, into kb->match[which]. */
 /* scan() of a list that is long or indexed. */
 static int scan_long(gs_kb *kb, int which, access_list *l, const access *acc, const gs_ap *ap)
 {
@@ -649,6 +648,7 @@ static int scan_long(gs_kb *kb, int which, access_list *l, const access *acc, co
     return 1;
 }
 
+/* Matches of acc in list l, in list (= instruction) order, into kb->match[which]. */
 static inline int scan(gs_kb *kb, int which, access_list *l, const access *acc, const gs_ap *ap)
 {
     kb->match_n[which] = 0;
