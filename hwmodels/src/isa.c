@@ -496,12 +496,20 @@ static inline int ap_is_unused(const gs_ap *a)
     return d == 0;
 }
 
+/* The words are multiplied by distinct odd constants independently and summed, then mixed: the
+ * multiplications run in parallel, where a chain of them would wait for each one in turn (every
+ * used operand of every instruction is hashed). */
 static inline uint64_t ap_hash(const gs_ap *a)
 {
-    uint64_t h = ap_tail(a) * 0x9e3779b97f4a7c15ull;
+    static const uint64_t k[8] = {
+        0x9e3779b97f4a7c15ull, 0xff51afd7ed558ccdull, 0xc4ceb9fe1a85ec53ull, 0xd6e8feb86659fd93ull,
+        0xa0761d6478bd642full, 0xe7037ed1a0b428dbull, 0x8ebc6af09c88c6e3ull, 0x589965cc75374cc3ull};
+    uint64_t h = ap_tail(a) * k[7];
     for (int i = 0; i < 7; i++)
-        h = (h ^ ap_word(a, i)) * 0xff51afd7ed558ccdull;
-    return h ^ (h >> 32);
+        h += ap_word(a, i) * k[i];
+    h ^= h >> 32;
+    h *= 0xff51afd7ed558ccdull;
+    return h ^ (h >> 29);
 }
 
 static int ap_set_grow(ap_pool *pool)
