@@ -17,6 +17,8 @@
 
 #define POOL_ALIGN 64 /* bytes: SBUF pool buffers start on this boundary (assumption) */
 
+_Static_assert(GS_ENGINE_COUNT <= 32, "gs_kb.engines holds one bit per engine");
+
 /* GS_BASELINE_PATHS=1, =all or a value naming "build" in the environment: scan every history
  * in full, as before the index (`gensweep bench` measures the old build against the new one in
  * the same run; the tests compare the dependencies of both). Read for every builder: a test
@@ -128,6 +130,8 @@ gs_kb *gs_kb_create(gs_program *p, unsigned core)
     kb->indexed = index_enabled();
     gs_error_clear(&kb->err);
     fill_caps(&kb->caps, cfg, core);
+    for (int e = 0; e < GS_ENGINE_COUNT; e++)
+        if (gs_config_has_engine(cfg, (gs_engine)e)) kb->engines |= 1u << e;
     kb->tr = gs_program_builder_state(p);
     if (!kb->tr) {
         kb->tr = gs_calloc(1, sizeof *kb->tr);
@@ -805,7 +809,7 @@ gs_status gs_kb_emit(gs_kb *kb, const char *file, int line, gs_instr_draft *in)
     if (!(kb->cfg->ops & (1ull << in->op)))
         return gs_kb_failf(kb, file, line, GS_ERR_UNSUPPORTED, "unsupported: %s on this target",
                            gs_opcode_name(in->op));
-    if (!gs_config_has_engine(kb->cfg, in->engine))
+    if (!((unsigned)in->engine < GS_ENGINE_COUNT && (kb->engines >> in->engine) & 1u))
         return gs_kb_failf(kb, file, line, GS_ERR_UNSUPPORTED,
                            "unsupported: %s on the %s engine (not present on this target)",
                            gs_opcode_name(in->op), gs_engine_name(in->engine));

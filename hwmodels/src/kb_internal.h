@@ -47,6 +47,7 @@ struct gs_kb {
     gs_program *p;
     const gs_config *cfg;
     gs_caps caps;
+    uint32_t engines; /* bit e: gs_config_has_engine(cfg, e), for every e < GS_ENGINE_COUNT */
     unsigned core;
     gs_error err;
     int failed;
