@@ -230,6 +230,39 @@ TEST(KbFacts, FailedChecksAreNotCached)
     EXPECT_EQ(gs_program_count(f.p), 0u);
 }
 
+// The engines a builder takes from its config once (gs_kb.engines): an instruction on an engine
+// the config lacks is refused, on one it has accepted, as gs_config_has_engine says.
+TEST(KbFacts, EnginesAreTheConfigs)
+{
+    int seen[2] = {0, 0}; // configs without and with the engine
+    for (auto make : {gs_test_config_gen1_like, gs_test_config_gen2_like}) {
+        gs_config cfg;
+        make(&cfg);
+        gs_program *p = gs_program_create(&cfg);
+        gs_kb *kb = gs_kb_create(p, 0);
+        gs_pool *pool = gs_pool_create(kb, GS_MEM_SBUF, "x", 1, 256);
+        gs_tile t = gs_tile_alloc(pool, GS_FP32, 128, 64);
+        gs_status st = gs_memset(kb, GS_ENG_GPSIMD, t.ap, 0.0f);
+        seen[gs_config_has_engine(&cfg, GS_ENG_GPSIMD) ? 1 : 0]++;
+        if (gs_config_has_engine(&cfg, GS_ENG_GPSIMD)) {
+            EXPECT_EQ(st, GS_OK) << gs_kb_error(kb)->message;
+            EXPECT_EQ(gs_program_count(p), 1u);
+        } else {
+            EXPECT_EQ(st, GS_ERR_UNSUPPORTED);
+            EXPECT_NE(std::string(gs_kb_error(kb)->message)
+                          .find("unsupported: memset on the gpsimd engine (not present on this "
+                                "target)"),
+                      std::string::npos)
+                << gs_kb_error(kb)->message;
+            EXPECT_EQ(gs_program_count(p), 0u);
+        }
+        gs_kb_free(kb);
+        gs_program_free(p);
+    }
+    EXPECT_EQ(seen[0], 1);
+    EXPECT_EQ(seen[1], 1);
+}
+
 // The builder's inline free-element count is gs_ap_free_elems.
 TEST(KbFacts, InlineFreeElemsIsTheLibraryOne)
 {
