@@ -290,17 +290,31 @@ static region *region_of(tracker *t, const gs_ap *a)
     return &(*arr)[id];
 }
 
-static void footprint(const gs_ap *a, access *acc)
+const gs_ap_facts *gs_kb_footprint_facts(const gs_ap *a, gs_ap_facts *f)
 {
+    if (f->known & GS_FACT_FOOTPRINT) return f;
     if (a->space == GS_MEM_HBM) {
-        acc->p0 = 0;
-        acc->p1 = 1;
+        f->p0 = 0;
+        f->p1 = 1;
     } else {
-        acc->p0 = a->part_start;
-        acc->p1 = a->part_start + a->part_count;
+        f->p0 = a->part_start;
+        f->p1 = a->part_start + a->part_count;
     }
-    gs_kb_ap_bbox(a, &acc->lo, &acc->hi);
-    acc->dense = (uint8_t)is_dense(a);
+    gs_kb_ap_bbox(a, &f->lo, &f->hi);
+    f->dense = (uint8_t)is_dense(a);
+    f->known |= GS_FACT_FOOTPRINT;
+    return f;
+}
+
+/* An access's footprint: its pattern's, computed once per distinct pattern. */
+static void footprint(const gs_ap *a, gs_ap_facts *f, access *acc)
+{
+    const gs_ap_facts *x = gs_kb_footprint(a, f);
+    acc->p0 = x->p0;
+    acc->p1 = x->p1;
+    acc->lo = x->lo;
+    acc->hi = x->hi;
+    acc->dense = x->dense;
 }
 
 static const gs_ap *access_ap(const gs_kb *kb, const access *a)
@@ -361,11 +375,9 @@ static int rows_overlap(const row_pattern *x, const row_pattern *y)
     return k <= kmax && k * pitch < d + y->n;
 }
 
-static int acc_overlap(const gs_kb *kb, const access *x, const gs_ap *xap, const access *y)
+/* acc_overlap when the partitions and bounding boxes overlap and not both accesses are dense. */
+static int acc_overlap_exact(const gs_kb *kb, const gs_ap *xap, const access *y)
 {
-    if (x->p1 <= y->p0 || y->p1 <= x->p0) return 0;
-    if (x->hi <= y->lo || y->hi <= x->lo) return 0;
-    if (x->dense && y->dense) return 1;
     const gs_ap *yap = access_ap(kb, y);
     row_pattern rx, ry;
     if (as_rows(xap, &rx) && as_rows(yap, &ry)) {
@@ -375,7 +387,15 @@ static int acc_overlap(const gs_kb *kb, const access *x, const gs_ap *xap, const
     return ap_overlap_exact(xap, yap);
 }
 
-static int add_dep(gs_kb *kb, uint32_t d)
+static inline int acc_overlap(const gs_kb *kb, const access *x, const gs_ap *xap, const access *y)
+{
+    if (x->p1 <= y->p0 || y->p1 <= x->p0) return 0;
+    if (x->hi <= y->lo || y->hi <= x->lo) return 0;
+    if (x->dense && y->dense) return 1;
+    return acc_overlap_exact(kb, xap, y);
+}
+
+static inline int add_dep(gs_kb *kb, uint32_t d)
 {
     for (size_t i = 0; i < kb->n_deps; i++)
         if (kb->deps[i] == d) return 1;
@@ -422,7 +442,7 @@ static int summarize(access_list *l)
     return 1;
 }
 
-static int push_match(gs_kb *kb, int which, uint32_t instr)
+static inline int push_match(gs_kb *kb, int which, uint32_t instr)
 {
     if (kb->match_n[which] == kb->match_cap[which]) {
         size_t nc = kb->match_cap[which] ? kb->match_cap[which] * 2 : 32;
@@ -603,10 +623,9 @@ static int use_index(gs_kb *kb, access_list *l, const gs_ap *ap)
     return l->idx != NULL;
 }
 
-/* Matches of acc in list l, in list (= instruction) order, into kb->match[which]. */
-static int scan(gs_kb *kb, int which, access_list *l, const access *acc, const gs_ap *ap)
+/* scan() of a list that is long or indexed. */
+static int scan_long(gs_kb *kb, int which, access_list *l, const access *acc, const gs_ap *ap)
 {
-    kb->match_n[which] = 0;
     int ix = use_index(kb, l, ap);
     if (ix < 0) return 0;
     if (ix) {
@@ -629,6 +648,19 @@ static int scan(gs_kb *kb, int which, access_list *l, const access *acc, const g
     return 1;
 }
 
+/* Matches of acc in list l, in list (= instruction) order, into kb->match[which]. */
+static inline int scan(gs_kb *kb, int which, access_list *l, const access *acc, const gs_ap *ap)
+{
+    kb->match_n[which] = 0;
+    if (l->idx || l->n >= INDEX_MIN) return scan_long(kb, which, l, acc, ap);
+    /* a short list (most are: a dense write prunes its tile's history) is never indexed
+     * (use_index), and its one block's summary would only repeat the items' own tests */
+    for (size_t k = 0; k < l->n; k++)
+        if (acc_overlap(kb, acc, ap, &l->items[k]) && !push_match(kb, which, l->items[k].instr))
+            return 0;
+    return 1;
+}
+
 /* Collect dependencies of one operand access against its region's history: a read against the
  * earlier writes (RAW), a write against the earlier reads and writes (WAR, WAW). The matches of
  * the two lists are merged in instruction order so the dependency order is the program order. */
@@ -641,6 +673,11 @@ static int collect(gs_kb *kb, const access *acc, const gs_ap *ap)
     if (acc->write && !scan(kb, 1, &r->reads, acc, ap)) return 0;
     const uint32_t *w = kb->match[0], *rd = kb->match[1];
     size_t i = 0, j = 0, nw = kb->match_n[0], nr = kb->match_n[1];
+    if (nr == 0) {
+        for (; i < nw; i++)
+            if (!add_dep(kb, w[i])) return 0;
+        return 1;
+    }
     while (i < nw || j < nr) {
         uint32_t d = (j >= nr || (i < nw && w[i] <= rd[j])) ? w[i++] : rd[j++];
         if (!add_dep(kb, d)) return 0;
@@ -653,39 +690,46 @@ static int covers(const access *w, const access *old)
     return w->dense && w->p0 <= old->p0 && w->p1 >= old->p1 && w->lo <= old->lo && w->hi >= old->hi;
 }
 
-/* Drop the accesses a dense write covers (see the file comment). */
-static int prune(gs_kb *kb, access_list *l, const access *w, const gs_ap *ap)
+/* prune() of an indexed list: the covered accesses become tombstones. */
+static int prune_indexed(gs_kb *kb, access_list *l, const access *w, const gs_ap *ap)
 {
-    int ix = use_index(kb, l, ap);
-    if (ix < 0) return 0;
-    if (ix) {
-        /* a covered access lies inside w, so it is among w's candidates */
-        if (!index_candidates(kb, l, w, ap)) return 0;
-        for (size_t i = 0; i < kb->cand_n; i++) {
-            access *it = &l->items[kb->cand[i]];
-            if (covers(w, it)) {
-                it->dead = 1;
-                l->n_dead++;
-            }
+    /* a covered access lies inside w, so it is among w's candidates */
+    if (!index_candidates(kb, l, w, ap)) return 0;
+    for (size_t i = 0; i < kb->cand_n; i++) {
+        access *it = &l->items[kb->cand[i]];
+        if (covers(w, it)) {
+            it->dead = 1;
+            l->n_dead++;
         }
-        if (l->n_dead > INDEX_MIN && l->n_dead * 2 > l->n) {
-            size_t m = 0;
-            for (size_t i = 0; i < l->n; i++)
-                if (!l->items[i].dead) l->items[m++] = l->items[i];
-            l->n = m;
-            l->n_dead = 0;
-            l->summarized = 0;
-            index_free(l->idx);
-            l->idx = NULL; /* rebuilt when next needed */
-        }
-        return 1;
     }
+    if (l->n_dead > INDEX_MIN && l->n_dead * 2 > l->n) {
+        size_t m = 0;
+        for (size_t i = 0; i < l->n; i++)
+            if (!l->items[i].dead) l->items[m++] = l->items[i];
+        l->n = m;
+        l->n_dead = 0;
+        l->summarized = 0;
+        index_free(l->idx);
+        l->idx = NULL; /* rebuilt when next needed */
+    }
+    return 1;
+}
+
+/* Drop the accesses a dense write covers (see the file comment). */
+static inline int prune(gs_kb *kb, access_list *l, const access *w, const gs_ap *ap)
+{
+    /* a short list is never indexed (use_index): skip the question */
+    int ix = !l->idx && l->n < INDEX_MIN ? 0 : use_index(kb, l, ap);
+    if (ix < 0) return 0;
+    if (ix) return prune_indexed(kb, l, w, ap);
     size_t m = 0;
     for (size_t i = 0; i < l->n; i++) {
-        if (!covers(w, &l->items[i]))
-            l->items[m++] = l->items[i];
-        else if (m < l->summarized)
+        if (!covers(w, &l->items[i])) {
+            if (m != i) l->items[m] = l->items[i];
+            m++;
+        } else if (m < l->summarized) {
             l->summarized = m; /* the items from here on move down: summarize them again */
+        }
     }
     l->n = m;
     return 1;
@@ -779,46 +823,47 @@ int gs_kb_inherit_history(gs_kb *kb, const gs_pool *pool)
 
 /* ---- one instruction ---- */
 
-int gs_kb_deps_append(gs_kb *kb, gs_instr_draft *in)
+int gs_kb_deps_append(gs_kb *kb, const gs_instr_draft *in, const gs_kb_operands *ops)
 {
     kb->n_deps = 0;
     access accs[GS_INSTR_MAX_IN + GS_INSTR_MAX_OUT + 2];
     const gs_ap *aps[GS_INSTR_MAX_IN + GS_INSTR_MAX_OUT + 2];
     int na = 0;
     for (int k = 0; k < in->n_in; k++) {
-        if (in->in[k].tensor < 0) continue;
-        aps[na] = &in->in[k];
-        footprint(aps[na], &accs[na]);
+        if (ops->in[k]->tensor < 0) continue;
+        aps[na] = ops->in[k];
+        footprint(aps[na], ops->fin[k], &accs[na]);
         accs[na].write = 0;
         accs[na].slot = (uint8_t)k;
         na++;
     }
     if (in->op == GS_OP_MATMUL_MX) {
         /* the moving scales: a read, held in the out[1] slot (gs/isa.h) */
-        aps[na] = GS_MX_MOVING_SCALE_SLOT(in);
-        footprint(aps[na], &accs[na]);
+        aps[na] = ops->out[1];
+        footprint(aps[na], ops->fout[1], &accs[na]);
         accs[na].write = 0;
         accs[na].slot = GS_INSTR_MAX_IN + 1;
         na++;
     }
     if ((in->op == GS_OP_MATMUL || in->op == GS_OP_MATMUL_MX) && (in->flags & GS_F_ACCUMULATE)) {
         /* accumulation reads the PSUM it writes */
-        aps[na] = &in->out[0];
-        footprint(aps[na], &accs[na]);
+        aps[na] = ops->out[0];
+        footprint(aps[na], ops->fout[0], &accs[na]);
         accs[na].write = 0;
         accs[na].slot = GS_INSTR_MAX_IN;
         na++;
     }
     for (int k = 0; k < in->n_out; k++) {
-        aps[na] = &in->out[k];
-        footprint(aps[na], &accs[na]);
+        aps[na] = ops->out[k];
+        footprint(aps[na], ops->fout[k], &accs[na]);
         accs[na].write = 1;
         accs[na].slot = (uint8_t)(GS_INSTR_MAX_IN + k);
         na++;
     }
     for (int i = 0; i < na; i++)
         if (!collect(kb, &accs[i], aps[i])) return 0;
-    int64_t idx = gs_program_append(kb->p, in, kb->deps, (uint32_t)kb->n_deps);
+    int64_t idx =
+        gs_program_append_interned(kb->p, in, ops->out, ops->in, kb->deps, (uint32_t)kb->n_deps);
     if (idx < 0) return 0;
     for (int i = 0; i < na; i++) {
         accs[i].instr = (uint32_t)idx;

@@ -210,22 +210,29 @@ _Static_assert(offsetof(gs_ap, core) == 56 && offsetof(gs_ap, ndim) == 60 &&
                    offsetof(gs_ap, bad_view) == 61 && sizeof(gs_ap) == 64,
                "gs_ap layout: the interning key assumes 62 bytes of fields without holes");
 
+/* An interned pattern and the builder's facts about it (program.h): instructions point to `ap`,
+ * the first member, so an entry is found from the pattern only by interning it again. */
+typedef struct ap_entry {
+    gs_ap ap;
+    gs_ap_facts facts;
+} ap_entry;
+
 typedef struct ap_chunk {
     struct ap_chunk *next;
     uint32_t used, cap;
-    gs_ap data[];
+    ap_entry data[];
 } ap_chunk;
 
 typedef struct ap_pool {
     ap_chunk *chunks;  /* newest first */
-    const gs_ap **set; /* hash set of interned patterns (NULL = empty slot) */
+    ap_entry **set;    /* hash set of interned patterns (NULL = empty slot) */
     uint32_t *tags;    /* per slot of set, the high half of its pattern's hash: a probe reads
                         * a pattern (a likely cache miss) only when the tag matches */
     size_t set_cap, n; /* set_cap: a power of two or 0; n: distinct patterns */
-    const gs_ap *none; /* the interned unused-slot pattern (tensor = -1, zeros), once seen */
+    ap_entry *none;    /* the interned unused-slot pattern (tensor = -1, zeros), once seen */
     /* the last pattern found for each of AP_RECENT hash values: a program reuses a few patterns
      * at a time (its current tiles), and this small table stays in cache where the set does not */
-    const gs_ap *recent[AP_RECENT];
+    ap_entry *recent[AP_RECENT];
 } ap_pool;
 
 struct gs_program {
@@ -451,45 +458,64 @@ static uint32_t *store_deps(gs_program *p, const uint32_t *deps, uint32_t n)
     return dst;
 }
 
-/* The key of a pattern: its 62 bytes of fields as seven 8-byte words and a 6-byte tail (loaded
- * with memcpy: no alignment or aliasing assumptions; the 2 bytes of tail padding are never
- * read, so the key does not depend on how the pattern was copied). */
-typedef struct ap_key {
-    uint64_t w[7];
-    uint32_t t4;
-    uint16_t t2;
-} ap_key;
-
-static inline void ap_key_of(const gs_ap *a, ap_key *k)
+/* The key of a pattern is its 62 bytes of fields, read as seven 8-byte words and a 6-byte tail
+ * straight from the pattern (memcpy loads: no alignment or aliasing assumptions; the 2 bytes of
+ * tail padding are never read, so the key does not depend on how the pattern was copied). */
+static inline uint64_t ap_word(const gs_ap *a, int i)
 {
-    const unsigned char *b = (const unsigned char *)a;
-    memcpy(k->w, b, sizeof k->w);
-    memcpy(&k->t4, b + 56, sizeof k->t4);
-    memcpy(&k->t2, b + 60, sizeof k->t2);
+    uint64_t w;
+    memcpy(&w, (const unsigned char *)a + 8 * i, sizeof w);
+    return w;
 }
 
-static inline int ap_key_equal(const ap_key *k, const gs_ap *a)
+static inline uint64_t ap_tail(const gs_ap *a)
 {
-    ap_key o;
-    ap_key_of(a, &o);
-    uint64_t d = (uint64_t)(k->t4 ^ o.t4) | (uint64_t)(k->t2 ^ o.t2);
+    uint32_t t4;
+    uint16_t t2;
+    memcpy(&t4, (const unsigned char *)a + 56, sizeof t4);
+    memcpy(&t2, (const unsigned char *)a + 60, sizeof t2);
+    return (uint64_t)t4 << 16 | t2;
+}
+
+static inline int ap_same(const gs_ap *a, const gs_ap *b)
+{
+    uint64_t d = ap_tail(a) ^ ap_tail(b);
     for (int i = 0; i < 7; i++)
-        d |= k->w[i] ^ o.w[i];
+        d |= ap_word(a, i) ^ ap_word(b, i);
     return d == 0;
 }
 
-static inline uint64_t ap_key_hash(const ap_key *k)
+/* Whether a pattern is the builder's unused-slot pattern (tensor = -1, zeros): its words against
+ * that pattern's constant ones, without reading a second pattern. */
+static inline int ap_is_unused(const gs_ap *a)
 {
-    uint64_t h = ((uint64_t)k->t4 << 16 | k->t2) * 0x9e3779b97f4a7c15ull;
+    static const gs_ap unused = {.tensor = -1};
+    uint64_t d = ap_tail(a) ^ ap_tail(&unused);
     for (int i = 0; i < 7; i++)
-        h = (h ^ k->w[i]) * 0xff51afd7ed558ccdull;
-    return h ^ (h >> 32);
+        d |= ap_word(a, i) ^ ap_word(&unused, i);
+    return d == 0;
+}
+
+/* The words are multiplied by distinct odd constants independently and summed, then mixed: the
+ * multiplications run in parallel, where a chain of them would wait for each one in turn (every
+ * used operand of every instruction is hashed). */
+static inline uint64_t ap_hash(const gs_ap *a)
+{
+    static const uint64_t k[8] = {
+        0x9e3779b97f4a7c15ull, 0xff51afd7ed558ccdull, 0xc4ceb9fe1a85ec53ull, 0xd6e8feb86659fd93ull,
+        0xa0761d6478bd642full, 0xe7037ed1a0b428dbull, 0x8ebc6af09c88c6e3ull, 0x589965cc75374cc3ull};
+    uint64_t h = ap_tail(a) * k[7];
+    for (int i = 0; i < 7; i++)
+        h += ap_word(a, i) * k[i];
+    h ^= h >> 32;
+    h *= 0xff51afd7ed558ccdull;
+    return h ^ (h >> 29);
 }
 
 static int ap_set_grow(ap_pool *pool)
 {
     size_t ncap = pool->set_cap ? pool->set_cap * 2 : 256;
-    const gs_ap **set = gs_calloc(ncap, sizeof *set);
+    ap_entry **set = gs_calloc(ncap, sizeof *set);
     uint32_t *tags = gs_calloc(ncap, sizeof *tags);
     if (!set || !tags) {
         gs_free(set);
@@ -497,11 +523,9 @@ static int ap_set_grow(ap_pool *pool)
         return 0;
     }
     for (size_t i = 0; i < pool->set_cap; i++) {
-        const gs_ap *a = pool->set[i];
+        ap_entry *a = pool->set[i];
         if (!a) continue;
-        ap_key k;
-        ap_key_of(a, &k);
-        size_t j = (size_t)ap_key_hash(&k) & (ncap - 1);
+        size_t j = (size_t)ap_hash(&a->ap) & (ncap - 1);
         while (set[j])
             j = (j + 1) & (ncap - 1);
         set[j] = a;
@@ -515,23 +539,22 @@ static int ap_set_grow(ap_pool *pool)
     return 1;
 }
 
-/* The program's copy of pattern `a` (an existing equal one, or a new one); NULL on OOM. */
-static const gs_ap *ap_intern(ap_pool *pool, const gs_ap *a)
+/* The program's entry of pattern `a` (an existing equal one, or a new one with zero facts);
+ * NULL on OOM. */
+static inline ap_entry *ap_intern(ap_pool *pool, const gs_ap *a)
 {
-    ap_key k;
-    ap_key_of(a, &k);
     /* most instructions leave slots unused: their pattern (the builder's tensor = -1 and zeros)
-     * is found without hashing */
-    if (pool->none && ap_key_equal(&k, pool->none)) return pool->none;
-    const uint64_t h = ap_key_hash(&k);
-    const gs_ap **recent = &pool->recent[(h >> 32) & (AP_RECENT - 1)];
-    if (*recent && ap_key_equal(&k, *recent)) return *recent;
+     * is found without hashing (a used operand, tensor >= 0, cannot be it) */
+    if (a->tensor < 0 && pool->none && ap_is_unused(a)) return pool->none;
+    const uint64_t h = ap_hash(a);
+    ap_entry **recent = &pool->recent[(h >> 32) & (AP_RECENT - 1)];
+    if (*recent && ap_same(a, &(*recent)->ap)) return *recent;
     if (2 * (pool->n + 1) > pool->set_cap && !ap_set_grow(pool)) return NULL;
     const size_t mask = pool->set_cap - 1;
     const uint32_t tag = (uint32_t)(h >> 32);
     size_t j = (size_t)h & mask;
-    for (const gs_ap *e; (e = pool->set[j]) != NULL; j = (j + 1) & mask)
-        if (pool->tags[j] == tag && ap_key_equal(&k, e)) return *recent = e;
+    for (ap_entry *e; (e = pool->set[j]) != NULL; j = (j + 1) & mask)
+        if (pool->tags[j] == tag && ap_same(a, &e->ap)) return *recent = e;
     ap_chunk *c = pool->chunks;
     if (!c || c->used == c->cap) {
         uint32_t cap = c ? GS_MIN(2 * c->cap, AP_CHUNK_MAX) : AP_CHUNK_MIN;
@@ -542,15 +565,13 @@ static const gs_ap *ap_intern(ap_pool *pool, const gs_ap *a)
         nc->cap = cap;
         pool->chunks = c = nc;
     }
-    gs_ap *dst = &c->data[c->used++];
-    *dst = *a;
+    ap_entry *dst = &c->data[c->used++];
+    memset(&dst->facts, 0, sizeof dst->facts);
+    dst->ap = *a;
     pool->set[j] = *recent = dst;
     pool->tags[j] = tag;
     pool->n++;
-    if (!pool->none && a->tensor < 0) {
-        static const gs_ap unused = {.tensor = -1};
-        if (ap_key_equal(&k, &unused)) pool->none = dst;
-    }
+    if (!pool->none && a->tensor < 0 && ap_is_unused(a)) pool->none = dst;
     return dst;
 }
 
@@ -592,8 +613,55 @@ static const int64_t *store_iimm(gs_program *p, const int64_t v[3])
     return dst;
 }
 
+const gs_ap *gs_program_intern(gs_program *p, const gs_ap *a, gs_ap_facts **facts)
+{
+    ap_entry *e = ap_intern(&p->aps, a);
+    if (!e) return NULL;
+    *facts = &e->facts;
+    return &e->ap;
+}
+
+int gs_program_intern_operands(gs_program *p, const gs_instr_draft *in,
+                               const gs_ap *out[GS_INSTR_MAX_OUT],
+                               gs_ap_facts *fout[GS_INSTR_MAX_OUT],
+                               const gs_ap *ins[GS_INSTR_MAX_IN], gs_ap_facts *fin[GS_INSTR_MAX_IN])
+{
+    for (int k = 0; k < GS_INSTR_MAX_OUT; k++) {
+        ap_entry *e = ap_intern(&p->aps, &in->out[k]);
+        if (!e) return 0;
+        out[k] = &e->ap;
+        fout[k] = &e->facts;
+    }
+    for (int k = 0; k < GS_INSTR_MAX_IN; k++) {
+        ap_entry *e = ap_intern(&p->aps, &in->in[k]);
+        if (!e) return 0;
+        ins[k] = &e->ap;
+        fin[k] = &e->facts;
+    }
+    return 1;
+}
+
 int64_t gs_program_append(gs_program *p, const gs_instr_draft *in, const uint32_t *deps,
                           uint32_t n_deps)
+{
+    const gs_ap *out[GS_INSTR_MAX_OUT], *ins[GS_INSTR_MAX_IN];
+    for (int k = 0; k < GS_INSTR_MAX_OUT; k++) {
+        const ap_entry *e = ap_intern(&p->aps, &in->out[k]);
+        if (!e) return -1;
+        out[k] = &e->ap;
+    }
+    for (int k = 0; k < GS_INSTR_MAX_IN; k++) {
+        const ap_entry *e = ap_intern(&p->aps, &in->in[k]);
+        if (!e) return -1;
+        ins[k] = &e->ap;
+    }
+    return gs_program_append_interned(p, in, out, ins, deps, n_deps);
+}
+
+int64_t gs_program_append_interned(gs_program *p, const gs_instr_draft *in,
+                                   const gs_ap *const out[GS_INSTR_MAX_OUT],
+                                   const gs_ap *const ins[GS_INSTR_MAX_IN], const uint32_t *deps,
+                                   uint32_t n_deps)
 {
     if (p->n_instrs >= UINT32_MAX - 1) return -1;
     if (!grow((void **)&p->instrs, &p->cap_instrs, p->n_instrs, sizeof *p->instrs)) return -1;
@@ -608,9 +676,9 @@ int64_t gs_program_append(gs_program *p, const gs_instr_draft *in, const uint32_
     COPY_INSTR_FIELDS(dst, in);
     if (!(dst->iimm = store_iimm(p, in->iimm))) return -1;
     for (int k = 0; k < GS_INSTR_MAX_OUT; k++)
-        if (!(dst->out[k] = ap_intern(&p->aps, &in->out[k]))) return -1;
+        dst->out[k] = out[k];
     for (int k = 0; k < GS_INSTR_MAX_IN; k++)
-        if (!(dst->in[k] = ap_intern(&p->aps, &in->in[k]))) return -1;
+        dst->in[k] = ins[k];
     dst->n_deps = n_deps;
     dst->deps = store_deps(p, deps, n_deps);
     if (n_deps && !dst->deps) return -1;

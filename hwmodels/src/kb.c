@@ -17,6 +17,8 @@
 
 #define POOL_ALIGN 64 /* bytes: SBUF pool buffers start on this boundary (assumption) */
 
+_Static_assert(GS_ENGINE_COUNT <= 32, "gs_kb.engines holds one bit per engine");
+
 /* GS_BASELINE_PATHS=1, =all or a value naming "build" in the environment: scan every history
  * in full, as before the index (`gensweep bench` measures the old build against the new one in
  * the same run; the tests compare the dependencies of both). Read for every builder: a test
@@ -128,6 +130,8 @@ gs_kb *gs_kb_create(gs_program *p, unsigned core)
     kb->indexed = index_enabled();
     gs_error_clear(&kb->err);
     fill_caps(&kb->caps, cfg, core);
+    for (int e = 0; e < GS_ENGINE_COUNT; e++)
+        if (gs_config_has_engine(cfg, (gs_engine)e)) kb->engines |= 1u << e;
     kb->tr = gs_program_builder_state(p);
     if (!kb->tr) {
         kb->tr = gs_calloc(1, sizeof *kb->tr);
@@ -299,7 +303,7 @@ gs_tile gs_tile_alloc_at(gs_pool *pool, const char *file, int line, gs_dtype dty
     }
     int32_t id = pool->first_buffer + (int32_t)pool->next;
     const gs_buffer_info *bi = gs_program_buffer(kb->p, id);
-    pool->next = (pool->next + 1) % pool->bufs;
+    if (++pool->next == pool->bufs) pool->next = 0; /* round robin (no division) */
     kb->tr->tile_parts[id] = parts;
     kb->tr->tile_bytes[id] = bytes;
     t.ap.space = pool->space;
@@ -555,7 +559,7 @@ static gs_status bad_range(gs_kb *kb, const char *file, int line, const char *op
                                "%s %s: empty view of tile of pool '%s' (buffer '%s'): %u "
                                "partitions x %" PRIu64 " elements asked for; a view needs at "
                                "least one partition and one element",
-                               op, what, pool, bi->name, a->part_count, gs_ap_free_elems(a));
+                               op, what, pool, bi->name, a->part_count, gs_kb_free_elems(a));
         uint64_t p1 = (uint64_t)a->part_start + a->part_count;
         return gs_kb_failf(
             kb, file, line, GS_ERR_BOUNDS,
@@ -600,8 +604,11 @@ static gs_status bad_range(gs_kb *kb, const char *file, int line, const char *op
         rows_on_parts ? "rows" : "columns", cap);
 }
 
-static gs_status check_ap(gs_kb *kb, const char *file, int line, const gs_instr_draft *in,
-                          const gs_ap *a, const char *what)
+/* The checks of an operand that depend only on its pattern and on what never changes once made
+ * (the program's config, tensors and buffers): their success holds for every later use of the
+ * same pattern on any core (GS_FACT_CHECKED). Fills the pattern's bounding box. */
+static gs_status check_ap_fixed(gs_kb *kb, const char *file, int line, const gs_instr_draft *in,
+                                const gs_ap *a, const char *what, int64_t *lo_out, int64_t *hi_out)
 {
     const char *op = gs_opcode_name(in->op);
     if (a->bad_view == GS_AP_BAD_STRIDE)
@@ -621,6 +628,8 @@ static gs_status check_ap(gs_kb *kb, const char *file, int line, const gs_instr_
                            gs_dtype_name(a->dtype));
     int64_t lo, hi;
     gs_kb_ap_bbox(a, &lo, &hi);
+    *lo_out = lo;
+    *hi_out = hi;
     if (a->space == GS_MEM_HBM) {
         const gs_tensor_info *ti = gs_program_tensor(kb->p, a->tensor);
         if (!ti)
@@ -647,13 +656,22 @@ static gs_status check_ap(gs_kb *kb, const char *file, int line, const gs_instr_
         return gs_kb_failf(kb, file, line, GS_ERR_INVALID,
                            "%s %s: not an allocated %s tile of core %u", op, what,
                            gs_memspace_name(a->space), kb->core);
+    return GS_OK;
+}
+
+/* The rest of the checks of an SBUF/PSUM operand that passed check_ap_fixed (bounding box lo,
+ * hi): the builder's core and the current state of its buffer (released, the tile in it). */
+static gs_status check_ap_tile(gs_kb *kb, const char *file, int line, const gs_instr_draft *in,
+                               const gs_ap *a, const char *what, int64_t lo, int64_t hi)
+{
+    const gs_buffer_info *bi = gs_program_buffer(kb->p, a->tensor);
     if (a->core != kb->core)
         return gs_kb_failf(kb, file, line, GS_ERR_INVALID, "%s %s: tile of core %u used on core %u",
-                           op, what, a->core, kb->core);
+                           gs_opcode_name(in->op), what, a->core, kb->core);
     if (kb->tr->released[a->tensor])
         return gs_kb_failf(kb, file, line, GS_ERR_INVALID,
-                           "%s %s: tile of buffer '%s' used after its pool was released", op, what,
-                           bi->name);
+                           "%s %s: tile of buffer '%s' used after its pool was released",
+                           gs_opcode_name(in->op), what, bi->name);
     uint32_t tparts = kb->tr->tile_parts[a->tensor];
     uint64_t tbytes = kb->tr->tile_bytes[a->tensor];
     if ((uint64_t)a->part_start + a->part_count > tparts ||
@@ -667,16 +685,54 @@ static gs_status check_ap(gs_kb *kb, const char *file, int line, const gs_instr_
                                "%s %s: partitions [%u, %u) outside its tile's %u partitions "
                                "(pool '%s', buffer '%s', reallocated since the view was made?); "
                                "size views from the tile (gs_tile_alloc) and the target: %s",
-                               op, what, a->part_start, a->part_start + a->part_count, tparts, pool,
-                               bi->name, cap);
-        return gs_kb_failf(
-            kb, file, line, GS_ERR_BOUNDS,
-            "%s %s: bytes [%" PRId64 ", %" PRId64 ") of each partition outside its tile (%" PRIu64
-            " bytes in pool '%s', buffer '%s', reallocated since the view was "
-            "made?); size views from the tile (gs_tile_alloc)",
-            op, what, lo - (int64_t)bi->offset, hi - (int64_t)bi->offset, tbytes, pool, bi->name);
+                               gs_opcode_name(in->op), what, a->part_start,
+                               a->part_start + a->part_count, tparts, pool, bi->name, cap);
+        return gs_kb_failf(kb, file, line, GS_ERR_BOUNDS,
+                           "%s %s: bytes [%" PRId64 ", %" PRId64
+                           ") of each partition outside its tile (%" PRIu64
+                           " bytes in pool '%s', buffer '%s', reallocated since the view was "
+                           "made?); size views from the tile (gs_tile_alloc)",
+                           gs_opcode_name(in->op), what, lo - (int64_t)bi->offset,
+                           hi - (int64_t)bi->offset, tbytes, pool, bi->name);
     }
     return GS_OK;
+}
+
+static gs_status check_ap(gs_kb *kb, const char *file, int line, const gs_instr_draft *in,
+                          const gs_ap *a, const char *what)
+{
+    int64_t lo, hi;
+    if (check_ap_fixed(kb, file, line, in, a, what, &lo, &hi)) return kb->err.code;
+    if (a->space == GS_MEM_HBM) return GS_OK;
+    return check_ap_tile(kb, file, line, in, a, what, lo, hi);
+}
+
+/* Whether check_ap_tile passes, without forming its messages: its conditions, with the buffer's
+ * offset from the pattern's facts (GS_FACT_CHECKED). */
+static inline int tile_ok(const gs_kb *kb, const gs_ap *a, const gs_ap_facts *f)
+{
+    const tracker *t = kb->tr;
+    return a->core == kb->core && !t->released[a->tensor] &&
+           (uint64_t)a->part_start + a->part_count <= t->tile_parts[a->tensor] &&
+           f->lo >= (int64_t)f->buf_offset &&
+           f->hi <= (int64_t)(f->buf_offset + t->tile_bytes[a->tensor]);
+}
+
+/* check_ap of an interned operand (program.h): the fixed checks once per distinct pattern, the
+ * tile's state on every use (its messages formed by check_ap_tile when it fails). */
+static gs_status check_operand(gs_kb *kb, const char *file, int line, const gs_instr_draft *in,
+                               const gs_ap *a, gs_ap_facts *f, const char *what)
+{
+    if (!(f->known & GS_FACT_CHECKED)) {
+        int64_t lo, hi;
+        if (check_ap_fixed(kb, file, line, in, a, what, &lo, &hi)) return kb->err.code;
+        if (a->space != GS_MEM_HBM) f->buf_offset = gs_program_buffer(kb->p, a->tensor)->offset;
+        f->known |= GS_FACT_CHECKED;
+    }
+    if (a->space == GS_MEM_HBM) return GS_OK;
+    const gs_ap_facts *x = gs_kb_footprint(a, f);
+    if (tile_ok(kb, a, x)) return GS_OK;
+    return check_ap_tile(kb, file, line, in, a, what, x->lo, x->hi);
 }
 
 /* Compute engines address a tile from partition 0, 32, 64 or 96 depending on its span. */
@@ -697,17 +753,28 @@ static gs_status check_alignment(gs_kb *kb, const char *file, int line, const gs
     return GS_OK;
 }
 
+/* check_alignment of an interned operand: its result depends on the pattern and the config
+ * alone, so a pass is kept (GS_FACT_ALIGNED) and not repeated. */
+static gs_status check_aligned(gs_kb *kb, const char *file, int line, const gs_instr_draft *in,
+                               const gs_ap *a, gs_ap_facts *f, const char *what)
+{
+    if (f->known & GS_FACT_ALIGNED) return GS_OK;
+    if (check_alignment(kb, file, line, in, a, what)) return kb->err.code;
+    f->known |= GS_FACT_ALIGNED;
+    return GS_OK;
+}
+
 static gs_status check_free_limit(gs_kb *kb, const char *file, int line, const gs_instr_draft *in)
 {
     int psum = 0;
     uint64_t n = 0;
     for (int k = 0; k < in->n_in; k++) {
         psum |= in->in[k].space == GS_MEM_PSUM;
-        n = GS_MAX(n, gs_ap_free_elems(&in->in[k]));
+        n = GS_MAX(n, gs_kb_free_elems(&in->in[k]));
     }
     for (int k = 0; k < in->n_out; k++) {
         psum |= in->out[k].space == GS_MEM_PSUM;
-        n = GS_MAX(n, gs_ap_free_elems(&in->out[k]));
+        n = GS_MAX(n, gs_kb_free_elems(&in->out[k]));
     }
     uint64_t lim = psum ? kb->caps.max_free_psum : kb->caps.max_free_sbuf;
     if (lim && n > lim)
@@ -739,32 +806,38 @@ gs_status gs_kb_emit(gs_kb *kb, const char *file, int line, gs_instr_draft *in)
     in->core = (uint16_t)kb->core;
     in->file = file;
     in->line = line;
-    const char *op = gs_opcode_name(in->op);
     if (!(kb->cfg->ops & (1ull << in->op)))
         return gs_kb_failf(kb, file, line, GS_ERR_UNSUPPORTED, "unsupported: %s on this target",
-                           op);
-    if (!gs_config_has_engine(kb->cfg, in->engine))
+                           gs_opcode_name(in->op));
+    if (!((unsigned)in->engine < GS_ENGINE_COUNT && (kb->engines >> in->engine) & 1u))
         return gs_kb_failf(kb, file, line, GS_ERR_UNSUPPORTED,
-                           "unsupported: %s on the %s engine (not present on this target)", op,
-                           gs_engine_name(in->engine));
+                           "unsupported: %s on the %s engine (not present on this target)",
+                           gs_opcode_name(in->op), gs_engine_name(in->engine));
+    /* every slot interned once, here: the checks, the tracker and the append share the copies
+     * and the facts kept per distinct pattern */
+    gs_kb_operands ops;
+    if (!gs_program_intern_operands(kb->p, in, ops.out, ops.fout, ops.in, ops.fin))
+        return gs_kb_failf(kb, file, line, GS_ERR_NOMEM, "out of memory");
     for (int k = 0; k < in->n_out; k++) {
-        if (check_ap(kb, file, line, in, &in->out[k], operand_name(1, k))) return kb->err.code;
+        if (check_operand(kb, file, line, in, ops.out[k], ops.fout[k], operand_name(1, k)))
+            return kb->err.code;
         if (in->engine != GS_ENG_DMA &&
-            check_alignment(kb, file, line, in, &in->out[k], operand_name(1, k)))
+            check_aligned(kb, file, line, in, ops.out[k], ops.fout[k], operand_name(1, k)))
             return kb->err.code;
     }
     for (int k = 0; k < in->n_in; k++) {
-        if (in->in[k].tensor < 0) continue;
-        if (check_ap(kb, file, line, in, &in->in[k], operand_name(0, k))) return kb->err.code;
+        if (ops.in[k]->tensor < 0) continue;
+        if (check_operand(kb, file, line, in, ops.in[k], ops.fin[k], operand_name(0, k)))
+            return kb->err.code;
         if (in->engine != GS_ENG_DMA && in->op != GS_OP_GATHER &&
-            check_alignment(kb, file, line, in, &in->in[k], operand_name(0, k)))
+            check_aligned(kb, file, line, in, ops.in[k], ops.fin[k], operand_name(0, k)))
             return kb->err.code;
     }
     if (in->engine != GS_ENG_DMA && in->engine != GS_ENG_TENSOR && in->op != GS_OP_GATHER &&
         check_free_limit(kb, file, line, in))
         return kb->err.code;
 
-    if (!gs_kb_deps_append(kb, in))
+    if (!gs_kb_deps_append(kb, in, &ops))
         return gs_kb_failf(kb, file, line, GS_ERR_NOMEM, "out of memory");
     return GS_OK;
 }

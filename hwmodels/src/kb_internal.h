@@ -10,6 +10,11 @@
 #include <stdint.h>
 
 #include "gs/builder.h"
+#include "program.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* The tracker of one program, shared by the builders of its cores (deps.c). Region histories
  * are private to deps.c; the builder reads the per-buffer tile extents and release marks. */
@@ -42,13 +47,14 @@ struct gs_kb {
     gs_program *p;
     const gs_config *cfg;
     gs_caps caps;
+    uint32_t engines; /* bit e: gs_config_has_engine(cfg, e), for every e < GS_ENGINE_COUNT */
     unsigned core;
     gs_error err;
     int failed;
     gs_pool **pools;
     size_t n_pools, cap_pools;
     uint64_t top[GS_MEMSPACE_COUNT];
-    unsigned rr_queue;
+    unsigned rr_queue; /* the next DMA queue of the round robin, < caps.dma_queues */
     tracker *tr;
     uint32_t *deps;
     size_t n_deps, cap_deps;
@@ -84,9 +90,37 @@ void gs_kb_tracker_free(void *t);
 int gs_kb_tracker_note_buffer(tracker *t, int32_t id);
 /* A new pool's buffers take over the histories of released buffers they overlap; 0 on OOM. */
 int gs_kb_inherit_history(gs_kb *kb, const gs_pool *pool);
-/* Derive the dependencies of `in` (checked operands) from the regions it touches, append it to
- * the program with them and record its accesses; 0 on OOM. */
-int gs_kb_deps_append(gs_kb *kb, gs_instr_draft *in);
+/* An instruction's operands as the program holds them (gs_program_intern), slot for slot as in
+ * its draft, with the facts the builder keeps per distinct pattern (program.h). gs_kb_emit
+ * interns them once; the checks, the dependency tracker and the append then share them. */
+typedef struct gs_kb_operands {
+    const gs_ap *out[GS_INSTR_MAX_OUT];
+    const gs_ap *in[GS_INSTR_MAX_IN];
+    gs_ap_facts *fout[GS_INSTR_MAX_OUT];
+    gs_ap_facts *fin[GS_INSTR_MAX_IN];
+} gs_kb_operands;
+
+/* Derive the dependencies of `in` (checked operands, interned in ops) from the regions it
+ * touches, append it to the program with them and record its accesses; 0 on OOM. */
+int gs_kb_deps_append(gs_kb *kb, const gs_instr_draft *in, const gs_kb_operands *ops);
+/* f's footprint facts (GS_FACT_FOOTPRINT: bounding box, partitions, dense) for pattern `a`,
+ * computed unless already known; `a` must be a valid pattern (checked). Returns f. */
+const gs_ap_facts *gs_kb_footprint_facts(const gs_ap *a, gs_ap_facts *f);
+static inline const gs_ap_facts *gs_kb_footprint(const gs_ap *a, gs_ap_facts *f)
+{
+    return (f->known & GS_FACT_FOOTPRINT) ? f : gs_kb_footprint_facts(a, f);
+}
+/* gs_ap_free_elems (ap.c), inline for the builder: its operations size every operand of every
+ * instruction. The same definition (a unit test compares the two). */
+static inline uint64_t gs_kb_free_elems(const gs_ap *a)
+{
+    if (!a || a->ndim == 0 || a->ndim > GS_AP_MAX_DIMS) return 0;
+    uint64_t n = 1;
+    for (unsigned k = 0; k < a->ndim; k++)
+        n *= a->shape[k];
+    return n;
+}
+
 /* Min and max (inclusive) of sum(i_k * stride_k) over the free dims (and, for HBM, the
  * partition dim), in elements. */
 static inline void gs_kb_ap_extent(const gs_ap *a, int64_t *mn, int64_t *mx)
@@ -126,4 +160,7 @@ static inline void gs_kb_ap_bbox(const gs_ap *a, int64_t *lo, int64_t *hi)
     }
 }
 
+#ifdef __cplusplus
+}
+#endif
 #endif

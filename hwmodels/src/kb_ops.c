@@ -21,7 +21,7 @@ static void instr_init(gs_instr_draft *in, gs_opcode op, gs_engine eng)
 
 static int same_shape(const gs_ap *a, const gs_ap *b)
 {
-    return a->part_count == b->part_count && gs_ap_free_elems(a) == gs_ap_free_elems(b);
+    return a->part_count == b->part_count && gs_kb_free_elems(a) == gs_kb_free_elems(b);
 }
 
 /* Labels for messages (gs_kb_ap_label), filled only when a check fails: REQUIRE evaluates its
@@ -40,7 +40,9 @@ static gs_status pick_queue(gs_kb *kb, const char *file, int line, int queue, ui
 {
     unsigned nq = kb->caps.dma_queues;
     if (queue < 0) {
-        *out = (uint16_t)(kb->rr_queue++ % nq);
+        /* round robin; rr_queue stays below nq (no division per DMA) */
+        *out = (uint16_t)kb->rr_queue;
+        if (++kb->rr_queue >= nq) kb->rr_queue = 0;
         return GS_OK;
     }
     REQUIRE((unsigned)queue < nq, GS_ERR_INVALID,
@@ -82,7 +84,7 @@ gs_status gs_dma_copy_at(gs_kb *kb, const char *file, int line, gs_ap dst, gs_ap
             gs_dtype_name(src.dtype));
     REQUIRE(same_shape(&dst, &src), GS_ERR_INVALID,
             "dma_copy: shapes differ (%u x %" PRIu64 " <- %u x %" PRIu64 ")", dst.part_count,
-            gs_ap_free_elems(&dst), src.part_count, gs_ap_free_elems(&src));
+            gs_kb_free_elems(&dst), src.part_count, gs_kb_free_elems(&src));
     if (pick_queue(kb, file, line, queue, &in.queue)) return kb->err.code;
     in.out[0] = dst;
     in.in[0] = src;
@@ -105,10 +107,10 @@ gs_status gs_dma_transpose_at(gs_kb *kb, const char *file, int line, gs_ap dst, 
     REQUIRE(dst.dtype == src.dtype && gs_dtype_size(src.dtype) == 2, GS_ERR_INVALID,
             "dma_transpose: needs equal 2-byte dtypes (%s <- %s)", gs_dtype_name(dst.dtype),
             gs_dtype_name(src.dtype));
-    REQUIRE(dst.part_count == gs_ap_free_elems(&src) && gs_ap_free_elems(&dst) == src.part_count,
+    REQUIRE(dst.part_count == gs_kb_free_elems(&src) && gs_kb_free_elems(&dst) == src.part_count,
             GS_ERR_INVALID,
             "dma_transpose: output must be [%" PRIu64 " x %u], is [%u x %" PRIu64 "]",
-            gs_ap_free_elems(&src), src.part_count, dst.part_count, gs_ap_free_elems(&dst));
+            gs_kb_free_elems(&src), src.part_count, dst.part_count, gs_kb_free_elems(&dst));
     if (pick_queue(kb, file, line, queue, &in.queue)) return kb->err.code;
     in.out[0] = dst;
     in.in[0] = src;
@@ -144,8 +146,8 @@ gs_status gs_matmul_at(gs_kb *kb, const char *file, int line, gs_ap psum, gs_ap 
                 (c->matmul_dtypes & (1u << moving.dtype)),
             GS_ERR_UNSUPPORTED, "unsupported: %s x %s matmul on this target",
             gs_dtype_name(stationary.dtype), gs_dtype_name(moving.dtype));
-    uint64_t K = stationary.part_count, M = gs_ap_free_elems(&stationary);
-    uint64_t N = gs_ap_free_elems(&moving);
+    uint64_t K = stationary.part_count, M = gs_kb_free_elems(&stationary);
+    uint64_t N = gs_kb_free_elems(&moving);
     char l1[96], l2[96];
     REQUIRE(moving.part_count == K, GS_ERR_INVALID,
             "matmul: contraction sizes differ (stationary %" PRIu64 ", moving %u partitions)", K,
@@ -162,9 +164,9 @@ gs_status gs_matmul_at(gs_kb *kb, const char *file, int line, gs_ap psum, gs_ap 
             "matmul: moving free size %" PRIu64 " exceeds the limit of %u (moving %s: at most "
             "caps.moving_free_max, from engines.tensor.moving_free_max)",
             N, c->moving_free_max, LABEL(&moving, l1));
-    REQUIRE(psum.part_count == M && gs_ap_free_elems(&psum) == N, GS_ERR_INVALID,
+    REQUIRE(psum.part_count == M && gs_kb_free_elems(&psum) == N, GS_ERR_INVALID,
             "matmul: output must be [%" PRIu64 " x %" PRIu64 "], is [%u x %" PRIu64 "]", M, N,
-            psum.part_count, gs_ap_free_elems(&psum));
+            psum.part_count, gs_kb_free_elems(&psum));
     REQUIRE(psum_in_one_bank(kb, &psum), GS_ERR_INVALID,
             "matmul: output [%" PRIu64 " x %" PRIu64 "] fp32 does not fit one PSUM bank (%" PRIu64
             " bytes per partition; output %s: " BANK_CAP ")",
@@ -182,7 +184,7 @@ gs_status gs_matmul_at(gs_kb *kb, const char *file, int line, gs_ap psum, gs_ap 
 static int dr_half(const gs_ap *a, uint64_t *x)
 {
     if (a->ndim < 2 || a->shape[0] != 2) return 0;
-    *x = gs_ap_free_elems(a) / 2;
+    *x = gs_kb_free_elems(a) / 2;
     return 1;
 }
 
@@ -203,9 +205,9 @@ static gs_status wide_matmul_checks(gs_kb *kb, const char *file, int line, const
             "%s: moving free size %" PRIu64 " exceeds the limit of %u (moving %s: "
             "caps.moving_free_max, from engines.tensor.moving_free_max)",
             op, N, c->moving_free_max, LABEL(moving, l1));
-    REQUIRE(psum->part_count == M && gs_ap_free_elems(psum) == N, GS_ERR_INVALID,
+    REQUIRE(psum->part_count == M && gs_kb_free_elems(psum) == N, GS_ERR_INVALID,
             "%s: output must be [%" PRIu64 " x %" PRIu64 "], is [%u x %" PRIu64 "]", op, M, N,
-            psum->part_count, gs_ap_free_elems(psum));
+            psum->part_count, gs_kb_free_elems(psum));
     REQUIRE(psum_in_one_bank(kb, psum), GS_ERR_INVALID,
             "%s: output does not fit one PSUM bank (%" PRIu64
             " bytes per partition; output %s: " BANK_CAP ")",
@@ -276,10 +278,10 @@ static gs_status check_mx_scale(gs_kb *kb, const char *file, int line, const cha
             "%s: scale layout rule: %u data partitions need scales in partitions [%u, %u) "
             "(rows 32q + (p%%32)/8 of each quadrant), the scale view has %u",
             what, P, scale->part_start, scale->part_start + need, scale->part_count);
-    REQUIRE(gs_ap_free_elems(scale) == gs_ap_free_elems(data), GS_ERR_INVALID,
+    REQUIRE(gs_kb_free_elems(scale) == gs_kb_free_elems(data), GS_ERR_INVALID,
             "%s: scale tile free size %" PRIu64 " must equal the data's %" PRIu64
             " (one scale per x4 column and 8-partition group)",
-            what, gs_ap_free_elems(scale), gs_ap_free_elems(data));
+            what, gs_kb_free_elems(scale), gs_kb_free_elems(data));
     return GS_OK;
 }
 
@@ -300,8 +302,8 @@ gs_status gs_matmul_mx_at(gs_kb *kb, const char *file, int line, gs_ap psum, gs_
             GS_ERR_INVALID, "matmul_mx: output must be an fp32 or bf16 PSUM tile");
     REQUIRE(stationary.space == GS_MEM_SBUF && moving.space == GS_MEM_SBUF, GS_ERR_INVALID,
             "matmul_mx: stationary and moving operands must be in SBUF");
-    uint64_t P = stationary.part_count, M = gs_ap_free_elems(&stationary);
-    uint64_t N = gs_ap_free_elems(&moving);
+    uint64_t P = stationary.part_count, M = gs_kb_free_elems(&stationary);
+    uint64_t N = gs_kb_free_elems(&moving);
     REQUIRE(moving.part_count == P, GS_ERR_INVALID,
             "matmul_mx: contraction sizes differ (stationary %" PRIu64 ", moving %u partitions)", P,
             moving.part_count);
@@ -353,7 +355,7 @@ gs_status gs_quantize_mx_at(gs_kb *kb, const char *file, int line, gs_ap dst, gs
     REQUIRE(src.space == GS_MEM_SBUF && dst.space == GS_MEM_SBUF && scale.space == GS_MEM_SBUF,
             GS_ERR_INVALID, "quantize_mx: source, data and scales must all be in SBUF");
     uint32_t P = src.part_count;
-    uint64_t F = gs_ap_free_elems(&src);
+    uint64_t F = gs_kb_free_elems(&src);
     REQUIRE(P % 32 == 0 && P <= c->partitions, GS_ERR_INVALID,
             "quantize_mx: source partitions %u must be a multiple of 32 (whole quadrants of "
             "8-partition groups), at most %u",
@@ -365,9 +367,9 @@ gs_status gs_quantize_mx_at(gs_kb *kb, const char *file, int line, gs_ap dst, gs
     REQUIRE(src.shape[src.ndim - 1] % 4 == 0, GS_ERR_INVALID,
             "quantize_mx: the innermost source dim (%u) must be a multiple of 4",
             src.shape[src.ndim - 1]);
-    REQUIRE(dst.part_count == P && gs_ap_free_elems(&dst) * 4 == F, GS_ERR_INVALID,
+    REQUIRE(dst.part_count == P && gs_kb_free_elems(&dst) * 4 == F, GS_ERR_INVALID,
             "quantize_mx: data output must be [%u x %" PRIu64 "] x4, is [%u x %" PRIu64 "]", P,
-            F / 4, dst.part_count, gs_ap_free_elems(&dst));
+            F / 4, dst.part_count, gs_kb_free_elems(&dst));
     if (check_mx_scale(kb, file, line, "quantize_mx", &dst, &scale)) return kb->err.code;
     in.out[0] = dst;
     in.out[1] = scale;
@@ -389,13 +391,13 @@ gs_status gs_transpose_at(gs_kb *kb, const char *file, int line, gs_ap psum, gs_
     REQUIRE(src.space == GS_MEM_SBUF, GS_ERR_INVALID, "transpose: input must be in SBUF");
     REQUIRE(c->matmul_dtypes & (1u << src.dtype), GS_ERR_UNSUPPORTED,
             "unsupported: %s transpose on the tensor engine", gs_dtype_name(src.dtype));
-    uint64_t P = src.part_count, F = gs_ap_free_elems(&src);
+    uint64_t P = src.part_count, F = gs_kb_free_elems(&src);
     char l1[96];
     REQUIRE(P <= c->pe_rows && F <= c->pe_cols, GS_ERR_INVALID,
             "transpose: input [%" PRIu64 " x %" PRIu64 "] exceeds the %u x %u PE array (input "
             "%s: caps.pe_rows x caps.pe_cols, from engines.tensor.rows and .cols)",
             P, F, c->pe_rows, c->pe_cols, LABEL(&src, l1));
-    REQUIRE(psum.part_count == F && gs_ap_free_elems(&psum) == P, GS_ERR_INVALID,
+    REQUIRE(psum.part_count == F && gs_kb_free_elems(&psum) == P, GS_ERR_INVALID,
             "transpose: output must be [%" PRIu64 " x %" PRIu64 "]", F, P);
     REQUIRE(psum_in_one_bank(kb, &psum), GS_ERR_INVALID,
             "transpose: output does not fit one PSUM bank (%" PRIu64
@@ -410,7 +412,7 @@ gs_status gs_transpose_at(gs_kb *kb, const char *file, int line, gs_ap psum, gs_
 
 static int is_col(const gs_ap *a, unsigned parts)
 {
-    return a->part_count == parts && gs_ap_free_elems(a) == 1;
+    return a->part_count == parts && gs_kb_free_elems(a) == 1;
 }
 
 /* Scalar operand `which` (0: scale / first operand, 1: bias / second operand) of an
@@ -499,8 +501,8 @@ gs_status gs_tensor_tensor_at(gs_kb *kb, const char *file, int line, gs_ap out, 
     REQUIRE(same_shape(&out, &a) && same_shape(&out, &b), GS_ERR_INVALID,
             "tensor_tensor: shapes differ (out %u x %" PRIu64 ", a %u x %" PRIu64
             ", b %u x %" PRIu64 ")",
-            out.part_count, gs_ap_free_elems(&out), a.part_count, gs_ap_free_elems(&a),
-            b.part_count, gs_ap_free_elems(&b));
+            out.part_count, gs_kb_free_elems(&out), a.part_count, gs_kb_free_elems(&a),
+            b.part_count, gs_kb_free_elems(&b));
     in.alu0 = op;
     in.out[0] = out;
     in.in[0] = a;
@@ -564,7 +566,7 @@ gs_status gs_tensor_reduce_at(gs_kb *kb, const char *file, int line, gs_ap out, 
     uint64_t outer = 1;
     for (int k = 0; k < src.ndim - axes; k++)
         outer *= src.shape[k];
-    REQUIRE(out.part_count == src.part_count && gs_ap_free_elems(&out) == outer, GS_ERR_INVALID,
+    REQUIRE(out.part_count == src.part_count && gs_kb_free_elems(&out) == outer, GS_ERR_INVALID,
             "tensor_reduce: output must be [%u x %" PRIu64 "]", src.part_count, outer);
     in.alu0 = op;
     in.iimm[0] = axes;
@@ -577,7 +579,7 @@ gs_status gs_bn_stats_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_ap
     gs_instr_draft in;
     instr_init(&in, GS_OP_BN_STATS, GS_ENG_VECTOR);
     REQUIRE(is_onchip(&out) && is_onchip(&src), GS_ERR_INVALID, "bn_stats: operands must be tiles");
-    REQUIRE(out.dtype == GS_FP32 && out.part_count == src.part_count && gs_ap_free_elems(&out) == 3,
+    REQUIRE(out.dtype == GS_FP32 && out.part_count == src.part_count && gs_kb_free_elems(&out) == 3,
             GS_ERR_INVALID, "bn_stats: output must be fp32 [%u x 3]", src.part_count);
     return gs_kb_emit_out_in(kb, file, line, &in, out, src);
 }
@@ -588,9 +590,9 @@ gs_status gs_bn_aggr_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_ap 
     gs_instr_draft in;
     instr_init(&in, GS_OP_BN_AGGR, GS_ENG_VECTOR);
     REQUIRE(is_onchip(&out) && is_onchip(&src), GS_ERR_INVALID, "bn_aggr: operands must be tiles");
-    REQUIRE(src.dtype == GS_FP32 && gs_ap_free_elems(&src) % 3 == 0, GS_ERR_INVALID,
+    REQUIRE(src.dtype == GS_FP32 && gs_kb_free_elems(&src) % 3 == 0, GS_ERR_INVALID,
             "bn_aggr: input must be fp32 [P x 3k] bn_stats chunks");
-    REQUIRE(out.dtype == GS_FP32 && out.part_count == src.part_count && gs_ap_free_elems(&out) == 2,
+    REQUIRE(out.dtype == GS_FP32 && out.part_count == src.part_count && gs_kb_free_elems(&out) == 2,
             GS_ERR_INVALID, "bn_aggr: output must be fp32 [%u x 2] (mean, variance)",
             src.part_count);
     return gs_kb_emit_out_in(kb, file, line, &in, out, src);
@@ -673,7 +675,7 @@ gs_status gs_partition_reduce_at(gs_kb *kb, const char *file, int line, gs_ap ou
             "partition_reduce: op must be add, max or min");
     REQUIRE(is_onchip(&out) && is_onchip(&src), GS_ERR_INVALID,
             "partition_reduce: operands must be tiles");
-    REQUIRE(gs_ap_free_elems(&out) == gs_ap_free_elems(&src), GS_ERR_INVALID,
+    REQUIRE(gs_kb_free_elems(&out) == gs_kb_free_elems(&src), GS_ERR_INVALID,
             "partition_reduce: free sizes differ");
     in.alu0 = op;
     return gs_kb_emit_out_in(kb, file, line, &in, out, src);
@@ -686,7 +688,7 @@ gs_status gs_partition_broadcast_at(gs_kb *kb, const char *file, int line, gs_ap
     instr_init(&in, GS_OP_PARTITION_BROADCAST, GS_ENG_GPSIMD);
     REQUIRE(is_onchip(&out) && is_onchip(&src), GS_ERR_INVALID,
             "partition_broadcast: operands must be tiles");
-    REQUIRE(src.part_count == 1 && gs_ap_free_elems(&out) == gs_ap_free_elems(&src), GS_ERR_INVALID,
+    REQUIRE(src.part_count == 1 && gs_kb_free_elems(&out) == gs_kb_free_elems(&src), GS_ERR_INVALID,
             "partition_broadcast: input must be one partition of the output's size");
     return gs_kb_emit_out_in(kb, file, line, &in, out, src);
 }
@@ -701,7 +703,7 @@ gs_status gs_gather_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_ap t
             GS_ERR_INVALID, "gather: out and idx must be SBUF tiles, table an HBM tensor view");
     REQUIRE(idx.dtype == GS_INT32 && is_col(&idx, out.part_count), GS_ERR_INVALID,
             "gather: idx must be int32 [%u x 1]", out.part_count);
-    REQUIRE(out.dtype == table.dtype && gs_ap_free_elems(&out) == gs_ap_free_elems(&table),
+    REQUIRE(out.dtype == table.dtype && gs_kb_free_elems(&out) == gs_kb_free_elems(&table),
             GS_ERR_INVALID, "gather: output rows must match the table's rows (dtype and length)");
     REQUIRE(table.ndim == 1 && table.stride[0] == 1, GS_ERR_INVALID,
             "gather: table rows must be contiguous (a gs_hbm_rows view)");

@@ -29,8 +29,10 @@
  * bounds check: `in->in[2]->tensor >= 0` as "is there a bias operand?" and matmul_mx's moving
  * scales in out[1] (beyond n_out) read as they did from inline arrays. Instructions are written
  * as a gs_instr_draft (inline operands, the old layout) and copied in by gs_program_append /
- * gs_program_append_raw. A pattern's identity is its value (its 62 bytes of fields, not its
- * padding), never its address: nothing may compare operand pointers to mean "the same view".
+ * gs_program_append_raw (the kernel builder interns a draft's operands itself first, to check
+ * them and derive dependencies from the interned copies). A pattern's identity is its value
+ * (its 62 bytes of fields, not its padding), never its address: nothing may compare operand
+ * pointers to mean "the same view".
  *
  * The vocabulary a kernel names (memory spaces, access patterns, opcodes, ALU ops, activation
  * functions) is in gs/isa_types.h, which gs/kernel.h includes; this header adds instructions
