@@ -75,8 +75,7 @@ bool Stream::deps_done(const gs_instr *in)
     for (uint32_t k = 0; k < in->n_deps; ++k) {
         const uint32_t d = in->deps[k];
         if (d >= r.n) {
-            waiting_ = true;
-            next_trigger(never_);
+            waiting_ = true; /* nothing will notify wake_: reported as a deadlock */
             return false;
         }
         if (!r.instr(d).done) {
@@ -87,7 +86,6 @@ bool Stream::deps_done(const gs_instr *in)
     if (!missing) return true;
     missing_ = missing;
     waiting_ = true;
-    next_trigger(wake_);
     return false;
 }
 
@@ -181,6 +179,7 @@ ComputeEngine::ComputeEngine(sc_core::sc_module_name name, Run &run, unsigned co
     gs_cost_state_init(&cost_state_);
     SC_HAS_PROCESS(ComputeEngine);
     SC_METHOD(step);
+    sensitive << wake_;
 }
 
 void ComputeEngine::step()
@@ -206,7 +205,7 @@ void ComputeEngine::step()
              * engines like a DMA transfer */
             phase_ = in->op == GS_OP_GATHER ? Phase::kGatherPost : Phase::kDone;
             if (start - now + busy > 0) {
-                next_trigger(sc_core::sc_time::from_value(start - now + busy));
+                wake_.notify(sc_core::sc_time::from_value(start - now + busy));
                 return;
             }
             continue;
@@ -215,12 +214,11 @@ void ComputeEngine::step()
             /* triggered now; reserve() answers at the end of this delta cycle */
             r.arbiter->post(this, i, now);
             phase_ = Phase::kGatherReserved;
-            next_trigger(gather_reserved_);
-            return;
+            return; /* reserve() notifies wake_ */
         case Phase::kGatherReserved:
             phase_ = Phase::kGatherDone;
             if (gather_.end_ps > now) {
-                next_trigger(sc_core::sc_time::from_value(gather_.end_ps - now));
+                wake_.notify(sc_core::sc_time::from_value(gather_.end_ps - now));
                 return;
             }
             continue;
@@ -246,7 +244,7 @@ void ComputeEngine::reserve(uint32_t i, uint64_t trigger_ps)
     gs_cost_dma_plan(run_.cfg, in, &plan);
     gather_ = run_transfer(run_, dma_engines_, i, in, plan, trigger_ps, xfer_);
     gather_bytes_ = plan.bytes;
-    gather_reserved_.notify(sc_core::SC_ZERO_TIME);
+    wake_.notify(sc_core::SC_ZERO_TIME);
 }
 
 /* ---- DMA engines ---- */
@@ -474,7 +472,9 @@ DmaQueue::DmaQueue(sc_core::sc_module_name name, Run &run, unsigned core, unsign
 {
     SC_HAS_PROCESS(DmaQueue);
     SC_METHOD(issue_method);
+    sensitive << wake_;
     SC_METHOD(completion_method);
+    sensitive << pending_changed_;
 }
 
 void DmaQueue::local_access(uint32_t i, const gs_instr *in, const gs_ap &ap, tlm::tlm_command cmd)
@@ -569,10 +569,10 @@ void DmaQueue::completion_method()
         complete(next.second, gs_program_instr(r.prog, next.second));
         if (r.status != GS_OK) return; /* not triggered again */
     }
-    if (!pending_.empty()) /* a transfer reserved meanwhile may end earlier: run again for either */
-        next_trigger(sc_core::sc_time::from_value(pending_.top().first - now), pending_changed_);
-    else if (!issue_done_ || reserved_ != posted_)
-        next_trigger(pending_changed_);
+    /* run again when the earliest ends (a transfer reserved meanwhile that ends earlier
+     * notifies the event earlier: the earlier notification wins) */
+    if (!pending_.empty())
+        pending_changed_.notify(sc_core::sc_time::from_value(pending_.top().first - now));
 }
 
 } // namespace gs_tlm

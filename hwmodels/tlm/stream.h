@@ -3,8 +3,10 @@
  * scalar, gpsimd) and DMA queues, plus the DMA engines the queues share.
  *
  * Every stream is a SystemC method process (SC_METHOD) that walks its instructions as a state
- * machine, triggered again (next_trigger) by what it waits for: a method runs without a thread
- * context switch, and nothing here needs a stack of its own.
+ * machine. It is statically sensitive to one event of its own, which is notified for whatever
+ * it waits for (the last of its dependencies completing; the end of a busy time, as a timed
+ * notification; a gather's reservation): a method runs without a thread context switch, and
+ * static sensitivity keeps SystemC's per-activation bookkeeping small.
  *
  * Compute engine, per instruction:
  *  1. wait until every dependency has completed (targeted wake-up: the owner of the last
@@ -110,6 +112,8 @@ class Stream : public sc_core::sc_module
     }
 
     Run &run_;
+    /* the stream's method is sensitive to it alone (see the file comment) */
+    sc_core::sc_event wake_;
     size_t pos_ = 0;
     bool waiting_ = false; /* for dependencies (waiting_on() finds which) */
     uint64_t prev_end_ps_ = 0;
@@ -120,9 +124,7 @@ class Stream : public sc_core::sc_module
     gs_engine engine_;
     unsigned queue_;
     unsigned id_;
-    sc_core::sc_event wake_;
-    uint32_t missing_ = 0;    /* dependencies still to complete before wake_ */
-    sc_core::sc_event never_; /* triggers a stream with a dependency that does not exist */
+    uint32_t missing_ = 0; /* dependencies still to complete before wake_ */
     std::vector<std::pair<uint32_t, Stream *>> waiters_;
     gs_stream_counters &stats_; /* this stream's counters in the run's timeline */
 };
@@ -206,7 +208,6 @@ class ComputeEngine : public Stream, public DmaRequester
     /* the gather being reserved: its answer, and an event for it */
     TransferTiming gather_{0, 0};
     double gather_bytes_ = 0;
-    sc_core::sc_event gather_reserved_;
 };
 
 /* One DMA engine of a core as a module: its port to the HBM target (DmaEngines keeps its
