@@ -26,6 +26,7 @@
 #include "gs/strbuf.h"
 
 #define FLOOR_SWITCHES 2000000L /* SystemC ping-pong length (quick: a tenth) */
+#define BIG_RUNS 3              /* runs of the largest job per path, best kept (quick: one) */
 
 static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
 {
@@ -477,10 +478,24 @@ static void bench_end_to_end(bench_run *b)
                                "--shape", b->shape_big, "--timing-only", NULL};
         const char *a_fn[] = {"run",    "--config", b->g_fn->path, "--kernel",
                               "matmul", "--shape",  b->shape_fn,   NULL};
-        for (int k = 0; k < 2; k++) {
-            gs_bench_job_proc(b->self, a_big, rec, k, &b->big[k]);
+        /* the target's job: a single run on a shared machine moves by several per cent, so
+         * BIG_RUNS alternating runs per path, the one with the least CPU time kept (its RSS
+         * the largest of the runs) */
+        b->big_runs = b->o.quick ? 1 : BIG_RUNS;
+        const int runs = b->big_runs;
+        int failed[2] = {0, 0};
+        for (int r = 0; r < runs; r++)
+            for (int k = 0; k < 2; k++) {
+                if (failed[k]) continue;
+                proc_result pr;
+                gs_bench_job_proc(b->self, a_big, rec, k, &pr);
+                const long rss = r ? GS_MAX(b->big[k].maxrss_kb, pr.maxrss_kb) : pr.maxrss_kb;
+                if (!pr.ok) failed[k] = 1;
+                if (!pr.ok || r == 0 || pr.cpu_s < b->big[k].cpu_s) b->big[k] = pr;
+                b->big[k].maxrss_kb = rss;
+            }
+        for (int k = 0; k < 2; k++)
             if (!b->big[k].ok) b->failures++;
-        }
         for (int k = 0; k < 2; k++) {
             gs_bench_job_proc(b->self, a_fn, rec, k, &b->fjob[k]);
             if (!b->fjob[k].ok) b->failures++;
@@ -537,6 +552,7 @@ static void bench_end_to_end(bench_run *b)
             }
         jnum(f, "timing_largest_instr_per_s", b->e2e_rate);
         jnum(f, "timing_largest_instr_per_cpu_s", b->e2e_cpu_rate);
+        jnum(f, "timing_largest_runs", b->big_runs);
         jnum(f, "functional_cpu_speedup", b->func_speedup);
         jnum(f, "sweep_cpu_ratio", b->sweep_cpu_ratio);
     }

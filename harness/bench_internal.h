@@ -96,6 +96,7 @@ typedef struct bench_run {
     double floor_cpu_ns, floor_pct, floor_pct_wall;
     char shape_big[64], shape_fn[64];
     proc_result big[2], fjob[2]; /* [0] current, [1] old */
+    int big_runs;                /* runs of the largest job per path (the best is big[]) */
     double e2e_rate, func_speedup, sweep_cpu_ratio, e2e_cpu_rate;
 } bench_run;
 
