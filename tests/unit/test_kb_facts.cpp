@@ -4,8 +4,6 @@
 // on every use of a pattern whose fixed checks passed before.
 #include <gtest/gtest.h>
 
-#include <dirent.h>
-#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -16,6 +14,7 @@
 #include "job.h"
 #include "kb_internal.h"
 #include "program.h"
+#include "shipped_configs.h"
 #include "test_config_builders.h"
 
 namespace
@@ -23,17 +22,7 @@ namespace
 
 std::vector<std::string> config_files()
 {
-    std::vector<std::string> out;
-    std::string dir = std::string(GS_SOURCE_DIR) + "/configs";
-    DIR *d = opendir(dir.c_str());
-    if (!d) return out;
-    while (dirent *e = readdir(d)) {
-        std::string n = e->d_name;
-        if (n.size() > 5 && n.substr(n.size() - 5) == ".yaml") out.push_back(dir + "/" + n);
-    }
-    closedir(d);
-    std::sort(out.begin(), out.end());
-    return out;
+    return gs_test_shipped_configs();
 }
 
 // Every operand of every instruction of p: interning it again finds the same copy, and the

@@ -7,7 +7,6 @@
 //    including strided patterns that are not rows of the tensor's pitch and wide accesses.
 #include <gtest/gtest.h>
 
-#include <dirent.h>
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -19,6 +18,7 @@
 #include "gs/builder.h"
 #include "gs/config.h"
 #include "job.h"
+#include "shipped_configs.h"
 #include "test_config_builders.h"
 
 namespace
@@ -26,17 +26,7 @@ namespace
 
 std::vector<std::string> config_files()
 {
-    std::vector<std::string> out;
-    std::string dir = std::string(GS_SOURCE_DIR) + "/configs";
-    DIR *d = opendir(dir.c_str());
-    if (!d) return out;
-    while (dirent *e = readdir(d)) {
-        std::string n = e->d_name;
-        if (n.size() > 5 && n.substr(n.size() - 5) == ".yaml") out.push_back(dir + "/" + n);
-    }
-    closedir(d);
-    std::sort(out.begin(), out.end());
-    return out;
+    return gs_test_shipped_configs();
 }
 
 // One dependency listing: per instruction, its dependencies in order.

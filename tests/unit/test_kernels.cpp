@@ -3,7 +3,6 @@
 // configs/ is covered automatically. Also: a deliberately broken kernel must be caught.
 #include <gtest/gtest.h>
 
-#include <dirent.h>
 #include <algorithm>
 #include <cstring>
 #include <ostream>
@@ -12,23 +11,14 @@
 
 #include "gs/config.h"
 #include "job.h"
+#include "shipped_configs.h"
 
 namespace
 {
 
 std::vector<std::string> config_files()
 {
-    std::vector<std::string> out;
-    std::string dir = std::string(GS_SOURCE_DIR) + "/configs";
-    DIR *d = opendir(dir.c_str());
-    if (!d) return out;
-    while (dirent *e = readdir(d)) {
-        std::string n = e->d_name;
-        if (n.size() > 5 && n.substr(n.size() - 5) == ".yaml") out.push_back(dir + "/" + n);
-    }
-    closedir(d);
-    std::sort(out.begin(), out.end());
-    return out;
+    return gs_test_shipped_configs();
 }
 
 struct Case {

@@ -5,8 +5,6 @@
 // beat their unfused counterparts and nothing beats the roofline.
 #include <gtest/gtest.h>
 
-#include <dirent.h>
-#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -15,23 +13,14 @@
 #include "gs/model.h"
 #include "isolated_run.h"
 #include "job.h"
+#include "shipped_configs.h"
 
 namespace
 {
 
 std::vector<std::string> config_files()
 {
-    std::vector<std::string> out;
-    std::string dir = std::string(GS_SOURCE_DIR) + "/configs";
-    DIR *d = opendir(dir.c_str());
-    if (!d) return out;
-    while (dirent *e = readdir(d)) {
-        std::string n = e->d_name;
-        if (n.size() > 5 && n.substr(n.size() - 5) == ".yaml") out.push_back(dir + "/" + n);
-    }
-    closedir(d);
-    std::sort(out.begin(), out.end());
-    return out;
+    return gs_test_shipped_configs();
 }
 
 struct Cfg {
