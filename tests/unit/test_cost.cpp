@@ -34,15 +34,7 @@ gs_ap tile(gs_dtype t, uint32_t P, uint32_t F, gs_memspace sp = GS_MEM_SBUF)
 
 gs_instr_draft instr(gs_opcode op, gs_engine eng)
 {
-    gs_instr_draft in;
-    std::memset(&in, 0, sizeof in);
-    in.op = op;
-    in.engine = eng;
-    for (auto &a : in.in)
-        a.tensor = -1;
-    for (auto &a : in.out)
-        a.tensor = -1;
-    return in;
+    return empty_draft(op, eng);
 }
 
 gs_instr_draft unary(gs_opcode op, gs_engine eng, const gs_ap &out, const gs_ap &in0)

@@ -9,6 +9,7 @@
 
 #include "gs/builder.h"
 #include "gs/isa.h"
+#include "instr_view.h"
 #include "test_config_builders.h"
 
 namespace
@@ -31,14 +32,7 @@ gs_ap sbuf(uint32_t parts, uint32_t free_elems, uint64_t offset = 0)
 
 gs_instr_draft draft(gs_opcode op, gs_engine e)
 {
-    gs_instr_draft d;
-    std::memset(&d, 0, sizeof d);
-    d.op = op;
-    d.engine = e;
-    for (auto &a : d.in)
-        a.tensor = -1;
-    for (auto &a : d.out)
-        a.tensor = -1;
+    gs_instr_draft d = empty_draft(op, e);
     d.file = "test_instr_operands.cpp";
     d.line = 1;
     return d;
