@@ -312,3 +312,11 @@ int gs_config_has_engine(const gs_config *c, gs_engine e)
         return 0;
     }
 }
+
+unsigned gs_config_engine_mask(const gs_config *c)
+{
+    unsigned m = 0;
+    for (int e = 0; e < GS_ENGINE_COUNT; e++)
+        if (gs_config_has_engine(c, (gs_engine)e)) m |= 1u << e;
+    return m;
+}

@@ -896,9 +896,12 @@ gs_status gs_program_validate(const gs_program *p, const gs_config *cfg, gs_erro
         return gs_error_set(err, GS_ERR_USAGE, NULL, 0, 0,
                             "gs_program_validate: no program or config");
     const unsigned cores = (unsigned)cfg->cores.v, queues = (unsigned)cfg->dma.queues.v;
+    const unsigned engines = gs_config_engine_mask(cfg);
     const size_t n = gs_program_count(p);
     for (size_t i = 0; i < n; ++i) {
         const gs_instr *in = gs_program_instr(p, i);
+        if (gs_instr_placement_ok(in, cores, queues, engines)) continue;
+        /* which part of the condition fails, for the message */
         const char *op = gs_opcode_name(in->op);
         if (in->core >= cores)
             return gs_error_set(err, GS_ERR_INVALID, in->file, in->line, 0,
@@ -923,6 +926,9 @@ gs_status gs_program_validate(const gs_program *p, const gs_config *cfg, gs_erro
                 err, GS_ERR_INVALID, in->file, in->line, 0,
                 "instruction %zu (%s) uses DMA queue %u but a core has %u queue IDs", i, op,
                 in->queue, queues);
+        return gs_error_set(err, GS_ERR_INTERNAL, in->file, in->line, 0,
+                            "instruction %zu (%s) fails the placement check for no known reason", i,
+                            op);
     }
     return GS_OK;
 }

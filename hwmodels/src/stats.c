@@ -1,11 +1,16 @@
 /* stats.c - run statistics, roofline and critical path over a run's timeline (gs/stats.h). */
 #include "gs/stats.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "gs/cost.h"
 #include "gs/strbuf.h"
+
+/* the largest chip's stream ids fit gs_timeline_instr.stream */
+_Static_assert((uint64_t)GS_MAX_CORES *((uint64_t)GS_ENG_DMA + GS_MAX_QUEUES) <= UINT16_MAX,
+               "stream ids must fit a uint16_t");
 
 gs_status gs_timeline_init(gs_timeline *tl, size_t n, unsigned cores, unsigned queues,
                            unsigned dma_engines, gs_error *err)
@@ -17,6 +22,11 @@ gs_status gs_timeline_init(gs_timeline *tl, size_t n, unsigned cores, unsigned q
                             "timeline: %u cores, %u DMA queues and %u DMA engines per core are "
                             "outside 1..%d cores and 1..%d queues and engines",
                             cores, queues, dma_engines, GS_MAX_CORES, GS_MAX_QUEUES);
+    /* an instruction's predecessor is an int32_t (gs_timeline_instr) */
+    if (n > (size_t)INT32_MAX)
+        return gs_error_set(err, GS_ERR_INVALID, NULL, 0, 0,
+                            "timeline: %zu instructions, more than the %d a run can hold", n,
+                            INT32_MAX);
     tl->n = n;
     tl->cores = cores;
     tl->queues = queues;

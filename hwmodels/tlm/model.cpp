@@ -5,6 +5,7 @@
  */
 #include "gs/model.h"
 
+#include <memory>
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -146,8 +147,34 @@ gs_status gs_model_run(gs_model *m, const gs_program *p, gs_mem *mem, const gs_r
         return gs_error_set(err, GS_ERR_USAGE, nullptr, 0, 0,
                             "gs_model_run: SystemC can elaborate only one model per process; run "
                             "each further program in its own process");
-    gs_status st = gs_program_validate(p, m->cfg, err);
-    if (st != GS_OK) return st;
+    /* The run's state is plain C++ (no SystemC object): built first, so that binding the
+     * instructions to their streams also checks them (gs_program_validate's condition, one sweep
+     * over a program of up to hundreds of thousands of records). An invalid program leaves
+     * SystemC untouched: the process may still run another. */
+    gs_status st = GS_OK;
+    std::unique_ptr<Run> run;
+    try {
+        run.reset(new Run(m->cfg, p, mem, opts));
+        Run &r = *run;
+        if (r.status != GS_OK) {
+            if (err) *err = r.err;
+            return r.status;
+        }
+        const unsigned engines = gs_config_engine_mask(m->cfg);
+        r.bound.resize(r.streams.size());
+        for (size_t i = 0; i < r.n; ++i) {
+            const gs_instr *in = gs_program_instr(p, i);
+            if (!gs_instr_placement_ok(in, r.cores, r.queues, engines))
+                return gs_program_validate(p, m->cfg, err);
+            const unsigned id = r.stream_id(in->core, in->engine, in->queue);
+            r.instr(i).stream = (uint16_t)id;
+            r.bound[id].push_back((uint32_t)i);
+        }
+    } catch (const std::bad_alloc &) {
+        return gs_error_set(err, GS_ERR_NOMEM, nullptr, 0, 0,
+                            "out of memory binding %zu instructions to streams",
+                            gs_program_count(p));
+    }
     g_ran = true;
 
     /* Before the first SystemC call: no copyright banner on stdout. */
@@ -157,20 +184,9 @@ gs_status gs_model_run(gs_model *m, const gs_program *p, gs_mem *mem, const gs_r
         return gs_error_set(err, GS_ERR_INTERNAL, nullptr, 0, 0,
                             "SystemC time resolution is not 1 ps");
 
-    g_run = new Run(m->cfg, p, mem, opts);
+    g_run = run.release();
     Run &r = *g_run;
-    if (r.status != GS_OK) {
-        if (err) *err = r.err;
-        return r.status;
-    }
     try {
-        r.bound.resize(r.streams.size());
-        for (size_t i = 0; i < r.n; ++i) {
-            const gs_instr *in = gs_program_instr(p, i);
-            const unsigned id = r.stream_id(in->core, in->engine, in->queue);
-            r.instr(i).stream = id;
-            r.bound[id].push_back((uint32_t)i);
-        }
         g_chip = new Chip("chip", r);
         if (opts.trace_path) {
             st = r.trace.open(opts.trace_path, err);

@@ -124,7 +124,7 @@ uint64_t Stream::dep_start(uint32_t i, const gs_instr *in, uint64_t floor, int64
             stats_.stall_dep_ps += stall;
     }
     r.instr(i).start_ps = start;
-    r.instr(i).pred = pred;
+    r.instr(i).pred = (int32_t)pred; /* < n <= INT32_MAX (gs_timeline_init) */
     return start;
 }
 

@@ -95,6 +95,58 @@ TEST(ProgramValidate, AnEngineTheConfigLacksIsUnsupported)
         << err.message;
 }
 
+/* The model checks each instruction with gs_instr_placement_ok as it binds it and asks
+ * gs_program_validate for the message only when one fails: both must follow the placement
+ * rules on every placement, or the model would run a misplaced instruction (or fail with no
+ * message). */
+TEST(ProgramValidate, PlacementPredicateAndValidationFollowTheRules)
+{
+    gs_config gen1, gen2;
+    gs_test_config_gen1_like(&gen1);
+    gs_test_config_gen2_like(&gen2);
+    const gs_opcode ops[] = {GS_OP_DMA_COPY, GS_OP_DMA_TRANSPOSE, GS_OP_MATMUL, GS_OP_TENSOR_TENSOR,
+                             GS_OP_IOTA};
+    int ok = 0, bad = 0;
+    for (const gs_config *cfg : {&gen1, &gen2}) {
+        const unsigned cores = (unsigned)cfg->cores.v, queues = (unsigned)cfg->dma.queues.v;
+        const unsigned engines = gs_config_engine_mask(cfg);
+        for (gs_opcode op : ops)
+            for (int e = 0; e <= GS_ENGINE_COUNT; e++)
+                for (unsigned core : {0u, cores - 1, cores})
+                    for (unsigned q : {0u, queues - 1, queues}) {
+                        const gs_instr_draft d = make(op, (gs_engine)e, core, q, 5);
+                        gs_instr view;
+                        const int fits = gs_instr_placement_ok(gs_instr_draft_view(&d, &view),
+                                                               cores, queues, engines);
+                        /* the rules of gs/isa.h's gs_program_validate, written out here */
+                        const bool dma = op == GS_OP_DMA_COPY || op == GS_OP_DMA_TRANSPOSE;
+                        const bool want = core < cores && e < GS_ENGINE_COUNT &&
+                                          gs_config_has_engine(cfg, (gs_engine)e) &&
+                                          dma == (e == GS_ENG_DMA) &&
+                                          (e != GS_ENG_DMA || q < queues);
+                        EXPECT_EQ(fits != 0, want) << gs_opcode_name(op) << " engine " << e
+                                                   << " core " << core << " queue " << q;
+                        gs_error err;
+                        const gs_status st = validate_with(cfg, d, &err);
+                        EXPECT_EQ(st == GS_OK, want)
+                            << gs_opcode_name(op) << " engine " << e << " core " << core
+                            << " queue " << q << ": " << err.message;
+                        if (st != GS_OK) {
+                            EXPECT_NE(st, GS_ERR_INTERNAL) << err.message;
+                            EXPECT_EQ(err.line, 5);
+                        }
+                        (fits ? ok : bad)++;
+                    }
+    }
+    EXPECT_GT(ok, 0);
+    EXPECT_GT(bad, 0);
+    /* the mask is the config's engines */
+    for (int e = 0; e < GS_ENGINE_COUNT; e++)
+        EXPECT_EQ((gs_config_engine_mask(&gen1) >> e) & 1u,
+                  (unsigned)gs_config_has_engine(&gen1, (gs_engine)e));
+    EXPECT_EQ(gs_config_engine_mask(nullptr), 0u);
+}
+
 TEST(ProgramValidate, NoProgramIsAUsageError)
 {
     gs_config cfg;

@@ -118,11 +118,11 @@ struct Timeline {
              int64_t pred)
     {
         gs_timeline_instr &x = tl.instr[i];
-        x.stream = stream;
+        x.stream = (uint16_t)stream;
         x.start_ps = start;
         x.end_ps = end;
         x.hbm_wait_ps = hbm_wait;
-        x.pred = pred;
+        x.pred = (int32_t)pred;
         x.done = 1;
         tl.completed++;
     }
@@ -349,6 +349,9 @@ TEST(Stats, TimelinesThatDoNotFitAreRejected)
     gs_timeline bad;
     EXPECT_EQ(gs_timeline_init(&bad, 3, 0, 1, 1, &err), GS_ERR_INVALID);
     EXPECT_EQ(gs_timeline_init(&bad, 3, 1, GS_MAX_QUEUES + 1, 1, &err), GS_ERR_INVALID);
+    /* more instructions than an int32_t predecessor can name: refused before allocating */
+    EXPECT_EQ(gs_timeline_init(&bad, (size_t)INT32_MAX + 1, 1, 1, 1, &err), GS_ERR_INVALID);
+    EXPECT_NE(strstr(err.message, "instructions"), nullptr) << err.message;
     gs_timeline_free(nullptr);
 }
 

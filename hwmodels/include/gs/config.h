@@ -149,6 +149,8 @@ double gs_config_dma_core_bytes_per_ns(const gs_config *c);
 int gs_config_has_dtype(const gs_config *c, gs_dtype t);
 /* Is one engine present (tensor/vector/scalar/dma always; gpsimd by config). */
 int gs_config_has_engine(const gs_config *c, gs_engine e);
+/* Bit (1u << e) for each engine e the config has (gs_config_has_engine); 0 for NULL. */
+unsigned gs_config_engine_mask(const gs_config *c);
 
 /* ---- loading ---- */
 /* Load, resolve `extends:` and validate. On failure returns NULL and appends every problem

@@ -232,6 +232,20 @@ int64_t gs_program_append_raw(gs_program *p, const gs_instr_draft *in);
  * instruction that does not, at its source line. */
 gs_status gs_program_validate(const gs_program *p, const gs_config *cfg, gs_error *err);
 
+/* The condition gs_program_validate checks, for one instruction, for a caller that sweeps the
+ * program anyway (the model checks each instruction as it binds it to a stream, and asks
+ * gs_program_validate for the error only when one fails). `engines` has bit (1u << e) set for
+ * each engine e the config has (gs_config_engine_mask). */
+static inline int gs_instr_placement_ok(const gs_instr *in, unsigned cores, unsigned queues,
+                                        unsigned engines)
+{
+    const unsigned e = (unsigned)in->engine;
+    const int dma_op = in->op == GS_OP_DMA_COPY || in->op == GS_OP_DMA_TRANSPOSE;
+    return in->core < cores && e < (unsigned)GS_ENGINE_COUNT && ((engines >> e) & 1u) &&
+           dma_op == (e == (unsigned)GS_ENG_DMA) &&
+           (e != (unsigned)GS_ENG_DMA || in->queue < queues);
+}
+
 /* Text listing, one instruction per line: index, core/engine/queue, opcode, operands,
  * immediates, deps, file:line. */
 void gs_program_disasm(const gs_program *p, FILE *out);

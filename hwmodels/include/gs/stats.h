@@ -96,13 +96,15 @@ typedef struct gs_run_stats {
     double wall_s; /* host wall-clock seconds of the simulation */
 } gs_run_stats;
 
-/* One instruction of a run. Times are integer picoseconds of simulated time. */
+/* One instruction of a run. Times are integer picoseconds of simulated time. 32 bytes: one
+ * record per instruction of programs of hundreds of thousands (gs_timeline_init bounds the
+ * instruction count so that `pred` fits, and the chip's streams so that `stream` does). */
 typedef struct gs_timeline_instr {
     uint64_t start_ps;    /* started (a transfer: triggered, its dependencies met) */
     uint64_t end_ps;      /* completed */
     uint64_t hbm_wait_ps; /* of end - start, waiting for shared HBM bandwidth */
-    int64_t pred;         /* the instruction whose end set start_ps; -1: none (time 0) */
-    uint32_t stream;      /* the stream that ran it (gs_timeline_stream_id) */
+    int32_t pred;         /* the instruction whose end set start_ps; -1: none (time 0) */
+    uint16_t stream;      /* the stream that ran it (gs_timeline_stream_id) */
     uint8_t done;         /* 1: it completed; the other fields are meaningful only then */
 } gs_timeline_instr;
 
@@ -157,7 +159,7 @@ typedef struct gs_timeline {
 
 /* Sized for n instructions on cores x (compute engines + queues) streams and cores x
  * dma_engines engines, all zero, every pred -1. GS_ERR_INVALID for sizes out of range
- * (cores 1..GS_MAX_CORES, queues and engines 1..GS_MAX_QUEUES), GS_ERR_NOMEM. */
+ * (cores 1..GS_MAX_CORES, queues and engines 1..GS_MAX_QUEUES, n <= INT32_MAX), GS_ERR_NOMEM. */
 gs_status gs_timeline_init(gs_timeline *tl, size_t n, unsigned cores, unsigned queues,
                            unsigned dma_engines, gs_error *err);
 void gs_timeline_free(gs_timeline *tl); /* NULL ok; the struct is zeroed */
