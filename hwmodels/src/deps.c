@@ -18,7 +18,21 @@
  * that does not grow with the program. Dropped accesses stay in an indexed list as tombstones
  * until they are half of it (then the list is compacted and the index rebuilt when next needed).
  *
- * One file (a little over 800 lines) on purpose: the index answers exactly the overlap question
+ * Reads of HBM are recorded lazily. An HBM read list is only ever consulted by a write to the
+ * same tensor (a write scans it for WAR dependencies; a dense write prunes it), and the inputs
+ * of a large kernel are read hundreds of thousands of times and never written: storing each of
+ * those reads as a full access (32 bytes, plus index cells once the list is indexed) is memory
+ * traffic and first-touch page faults for a list nobody reads. So an HBM read is appended to
+ * its region's pending list as a handle (instruction, operand slot: 8 bytes), and the pending
+ * handles are turned into accesses, in order, exactly as an eager record would have stored them
+ * (footprint of the same pattern, index insert if the list is indexed) just before anything
+ * consults or changes the reads list (materialize(): in collect() before a write's scan, in
+ * record() before a dense write's prune). The dependencies are therefore the same as with eager
+ * recording. SBUF/PSUM reads stay eager: their lists are pruned by the next dense write of the
+ * tile and stay short, and gs_kb_inherit_history copies them. With the index off
+ * (GS_BASELINE_PATHS, the reference behaviour) every read is recorded eagerly.
+ *
+ * One file (a little over 900 lines) on purpose: the index answers exactly the overlap question
  * the hazard rules ask, and the two are tested and changed together; splitting them would put
  * the invariant "indexed candidates == a full scan" across a file boundary.
  */
@@ -87,12 +101,21 @@ typedef struct access_list {
     list_index *idx;   /* NULL: scanned in full */
 } access_list;
 
+/* An HBM read not yet recorded in its region's reads list (see the file comment): operand `slot`
+ * of instruction `instr`, as in an access. 8 bytes against an access's 32. */
+typedef struct pending_read {
+    uint32_t instr;
+    uint8_t slot;
+} pending_read;
+
 /* Reads and writes are kept apart so that a read scans only the writes: programs that read the
  * same input tiles over and over (a matmul's operands) would otherwise rescan every earlier
  * read on every new read, which is quadratic in the program's length. Both lists stay in
- * instruction order. */
+ * instruction order; an HBM region's reads are `reads` followed by `pending` (later reads). */
 struct region {
     access_list reads, writes;
+    pending_read *pending; /* HBM only */
+    size_t n_pending, cap_pending;
 };
 typedef struct region region;
 
@@ -117,6 +140,7 @@ void gs_kb_tracker_free(void *v)
         gs_free(t->hbm[i].writes.blocks);
         index_free(t->hbm[i].reads.idx);
         index_free(t->hbm[i].writes.idx);
+        gs_free(t->hbm[i].pending);
     }
     for (size_t i = 0; i < t->n_buf; i++) {
         gs_free(t->buf[i].reads.items);
@@ -661,6 +685,84 @@ static inline int scan(gs_kb *kb, int which, access_list *l, const access *acc, 
     return 1;
 }
 
+/* Append access acc (pattern ap) to list l, filed in its index if it has one. */
+static int list_push(access_list *l, const access *acc, const gs_ap *ap)
+{
+    if (l->n == l->cap) {
+        size_t nc = l->cap ? l->cap * 2 : 8;
+        access *n = gs_realloc(l->items, nc * sizeof *n);
+        if (!n) return 0;
+        l->items = n;
+        l->cap = nc;
+    }
+    if (l->n >= UINT32_MAX) return 0;
+    l->items[l->n] = *acc;
+    l->items[l->n].dead = 0;
+    if (l->idx && !index_insert(l->idx, &l->items[l->n], ap, (uint32_t)l->n)) return 0;
+    l->n++;
+    return 1;
+}
+
+/* Defer HBM read acc of region r (see the file comment). */
+static int defer_read(region *r, const access *acc)
+{
+    if (r->n_pending == r->cap_pending) {
+        size_t nc = r->cap_pending ? r->cap_pending * 2 : 64;
+        pending_read *n = gs_realloc(r->pending, nc * sizeof *n);
+        if (!n) return 0;
+        r->pending = n;
+        r->cap_pending = nc;
+    }
+    r->pending[r->n_pending].instr = acc->instr;
+    r->pending[r->n_pending].slot = acc->slot;
+    r->n_pending++;
+    return 1;
+}
+
+/* Record region r's pending HBM reads in its reads list, in order, as record() would have
+ * stored each of them at its time (its pattern's footprint, filed in the index if the list has
+ * one): from here on the list is what eager recording gives. On OOM the handles not yet moved
+ * stay pending. */
+static int materialize(gs_kb *kb, region *r)
+{
+    if (r->n_pending == 0) return 1;
+    access_list *l = &r->reads;
+    if (l->cap - l->n < r->n_pending) {
+        size_t nc = GS_MAX(l->cap * 2, l->n + r->n_pending);
+        access *n = gs_realloc(l->items, nc * sizeof *n);
+        if (!n) return 0;
+        l->items = n;
+        l->cap = nc;
+    }
+    /* footprint facts depend on the pattern alone (program.h), so facts computed afresh equal
+     * the ones cached beside the interned pattern (not reachable from an instruction's operand):
+     * once per run of handles with the same pattern (a tile read by consecutive instructions) */
+    const gs_ap *last = NULL;
+    gs_ap_facts f;
+    memset(&f, 0, sizeof f);
+    size_t i = 0;
+    for (; i < r->n_pending; i++) {
+        access acc;
+        memset(&acc, 0, sizeof acc);
+        acc.instr = r->pending[i].instr;
+        acc.slot = r->pending[i].slot;
+        const gs_ap *ap = access_ap(kb, &acc);
+        if (!ap) break; /* not reached: every slot of an instruction points to a pattern */
+        if (ap != last) {
+            memset(&f, 0, sizeof f);
+            last = ap;
+        }
+        footprint(ap, &f, &acc);
+        if (!list_push(l, &acc, ap)) break;
+    }
+    r->n_pending -= i;
+    if (r->n_pending) {
+        memmove(r->pending, r->pending + i, r->n_pending * sizeof *r->pending);
+        return 0;
+    }
+    return 1;
+}
+
 /* Collect dependencies of one operand access against its region's history: a read against the
  * earlier writes (RAW), a write against the earlier reads and writes (WAR, WAW). The matches of
  * the two lists are merged in instruction order so the dependency order is the program order. */
@@ -670,7 +772,7 @@ static int collect(gs_kb *kb, const access *acc, const gs_ap *ap)
     if (!r) return 0;
     if (!scan(kb, 0, &r->writes, acc, ap)) return 0;
     kb->match_n[1] = 0;
-    if (acc->write && !scan(kb, 1, &r->reads, acc, ap)) return 0;
+    if (acc->write && (!materialize(kb, r) || !scan(kb, 1, &r->reads, acc, ap))) return 0;
     const uint32_t *w = kb->match[0], *rd = kb->match[1];
     size_t i = 0, j = 0, nw = kb->match_n[0], nr = kb->match_n[1];
     if (nr == 0) {
@@ -739,23 +841,13 @@ static int record(gs_kb *kb, const access *acc, const gs_ap *ap)
 {
     region *r = region_of(kb->tr, ap);
     if (!r) return 0;
+    if (!acc->write && ap->space == GS_MEM_HBM && kb->indexed) return defer_read(r, acc);
+    /* the eager path of a builder with the index off may follow lazy ones on a shared tracker */
+    if ((!acc->write || acc->dense) && !materialize(kb, r)) return 0;
     if (acc->write && acc->dense &&
         (!prune(kb, &r->reads, acc, ap) || !prune(kb, &r->writes, acc, ap)))
         return 0;
-    access_list *l = acc->write ? &r->writes : &r->reads;
-    if (l->n == l->cap) {
-        size_t nc = l->cap ? l->cap * 2 : 8;
-        access *n = gs_realloc(l->items, nc * sizeof *n);
-        if (!n) return 0;
-        l->items = n;
-        l->cap = nc;
-    }
-    if (l->n >= UINT32_MAX) return 0;
-    l->items[l->n] = *acc;
-    l->items[l->n].dead = 0;
-    if (l->idx && !index_insert(l->idx, &l->items[l->n], ap, (uint32_t)l->n)) return 0;
-    l->n++;
-    return 1;
+    return list_push(acc->write ? &r->writes : &r->reads, acc, ap);
 }
 
 static int cmp_access(const void *x, const void *y)

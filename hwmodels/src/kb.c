@@ -20,9 +20,10 @@
 _Static_assert(GS_ENGINE_COUNT <= 32, "gs_kb.engines holds one bit per engine");
 
 /* GS_BASELINE_PATHS=1, =all or a value naming "build" in the environment: scan every history
- * in full, as before the index (`gensweep bench` measures the old build against the new one in
- * the same run; the tests compare the dependencies of both). Read for every builder: a test
- * switches it in-process. */
+ * in full and record every access at once, as before the index and the lazy HBM reads of
+ * deps.c (`gensweep bench` measures the old build against the new one in the same run; the
+ * tests compare the dependencies of both). Read for every builder: a test switches it
+ * in-process. */
 static int index_enabled(void)
 {
     const char *b = getenv("GS_BASELINE_PATHS");

@@ -60,7 +60,8 @@ struct gs_kb {
     size_t n_deps, cap_deps;
     uint32_t *match[2]; /* collect(): matches in the write and read lists */
     size_t match_n[2], match_cap[2];
-    int indexed;    /* index long HBM lists (0: scan them in full, the reference behaviour) */
+    int indexed;    /* index long HBM lists and record HBM reads lazily (deps.c; 0: scan every
+                     * list in full and record every access at once, the reference behaviour) */
     uint32_t *cand; /* an indexed scan's candidate positions */
     size_t cand_n, cand_cap;
 };
