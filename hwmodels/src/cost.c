@@ -285,6 +285,21 @@ static const gs_ap *local_side(const gs_instr *in)
     return NULL;
 }
 
+static int same_share(const gs_dma_share *a, const gs_dma_share *b)
+{
+    return a->bytes == b->bytes && a->eff_bytes == b->eff_bytes && a->descriptors == b->descriptors;
+}
+
+/* gs_dma_plan.same_run from the shares, last engine first. */
+static void plan_runs(gs_dma_plan *r)
+{
+    for (unsigned e = r->n_engines; e-- > 0;)
+        r->same_run[e] =
+            (uint8_t)(e + 1 < r->n_engines && same_share(&r->share[e], &r->share[e + 1])
+                          ? r->same_run[e + 1] + 1
+                          : 1);
+}
+
 void gs_cost_dma_plan(const gs_config *c, const gs_instr *in, gs_dma_plan *r)
 {
     const gs_dma_cfg *d = &c->dma;
@@ -303,7 +318,10 @@ void gs_cost_dma_plan(const gs_config *c, const gs_instr *in, gs_dma_plan *r)
     r->hbm = src->space == GS_MEM_HBM || dst->space == GS_MEM_HBM;
 
     const uint64_t rows = dst->part_count;
-    if (rows == 0 || !(r->bytes > 0.0)) return;
+    if (rows == 0 || !(r->bytes > 0.0)) {
+        plan_runs(r);
+        return;
+    }
     const double runs = (double)GS_MAX(gs_ap_runs_per_row(src), gs_ap_runs_per_row(dst));
     const double row_bytes = r->bytes / (double)rows;
     const double chunk = runs > 0.0 ? row_bytes / runs : row_bytes;
@@ -350,6 +368,7 @@ void gs_cost_dma_plan(const gs_config *c, const gs_instr *in, gs_dma_plan *r)
     r->engines_used = used;
     r->eff_bytes = eff;
     r->descriptors = descriptors;
+    plan_runs(r);
 }
 
 /* Every field of a pattern but its offset and tensor (gs_cost_dma_plan reads neither). */

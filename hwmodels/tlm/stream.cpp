@@ -359,10 +359,10 @@ TransferTiming run_transfer(Run &run, DmaEngines &engines, uint32_t i, const gs_
     const TransferHbm::ShareCost *cost = nullptr;
     const gs_dma_share *costed = nullptr; /* the share `cost` was computed for */
     /* 1. The shares as groups and what each group asks of the HBM. Engines in a row with the
-     * same share, free at the same time: one reservation, but only while the HBM passes the
-     * whole group within one share's streaming time (c.max_group): then the group ends as its
-     * shares would one by one; when the HBM is the limit, shares are reserved one by one so that
-     * each engine is freed as soon as its own bytes passed. The scan stops one past max_group:
+     * same share (plan.same_run), free at the same time: one reservation, but only while the HBM
+     * passes the whole group within one share's streaming time (c.max_group): then the group ends
+     * as its shares would one by one; when the HBM is the limit, shares are reserved one by one so
+     * that each engine is freed as soon as its own bytes passed. The scan stops one past max_group:
      * that group is too large already. A group's start depends only on its own engines, which
      * no other group of the transfer touches, so all requests can be made before any engine is
      * occupied. */
@@ -380,9 +380,7 @@ TransferTiming run_transfer(Run &run, DmaEngines &engines, uint32_t i, const gs_
         const TransferHbm::ShareCost &c = *cost;
         const uint64_t start = engines.start_for(e, ready_ps);
         unsigned g = 1;
-        while (e + g < n && g <= c.max_group && plan.share[e + g].bytes == sh.bytes &&
-               plan.share[e + g].eff_bytes == sh.eff_bytes &&
-               plan.share[e + g].descriptors == sh.descriptors &&
+        while (e + g < n && g <= c.max_group && g < plan.same_run[e] &&
                engines.start_for(e + g, ready_ps) == start)
             ++g;
         if (g > c.max_group) g = 1;

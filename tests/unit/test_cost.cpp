@@ -473,6 +473,40 @@ TEST_F(Cost, DmaSplitsOverEnginesByPartitionGroup)
     EXPECT_EQ(gs_cost_flops(view(d)), 0.0);
 }
 
+TEST_F(Cost, DmaSameRunCountsTheEqualSharesThatFollow)
+{
+    // same_run[e] is what the DMA model would otherwise count on every transfer: the shares from
+    // e on equal to share[e] in bytes, efficient bytes and descriptors, e included.
+    gs_config g1;
+    gs_test_config_gen1_like(&g1);
+    int checked = 0, longer = 0;
+    for (const gs_config *c : {&g1, &g2, &g3})
+        for (unsigned start : {0u, 4u, 8u, 13u})
+            for (unsigned parts : {1u, 12u, 64u, 115u})
+                for (int hbm_to_hbm = 0; hbm_to_hbm < 2; ++hbm_to_hbm) {
+                    if (start + parts > 128) continue;
+                    gs_ap src = tile(GS_BF16, parts, 300, GS_MEM_HBM);
+                    gs_ap dst = tile(GS_BF16, parts, 300, hbm_to_hbm ? GS_MEM_HBM : GS_MEM_SBUF);
+                    dst.part_start = hbm_to_hbm ? 0 : start;
+                    if (hbm_to_hbm) src.part_count = dst.part_count = parts + start;
+                    const gs_dma_plan pl = plan_of(*c, dma(dst, src));
+                    for (unsigned e = 0; e < pl.n_engines; ++e) {
+                        unsigned run = 1;
+                        while (e + run < pl.n_engines &&
+                               pl.share[e + run].bytes == pl.share[e].bytes &&
+                               pl.share[e + run].eff_bytes == pl.share[e].eff_bytes &&
+                               pl.share[e + run].descriptors == pl.share[e].descriptors)
+                            ++run;
+                        EXPECT_EQ(pl.same_run[e], run) << "start " << start << " parts " << parts
+                                                       << " hbm " << hbm_to_hbm << " engine " << e;
+                        longer += run > 1 && run < pl.n_engines - e;
+                        ++checked;
+                    }
+                }
+    EXPECT_GT(checked, 0);
+    EXPECT_GT(longer, 0); // runs that end before the last engine were among the cases
+}
+
 TEST_F(Cost, DmaFewPartitionsUseFewEngines)
 {
     // [4, 4096]: partitions 0-3 are one group: one engine moves everything.

@@ -90,6 +90,10 @@ typedef struct gs_dma_plan {
     unsigned engines_used; /* engines with a non-empty share */
     unsigned n_engines;    /* engines of the core (size of share[]) */
     gs_dma_share share[GS_MAX_QUEUES]; /* by engine index; empty shares have 0 bytes */
+    /* same_run[e]: how many shares from e on (e included, up to n_engines) equal share[e] in all
+     * three fields, so that the DMA model finds a run of engines with one share without
+     * comparing them on every transfer that reuses the plan */
+    uint8_t same_run[GS_MAX_QUEUES];
 } gs_dma_plan;
 
 /* Plan a dma_copy / dma_transpose (or the transfer of a gather: issue_ns and descriptor_ns
