@@ -490,7 +490,8 @@ static gs_status exec_dma_transpose(gs_mem *m, const gs_instr *in, gs_error *err
     return GS_OK;
 }
 
-static gs_status exec_elementwise(gs_mem *m, const gs_instr *in, gs_error *err)
+/* iimm: the instruction's integer immediates (gs_program_iimm) */
+static gs_status exec_elementwise(gs_mem *m, const gs_instr *in, const int64_t *iimm, gs_error *err)
 {
     const gs_ap *out = in->out[0];
     size_t n = gs_ap_free_elems(out);
@@ -554,13 +555,12 @@ static gs_status exec_elementwise(gs_mem *m, const gs_instr *in, gs_error *err)
             break;
         case GS_OP_IOTA:
             for (size_t i = 0; i < n; i++)
-                x[i] = (float)(in->iimm[0] + in->iimm[1] * (int64_t)p + in->iimm[2] * (int64_t)i);
+                x[i] = (float)(iimm[0] + iimm[1] * (int64_t)p + iimm[2] * (int64_t)i);
             break;
         case GS_OP_AFFINE_SELECT:
             load_row(m, in->in[0], p, x);
             for (size_t i = 0; i < n; i++) {
-                double v =
-                    (double)(in->iimm[0] + in->iimm[1] * (int64_t)p + in->iimm[2] * (int64_t)i);
+                double v = (double)(iimm[0] + iimm[1] * (int64_t)p + iimm[2] * (int64_t)i);
                 if (gs_alu_apply(in->alu0, (float)v, 0.0f) == 0.0f) x[i] = in->imm[0];
             }
             break;
@@ -711,7 +711,7 @@ gs_status gs_exec_instr(gs_mem *m, const gs_program *p, size_t index, gs_error *
     case GS_OP_GATHER:
         return exec_gather(m, in, err);
     default:
-        return exec_elementwise(m, in, err);
+        return exec_elementwise(m, in, gs_program_iimm(p, index), err);
     }
 }
 

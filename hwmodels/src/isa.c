@@ -188,14 +188,12 @@ typedef struct dep_block {
     uint32_t data[DEP_BLOCK];
 } dep_block;
 
-/* The integer immediates of the instructions that have any, in blocks that never move. */
-#define IIMM_BLOCK 1024u
-
-typedef struct iimm_block {
-    struct iimm_block *next;
-    uint32_t used;
-    int64_t data[IIMM_BLOCK][3];
-} iimm_block;
+/* The integer immediates of an instruction that has any (iota, affine_select, tensor_reduce;
+ * not part of gs_instr: most instructions have none). */
+typedef struct iimm_entry {
+    uint32_t instr;
+    int64_t v[3];
+} iimm_entry;
 
 /* Access patterns interned for the operands of instructions (see "Operand storage" in
  * gs/isa.h): chunks that never move, of doubling size, and an open-addressing hash set over
@@ -246,7 +244,8 @@ struct gs_program {
     size_t n_instrs, cap_instrs;
     size_t instrs_mapped; /* instrs[0, instrs_mapped) had their pages mapped ahead (gs_prefault) */
     dep_block *deps;
-    iimm_block *iimms;
+    iimm_entry *iimms; /* by increasing instruction index */
+    size_t n_iimms, cap_iimms;
     ap_pool aps;
     unsigned cores_used;
     uint64_t high_water[GS_MEMSPACE_COUNT];
@@ -287,11 +286,7 @@ void gs_program_free(gs_program *p)
     }
     gs_free(p->aps.set);
     gs_free(p->aps.tags);
-    for (iimm_block *b = p->iimms; b;) {
-        iimm_block *n = b->next;
-        gs_free(b);
-        b = n;
-    }
+    gs_free(p->iimms);
     for (dep_block *b = p->deps; b;) {
         dep_block *n = b->next;
         gs_free(b);
@@ -595,22 +590,30 @@ static inline ap_entry *ap_intern(ap_pool *pool, const gs_ap *a)
         (dst)->file = (src)->file;                                                                 \
     } while (0)
 
-/* The program's copy of an instruction's integer immediates: a shared zero triple for the many
- * instructions without any; NULL on OOM. */
-static const int64_t *store_iimm(gs_program *p, const int64_t v[3])
+/* Instruction `instr`'s integer immediates, kept when any is non-zero (instructions are
+ * appended in index order, so the table stays sorted). 0 on OOM. */
+static int store_iimm(gs_program *p, uint32_t instr, const int64_t v[3])
+{
+    if (!v[0] && !v[1] && !v[2]) return 1;
+    if (!grow((void **)&p->iimms, &p->cap_iimms, p->n_iimms, sizeof *p->iimms)) return 0;
+    iimm_entry *e = &p->iimms[p->n_iimms++];
+    e->instr = instr;
+    memcpy(e->v, v, sizeof e->v);
+    return 1;
+}
+
+const int64_t *gs_program_iimm(const gs_program *p, size_t i)
 {
     static const int64_t zeros[3] = {0, 0, 0};
-    if (!v[0] && !v[1] && !v[2]) return zeros;
-    if (!p->iimms || p->iimms->used == IIMM_BLOCK) {
-        iimm_block *b = gs_malloc(sizeof *b);
-        if (!b) return NULL;
-        b->used = 0;
-        b->next = p->iimms;
-        p->iimms = b;
+    size_t lo = 0, hi = p->n_iimms;
+    while (lo < hi) {
+        const size_t mid = lo + (hi - lo) / 2;
+        if (p->iimms[mid].instr < i)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
-    int64_t *dst = p->iimms->data[p->iimms->used++];
-    memcpy(dst, v, 3 * sizeof *v);
-    return dst;
+    return lo < p->n_iimms && p->iimms[lo].instr == i ? p->iimms[lo].v : zeros;
 }
 
 const gs_ap *gs_program_intern(gs_program *p, const gs_ap *a, gs_ap_facts **facts)
@@ -674,7 +677,6 @@ int64_t gs_program_append_interned(gs_program *p, const gs_instr_draft *in,
     }
     gs_instr *dst = &p->instrs[p->n_instrs];
     COPY_INSTR_FIELDS(dst, in);
-    if (!(dst->iimm = store_iimm(p, in->iimm))) return -1;
     for (int k = 0; k < GS_INSTR_MAX_OUT; k++)
         dst->out[k] = out[k];
     for (int k = 0; k < GS_INSTR_MAX_IN; k++)
@@ -682,6 +684,8 @@ int64_t gs_program_append_interned(gs_program *p, const gs_instr_draft *in,
     dst->n_deps = n_deps;
     dst->deps = store_deps(p, deps, n_deps);
     if (n_deps && !dst->deps) return -1;
+    /* last: a failed append leaves no immediates under this index */
+    if (!store_iimm(p, (uint32_t)p->n_instrs, in->iimm)) return -1;
     if (in->core + 1u > p->cores_used) p->cores_used = in->core + 1u;
     return (int64_t)p->n_instrs++;
 }
@@ -694,7 +698,6 @@ int64_t gs_program_append_raw(gs_program *p, const gs_instr_draft *in)
 const gs_instr *gs_instr_draft_view(const gs_instr_draft *d, gs_instr *view)
 {
     COPY_INSTR_FIELDS(view, d);
-    view->iimm = d->iimm;
     for (int k = 0; k < GS_INSTR_MAX_OUT; k++)
         view->out[k] = &d->out[k];
     for (int k = 0; k < GS_INSTR_MAX_IN; k++)
@@ -702,11 +705,12 @@ const gs_instr *gs_instr_draft_view(const gs_instr_draft *d, gs_instr *view)
     return view;
 }
 
-void gs_instr_to_draft(const gs_instr *in, gs_instr_draft *d)
+void gs_program_instr_to_draft(const gs_program *p, size_t i, gs_instr_draft *d)
 {
+    const gs_instr *in = &p->instrs[i];
     memset(d, 0, sizeof *d);
     COPY_INSTR_FIELDS(d, in);
-    memcpy(d->iimm, in->iimm, sizeof d->iimm);
+    memcpy(d->iimm, gs_program_iimm(p, i), sizeof d->iimm);
     for (int k = 0; k < GS_INSTR_MAX_OUT; k++)
         d->out[k] = *in->out[k];
     for (int k = 0; k < GS_INSTR_MAX_IN; k++)
@@ -731,6 +735,7 @@ void gs_instr_format(const gs_program *p, size_t i, char *buf, size_t size)
         if (size) buf[0] = '\0';
         return;
     }
+    const int64_t *iimm = gs_program_iimm(p, i);
     text_out o = {buf, size, 0};
     buf[0] = '\0';
     char eng[16];
@@ -813,7 +818,7 @@ void gs_instr_format(const gs_program *p, size_t i, char *buf, size_t size)
         out_str(&o, " op=");
         out_str(&o, gs_alu_name(in->alu0));
         out_str(&o, " axes=");
-        out_i64(&o, in->iimm[0]);
+        out_i64(&o, iimm[0]);
         break;
     case GS_OP_MEMSET:
         out_str(&o, " value=");
@@ -821,20 +826,20 @@ void gs_instr_format(const gs_program *p, size_t i, char *buf, size_t size)
         break;
     case GS_OP_IOTA:
         out_c(&o, ' ');
-        out_i64(&o, in->iimm[0]);
+        out_i64(&o, iimm[0]);
         out_c(&o, '+');
-        out_i64(&o, in->iimm[1]);
+        out_i64(&o, iimm[1]);
         out_str(&o, "*p+");
-        out_i64(&o, in->iimm[2]);
+        out_i64(&o, iimm[2]);
         out_str(&o, "*j");
         break;
     case GS_OP_AFFINE_SELECT:
         out_str(&o, " keep (");
-        out_i64(&o, in->iimm[0]);
+        out_i64(&o, iimm[0]);
         out_c(&o, '+');
-        out_i64(&o, in->iimm[1]);
+        out_i64(&o, iimm[1]);
         out_str(&o, "*p+");
-        out_i64(&o, in->iimm[2]);
+        out_i64(&o, iimm[2]);
         out_str(&o, "*j) ");
         out_str(&o, gs_alu_name(in->alu0));
         out_str(&o, " 0 else ");

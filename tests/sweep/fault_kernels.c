@@ -58,7 +58,7 @@ static gs_status build_deadlock(gs_kb *kb, const gs_kernel_args *a)
     if (!gs_kb_ok(kb) || !captured_program) return gs_kb_status(kb);
     /* #1 waits for #2, a later instruction on the same in-order engine: never satisfiable */
     gs_instr_draft in;
-    gs_instr_to_draft(gs_program_instr(captured_program, 0), &in);
+    gs_program_instr_to_draft(captured_program, 0, &in);
     uint32_t dep = (uint32_t)gs_program_count(captured_program) + 1;
     in.deps = &dep;
     in.n_deps = 1;

@@ -248,13 +248,12 @@ TEST(InstrOperands, DraftViewAndRoundTrip)
     EXPECT_EQ(v.act, GS_ACT_GELU);
     EXPECT_EQ(v.flags, a.flags);
     EXPECT_EQ(v.imm[0], 2.5f);
-    EXPECT_EQ(v.iimm[2], -7);
 
     ASSERT_EQ(gs_program_append_raw(g.p, &a), 0);
-    EXPECT_EQ(gs_program_instr(g.p, 0)->iimm[0], 0);
-    EXPECT_EQ(gs_program_instr(g.p, 0)->iimm[2], -7); // integer immediates, stored out of line
+    EXPECT_EQ(gs_program_iimm(g.p, 0)[0], 0);
+    EXPECT_EQ(gs_program_iimm(g.p, 0)[2], -7); // integer immediates, kept by the program
     gs_instr_draft b;
-    gs_instr_to_draft(gs_program_instr(g.p, 0), &b);
+    gs_program_instr_to_draft(g.p, 0, &b);
     EXPECT_EQ(b.iimm[2], -7);
     for (int k = 0; k < GS_INSTR_MAX_IN; k++)
         EXPECT_TRUE(same_fields(b.in[k], a.in[k])) << k;
@@ -280,11 +279,17 @@ TEST(InstrOperands, DraftViewAndRoundTrip)
         ASSERT_EQ(gs_program_append_raw(g.p, &io), 2 + i);
     }
     for (int i = 0; i < 3000; i++) {
-        const gs_instr *z = gs_program_instr(g.p, (size_t)(2 + i));
-        ASSERT_EQ(z->iimm[0], i);
-        ASSERT_EQ(z->iimm[1], -i);
-        ASSERT_EQ(z->iimm[2], i % 3 == 0 ? 0 : i);
+        const int64_t *z = gs_program_iimm(g.p, (size_t)(2 + i));
+        ASSERT_EQ(z[0], i);
+        ASSERT_EQ(z[1], -i);
+        ASSERT_EQ(z[2], i % 3 == 0 ? 0 : i);
     }
+    // instructions without any (the round-tripped one is appended with a's), and indices past
+    // the end, read zeros
+    EXPECT_EQ(gs_program_iimm(g.p, 1)[2], -7);
+    EXPECT_EQ(gs_program_iimm(g.p, 2)[2], 0); // i = 0: all zero, not stored
+    const int64_t *past = gs_program_iimm(g.p, 1u << 20);
+    EXPECT_EQ(past[0] | past[1] | past[2], 0);
 }
 
 // A kernel's operands repeat: a tile loop of matmuls keeps a few patterns per tile, so the

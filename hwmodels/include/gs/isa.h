@@ -19,9 +19,10 @@
  * one copy) in chunks that never move, so the pointers stay valid while the program grows and
  * until it is freed. A kernel's operands repeat heavily (its tiles are few; an HBM view repeats
  * when a tile is reloaded): gen1's largest matmul (397,312 instructions, 925,696 operands) has
- * 11,273 distinct patterns, so an instruction takes 96 bytes instead of 392 with five inline
+ * 11,273 distinct patterns, so an instruction takes 88 bytes instead of 392 with five inline
  * 64-byte patterns (a variable operand count alone would have kept ~250). The integer
- * immediates, which three opcodes use, are out of line as well.
+ * immediates, which three opcodes use, are not in the record at all: the program keeps those of
+ * the instructions that have any, by instruction index (gs_program_iimm).
  *
  * Every one of the GS_INSTR_MAX_IN + GS_INSTR_MAX_OUT slots is stored, used or not: an unused
  * slot points to the (interned) tensor = -1 pattern the builder left in it. So a read of any
@@ -141,12 +142,10 @@ enum {
  * An instruction of a program. Its operands are pointers to access patterns the program owns
  * (see "Operand storage" at the top): read them as `*in->in[k]` / `in->out[k]->tensor`. Every
  * slot, used or not, points to a pattern: an unused slot to one with tensor = -1. The integer
- * immediates (iota, affine_select, tensor_reduce) are out of line too: iimm points to the
- * program's copy of the three, or to three zeros when the draft's were all zero.
+ * immediates (iota, affine_select, tensor_reduce) are the program's: gs_program_iimm(p, i).
  */
 typedef struct gs_instr {
     GS_INSTR_FIELDS
-    const int64_t *iimm;
     const gs_ap *out[GS_INSTR_MAX_OUT];
     const gs_ap *in[GS_INSTR_MAX_IN];
 } gs_instr;
@@ -165,10 +164,9 @@ typedef struct gs_instr_draft {
 
 /* A draft seen as an instruction: `view`'s operand pointers point into `d` (valid while `d`
  * lives and is not moved). For code and tests that evaluate an instruction before, or without,
- * appending it. Returns view. */
+ * appending it; the integer immediates, not part of an instruction, stay in the draft. Returns
+ * view. */
 const gs_instr *gs_instr_draft_view(const gs_instr_draft *d, gs_instr *view);
-/* An instruction copied back into a draft (operands by value), e.g. to append a variant of it. */
-void gs_instr_to_draft(const gs_instr *in, gs_instr_draft *d);
 
 /* ---- HBM tensors (gs_tensor_kind: gs/isa_types.h) ---- */
 typedef struct gs_tensor_info {
@@ -212,6 +210,12 @@ const gs_buffer_info *gs_program_buffer(const gs_program *p, int32_t id);
 
 size_t gs_program_count(const gs_program *p);
 const gs_instr *gs_program_instr(const gs_program *p, size_t i);
+/* The integer immediates (iimm[3]) of instruction i: the program's copy, or three zeros for an
+ * instruction without any (most; also for i out of range). Valid until the program is freed. */
+const int64_t *gs_program_iimm(const gs_program *p, size_t i);
+/* Instruction i of p copied back into a draft (operands and integer immediates by value), e.g.
+ * to append a variant of it. i must be < gs_program_count(p). */
+void gs_program_instr_to_draft(const gs_program *p, size_t i, gs_instr_draft *d);
 /* Number of cores the program uses (max core id + 1). */
 unsigned gs_program_cores_used(const gs_program *p);
 /* High-water marks in bytes per partition. */
