@@ -26,6 +26,7 @@
 #include "gs/strbuf.h"
 
 #define FLOOR_SWITCHES 2000000L /* SystemC ping-pong length (quick: a tenth) */
+#define FN_RUNS 3               /* functional matmul children (section 2), best kept (quick: one) */
 #define BIG_RUNS 3              /* runs of the largest job per path, best kept (quick: one) */
 
 static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
@@ -197,10 +198,37 @@ static void bench_functional_matmul(bench_run *b)
         req_init(&q, b->g_fn->path, "matmul", 3, fm, fk, fn);
         q.functional = 1;
         q.with_exec_and_sgemm = 1;
+        /* the model runs once per process (SystemC elaborates once): FN_RUNS processes, the
+         * least time of each path kept, as sgemm keeps its best of three in each (a single
+         * ~40 ms run moved by 20% on this shared machine) */
         child_result r;
         long rss = 0;
-        if (gs_bench_child(&q, &r, &rss) != 0 || !r.ok || !r.exec_ok || !(r.sgemm_s > 0))
-            b->failures++;
+        const int runs = b->o.quick ? 1 : FN_RUNS;
+        for (int k = 0; k < runs; k++) {
+            child_result x;
+            long xrss = 0;
+            const int bad =
+                gs_bench_child(&q, &x, &xrss) != 0 || !x.ok || !x.exec_ok || !(x.sgemm_s > 0);
+            rss = GS_MAX(rss, xrss);
+            if (k == 0 || bad) r = x; /* a failed run's record is the one reported */
+            if (bad) {
+                b->failures++;
+                break;
+            }
+            if (k == 0) continue;
+            if (x.run_s < r.run_s) {
+                r.run_s = x.run_s;
+                r.run_cpu_s = x.run_cpu_s;
+            }
+            if (x.exec_s < r.exec_s) {
+                r.exec_s = x.exec_s;
+                r.exec_cpu_s = x.exec_cpu_s;
+            }
+            if (x.sgemm_s < r.sgemm_s) {
+                r.sgemm_s = x.sgemm_s;
+                r.sgemm_cpu_s = x.sgemm_cpu_s;
+            }
+        }
         const double flop = 2.0 * (double)fm * (double)fk * (double)fn;
         double g_model = r.run_s > 0 ? flop / r.run_s / 1e9 : 0;
         double g_exec = r.exec_s > 0 ? flop / r.exec_s / 1e9 : 0;
@@ -209,8 +237,9 @@ static void bench_functional_matmul(bench_run *b)
         ratio_exec = g_blas > 0 ? g_exec / g_blas : 0;
         say(&b->o,
             "\n2. functional matmul %" PRId64 "x%" PRId64 "x%" PRId64
-            " (MxKxN, bf16 on %s) vs OpenBLAS sgemm (fp32, 1 thread), same process\n",
-            fm, fk, fn, b->g_fn->name);
+            " (MxKxN, bf16 on %s) vs OpenBLAS sgemm (fp32, 1 thread), same process; best of %d "
+            "processes\n",
+            fm, fk, fn, b->g_fn->name, runs);
         double gc_model = r.run_cpu_s > 0 ? flop / r.run_cpu_s / 1e9 : 0;
         double gc_exec = r.exec_cpu_s > 0 ? flop / r.exec_cpu_s / 1e9 : 0;
         double gc_blas = r.sgemm_cpu_s > 0 ? flop / r.sgemm_cpu_s / 1e9 : 0;
@@ -248,6 +277,7 @@ static void bench_functional_matmul(bench_run *b)
         jnum(f, "sgemm_cpu_s", r.sgemm_cpu_s);
         jnum(f, "ratio_model_cpu", b->cpu_ratio_model);
         jnum(f, "rss_kb", (double)rss);
+        jnum(f, "runs", runs);
     }
 }
 
