@@ -534,11 +534,17 @@ void DmaQueue::reserve(uint32_t i, uint64_t trigger_ps)
 {
     Run &r = run_;
     const gs_instr *in = gs_program_instr(r.prog, i);
-    /* the previous transfer's plan when it has the same shape (a loop's loads); a queue's
-     * transfers are reserved in queue order */
-    if (!planned_ || !gs_cost_dma_same_shape(planned_, in)) gs_cost_dma_plan(r.cfg, in, &plan_);
-    planned_ = in;
-    const gs_dma_plan &plan = plan_;
+    /* the plan of one of the last two shapes when the transfer has it (a loop's loads); a
+     * queue's transfers are reserved in queue order */
+    unsigned k = recent_;
+    if (!planned_[k] || !gs_cost_dma_same_shape(planned_[k], in)) {
+        k ^= 1u;
+        if (!planned_[k] || !gs_cost_dma_same_shape(planned_[k], in))
+            gs_cost_dma_plan(r.cfg, in, &plan_[k]); /* replaces the older of the two */
+    }
+    planned_[k] = in;
+    recent_ = k;
+    const gs_dma_plan &plan = plan_[k];
     /* reserved for the time the shares reach the engines: the engines and the HBM take
      * reservations ahead of time in trigger order, which is ready order (one issue latency for
      * every transfer of a core) */

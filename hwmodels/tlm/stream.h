@@ -291,8 +291,11 @@ class DmaQueue : public Stream, public DmaRequester
     DmaEngines &engines_;
     const uint64_t sbuf_part_bytes_, psum_part_bytes_; /* local addresses: partition * these */
     TransferHbm xfer_;
-    const gs_instr *planned_ = nullptr; /* the instruction plan_ was made for */
-    gs_dma_plan plan_{};
+    /* the plans of the last two shapes this queue transferred and an instruction of each
+     * (a loop's loads alternate between two operands' tiles); plan_[recent_] is the newer */
+    const gs_instr *planned_[2] = {nullptr, nullptr};
+    gs_dma_plan plan_[2]{};
+    unsigned recent_ = 0;
     /* transfers in flight: (end, instruction), earliest end first */
     using Pending = std::pair<uint64_t, uint32_t>;
     std::priority_queue<Pending, std::vector<Pending>, std::greater<Pending>> pending_;

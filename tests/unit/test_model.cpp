@@ -569,6 +569,53 @@ TEST(ModelDma, SameTimeTransfersReserveInProgramOrder)
     }
 }
 
+TEST(ModelDma, EachTransferIsSplitByItsOwnShapesPlan)
+{
+    /* One queue cycles through three transfer shapes (a DMA queue keeps the plans of its last
+     * two shapes): every transfer's bytes must reach the engines its own plan gives, whichever
+     * plans the queue holds. The bytes per engine do not depend on contention, so the
+     * expectation is the plans' shares summed in program order. */
+    gs_config cfg;
+    gs_test_config_gen2_like(&cfg);
+    ProgramPtr p(gs_program_create(&cfg));
+    int64_t shape[2] = {256, 8192};
+    gs_error err;
+    const int32_t t =
+        gs_program_add_tensor(p.get(), "src", GS_BF16, GS_TENSOR_INPUT, 2, shape, &err);
+    ASSERT_GE(t, 0) << err.message;
+    struct Shape {
+        unsigned parts, start;
+        uint32_t free_elems;
+    } shapes[] = {{128, 0, 256}, {40, 8, 1000}, {16, 96, 64}};
+    for (int round = 0; round < 4; ++round)
+        for (const Shape &sh : shapes) {
+            gs_instr_draft in = dma_load_instr(0, 0, t, sh.free_elems, 0);
+            in.in[0] = hbm_ap(t, GS_BF16, sh.parts, sh.free_elems, 0);
+            in.out[0] = sbuf_ap(GS_MEM_SBUF, GS_BF16, sh.parts, sh.free_elems);
+            in.out[0].part_start = sh.start;
+            append(p.get(), in);
+        }
+    double want_bytes[GS_MAX_QUEUES] = {0};
+    uint64_t want_shares[GS_MAX_QUEUES] = {0};
+    unsigned engines = 0;
+    for (size_t i = 0; i < gs_program_count(p.get()); ++i) {
+        gs_dma_plan plan;
+        gs_cost_dma_plan(&cfg, gs_program_instr(p.get(), i), &plan);
+        engines = plan.n_engines;
+        for (unsigned e = 0; e < plan.n_engines; ++e) {
+            want_bytes[e] += plan.share[e].bytes;
+            want_shares[e] += plan.share[e].bytes > 0;
+        }
+    }
+    ASSERT_GT(engines, 1u);
+    gs_run_stats st;
+    ASSERT_EQ(run_timing(&cfg, p.get(), &st, &err), GS_OK) << err.message;
+    for (unsigned e = 0; e < engines; ++e) {
+        EXPECT_DOUBLE_EQ(st.dma_engine[0][e].bytes, want_bytes[e]) << e;
+        EXPECT_EQ(st.dma_engine[0][e].shares, want_shares[e]) << e;
+    }
+}
+
 /* ---- roofline ---- */
 
 namespace
