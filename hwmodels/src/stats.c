@@ -90,7 +90,7 @@ static gs_status check_timeline(const gs_config *cfg, const gs_program *p, const
                             "%s",
                             tl->cores, tl->streams_per_core, cfg->name ? cfg->name : "?");
     /* the timeline only: the instructions' cores are checked where they are read (roofline),
-     * so the program (large: hundreds of bytes per instruction) is swept once */
+     * so the program (large: an 88-byte record per instruction) is swept once */
     const unsigned streams = tl->cores * tl->streams_per_core;
     for (size_t i = 0; i < n; ++i) {
         const gs_timeline_instr *x = &tl->instr[i];

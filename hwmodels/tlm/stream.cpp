@@ -15,7 +15,7 @@ namespace
 {
 /*
  * Start loading this stream's next instruction records while the current one is simulated:
- * big programs do not fit in cache (a gs_instr is 96 bytes, two cache lines) and the first
+ * big programs do not fit in cache (a gs_instr is 88 bytes, two cache lines) and the first
  * touch of each record was the largest single cost per simulated instruction. The record two
  * ahead is fetched, and the dependency list and first operands of the next one (its record was
  * fetched one instruction ago, so reading where they lie does not stall).

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "program_deps.h"
 #include "gs/builder.h"
 #include "gs/common.h"
 #include "test_config_builders.h"
@@ -242,18 +243,6 @@ struct Build {
         return s.write ? gs_dma_copy(kb, hbm, sb, -1) : gs_dma_copy(kb, sb, hbm, -1);
     }
 };
-
-using Deps = std::vector<std::vector<uint32_t>>;
-
-Deps deps_of(const gs_program *p)
-{
-    Deps d(gs_program_count(p));
-    for (size_t i = 0; i < d.size(); i++) {
-        const gs_instr *in = gs_program_instr(p, i);
-        d[i].assign(in->deps, in->deps + in->n_deps);
-    }
-    return d;
-}
 
 Deps build_deps(const std::vector<Step> &steps, bool baseline)
 {

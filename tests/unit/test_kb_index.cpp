@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "program_deps.h"
 #include "gs/builder.h"
 #include "gs/config.h"
 #include "job.h"
@@ -27,19 +28,6 @@ namespace
 std::vector<std::string> config_files()
 {
     return gs_test_shipped_configs();
-}
-
-// One dependency listing: per instruction, its dependencies in order.
-using Deps = std::vector<std::vector<uint32_t>>;
-
-Deps deps_of(const gs_program *p)
-{
-    Deps d(gs_program_count(p));
-    for (size_t i = 0; i < d.size(); i++) {
-        const gs_instr *in = gs_program_instr(p, i);
-        d[i].assign(in->deps, in->deps + in->n_deps);
-    }
-    return d;
 }
 
 struct Baseline {

@@ -425,10 +425,9 @@ TEST(ModelDma, FourPartitionsUseOneEngine)
     gs_config cfg;
     gs_test_config_gen3_like(&cfg);
     ProgramPtr p(gs_program_create(&cfg));
-    int64_t shape[2] = {4, 4096};
     gs_error err;
-    const int32_t t = gs_program_add_tensor(p.get(), "A", GS_BF16, GS_TENSOR_INPUT, 2, shape, &err);
-    ASSERT_GE(t, 0) << err.message;
+    const int32_t t = make_tensor(p.get(), "A", GS_BF16, GS_TENSOR_INPUT, 4, 4096).id;
+    ASSERT_GE(t, 0);
     gs_instr_draft in = dma_load_instr(0, 0, t, 4096, 0);
     in.in[0].part_count = 4;
     in.out[0].part_count = 4;
@@ -548,11 +547,9 @@ TEST(ModelDma, SameTimeTransfersReserveInProgramOrder)
         gs_config cfg;
         gs_test_config_gen2_like(&cfg);
         ProgramPtr p(gs_program_create(&cfg));
-        int64_t shape[2] = {256, 8192};
         gs_error err;
-        const int32_t t =
-            gs_program_add_tensor(p.get(), "src", GS_BF16, GS_TENSOR_INPUT, 2, shape, &err);
-        ASSERT_GE(t, 0) << err.message;
+        const int32_t t = make_tensor(p.get(), "src", GS_BF16, GS_TENSOR_INPUT, 256, 8192).id;
+        ASSERT_GE(t, 0);
         const int large_queue = 1 - small_queue;
         append(p.get(), dma_load_instr(0, (unsigned)small_queue, t, 512, 0));
         append(p.get(), dma_load_instr(0, (unsigned)large_queue, t, 8192, 128 * 8192));
@@ -578,11 +575,9 @@ TEST(ModelDma, EachTransferIsSplitByItsOwnShapesPlan)
     gs_config cfg;
     gs_test_config_gen2_like(&cfg);
     ProgramPtr p(gs_program_create(&cfg));
-    int64_t shape[2] = {256, 8192};
     gs_error err;
-    const int32_t t =
-        gs_program_add_tensor(p.get(), "src", GS_BF16, GS_TENSOR_INPUT, 2, shape, &err);
-    ASSERT_GE(t, 0) << err.message;
+    const int32_t t = make_tensor(p.get(), "src", GS_BF16, GS_TENSOR_INPUT, 256, 8192).id;
+    ASSERT_GE(t, 0);
     struct Shape {
         unsigned parts, start;
         uint32_t free_elems;
