@@ -1,15 +1,19 @@
 /*
  * shipped_configs.h - the generation configs shipped in configs/ (every *.yaml directly in it,
- * sorted by name), for tests that run on each. Needs GS_SOURCE_DIR (set for every test).
+ * sorted by name), for tests that run on each: their paths, a test-name for each, and loading
+ * one. Needs GS_SOURCE_DIR (set for every test).
  */
 #ifndef GS_TEST_SHIPPED_CONFIGS_H
 #define GS_TEST_SHIPPED_CONFIGS_H
 
+#include <ctype.h>
 #include <dirent.h>
 
 #include <algorithm>
 #include <string>
 #include <vector>
+
+#include "gs/config.h"
 
 inline std::vector<std::string> gs_test_shipped_configs()
 {
@@ -24,6 +28,27 @@ inline std::vector<std::string> gs_test_shipped_configs()
     closedir(d);
     std::sort(out.begin(), out.end());
     return out;
+}
+
+/* "gen1" for .../configs/gen1.yaml, other characters than letters and digits as '_' (a
+ * parameterised test's name). */
+inline std::string gs_test_config_name(const std::string &path)
+{
+    std::string n = path.substr(path.rfind('/') + 1);
+    n = n.substr(0, n.size() - 5);
+    for (auto &c : n)
+        if (!isalnum((unsigned char)c)) c = '_';
+    return n;
+}
+
+/* The config at `path`, its diagnostics dropped (NULL when it does not load); gs_config_free. */
+inline gs_config *gs_test_load_config(const std::string &path)
+{
+    gs_diags d;
+    gs_diags_init(&d);
+    gs_config *cfg = gs_config_load(path.c_str(), &d);
+    gs_diags_free(&d);
+    return cfg;
 }
 
 #endif

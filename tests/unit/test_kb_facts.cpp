@@ -15,6 +15,7 @@
 #include "kb_internal.h"
 #include "program.h"
 #include "shipped_configs.h"
+#include "suite_job.h"
 #include "test_config_builders.h"
 
 namespace
@@ -68,10 +69,7 @@ class SuiteFacts : public testing::TestWithParam<std::string>
 
 TEST_P(SuiteFacts, CachedFactsEqualRecomputedOnes)
 {
-    gs_diags d;
-    gs_diags_init(&d);
-    gs_config *cfg = gs_config_load(GetParam().c_str(), &d);
-    gs_diags_free(&d);
+    gs_config *cfg = gs_test_load_config(GetParam());
     ASSERT_NE(cfg, nullptr) << GetParam();
     size_t programs = 0, footprints = 0, checked = 0;
     for (size_t k = 0; k < gs_suite_count(); k++) {
@@ -79,15 +77,8 @@ TEST_P(SuiteFacts, CachedFactsEqualRecomputedOnes)
         for (int v = 0; v < def->n_variants; v++)
             for (int s = 0; s < GS_SUITE_MAX_SHAPES && def->check_shapes[s].n; s++) {
                 const gs_shape &sh = def->check_shapes[s];
-                gs_job_spec spec{};
-                spec.cfg = cfg;
-                spec.kernel = def;
-                spec.variant = v;
-                spec.dtype = (def->dtypes & (1u << GS_BF16)) ? GS_BF16 : GS_FP32;
-                spec.seed = 1;
-                spec.n_dims = sh.n;
-                for (int i = 0; i < sh.n; i++)
-                    spec.dims[i] = sh.d[i];
+                const gs_job_spec spec = gs_test_suite_spec(
+                    cfg, def, v, (def->dtypes & (1u << GS_BF16)) ? GS_BF16 : GS_FP32, sh);
                 gs_job *job = nullptr;
                 gs_error err;
                 gs_error_clear(&err);
@@ -112,11 +103,7 @@ TEST_P(SuiteFacts, CachedFactsEqualRecomputedOnes)
 
 INSTANTIATE_TEST_SUITE_P(Configs, SuiteFacts, testing::ValuesIn(config_files()),
                          [](const testing::TestParamInfo<std::string> &i) {
-                             std::string n = i.param.substr(i.param.rfind('/') + 1);
-                             n = n.substr(0, n.size() - 5);
-                             for (auto &c : n)
-                                 if (!isalnum((unsigned char)c)) c = '_';
-                             return n;
+                             return gs_test_config_name(i.param);
                          });
 
 struct Fixture {

@@ -20,6 +20,7 @@
 #include "gs/config.h"
 #include "job.h"
 #include "shipped_configs.h"
+#include "suite_job.h"
 #include "test_config_builders.h"
 
 namespace
@@ -69,10 +70,7 @@ class SuiteDeps : public testing::TestWithParam<std::string>
 
 TEST_P(SuiteDeps, IndexedBuildDerivesTheSameDependencies)
 {
-    gs_diags d;
-    gs_diags_init(&d);
-    gs_config *cfg = gs_config_load(GetParam().c_str(), &d);
-    gs_diags_free(&d);
+    gs_config *cfg = gs_test_load_config(GetParam());
     ASSERT_NE(cfg, nullptr) << GetParam();
     size_t compared = 0, instrs = 0;
     for (size_t k = 0; k < gs_suite_count(); k++) {
@@ -88,15 +86,7 @@ TEST_P(SuiteDeps, IndexedBuildDerivesTheSameDependencies)
         }
         for (int v = 0; v < def->n_variants; v++)
             for (const gs_shape &sh : shapes) {
-                gs_job_spec spec{};
-                spec.cfg = cfg;
-                spec.kernel = def;
-                spec.variant = v;
-                spec.dtype = first_dtype(def);
-                spec.seed = 1;
-                spec.n_dims = sh.n;
-                for (int i = 0; i < sh.n; i++)
-                    spec.dims[i] = sh.d[i];
+                const gs_job_spec spec = gs_test_suite_spec(cfg, def, v, first_dtype(def), sh);
                 std::string what = std::string(def->name) + "/" + def->variants[v];
                 for (int i = 0; i < sh.n; i++)
                     what += (i ? "x" : " ") + std::to_string(sh.d[i]);
@@ -122,11 +112,7 @@ TEST_P(SuiteDeps, IndexedBuildDerivesTheSameDependencies)
 
 INSTANTIATE_TEST_SUITE_P(Configs, SuiteDeps, testing::ValuesIn(config_files()),
                          [](const testing::TestParamInfo<std::string> &i) {
-                             std::string n = i.param.substr(i.param.rfind('/') + 1);
-                             n = n.substr(0, n.size() - 5);
-                             for (auto &c : n)
-                                 if (!isalnum((unsigned char)c)) c = '_';
-                             return n;
+                             return gs_test_config_name(i.param);
                          });
 
 constexpr int64_t kRows = 96, kCols = 80;
