@@ -19,8 +19,9 @@ typedef struct job_opts {
     const char *config;
     gs_job_options job; /* --kernel, --variant, --dtype, --shape, --param, --seed */
     const char *trace;
-    const char *record; /* --record FILE: the job record (RESULTS.md) for the sweep */
-    int timeline;       /* --timeline: aggregated timeline in the record */
+    const char *record;  /* --record FILE: the job record (RESULTS.md) for the sweep */
+    const char *outputs; /* --outputs DIR: the output tensors as float64 files */
+    int timeline;        /* --timeline: aggregated timeline in the record */
     const char *sets[GS_SWEEP_MAX_LIST];
     int n_sets;
     int timing_only;
@@ -105,6 +106,9 @@ static int parse_job_opts(int argc, char **argv, job_opts *o, int allow_run_opts
         } else if (allow_run_opts && !strcmp(a, "--record")) {
             if (!need_value(argc, argv, &i)) return 0;
             o->record = argv[i];
+        } else if (allow_run_opts && !strcmp(a, "--outputs")) {
+            if (!need_value(argc, argv, &i)) return 0;
+            o->outputs = argv[i];
         } else if (allow_run_opts && !strcmp(a, "--timeline")) {
             o->timeline = 1;
         } else if (allow_run_opts && !strcmp(a, "--timing-only")) {
@@ -228,7 +232,7 @@ void gs_help_run(void)
            "                    [--dtype T] [--param NAME=VALUE]... [--set KEY=VALUE]...\n"
            "                    [--timing-only] [--trace FILE] [--executor model|c] [--json]\n"
            "                    [--seed N] [--sim-limit-ns NS] [--wall-limit SECONDS]\n"
-           "                    [--mem-limit SIZE] [--record FILE [--timeline]]\n\n"
+           "                    [--mem-limit SIZE] [--record FILE [--timeline]] [--outputs DIR]\n\n"
            "Run one kernel on one generation's SystemC model and print simulated time, per-engine\n"
            "utilisation, the bottleneck, the roofline and the correctness check.\n"
            "  --timing-only   skip data movement and arithmetic (same timing, no check)\n"
@@ -238,6 +242,7 @@ void gs_help_run(void)
            "                  (\"error\": null when nothing was checked, e.g. --timing-only)\n"
            "  --record FILE   write the job record (results/RESULTS.md, one \"jobs\" element)\n"
            "  --timeline      add the aggregated per-engine timeline to the record\n"
+           "  --outputs DIR   write each output tensor as DIR/NAME.f64 (float64, row-major)\n"
            "  --mem-limit N   address-space limit, e.g. 2GiB; 0 = none (default 4GiB, as\n"
            "                  sweep jobs; a limit already in force is never raised)\n"
            "  --seed N        input data seed, 0 .. 2^64-1 (default 1)\n"
@@ -278,8 +283,8 @@ int gs_cmd_run(int argc, char **argv)
             gs_config_free(cfg);
             return GS_EXIT_USAGE;
         }
-    gs_job_run_opts ro = {!o.timing_only, o.c_executor, o.sim_limit_ns,
-                          o.wall_limit_s, o.trace,      o.timeline};
+    gs_job_run_opts ro = {!o.timing_only, o.c_executor, o.sim_limit_ns, o.wall_limit_s,
+                          o.trace,        o.timeline,   o.outputs};
     gs_job_result r;
     if (gs_job_run(&spec, &ro, &r) != GS_OK) {
         print_error(argv[0], &r.err);

@@ -33,6 +33,10 @@ void gs_help_report(void);
 int gs_cmd_calibrate(int argc, char **argv);
 void gs_help_calibrate(void);
 
+/* cmd_nki.c: `nki run|disasm|replay` (an NKI kernel through the Python front end) */
+int gs_cmd_nki(int argc, char **argv);
+void gs_help_nki(void);
+
 /* cmd_run.c */
 int gs_cmd_disasm(int argc, char **argv);
 void gs_help_disasm(void);

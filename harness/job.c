@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -196,8 +197,17 @@ gs_status gs_job_init_memory(gs_job *j, gs_error *err)
             memset(data, gs_dtype_is_float(d->dtype) ? 0xFF : 0x5A, ti->bytes);
             continue;
         }
-        uint64_t s = j->spec.seed * 0x100000001B3ull + (uint64_t)i * 0x9E3779B97F4A7C15ull + 1;
         float chunk[CHUNK];
+        if (d->init) {
+            for (uint64_t e0 = 0; e0 < ti->elems; e0 += CHUNK) {
+                const size_t n = (size_t)GS_MIN((uint64_t)CHUNK, ti->elems - e0);
+                for (size_t k = 0; k < n; k++)
+                    chunk[k] = (float)d->init[e0 + k];
+                store_floats(d->dtype, data, e0, chunk, n);
+            }
+            continue;
+        }
+        uint64_t s = j->spec.seed * 0x100000001B3ull + (uint64_t)i * 0x9E3779B97F4A7C15ull + 1;
         for (uint64_t e0 = 0; e0 < ti->elems; e0 += CHUNK) {
             const size_t n = (size_t)GS_MIN((uint64_t)CHUNK, ti->elems - e0);
             for (size_t k = 0; k < n; k++) {
@@ -232,6 +242,7 @@ static double *decode(const gs_tensor_info *ti, const void *data)
 gs_status gs_job_check_outputs(gs_job *j, gs_job_check *res, gs_error *err)
 {
     memset(res, 0, sizeof *res);
+    if (!j->spec.kernel->reference) return GS_OK; /* nothing to check against: checked = 0 */
     const double *in[MAX_TENSORS] = {0};
     double *outv[MAX_TENSORS] = {0};
     double *owned[MAX_TENSORS] = {0};
@@ -317,6 +328,26 @@ done:
     for (int i = 0; i < MAX_TENSORS; i++)
         gs_free(owned[i]);
     return st;
+}
+
+gs_status gs_job_write_outputs(gs_job *j, const char *dir, gs_error *err)
+{
+    for (int i = 0; i < j->n_decl; i++) {
+        if (j->decl[i].kind != GS_TENSOR_OUTPUT) continue;
+        const gs_tensor_info *ti = gs_program_tensor(j->p, j->args.t[i].id);
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s.f64", dir, ti->name);
+        double *v = decode(ti, gs_mem_tensor(j->mem, j->args.t[i].id));
+        if (!v) return gs_error_set(err, GS_ERR_NOMEM, NULL, 0, 0, "out of memory");
+        FILE *f = fopen(path, "wb");
+        size_t w = f ? fwrite(v, sizeof(double), (size_t)ti->elems, f) : 0;
+        int bad = !f || w != ti->elems;
+        if (f && fclose(f) != 0) bad = 1;
+        gs_free(v);
+        if (bad)
+            return gs_error_set(err, GS_ERR_IO, path, 0, 0, "cannot write: %s", strerror(errno));
+    }
+    return GS_OK;
 }
 
 gs_status gs_job_check_roofline(const gs_run_stats *st, gs_error *err)

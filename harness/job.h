@@ -62,6 +62,10 @@ gs_mem *gs_job_memory(gs_job *j);
  * otherwise (res filled either way). */
 gs_status gs_job_check_outputs(gs_job *j, gs_job_check *res, gs_error *err);
 
+/* Write each output tensor's values, decoded to float64 (raw, little-endian, row-major), as
+ * dir/NAME.f64. GS_OK, or GS_ERR_IO / GS_ERR_NOMEM with err naming the file. */
+gs_status gs_job_write_outputs(gs_job *j, const char *dir, gs_error *err);
+
 /* A completed run that took less time than its roofline (on the schedule's traffic or on the
  * minimum traffic) means the model broke physics: GS_ERR_INTERNAL with err saying by how
  * much. GS_OK otherwise (also when there is no roofline, e.g. an empty program). */

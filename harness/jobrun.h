@@ -33,6 +33,7 @@ typedef struct gs_job_run_opts {
     double wall_limit_s;
     const char *trace; /* Perfetto trace of the model run, or NULL */
     int timeline;      /* the aggregated timeline in the record (from the run; no trace needed) */
+    const char *outputs_dir; /* functional runs: write each output as DIR/NAME.f64, or NULL */
 } gs_job_run_opts;
 
 typedef struct gs_job_result {

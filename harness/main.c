@@ -17,6 +17,8 @@ static const gs_command commands[] = {
      gs_cmd_show_config, gs_help_show_config},
     {"run", "run one kernel on one generation's model: time, utilisation, bottleneck, check",
      gs_cmd_run, gs_help_run},
+    {"nki", "run an NKI kernel file (nki.language / nki.isa) on a generation's model", gs_cmd_nki,
+     gs_help_nki},
     {"disasm", "print a kernel's program for a generation, one instruction a line", gs_cmd_disasm,
      gs_help_disasm},
     {"sweep", "run every kernel on every generation (job per process): results, CSV, JUnit",

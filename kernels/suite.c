@@ -29,10 +29,19 @@ size_t gs_suite_count(void)
     return sizeof kernels / sizeof kernels[0];
 }
 
+/* A kernel registered while the process runs (an NKI kernel the front end traced). */
+static const gs_kernel_def *extra;
+
+void gs_suite_set_extra(const gs_kernel_def *k)
+{
+    extra = k;
+}
+
 const gs_kernel_def *gs_suite_find(const char *name)
 {
     for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++)
         if (strcmp(kernels[i]->name, name) == 0) return kernels[i];
+    if (extra && strcmp(extra->name, name) == 0) return extra;
     return NULL;
 }
 

@@ -16,7 +16,11 @@ extern "C" {
 
 size_t gs_suite_count(void);
 const gs_kernel_def *gs_suite_kernel(size_t i); /* NULL past the end */
+/* By name: the suite's kernels, then the extra kernel (if any). */
 const gs_kernel_def *gs_suite_find(const char *name);
+/* One kernel found by name besides the suite (not counted, listed or swept): an NKI kernel
+ * traced in this process (harness/nki_prog.h). NULL removes it; the caller keeps k alive. */
+void gs_suite_set_extra(const gs_kernel_def *k);
 /* Variant index by name, or -1. */
 int gs_suite_variant(const gs_kernel_def *k, const char *name);
 

@@ -146,8 +146,10 @@ typedef struct gs_tensor_decl {
     gs_dtype dtype;
     int ndim;
     int64_t shape[GS_AP_MAX_DIMS];
-    double lo, hi; /* input values drawn uniformly from [lo, hi) (then rounded to dtype) */
-    int integer;   /* input values are integers in [lo, hi) */
+    double lo, hi;      /* input values drawn uniformly from [lo, hi) (then rounded to dtype) */
+    int integer;        /* input values are integers in [lo, hi) */
+    const double *init; /* NULL: seeded values from [lo, hi); else the input's values, row-major
+                           (rounded to dtype; kept by the kernel until the job is freed) */
 } gs_tensor_decl;
 
 typedef struct gs_kernel_def {
@@ -169,7 +171,8 @@ typedef struct gs_kernel_def {
      * message in err for bad dims. */
     int (*tensors)(const gs_kernel_args *args, gs_tensor_decl *out, int max, gs_error *err);
     gs_kernel_fn build;
-    /* Reference in double: in[i] are the decoded inputs, out[j] receive the outputs. */
+    /* Reference in double: in[i] are the decoded inputs, out[j] receive the outputs. NULL: the
+     * kernel has none, and its outputs are not checked (the job's check says so). */
     void (*reference)(const gs_kernel_args *args, const double *const *in, double *const *out);
     /* Length of the longest reduction an output element comes from (for tolerances); NULL:
      * no reduction (1). */

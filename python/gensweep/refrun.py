@@ -1,0 +1,49 @@
+"""Run a numpy reference for `gensweep nki run --reference` (called by the C side).
+
+usage: python -m gensweep.refrun FILE.py FUNC DIR
+DIR/manifest lists `args JSON` (the kernel's arguments: {"t": i} input i, {"v": literal}),
+`in I D0 D1..` and `out J D0 D1..`; inputs are DIR/inI.f64 (float64). The function's result
+(an array or a tuple of arrays, one per output) is written as DIR/outJ.f64.
+"""
+import ast
+import json
+import sys
+import urllib.parse
+
+import numpy as np
+
+from .trace import load_module
+
+
+def main(argv):
+    path, func, d = argv
+    ins, outs, args = [], [], None
+    with open(f"{d}/manifest") as f:
+        for line in f:
+            parts = line.split()
+            if parts[0] == "args":
+                args = json.loads(urllib.parse.unquote(parts[1]))
+            elif parts[0] == "in":
+                shape = tuple(int(x) for x in parts[2:])
+                ins.append(np.fromfile(f"{d}/in{parts[1]}.f64", dtype="<f8").reshape(shape))
+            else:
+                outs.append(tuple(int(x) for x in parts[2:]))
+    mod = load_module(path)
+    fn = getattr(mod, func, None)
+    if fn is None:
+        sys.exit(f"{path}: no function {func}")
+    call = [ins[a["t"]] if "t" in a else ast.literal_eval(a["v"]) for a in args] if args else ins
+    res = fn(*call)
+    if not isinstance(res, (tuple, list)):
+        res = (res,)
+    if len(res) != len(outs):
+        sys.exit(f"{path}:{func} returned {len(res)} arrays for {len(outs)} outputs")
+    for j, (r, shape) in enumerate(zip(res, outs)):
+        r = np.asarray(r, dtype=np.float64)
+        if r.size != int(np.prod(shape)):
+            sys.exit(f"{path}:{func}: output {j} has shape {r.shape}, the kernel's is {shape}")
+        np.ascontiguousarray(r.reshape(shape)).astype("<f8").tofile(f"{d}/out{j}.f64")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

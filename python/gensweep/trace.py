@@ -1,0 +1,217 @@
+"""Trace an NKI kernel file into a gensweep program (.gsk): what `gensweep nki run` calls.
+
+usage: python -m gensweep.trace --caps CAPS.json --out PROG.gsk [--reference FILE.py:FUNC]
+                                [--arg NAME=VALUE]... FILE.py KERNEL
+Exit status: 0 traced (a kernel that stopped on an error or an unsupported operation is traced
+up to there, with a `fail` line naming its file:line), 2 usage or input error.
+"""
+import argparse
+import ast
+import importlib.util
+import inspect
+import json
+import os
+import re
+import sys
+import traceback
+import urllib.parse
+
+from . import tracer
+from .tracer import NKIError, HbmTensor
+
+_ARRAY = re.compile(r"^([A-Za-z0-9_]+):([0-9]+(?:x[0-9]+)*)(?::([-+0-9.eE]+):([-+0-9.eE]+))?$")
+
+
+class UsageError(Exception):
+    pass
+
+
+def load_module(path):
+    """Import a kernel file as a module, its directory first on sys.path (for its imports)."""
+    path = os.path.abspath(path)
+    if not os.path.isfile(path):
+        raise UsageError(f"{path}: no such file")
+    d = os.path.dirname(path)
+    if d not in sys.path:
+        sys.path.insert(0, d)
+    name = "nki_kernel_" + re.sub(r"\W", "_", os.path.splitext(os.path.basename(path))[0])
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def parse_arg(ctx, name, text):
+    """NAME=DTYPE:SHAPE[:LO:HI] (an HBM input) or NAME=PYTHON_LITERAL."""
+    m = _ARRAY.match(text)
+    if m and (m.group(1) in tracer.DTYPES or m.group(1) in tracer._ALIASES):
+        dt = tracer.dtype_of(m.group(1))
+        shape = tuple(int(x) for x in m.group(2).split("x"))
+        if any(s <= 0 for s in shape) or len(shape) > 4:
+            raise UsageError(f"--arg {name}: shape {m.group(2)} (1 to 4 dims, each > 0)")
+        lo, hi = (float(m.group(3)), float(m.group(4))) if m.group(3) else (
+            (-1.0, 1.0) if dt.is_float else (0.0, 100.0))
+        if not lo < hi:
+            raise UsageError(f"--arg {name}: empty value range [{lo}, {hi})")
+        t = HbmTensor(ctx, name, shape, dt, "in")
+        t.range = (lo, hi, 0 if dt.is_float else 1)
+        return t
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        raise UsageError(f"--arg {name}={text}: neither DTYPE:SHAPE (dtypes: "
+                         f"{', '.join(sorted(tracer.DTYPES))}) nor a Python literal")
+
+
+def bind(fn, ctx, arg_texts):
+    """The kernel's positional arguments from --arg NAME=VALUE, by parameter name."""
+    target = getattr(fn, "fn", fn)
+    try:
+        params = list(inspect.signature(target).parameters.values())
+    except (TypeError, ValueError):
+        raise UsageError("the kernel's parameters cannot be read")
+    given = {}
+    for a in arg_texts:
+        if "=" not in a:
+            raise UsageError(f"--arg {a}: expected NAME=VALUE")
+        k, v = a.split("=", 1)
+        if k in given:
+            raise UsageError(f"--arg {k} given twice")
+        given[k] = v
+    names = [p.name for p in params]
+    for k in given:
+        if k not in names:
+            raise UsageError(f"--arg {k}: the kernel has no parameter {k} (it has: "
+                             f"{', '.join(names) or 'none'})")
+    args, refargs, n_in = [], [], 0
+    for p in params:
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            continue
+        if p.name in given:
+            v = parse_arg(ctx, p.name, given[p.name])
+        elif p.default is not p.empty:
+            v = p.default
+        else:
+            raise UsageError(f"the kernel's parameter {p.name} needs --arg {p.name}=...")
+        args.append(v)
+        if isinstance(v, HbmTensor):
+            refargs.append({"t": n_in})
+            n_in += 1
+        else:
+            refargs.append({"v": repr(v)})
+    return args, refargs
+
+
+def _kernel_frame(tb, files):
+    """The innermost traceback frame in the kernel's own files (else the innermost outside
+    the front end)."""
+    best = None
+    for fs in traceback.extract_tb(tb):
+        if fs.filename in files:
+            best = (fs.filename, fs.lineno)
+    if best is None:
+        for fs in traceback.extract_tb(tb):
+            if not fs.filename.startswith(tracer._PKG_DIRS):
+                best = (fs.filename, fs.lineno)
+    return best or ("<kernel>", 0)
+
+
+def trace(caps, path, kernel_name, arg_texts, out, reference=None, cap=None):
+    """Trace kernel_name of path into out. Returns the list of HBM tensors in program order."""
+    ctx = tracer.Ctx(caps, cap or tracer.DEFAULT_INSTRUCTION_CAP)
+    mod = load_module(path)
+    fn = getattr(mod, kernel_name, None)
+    if fn is None or not callable(fn):
+        raise UsageError(f"{path}: no kernel or function named {kernel_name}")
+    args, refargs = bind(fn, ctx, arg_texts)
+    result = trace_call(ctx, fn, args, {os.path.abspath(path)})
+    ref = None
+    if reference:
+        rpath, _, rfunc = reference.rpartition(":")
+        if not rpath or not rfunc:
+            raise UsageError(f"--reference {reference}: expected FILE.py:FUNC")
+        if not os.path.isfile(rpath):
+            raise UsageError(f"--reference {reference}: no such file {rpath}")
+        ref = (os.path.abspath(rpath), rfunc)
+    return finish(ctx, out, kernel_name, result, args, ref, refargs)
+
+
+def trace_call(ctx, fn, args, files, kwargs=None):
+    """Run the kernel under ctx; an error in the kernel becomes a `fail` at its line."""
+    tracer._CTX = ctx
+    try:
+        return fn(*args, **(kwargs or {}))
+    except NKIError as e:
+        ctx.ops.append(("fail", ctx.core, e.status, e.where, str(e)))
+    except RecursionError:
+        raise
+    except Exception as e:  # an error of the kernel's own Python: at its line
+        where = _kernel_frame(e.__traceback__, files)
+        ctx.ops.append(("fail", ctx.core, "invalid", where, f"{type(e).__name__}: {e}"))
+    finally:
+        tracer._CTX = None
+    return None
+
+
+def finish(ctx, out, name, result, args, ref, refargs):
+    returned = []
+    if isinstance(result, HbmTensor):
+        returned = [result]
+    elif isinstance(result, (tuple, list)):
+        returned = [r for r in result if isinstance(r, HbmTensor)]
+    for t in returned:
+        t.written = True
+    for t in ctx.tensors:
+        if not t.written and t in returned:
+            t.written = True
+    for t in args:
+        if isinstance(t, HbmTensor) and not (t.read or t.written):
+            t.read = True  # an unused input is still an input
+    try:
+        order = tracer.write_program(ctx, out, name, returned, args, ref)
+    except NKIError as e:
+        raise UsageError(f"{e.where[0]}:{e.where[1]}: {e}")
+    if ref:
+        with open(out, "a") as fh:
+            fh.write("refargs " + urllib.parse.quote(json.dumps(refargs), safe="") + "\n")
+    return order
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="gensweep.trace")
+    ap.add_argument("--caps", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--reference")
+    ap.add_argument("--arg", action="append", default=[])
+    ap.add_argument("--max-instructions", type=int, default=tracer.DEFAULT_INSTRUCTION_CAP)
+    a0 = argv if argv is not None else sys.argv[1:]
+    ap.add_argument("file")
+    ap.add_argument("kernel")
+    a = ap.parse_args(a0)
+    if a.max_instructions < 1:
+        print("gensweep nki: --max-instructions must be positive", file=sys.stderr)
+        return 2
+    try:
+        with open(a.caps) as f:
+            caps = json.load(f)
+        trace(caps, a.file, a.kernel, a.arg, a.out, a.reference, a.max_instructions)
+    except UsageError as e:
+        print(f"gensweep nki: {e}", file=sys.stderr)
+        return 2
+    except SyntaxError as e:
+        print(f"gensweep nki: {e.filename}:{e.lineno}: {e.msg}", file=sys.stderr)
+        return 2
+    except ImportError as e:
+        print(f"gensweep nki: {a.file}: cannot import: {e}", file=sys.stderr)
+        return 2
+    except Exception as e:  # the file failed at import time
+        tb = traceback.extract_tb(e.__traceback__)
+        where = f"{tb[-1].filename}:{tb[-1].lineno}: " if tb else ""
+        print(f"gensweep nki: {where}{type(e).__name__}: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1043 @@
+"""The tracer behind gensweep's nki.language / nki.isa (docs/NKI.md).
+
+Calling an NKI kernel with tensor handles runs its Python body: loops run, and every language or
+ISA call records builder instructions (gs/kernel.h) with the kernel's own file:line. After the
+trace, tiles get their buffers (the allocation rule below) and the program is written as a .gsk
+file (harness/nki_prog.h) that `gensweep` replays through the same job pipeline as a C kernel.
+
+Allocation rule (NKI's modulo allocation, written down in docs/NKI.md): every ndarray/tile
+declaration site (file:line, memory) is a pool of rotating buffers; the k-th tile of a site
+takes buffer k mod d. d is the smallest depth for which no tile is still used when its buffer is
+taken again, raised to the preferred depth (2: double buffering) when the site allocates more
+than one tile, and lowered back to the smallest safe depth when the kernel would not fit.
+"""
+
+import math
+import os
+import re
+import sys
+
+_PKG_DIRS = tuple(
+    os.path.dirname(os.path.abspath(p)) + os.sep
+    for p in (__file__, os.path.join(os.path.dirname(__file__), "..", "nki", "x"),
+              os.path.join(os.path.dirname(__file__), "..", "neuronxcc", "x")))
+
+PREFERRED_DEPTH = 2
+DEFAULT_INSTRUCTION_CAP = 4_000_000
+
+
+class NKIError(Exception):
+    """An error in the kernel, at its file:line. status: invalid, unsupported, does-not-fit."""
+
+    def __init__(self, message, status="invalid", where=None):
+        super().__init__(message)
+        self.status = status
+        self.where = where or caller()
+
+
+class Unsupported(NKIError):
+    def __init__(self, message, where=None):
+        super().__init__(message, "unsupported", where)
+
+
+def caller():
+    """(file, line) of the innermost frame outside the front end: the kernel's line."""
+    f = sys._getframe(1)
+    while f is not None:
+        fn = f.f_code.co_filename
+        if not fn.startswith(_PKG_DIRS):
+            return (fn, f.f_lineno)
+        f = f.f_back
+    return ("<unknown>", 0)
+
+
+# ---- dtypes -------------------------------------------------------------------------------
+
+class DType:
+    """An NKI dtype. numpy (Debian's) has no bfloat16 or fp8: values cross into the model as
+    float64 and the model rounds them with its own converters; numpy only ever sees float64."""
+
+    def __init__(self, name, gs, size, is_float=True):
+        self.name, self.gs, self.itemsize, self.is_float = name, gs, size, is_float
+
+    def __repr__(self):
+        return "nl." + self.name
+
+    def __eq__(self, other):
+        return isinstance(other, DType) and other.gs == self.gs
+
+    def __hash__(self):
+        return hash(self.gs)
+
+
+DTYPES = {
+    "float32": DType("float32", "fp32", 4), "bfloat16": DType("bfloat16", "bf16", 2),
+    "float16": DType("float16", "fp16", 2), "float8_e4m3": DType("float8_e4m3", "fp8_e4m3", 1),
+    "float8_e5m2": DType("float8_e5m2", "fp8_e5m2", 1),
+    "int8": DType("int8", "int8", 1, False), "int32": DType("int32", "int32", 4, False),
+}
+_BY_GS = {d.gs: d for d in DTYPES.values()}
+_ALIASES = {"fp32": "float32", "bf16": "bfloat16", "fp16": "float16", "tfloat32": "float32",
+            "fp8_e4m3": "float8_e4m3", "fp8_e5m2": "float8_e5m2", "float8_e4m3fn": "float8_e4m3"}
+
+
+def dtype_of(x):
+    """An NKI dtype from a DType, a name, or a numpy dtype."""
+    if isinstance(x, DType):
+        return x
+    name = getattr(x, "name", None) if not isinstance(x, str) else x
+    if name is None:
+        name = str(x)
+    name = _ALIASES.get(name, name)
+    if name in DTYPES:
+        return DTYPES[name]
+    if name in ("float64",):
+        return DTYPES["float32"]
+    raise NKIError(f"unsupported dtype {x!r}", "unsupported")
+
+
+# ---- memory spaces ------------------------------------------------------------------------
+
+class Buffer:
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return "nl." + self.name
+
+    def __getitem__(self, _):  # nl.sbuf.mod_alloc(...)[...] style accessors fall through
+        return self
+
+    def mod_alloc(self, *a, **k):
+        return self
+
+    def view(self, *a, **k):
+        return self
+
+
+SBUF, PSUM, HBM, SHARED_HBM, PRIVATE_HBM = (Buffer(n) for n in
+                                            ("sbuf", "psum", "hbm", "shared_hbm", "private_hbm"))
+
+
+def is_hbm_buffer(b):
+    return b in (HBM, SHARED_HBM, PRIVATE_HBM)
+
+
+# ---- index expressions --------------------------------------------------------------------
+
+class Var:
+    """One index variable: extent, and its axis in a broadcast grid of `rank` axes."""
+    __slots__ = ("extent", "axis", "rank")
+
+    def __init__(self, extent, axis=0, rank=1):
+        self.extent, self.axis, self.rank = extent, axis, rank
+
+
+class IndexExpr:
+    """const + sum(coeff * var): an affine index expression (nl.arange, nl.mgrid)."""
+    __slots__ = ("const", "terms")
+
+    def __init__(self, const=0, terms=None):
+        self.const, self.terms = const, terms or {}
+
+    @staticmethod
+    def _lift(v):
+        if isinstance(v, IndexExpr):
+            return v
+        if isinstance(v, int) or (hasattr(v, "__index__") and not isinstance(v, float)):
+            return IndexExpr(int(v))
+        raise NKIError(f"index expressions are affine in integers; got {v!r}")
+
+    def __add__(self, o):
+        o = self._lift(o)
+        t = dict(self.terms)
+        for v, c in o.terms.items():
+            t[v] = t.get(v, 0) + c
+        return IndexExpr(self.const + o.const, {v: c for v, c in t.items() if c})
+
+    __radd__ = __add__
+
+    def __neg__(self):
+        return IndexExpr(-self.const, {v: -c for v, c in self.terms.items()})
+
+    def __sub__(self, o):
+        return self + (-self._lift(o))
+
+    def __rsub__(self, o):
+        return self._lift(o) + (-self)
+
+    def __mul__(self, o):
+        if isinstance(o, IndexExpr):
+            if o.terms and self.terms:
+                raise NKIError("an index expression may not multiply two index variables")
+            if not o.terms:
+                o = o.const
+            else:
+                return o * self
+        if not isinstance(o, int):
+            o = int(o)
+        return IndexExpr(self.const * o, {v: c * o for v, c in self.terms.items() if c * o})
+
+    __rmul__ = __mul__
+
+    def __floordiv__(self, o):
+        if self.terms:
+            raise Unsupported("a division of an index variable (only affine index expressions)")
+        return IndexExpr(self.const // o)
+
+    def __getitem__(self, key):
+        """nl.arange(n)[:, None] places the variable on an axis of a broadcast grid."""
+        if not isinstance(key, tuple):
+            key = (key,)
+        if len(self.terms) != 1:
+            raise NKIError("only a plain nl.arange can be placed on a grid axis")
+        (v, c), = self.terms.items()
+        axes = [i for i, k in enumerate(key) if k is not None]
+        if len(axes) != 1:
+            raise NKIError("nl.arange(n)[...]: exactly one ':' among the None axes")
+        nv = Var(v.extent, axes[0], len(key))
+        return IndexExpr(self.const, {nv: c})
+
+    def bounds(self):
+        lo = hi = self.const
+        for v, c in self.terms.items():
+            span = c * (v.extent - 1)
+            lo, hi = (lo + span, hi) if span < 0 else (lo, hi + span)
+        return lo, hi
+
+
+def arange(start, stop=None, step=1):
+    if stop is None:
+        start, stop = 0, start
+    n = max(0, (stop - start + step - 1) // step) if step > 0 else 0
+    if n <= 0:
+        raise NKIError(f"nl.arange({start}, {stop}, {step}) is empty")
+    return IndexExpr(start, {Var(n): step})
+
+
+class _MGrid:
+    def __getitem__(self, key):
+        if not isinstance(key, tuple):
+            key = (key,)
+        out = []
+        for i, s in enumerate(key):
+            if not isinstance(s, slice):
+                raise NKIError("nl.mgrid takes slices, e.g. nl.mgrid[0:128, 0:512]")
+            start, stop, step = s.start or 0, s.stop, s.step or 1
+            n = (stop - start + step - 1) // step
+            out.append(IndexExpr(start, {Var(n, i, len(key)): step}))
+        return tuple(out) if len(out) > 1 else out[0]
+
+
+mgrid = _MGrid()
+
+
+class DSlice:
+    """nl.ds(start, size): a dynamic slice (start may be an expression of loop variables)."""
+
+    def __init__(self, start, size):
+        self.start, self.size = start, size
+
+
+# ---- tensors, tiles and views -------------------------------------------------------------
+
+class HbmTensor:
+    """A tensor in device memory: a kernel argument or an nl.ndarray in an HBM buffer."""
+
+    def __init__(self, ctx, name, shape, dtype, kind):
+        self.ctx, self.name, self.shape, self.dtype, self.kind = ctx, name, tuple(shape), dtype, kind
+        self.read = self.written = False
+        self.id = None  # assigned when the program is written
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    def full_view(self):
+        strides, s = [], 1
+        for d in reversed(self.shape):
+            strides.append(s)
+            s *= d
+        return View(self, 0, [(n, st) for n, st in zip(self.shape, reversed(strides))])
+
+    def __getitem__(self, key):
+        return self.full_view()[key]
+
+    def __setitem__(self, key, value):
+        store(self[key], value)
+
+    def reshape(self, shape):
+        shape = tuple(shape)
+        if math.prod(shape) != math.prod(self.shape):
+            raise NKIError(f"reshape {self.shape} -> {shape}: element counts differ")
+        alias = HbmTensor.__new__(HbmTensor)
+        alias.__dict__.update(self.__dict__)
+        alias.shape = shape
+        alias._base = getattr(self, "_base", self)
+        return alias
+
+    def __repr__(self):
+        return f"<hbm tensor {self.name} {self.shape} {self.dtype}>"
+
+
+class Tile:
+    """One SBUF/PSUM tile: [partitions x free...] of one dtype, from a declaration site."""
+
+    def __init__(self, ctx, shape, dtype, buffer, where, name=""):
+        shape = tuple(int(s) for s in shape)
+        if not shape:
+            raise NKIError("a tile needs at least a partition dimension", where=where)
+        if any(s <= 0 for s in shape):
+            raise NKIError(f"tile shape {shape} has an empty dimension", where=where)
+        if shape[0] > ctx.caps["partitions"]:
+            raise NKIError(
+                f"partition dimension {shape[0]} > {ctx.caps['partitions']} "
+                f"(nl.tile_size.pmax on {ctx.caps['generation']})", where=where)
+        self.ctx, self.shape, self.dtype, self.buffer, self.name = ctx, shape, dtype, buffer, name
+        self.where, self.core = where, ctx.core
+        self.free = math.prod(shape[1:]) if len(shape) > 1 else 1
+        self.bytes = self.free * dtype.itemsize
+        self.id = len(ctx.tiles)
+        self.created = len(ctx.ops)
+        self.last_use = self.created
+        self.zero_pending = False
+        self.mm_written = set()  # PSUM regions a matmul has written (accumulate=None rule)
+        self.acc_len = {}
+        ctx.tiles.append(self)
+        ctx.ops.append(("tile", self))
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    def full_view(self):
+        strides, s = [], 1
+        for d in reversed(self.shape[1:]):
+            strides.append(s)
+            s *= d
+        return View(self, 0, [(self.shape[0], 1)] +
+                    [(n, st) for n, st in zip(self.shape[1:], reversed(strides))])
+
+    def __getitem__(self, key):
+        return self.full_view()[key]
+
+    def __setitem__(self, key, value):
+        assign(self[key], value)
+
+    # arithmetic on whole tiles (older NKI: c = a + b)
+    def __add__(self, o): return self.full_view() + o
+    def __radd__(self, o): return self.full_view() + o
+    def __sub__(self, o): return self.full_view() - o
+    def __rsub__(self, o): return self.full_view().__rsub__(o)
+    def __mul__(self, o): return self.full_view() * o
+    def __rmul__(self, o): return self.full_view() * o
+    def __truediv__(self, o): return self.full_view() / o
+
+    def __iadd__(self, o):
+        self.full_view().__iadd__(o)
+        return self
+
+    def __repr__(self):
+        return f"<{self.buffer.name} tile {self.shape} {self.dtype}>"
+
+
+class View:
+    """A region of a tile or HBM tensor: offset (elements) and axes [(size, stride)].
+
+    For a tile, axis 0 is the partition axis (stride in partitions: 1) and offset counts
+    elements within a partition; p0 is the first partition. For HBM, every stride counts
+    elements and axis 0 is the one DMA maps to partitions.
+    """
+    __slots__ = ("base", "offset", "axes", "p0")
+
+    def __init__(self, base, offset, axes, p0=0):
+        self.base, self.offset, self.axes, self.p0 = base, offset, axes, p0
+
+    @property
+    def shape(self):
+        return tuple(n for n, _ in self.axes)
+
+    @property
+    def dtype(self):
+        return self.base.dtype
+
+    @property
+    def ndim(self):
+        return len(self.axes)
+
+    @property
+    def is_tile(self):
+        return isinstance(self.base, Tile)
+
+    @property
+    def buffer(self):
+        return self.base.buffer if self.is_tile else SHARED_HBM
+
+    # -- indexing --
+    def __getitem__(self, key):
+        where = caller()
+        if not isinstance(key, tuple):
+            key = (key,)
+        if any(k is Ellipsis for k in key):
+            i = key.index(Ellipsis)
+            key = key[:i] + (slice(None),) * (len(self.axes) - len(key) + 1) + key[i + 1:]
+        if len(key) > len(self.axes):
+            raise NKIError(f"{len(key)} indices for a {len(self.axes)}-d tensor", where=where)
+        key = key + (slice(None),) * (len(self.axes) - len(key))
+        if any(isinstance(k, IndexExpr) for k in key):
+            return self._advanced(key, where)
+        offset, p0, axes = self.offset, self.p0, []
+        for i, (k, (n, st)) in enumerate(zip(key, self.axes)):
+            if isinstance(k, DSlice):
+                start = _int(k.start, where)
+                k = slice(start, start + _int(k.size, where))
+            if isinstance(k, slice):
+                start, stop, step = _slice_ints(k, n, where)
+                if step <= 0:
+                    raise Unsupported("a slice with a negative step", where=where)
+                if start < 0 or stop > n or start >= stop:
+                    raise NKIError(f"index {start}:{stop} out of range for dimension {i} of "
+                                   f"size {n}", where=where)
+                cnt = (stop - start + step - 1) // step
+                if i == 0 and self.is_tile:
+                    if step != 1:
+                        raise Unsupported("a strided partition slice of a tile", where=where)
+                    p0 += start
+                else:
+                    offset += start * st
+                axes.append((cnt, st * step))
+            else:
+                idx = _int(k, where)
+                if idx < 0 or idx >= n:
+                    raise NKIError(f"index {idx} out of range for dimension {i} of size {n}",
+                                   where=where)
+                if i == 0 and self.is_tile:
+                    p0 += idx
+                    axes.append((1, 1))  # a partition index keeps a 1-partition axis
+                else:
+                    offset += idx * st
+        if not axes:
+            axes = [(1, 1)]
+        return View(self.base, offset, axes, p0)
+
+    def _advanced(self, key, where):
+        exprs = [IndexExpr._lift(k) if not isinstance(k, slice) else k for k in key]
+        if any(isinstance(e, slice) for e in exprs):
+            raise Unsupported("an index mixing slices with nl.arange / nl.mgrid expressions",
+                              where=where)
+        rank = 1
+        for e in exprs:
+            for v in e.terms:
+                rank = max(rank, v.rank)
+        by_axis = {}
+        for e in exprs:
+            for v in e.terms:
+                ax = v.axis if v.rank == rank else (rank - 1 if v.rank == 1 else None)
+                if ax is None:
+                    raise NKIError("index variables from grids of different ranks", where=where)
+                other = by_axis.get(ax)
+                if other is not None and other is not v:
+                    if other.extent != v.extent:
+                        raise NKIError("two index variables of different extents on one axis",
+                                       where=where)
+                    raise Unsupported("two index variables on one axis", where=where)
+                by_axis[ax] = v
+        offset, p0 = self.offset, self.p0
+        for i, (e, (n, st)) in enumerate(zip(exprs, self.axes)):
+            lo, hi = e.bounds()
+            if lo < 0 or hi >= n:
+                raise NKIError(f"index range [{lo}, {hi}] out of range for dimension {i} of size "
+                               f"{n}", where=where)
+            if i == 0 and self.is_tile:
+                p0 += e.const
+            else:
+                offset += e.const * st
+        axes = []
+        for ax in range(rank):
+            v = by_axis.get(ax)
+            if v is None:
+                axes.append((1, 1))
+                continue
+            stride = 0
+            for i, (e, (n, st)) in enumerate(zip(exprs, self.axes)):
+                c = e.terms.get(v, 0)
+                if c and i == 0 and self.is_tile:
+                    if c != 1 or ax != 0:
+                        raise Unsupported("a tile's partition index must be a plain index "
+                                          "variable on the first axis", where=where)
+                    continue
+                stride += c * st
+            if ax == 0 and self.is_tile:
+                stride = 1
+                if not exprs[0].terms.get(v):
+                    raise Unsupported("the partition axis must index the tile's partition "
+                                      "dimension", where=where)
+            elif self.is_tile and exprs[0].terms.get(v):
+                raise Unsupported("a partition index variable used in a free dimension",
+                                  where=where)
+            axes.append((v.extent, stride))
+        return View(self.base, offset, axes, p0)
+
+    def __setitem__(self, key, value):
+        assign(self[key], value)
+
+    # -- arithmetic (older NKI) --
+    def __add__(self, o): return _ctx().binary("add", self, o)
+    def __radd__(self, o): return _ctx().binary("add", self, o)
+    def __sub__(self, o): return _ctx().binary("subtract", self, o)
+    def __rsub__(self, o): return _ctx().binary("subtract", o, self)
+    def __mul__(self, o): return _ctx().binary("multiply", self, o)
+    def __rmul__(self, o): return _ctx().binary("multiply", self, o)
+    def __truediv__(self, o): return _ctx().binary("divide", self, o)
+    def __neg__(self): return _ctx().binary("multiply", self, -1.0)
+
+    def __iadd__(self, o):
+        if isinstance(o, MatmulResult):
+            o.into(self, caller())
+            return self
+        _ctx().binary("add", self, o, dst=self)
+        return self
+
+    def __repr__(self):
+        return f"<view of {self.base!r} {self.shape}>"
+
+
+def _slice_ints(k, n, where):
+    """A slice's bounds as written: negative ones count from the end, none is clamped (an
+    out-of-range slice is the kernel's error, not a shorter view)."""
+    start = 0 if k.start is None else _int(k.start, where)
+    stop = n if k.stop is None else _int(k.stop, where)
+    step = 1 if k.step is None else _int(k.step, where)
+    start = start + n if start < 0 else start
+    stop = stop + n if stop < 0 else stop
+    return start, stop, step
+
+
+def _int(v, where):
+    if isinstance(v, IndexExpr):
+        if v.terms:
+            raise Unsupported("an index variable where a number is needed", where=where)
+        return v.const
+    try:
+        return int(v.__index__())
+    except (AttributeError, TypeError):
+        raise NKIError(f"index {v!r} is not an integer", where=where)
+
+
+def as_view(x):
+    if isinstance(x, View):
+        return x
+    if isinstance(x, (Tile, HbmTensor)):
+        return x.full_view()
+    return None
+
+
+# ---- the value-returning matmul (older NKI: res += nisa.nc_matmul(a, b)) ----------------
+
+class MatmulResult:
+    def __init__(self, ctx, stationary, moving, where):
+        self.ctx, self.stationary, self.moving, self.where = ctx, stationary, moving, where
+
+    @property
+    def shape(self):
+        return (self.stationary.shape[-1], self.moving.shape[-1])
+
+    def into(self, dst, where, accumulate=None):
+        self.ctx.matmul(dst, self.stationary, self.moving, accumulate, where)
+
+    def materialize(self):
+        t = Tile(self.ctx, self.shape, DTYPES["float32"], PSUM, self.where)
+        self.into(t.full_view(), self.where, False)
+        return t.full_view()
+
+
+# ---- the trace context --------------------------------------------------------------------
+
+_CTX = None
+
+
+def _ctx():
+    if _CTX is None:
+        raise NKIError("this NKI call runs only inside a kernel being traced "
+                       "(gensweep nki run, or gensweep.nki_run)")
+    return _CTX
+
+
+ALU = {"add": "add", "subtract": "sub", "multiply": "mul", "divide": "div", "maximum": "max",
+       "minimum": "min", "power": "pow", "equal": "is_equal", "not_equal": "not_equal",
+       "greater": "is_gt", "greater_equal": "is_ge", "less": "is_lt", "less_equal": "is_le",
+       "bypass": "bypass"}
+ACT = {"exp": "exp", "log": "log", "tanh": "tanh", "sigmoid": "sigmoid", "relu": "relu",
+       "gelu": "gelu", "gelu_apprx_tanh": "gelu_tanh", "silu": "silu", "sqrt": "sqrt",
+       "rsqrt": "rsqrt", "reciprocal": "reciprocal", "square": "square", "abs": "abs",
+       "copy": "identity", "identity": "identity"}
+
+
+class Ctx:
+    def __init__(self, caps, instruction_cap=DEFAULT_INSTRUCTION_CAP):
+        self.caps = caps
+        self.ops = []        # ("tile", Tile) | ("op", core, name, where, operands) | ("fail", ...)
+        self.tiles = []
+        self.tensors = []    # HbmTensor, in creation order
+        self.core = 0
+        self.grid = ()
+        self.pid = ()
+        self.shared = {}     # (site, nth) -> HbmTensor: shared_hbm across SPMD instances
+        self.site_count = {}
+        self.n_instr = 0
+        self.cap = instruction_cap
+        self.reduction = 1.0
+        self.gpsimd = caps.get("has_gpsimd", True)
+        self.ops_supported = set(caps.get("ops", []))
+
+    # -- tensors --
+    def hbm(self, shape, dtype, buffer, name, where):
+        key = (where, self.site_count.get(where, 0))
+        self.site_count[where] = key[1] + 1
+        if buffer is SHARED_HBM and key in self.shared:
+            return self.shared[key]
+        t = HbmTensor(self, name or f"t{len(self.tensors)}", shape, dtype, "scratch")
+        t.created_in_kernel = True
+        self.tensors.append(t)
+        if buffer is SHARED_HBM:
+            self.shared[key] = t
+        return t
+
+    # -- emission --
+    def emit(self, name, where, *operands):
+        self.n_instr += 1
+        if self.n_instr > self.cap:
+            raise NKIError(f"the kernel issued more than {self.cap} instructions (a runaway "
+                           "loop?); raise the cap with --max-instructions", where=where)
+        for o in operands:
+            if isinstance(o, View):
+                if o.is_tile:
+                    o.base.last_use = len(self.ops)
+                    if o.base.core != self.core:
+                        raise NKIError("a tile of another SPMD instance's core", where=where)
+        self.ops.append(("op", self.core, name, where, operands))
+        return len(self.ops) - 1
+
+    def mark_read(self, v):
+        if not v.is_tile:
+            (getattr(v.base, "_base", v.base)).read = True
+        elif v.base.zero_pending:
+            self.flush_zero(v.base)
+
+    def mark_write(self, v):
+        if not v.is_tile:
+            (getattr(v.base, "_base", v.base)).written = True
+
+    def flush_zero(self, t):
+        t.zero_pending = False
+        self.memset(t.full_view(), 0.0, t.where)
+
+    def new_tile(self, shape, dtype, buffer, where):
+        return Tile(self, shape, dtype, buffer, where).full_view()
+
+    # -- operations (shared by nki.language and nki.isa) --
+    def dma(self, dst, src, where):
+        dst, src = as_view(dst), as_view(src)
+        if dst is None or src is None:
+            raise NKIError("dma_copy takes tensors or tiles", where=where)
+        if dst.is_tile and dst.base.buffer is PSUM or src.is_tile and src.base.buffer is PSUM:
+            raise Unsupported("DMA to or from PSUM (copy the tile to SBUF first)", where=where)
+        if math.prod(dst.shape) != math.prod(src.shape):
+            raise NKIError(f"dma_copy: {src.shape} into {dst.shape}: sizes differ", where=where)
+        if dst.dtype != src.dtype:
+            raise Unsupported(f"dma_copy with a dtype cast ({src.dtype} -> {dst.dtype}): the "
+                              "model's DMA moves bytes without converting", where=where)
+        self.mark_read(src)
+        self.mark_write(dst)
+        d, s = self.fit_dma(dst, src, where)
+        self.emit("dma_copy", where, d, s, -1)
+
+    def fit_dma(self, dst, src, where):
+        """The two sides as patterns of equal [partitions x free] shape."""
+        tile_side = dst if dst.is_tile else src if src.is_tile else None
+        if tile_side is None:
+            return dst, src
+        other = src if tile_side is dst else dst
+        if other.shape == tile_side.shape:
+            return dst, src
+        # squeeze unit axes on the HBM side until the shapes agree
+        o_axes = [a for a in other.axes if a[0] != 1] or [(1, 1)]
+        t_axes = [a for a in tile_side.axes[1:] if a[0] != 1] or [(1, 1)]
+        o_shape = tuple(a[0] for a in o_axes)
+        if o_shape[0] == tile_side.shape[0] and o_shape[1:] == tuple(a[0] for a in t_axes):
+            o = View(other.base, other.offset, o_axes, other.p0)
+            t = View(tile_side.base, tile_side.offset, [tile_side.axes[0]] + t_axes, tile_side.p0)
+            return (t, o) if tile_side is dst else (o, t)
+        raise NKIError(f"dma_copy: shapes {src.shape} -> {dst.shape} do not match", where=where)
+
+    def matmul(self, dst, stationary, moving, accumulate, where):
+        dst, st, mv = as_view(dst), as_view(stationary), as_view(moving)
+        if not (dst.is_tile and dst.base.buffer is PSUM):
+            raise NKIError("nc_matmul writes a PSUM tile", where=where)
+        if not (st.is_tile and mv.is_tile and st.base.buffer is SBUF and mv.base.buffer is SBUF):
+            raise NKIError("nc_matmul reads its stationary and moving operands from SBUF",
+                           where=where)
+        k = st.shape[0]
+        st2, mv2, d2 = _flat2(st, where), _flat2(mv, where), _flat2(dst, where)
+        key = (dst.offset, dst.p0, d2.shape)
+        t = dst.base
+        if accumulate is None:
+            acc = key in t.mm_written and not t.zero_pending
+            if t.zero_pending:
+                t.zero_pending = False
+                acc = False
+        else:
+            acc = bool(accumulate)
+            if acc and t.zero_pending:
+                self.flush_zero(t)
+        t.mm_written.add(key)
+        t.acc_len[key] = (t.acc_len.get(key, 0) if acc else 0) + k
+        self.reduction = max(self.reduction, t.acc_len[key])
+        self.emit("matmul", where, d2, st2, mv2, 1 if acc else 0)
+
+    def tensor_copy(self, dst, src, engine, where):
+        dst, src = as_view(dst), as_view(src)
+        self.mark_read(src)
+        self.emit("tensor_copy", where, engine or "vector", _same(dst, src, where), src)
+
+    def memset(self, dst, value, where, engine=None):
+        dst = as_view(dst)
+        eng = engine or ("gpsimd" if self.gpsimd else "vector")
+        self.emit("memset", where, eng, dst, repr(float(value)))
+
+    def activation(self, dst, func, src, where, bias=None, scale=1.0, acc=None):
+        dst, src = as_view(dst), as_view(src)
+        self.mark_read(src)
+        f = ACT.get(getattr(func, "__name__", func))
+        if f is None:
+            raise Unsupported(f"activation function {getattr(func, '__name__', func)!r}",
+                              where=where)
+        self.emit("activation", where, _same(dst, src, where), src, f,
+                  self.scalar_operand(scale, where), self.scalar_operand(bias or 0.0, where),
+                  acc if acc is not None else "-")
+
+    def scalar_operand(self, v, where):
+        if isinstance(v, (int, float)):
+            return float(v)
+        w = as_view(v)
+        if w is None:
+            raise NKIError(f"a scalar operand must be a number or a [P, 1] tile, got {v!r}",
+                           where=where)
+        self.mark_read(w)
+        return w
+
+    def binary(self, op, a, b, where=None, dtype=None, dst=None):
+        where = where or caller()
+        va, vb = as_view(a), as_view(b)
+        if va is None and vb is None:
+            raise NKIError(f"{op} needs a tile operand", where=where)
+        if va is None:  # scalar op tile
+            if op in ("add", "multiply", "maximum", "minimum"):
+                va, vb, a, b = vb, None, b, a
+            else:
+                raise Unsupported(f"a scalar {op} a tile (reversed tensor_scalar operands)",
+                                  where=where)
+        out_dt = dtype_of(dtype) if dtype is not None else va.dtype
+        column = (vb is not None and len(vb.shape) == 2 and vb.shape[1] == 1 and
+                  vb.shape[0] == va.shape[0] and math.prod(va.shape[1:]) != 1)
+        if vb is None or column:
+            out = dst if dst is not None else self.new_tile(va.shape, out_dt, SBUF, where)
+            self.mark_read(va)
+            self.emit("tensor_scalar", where, "vector", out, va, ALU[op],
+                      self.scalar_operand(b if vb is None else vb, where), "bypass", 0.0)
+            return out
+        if va.shape != vb.shape:
+            raise NKIError(f"{op}: shapes {va.shape} and {vb.shape} differ", where=where)
+        out = dst if dst is not None else self.new_tile(va.shape, out_dt, SBUF, where)
+        self.mark_read(va)
+        self.mark_read(vb)
+        self.emit("tensor_tensor", where, out, va, vb, ALU[op])
+        return out
+
+
+def reduce_view(v, axes, where, what):
+    """The view with its reduced free axes moved innermost (an access pattern may take its
+    axes in any order), and how many there are: what tensor_reduce takes."""
+    nd = len(v.shape)
+    axes = tuple(sorted(set(a % nd for a in axes)))
+    if 0 in axes:
+        raise Unsupported(f"{what} over the partition axis (use nisa.tensor_partition_reduce "
+                          "or a matmul)", where=where)
+    keep = [a for a in range(nd) if a not in axes]
+    return View(v.base, v.offset, [v.axes[a] for a in keep] + [v.axes[a] for a in axes],
+                v.p0), len(axes), tuple(v.shape[a] for a in keep)
+
+
+def _column(v):
+    return View(v.base, v.offset, [v.axes[0], (1, 1)], v.p0)
+
+
+def _flat2(v, where):
+    """A tile view as [P x F] with one free axis when its free axes are dense."""
+    if len(v.axes) == 2:
+        return v
+    free = v.axes[1:]
+    size = math.prod(n for n, _ in free)
+    dense = all(st == math.prod(n for n, _ in free[i + 1:]) for i, (_, st) in enumerate(free))
+    if not dense:
+        raise Unsupported("a matmul operand with more than one strided free dimension",
+                          where=where)
+    return View(v.base, v.offset, [v.axes[0], (size, 1)], v.p0)
+
+
+def _same(dst, src, where):
+    if dst is None:
+        raise NKIError("the destination must be a tile or tensor", where=where)
+    if math.prod(dst.shape) != math.prod(src.shape) or dst.shape[0] != src.shape[0]:
+        raise NKIError(f"shapes {src.shape} -> {dst.shape} do not match", where=where)
+    return dst
+
+
+# the operand index of each op's destination (what assign() may retarget)
+_OUT_INDEX = {"tensor_copy": 1, "tensor_scalar": 1, "tensor_tensor": 0, "activation": 0,
+              "exponential": 0, "tensor_reduce": 0, "transpose": 0}
+
+
+def _squeeze(shape):
+    return tuple(n for n in shape if n != 1)
+
+
+def _retarget(ctx, dst, v):
+    """Make the last instruction write dst instead of v, when v is a whole fresh temporary that
+    only that instruction wrote (NKI's compiler writes such results in place)."""
+    if not v.is_tile or v.offset or v.p0 or tuple(v.shape) != v.base.shape:
+        return False
+    t = v.base
+    if len(ctx.ops) < 2 or ctx.ops[-2] != ("tile", t) or ctx.ops[-1][0] != "op":
+        return False
+    op = ctx.ops[-1]
+    i = _OUT_INDEX.get(op[2])
+    outs = op[4]
+    if i is None or outs[i] is not v or any(o is v for j, o in enumerate(outs) if j != i):
+        return False
+    if _squeeze(dst.shape) != _squeeze(v.shape) or dst.shape[0] != v.shape[0]:
+        return False
+    if op[2] == "transpose" and dst.base.buffer is not PSUM:
+        return False
+    new = list(outs)
+    new[i] = dst
+    ctx.ops[-1] = op[:4] + (tuple(new),)
+    ctx.ops[-2] = ("nop",)
+    t.dropped = True
+    dst.base.last_use = len(ctx.ops) - 1
+    return True
+
+
+def assign(dst, value):
+    """tile[...] = value: a fresh result is written in place (_retarget), anything else is
+    copied (tensor_copy); an HBM destination is a store; a number is a memset."""
+    ctx = _ctx()
+    where = caller()
+    dst = as_view(dst)
+    if isinstance(value, MatmulResult):
+        value.into(dst, where, False)
+        return
+    v = as_view(value)
+    if v is None:
+        ctx.memset(dst, value, where)
+        return
+    if not dst.is_tile:
+        store(dst, value)
+        return
+    if not _retarget(ctx, dst, v):
+        ctx.tensor_copy(dst, v, None, where)
+
+
+def store(dst, value):
+    ctx = _ctx()
+    where = caller()
+    d = as_view(dst)
+    if d is None or d.is_tile:
+        raise NKIError("nl.store writes an HBM tensor", where=where)
+    if isinstance(value, MatmulResult):
+        value = value.materialize()
+    v = as_view(value)
+    if v is None:
+        raise NKIError("nl.store stores a tile", where=where)
+    if v.is_tile and v.base.buffer is PSUM:
+        s = ctx.new_tile(v.shape, d.dtype, SBUF, where)
+        ctx.tensor_copy(s, v, None, where)
+        v = s
+    if v.dtype != d.dtype:
+        s = ctx.new_tile(v.shape, d.dtype, SBUF, where)
+        ctx.tensor_copy(s, v, None, where)
+        v = s
+    ctx.dma(d, v, where)
+
+
+def load(src, dtype=None):
+    ctx = _ctx()
+    where = caller()
+    s = as_view(src)
+    if s is None or s.is_tile:
+        raise NKIError("nl.load reads an HBM tensor", where=where)
+    t = ctx.new_tile(s.shape, s.dtype, SBUF, where)
+    ctx.dma(t, s, where)
+    if dtype is not None and dtype_of(dtype) != s.dtype:
+        c = ctx.new_tile(s.shape, dtype_of(dtype), SBUF, where)
+        ctx.tensor_copy(c, t, None, where)
+        return c
+    return t
+
+
+# ---- allocation and writing the program ---------------------------------------------------
+
+def _esc(s):
+    out = []
+    for b in str(s).encode():
+        out.append("%%%02X" % b if b <= 0x20 or b >= 0x7F or b == 0x25 else chr(b))
+    return "".join(out)
+
+
+def allocate(ctx):
+    """Sites, their depths and each tile's pool (the rule in the module docstring)."""
+    sites = {}
+    for t in ctx.tiles:
+        if getattr(t, "dropped", False):
+            continue
+        sites.setdefault((t.core, t.where, t.buffer.name), []).append(t)
+    pools = []
+    for (core, where, space), tiles in sites.items():
+        dmin = 1
+        while dmin < len(tiles) and any(tiles[k - dmin].last_use >= tiles[k].created
+                                        for k in range(dmin, len(tiles))):
+            dmin += 1
+        pref = max(dmin, min(len(tiles), PREFERRED_DEPTH))
+        nbytes = max(t.bytes for t in tiles)
+        pools.append({"core": core, "where": where, "space": space, "tiles": tiles,
+                      "dmin": dmin, "depth": pref, "bytes": nbytes})
+    # lower preferred depths back to the minimum where a core's space would overflow
+    align = {"sbuf": 64, "psum": ctx.caps["psum_bank_bytes"]}
+    cap = {"sbuf": ctx.caps["sbuf_partition_bytes"], "psum": ctx.caps["psum_partition_bytes"]}
+    for core in {p["core"] for p in pools}:
+        for space in ("sbuf", "psum"):
+            mine = [p for p in pools if p["core"] == core and p["space"] == space]
+
+            def need():
+                return sum(p["depth"] * -(-p["bytes"] // align[space]) * align[space]
+                           for p in mine)
+            for p in sorted(mine, key=lambda p: -p["bytes"]):
+                if need() <= cap[space]:
+                    break
+                p["depth"] = p["dmin"]
+    for i, p in enumerate(pools):
+        p["id"] = i
+        for t in p["tiles"]:
+            t.pool = p
+    return pools
+
+
+def write_program(ctx, path, name, returned, args_order, reference=None, refargs=None):
+    files = {}
+
+    def f(where):
+        if where[0] not in files:
+            files[where[0]] = len(files)
+        return files[where[0]]
+
+    # tensors: inputs (argument order), outputs (returned order), scratch
+    ins = [t for t in args_order if isinstance(t, HbmTensor)]
+    outs = []
+    for t in returned:
+        base = getattr(t, "_base", t)
+        if base not in outs:
+            outs.append(base)
+    for t in ins:
+        if t.written and not t.read and t not in outs:
+            outs.append(t)
+    ins = [t for t in ins if t not in outs]
+    scratch = [t for t in ctx.tensors if t not in outs and t.written]
+    order = ins + outs + scratch
+    if len(order) > 8:
+        raise NKIError(f"the kernel uses {len(order)} HBM tensors; the model takes at most 8",
+                       "unsupported", where=("<kernel>", 0))
+    used = set()
+    for i, t in enumerate(order):
+        t.id = i
+        nm = re.sub(r"[^A-Za-z0-9_]", "_", t.name or f"t{i}") or f"t{i}"
+        while nm in used:
+            nm += f"_{i}"
+        used.add(nm)
+        t.name = nm
+    for t in ctx.tensors + ins:
+        if t.id is None and (t.read or t.written):
+            raise NKIError(f"tensor {t.name} is read but never written", where=("<kernel>", 0))
+    pools = allocate(ctx)
+    lines = ["gsk 1", f"kernel {_esc(name)}"]
+    body = []
+    cur_core = None
+    pools_done = set()
+
+    def core_switch(c):
+        nonlocal cur_core
+        if c != cur_core:
+            body.append(f"core {c}")
+            cur_core = c
+            for p in pools:
+                if p["core"] == c and p["id"] not in pools_done:
+                    pools_done.add(p["id"])
+                    w = p["where"]
+                    body.append(f"pool {p['id']} {p['space']} {p['depth']} {p['bytes']} "
+                                f"{f(w)} {w[1]} {_esc(os.path.basename(w[0]) + ':' + str(w[1]))}")
+
+    for op in ctx.ops:
+        if op[0] == "tile":
+            t = op[1]
+            if getattr(t, "dropped", False):
+                continue
+            core_switch(t.core)
+            body.append(f"tile {t.id} {t.pool['id']} {t.dtype.gs} {t.shape[0]} {t.free} "
+                        f"{f(t.where)} {t.where[1]}")
+            continue
+        if op[0] == "nop":
+            continue
+        if op[0] == "fail":
+            core_switch(op[1])
+            _, core, status, where, msg = op
+            body.append(f"fail {f(where)} {where[1]} {status} {_esc(msg)}")
+            continue
+        _, core, oname, where, operands = op
+        core_switch(core)
+        body.append(" ".join([oname, str(f(where)), str(where[1])] +
+                             [_operand(o) for o in operands]))
+    cwd = os.getcwd() + os.sep
+    for fn, i in sorted(files.items(), key=lambda kv: kv[1]):
+        lines.append(f"file {i} {_esc(fn[len(cwd):] if fn.startswith(cwd) else fn)}")
+    lines.append(f"reduction {max(1.0, ctx.reduction):.17g}")
+    if reference:
+        lines.append(f"reference {_esc(reference[0])} {_esc(reference[1])}")
+    for t in order:
+        kind = "in" if t in ins else "out" if t in outs else "scratch"
+        lo, hi, integer = getattr(t, "range", (-1.0, 1.0, 0))
+        lines.append(f"tensor {t.id} {kind} {t.dtype.gs} {_esc(t.name)} "
+                     f"{'x'.join(str(d) for d in t.shape)} {lo!r} {hi!r} {integer}")
+        data = getattr(t, "data_path", None)
+        if data and kind == "in":
+            lines.append(f"data {t.id} {_esc(data)}")
+    with open(path, "w") as fh:
+        fh.write("\n".join(lines + body) + "\n")
+    return order
+
+
+def _operand(o):
+    if isinstance(o, View):
+        if o.is_tile:
+            head = f"T{o.base.id},{o.p0},{o.axes[0][0]},{o.offset}"
+            free = o.axes[1:] or [(1, 1)]
+        else:
+            base = o.base
+            head = f"H{getattr(base, '_base', base).id},{o.offset},{o.axes[0][0]},{o.axes[0][1]}"
+            free = o.axes[1:] or [(1, 1)]
+        return head + f",{len(free)}," + ",".join(f"{n},{s}" for n, s in free)
+    if isinstance(o, float):
+        return "#" + repr(o)
+    if isinstance(o, bool):
+        return str(int(o))
+    if isinstance(o, int):
+        return str(o)
+    return str(o)

@@ -1,0 +1,330 @@
+"""nki.isa under gensweep's tracer: one call, one hardware instruction (docs/NKI.md).
+
+Both styles: the current one (`dst=` first, nothing returned) and the older value-returning one
+(no dst: the result is a new tile at the caller's line; `res += nisa.nc_matmul(a, b)`
+accumulates into res). Instructions the model lacks raise `unsupported` with their name.
+"""
+
+from gensweep import tracer as _t
+from gensweep.tracer import NKIError, Unsupported, caller as _caller
+from nki import language as _nl
+
+
+class _Enum:
+    def __init__(self, name, values):
+        for v in values:
+            setattr(self, v, f"{name}.{v}")
+
+
+engine = _Enum("engine", ("unknown", "tensor", "vector", "scalar", "gpsimd", "activation",
+                          "pool", "sync", "dma"))
+engine.activation = "engine.scalar"
+engine.pool = "engine.gpsimd"
+oob_mode = _Enum("oob_mode", ("error", "skip"))
+dge_mode = _Enum("dge_mode", ("unknown", "none", "swdge", "hwdge"))
+reduce_cmd = _Enum("reduce_cmd", ("idle", "reset", "reduce", "reset_reduce", "load_reduce"))
+matmul_perf_mode = _Enum("matmul_perf_mode", ("none", "double_row", "double_row_gen3"))
+dma_engine = _Enum("dma_engine", ("dma", "gpsimd"))
+
+_ENGINES = {None: None, "engine.unknown": None, "engine.vector": "vector",
+            "engine.scalar": "scalar", "engine.gpsimd": "gpsimd"}
+
+
+def _eng(e, where):
+    if e not in _ENGINES:
+        raise Unsupported(f"engine {e!r} for this instruction", where=where)
+    return _ENGINES[e]
+
+
+def _name(op):
+    return getattr(op, "__name__", op)
+
+
+def _alu(op, where):
+    n = _name(op)
+    if n not in _t.ALU:
+        raise Unsupported(f"ALU operation {n!r}", where=where)
+    return _t.ALU[n]
+
+
+def _out(dst, like, dtype, buffer, where):
+    ctx = _t._ctx()
+    if dst is not None:
+        return _t.as_view(dst)
+    return ctx.new_tile(like.shape, _t.dtype_of(dtype) if dtype else like.dtype, buffer, where)
+
+
+def _v(x, where, what="operand"):
+    v = _t.as_view(x)
+    if v is None:
+        raise NKIError(f"{what} must be a tile or tensor, got {x!r}", where=where)
+    return v
+
+
+def get_nc_version():
+    return _t._ctx().caps.get("generation")
+
+
+# ---- data movement --------------------------------------------------------------------------
+
+def dma_copy(dst=None, src=None, mask=None, dge_mode=None, oob_mode=None, engine=None, name=None,
+             **_):
+    _nl._mask(mask)
+    where = _caller()
+    _t._ctx().dma(_v(dst, where, "dst"), _v(src, where, "src"), where)
+
+
+def tensor_copy(dst=None, src=None, engine=None, dtype=None, mask=None, name=None, **_):
+    _nl._mask(mask)
+    where = _caller()
+    ctx = _t._ctx()
+    s = _v(src, where, "src")
+    if dst is not None and dtype is not None:
+        _retype(_v(dst, where, "dst"), _t.dtype_of(dtype))
+    d = _out(dst, s, dtype, _t.SBUF, where)
+    ctx.tensor_copy(d, s, _eng(engine, where), where)
+    return d if dst is None else None
+
+
+def _retype(d, dt):
+    """tensor_copy(dst=t, dtype=X) into a tile declared with another dtype and not used yet:
+    the tile holds X (the tutorials declare it fp32 and cast on the copy)."""
+    t = d.base
+    if d.is_tile and t.dtype != dt and t.last_use == t.created and d.offset == 0:
+        t.dtype = dt
+        t.bytes = t.free * dt.itemsize
+
+
+def memset(dst, value, engine=None, name=None, **_):
+    where = _caller()
+    _t._ctx().memset(_v(dst, where, "dst"), value, where, _eng(engine, where))
+
+
+# ---- tensor engine --------------------------------------------------------------------------
+
+def nc_matmul(dst=None, stationary=None, moving=None, is_stationary_onezero=False,
+              is_moving_onezero=False, is_transpose=False, accumulate=None, tile_position=(),
+              tile_size=(), perf_mode=None, mask=None, name=None, **_):
+    _nl._mask(mask)
+    where = _caller()
+    ctx = _t._ctx()
+    if is_transpose:
+        raise Unsupported("nc_matmul(is_transpose=True) (use nc_transpose)", where=where)
+    if tile_position or tile_size:
+        raise Unsupported("nc_matmul tile_position/tile_size (PE array tiling)", where=where)
+    if perf_mode not in (None, "matmul_perf_mode.none"):
+        raise Unsupported(f"nc_matmul perf_mode={perf_mode}", where=where)
+    if moving is None:  # older style: nc_matmul(stationary, moving) returns the product
+        st, mv = _v(dst, where, "stationary"), _v(stationary, where, "moving")
+        return _t.MatmulResult(ctx, st, mv, where)
+    ctx.matmul(_v(dst, where, "dst"), _v(stationary, where), _v(moving, where), accumulate,
+               where)
+
+
+def nc_transpose(dst=None, data=None, engine=None, mask=None, name=None, **_):
+    _nl._mask(mask)
+    where = _caller()
+    ctx = _t._ctx()
+    if data is None:
+        data, dst = dst, None
+    e = _eng(engine, where) if engine not in ("engine.tensor",) else None
+    if e is not None:
+        raise Unsupported(f"nc_transpose on the {e} engine (the tensor engine's is modelled)",
+                          where=where)
+    s = _t._flat2(_v(data, where, "data"), where)
+    if dst is None:
+        d = ctx.new_tile((s.shape[1], s.shape[0]), s.dtype, _t.PSUM, where)
+    else:
+        d = _v(dst, where, "dst")
+        if not (d.is_tile and d.base.buffer is _t.PSUM):
+            raise Unsupported("nc_transpose into SBUF (the tensor engine writes PSUM)",
+                              where=where)
+    ctx.mark_read(s)
+    ctx.emit("transpose", where, _t._flat2(d, where), s)
+    return d if dst is None else None
+
+
+# ---- vector / scalar / gpsimd ---------------------------------------------------------------
+
+def tensor_tensor(dst=None, data1=None, data2=None, op=None, engine=None, dtype=None, mask=None,
+                  name=None, **_):
+    _nl._mask(mask)
+    where = _caller()
+    ctx = _t._ctx()
+    if dst is not None and data2 is None:  # older style: tensor_tensor(data1, data2, op)
+        dst, data1, data2, op = None, dst, data1, op
+    a, b = _v(data1, where), _v(data2, where)
+    if a.shape != b.shape:
+        raise NKIError(f"tensor_tensor: shapes {a.shape} and {b.shape} differ", where=where)
+    d = _out(dst, a, dtype, _t.SBUF, where)
+    if _eng(engine, where) not in (None, "vector"):
+        raise Unsupported(f"tensor_tensor on the {engine} engine", where=where)
+    ctx.mark_read(a)
+    ctx.mark_read(b)
+    ctx.emit("tensor_tensor", where, _t._same(d, a, where), a, b, _alu(op, where))
+    return d if dst is None else None
+
+
+def tensor_scalar(dst=None, data=None, op0=None, operand0=None, reverse0=False, op1=None,
+                  operand1=None, reverse1=False, engine=None, dtype=None, mask=None, name=None,
+                  **_):
+    _nl._mask(mask)
+    where = _caller()
+    ctx = _t._ctx()
+    commutes = {"add", "mul", "max", "min"}
+    for rev, op in ((reverse0, op0), (reverse1, op1)):
+        if rev and op is not None and _alu(op, where) not in commutes:
+            raise Unsupported(f"tensor_scalar with reversed operands of {_name(op)}", where=where)
+    s = _v(data, where, "data")
+    d = _out(dst, s, dtype, _t.SBUF, where)
+    eng = _eng(engine, where) or "vector"
+    ctx.mark_read(s)
+    ctx.emit("tensor_scalar", where, eng, _t._same(d, s, where), s, _alu(op0, where),
+             ctx.scalar_operand(operand0, where),
+             _alu(op1, where) if op1 is not None else "bypass",
+             ctx.scalar_operand(operand1, where) if op1 is not None else 0.0)
+    return d if dst is None else None
+
+
+def activation(dst=None, op=None, data=None, bias=None, scale=1.0, reduce_op=None,
+               reduce_res=None, reduce_cmd=None, dtype=None, mask=None, name=None, **_):
+    _nl._mask(mask)
+    where = _caller()
+    ctx = _t._ctx()
+    if data is None:  # older style: activation(op, data, ...)
+        dst, op, data = None, dst, op
+    s = _v(data, where, "data")
+    d = _out(dst, s, dtype, _t.SBUF, where)
+    acc = None
+    if reduce_res is not None:
+        if _name(reduce_op) not in ("add", None):
+            raise Unsupported(f"activation reduce_op={_name(reduce_op)} (add is modelled)",
+                              where=where)
+        acc = _v(reduce_res, where, "reduce_res")
+    ctx.activation(d, _name(op), s, where, bias=bias, scale=scale, acc=acc)
+    return d if dst is None else None
+
+
+def activation_reduce(dst=None, op=None, data=None, reduce_op=None, reduce_res=None, bias=None,
+                      scale=1.0, **k):
+    return activation(dst=dst, op=op, data=data, bias=bias, scale=scale, reduce_op=reduce_op,
+                      reduce_res=reduce_res, **k)
+
+
+def exponential(dst=None, src=None, max_value=0.0, reduce_res=None, reduce_cmd=None,
+                reduce_init=0.0, name=None, **_):
+    where = _caller()
+    ctx = _t._ctx()
+    if "exponential" not in ctx.ops_supported:
+        raise Unsupported(f"nisa.exponential on {ctx.caps['generation']} (no vector-engine "
+                          "exponential)", where=where)
+    s = _v(src, where, "src")
+    d = _v(dst, where, "dst")
+    ctx.mark_read(s)
+    ctx.emit("exponential", where, _t._same(d, s, where), s,
+             ctx.scalar_operand(max_value, where),
+             _v(reduce_res, where) if reduce_res is not None else "-")
+
+
+def tensor_reduce(dst=None, op=None, data=None, axis=None, negate=False, keepdims=False,
+                  dtype=None, mask=None, name=None, **_):
+    _nl._mask(mask)
+    where = _caller()
+    ctx = _t._ctx()
+    if negate:
+        raise Unsupported("tensor_reduce(negate=True)", where=where)
+    if data is None:  # older style: tensor_reduce(op, data, axis)
+        dst, op, data, axis = None, dst, op, axis
+    s = _v(data, where, "data")
+    axes = tuple(axis) if isinstance(axis, (tuple, list)) else (axis,)
+    s, k, keep = _t.reduce_view(s, axes, where, "tensor_reduce")
+    nd = len(s.shape)
+    alu = _alu(op, where)
+    if dst is None:
+        d = ctx.new_tile(keep + (1,) * k if keepdims else (keep if len(keep) > 1 else
+                                                           (keep[0], 1)),
+                         _t.dtype_of(dtype) if dtype else s.dtype, _t.SBUF, where)
+    else:
+        d = _v(dst, where, "dst")
+    ctx.mark_read(s)
+    import math
+    ctx.reduction = max(ctx.reduction, math.prod(s.shape[nd - k:]))
+    ctx.emit("tensor_reduce", where, _t._flat2(d, where), s, alu, k)
+    return d if dst is None else None
+
+
+def tensor_partition_reduce(dst=None, op=None, data=None, name=None, **_):
+    where = _caller()
+    ctx = _t._ctx()
+    if not ctx.gpsimd:
+        raise Unsupported(f"tensor_partition_reduce on {ctx.caps['generation']} (no GpSimd)",
+                          where=where)
+    s = _v(data, where, "data")
+    d = _v(dst, where, "dst")
+    ctx.mark_read(s)
+    ctx.reduction = max(ctx.reduction, s.shape[0])
+    ctx.emit("partition_reduce", where, d, s, _alu(op, where))
+
+
+def iota(dst=None, pattern=None, offset=0, channel_multiplier=0, expr=None, dtype=None,
+         name=None, **_):
+    where = _caller()
+    ctx = _t._ctx()
+    if not ctx.gpsimd:
+        raise Unsupported(f"iota on {ctx.caps['generation']} (no GpSimd)", where=where)
+    if pattern is None or len(pattern) != 1 or len(pattern[0]) != 2:
+        raise Unsupported("iota with a multi-level pattern (one [step, count] level is "
+                          "modelled)", where=where)
+    step, count = pattern[0]
+    d = _v(dst, where, "dst")
+    if _nl._math.prod(d.shape[1:]) != count:
+        raise NKIError(f"iota: pattern makes {count} elements per partition, dst has "
+                       f"{_nl._math.prod(d.shape[1:])}", where=where)
+    ctx.emit("iota", where, d, int(offset), int(channel_multiplier), int(step))
+
+
+def affine_select(dst=None, pattern=None, channel_multiplier=0, on_true_tile=None,
+                  on_false_value=0.0, cmp_op=None, offset=0, name=None, **_):
+    where = _caller()
+    ctx = _t._ctx()
+    if not ctx.gpsimd:
+        raise Unsupported(f"affine_select on {ctx.caps['generation']} (no GpSimd)", where=where)
+    if pattern is None or len(pattern) != 1 or len(pattern[0]) != 2:
+        raise Unsupported("affine_select with a multi-level pattern (one [step, count] level is "
+                          "modelled)", where=where)
+    step, _count = pattern[0]
+    s = _v(on_true_tile, where, "on_true_tile")
+    d = _v(dst, where, "dst")
+    ctx.mark_read(s)
+    ctx.emit("affine_select", where, d, s, _alu(cmp_op or "greater_equal", where), int(offset),
+             int(channel_multiplier), int(step), repr(float(on_false_value)))
+
+
+def reciprocal(dst=None, data=None, name=None, **_):
+    """Modelled as the scalar engine's reciprocal activation (NKI runs it on the vector
+    engine): partial, its cost is the activation's."""
+    where = _caller()
+    if data is None:
+        dst, data = None, dst
+    s = _v(data, where, "data")
+    d = _out(dst, s, None, _t.SBUF, where)
+    _t._ctx().activation(d, "reciprocal", s, where)
+    return d if dst is None else None
+
+
+def _missing(name):
+    def f(*a, **k):
+        raise Unsupported(f"nisa.{name}")
+    f.__name__ = name
+    return f
+
+
+for _n in ("tensor_tensor_scan", "tensor_scalar_cumulative", "scalar_tensor_tensor",
+           "tensor_scalar_reduce", "select_reduce", "range_select", "tensor_copy_predicated",
+           "max8", "nc_find_index8", "nc_match_replace8", "local_gather", "nc_n_gather",
+           "nc_stream_shuffle", "dma_compute", "rng", "rand2", "rand_set_state",
+           "rand_get_state", "set_rng_seed", "dropout", "activate2", "sequence_bounds",
+           "nonzero_with_count", "quantize_mx", "nc_matmul_mx", "dma_transpose", "core_barrier",
+           "sendrecv", "register_alloc", "register_move", "register_load", "register_store",
+           "bn_stats", "bn_aggr", "tensor_tensor_scan", "builtin_custom_op"):
+    globals()[_n] = _missing(_n)

@@ -1,0 +1,67 @@
+"""Kernels that must fail cleanly, each at a known line (the test reads the line numbers from
+the `# line:` markers)."""
+import nki
+import nki.isa as nisa
+import nki.language as nl
+
+
+@nki.jit
+def out_of_range(x):
+    out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+    t = nl.load(x[0:128, 0:600])  # line: out_of_range
+    nl.store(out, value=t)
+    return out
+
+
+@nki.jit
+def too_many_partitions(x):
+    out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray((256, 64), dtype=x.dtype, buffer=nl.sbuf)  # line: too_many_partitions
+    nisa.dma_copy(dst=t, src=x)
+    nl.store(out, value=t)
+    return out
+
+
+@nki.jit
+def psum_overflow(x):
+    out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+    t = nl.load(x)
+    p = nl.ndarray((128, 4096), dtype=nl.float32, buffer=nl.psum)
+    q = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.psum)  # line: psum_overflow
+    nisa.nc_matmul(dst=p[:, 0:512], stationary=t[:, 0:128], moving=t)
+    nisa.nc_matmul(dst=q, stationary=t[:, 0:128], moving=t)
+    return out
+
+
+@nki.jit
+def dtype_mismatch(x):
+    out = nl.ndarray(x.shape, dtype=nl.bfloat16, buffer=nl.shared_hbm)
+    t = nl.ndarray(x.shape, dtype=nl.float32, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x)
+    nisa.dma_copy(dst=out, src=t)  # line: dtype_mismatch
+    return out
+
+
+@nki.jit
+def raises(x):
+    out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+    assert x.shape[0] == 7, "this kernel wants 7 rows"  # line: raises
+    return out
+
+
+@nki.jit
+def runaway(x):
+    out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+    t = nl.load(x)
+    while True:
+        nisa.memset(dst=t, value=0.0)  # line: runaway
+    return out
+
+
+@nki.jit
+def shape_mismatch(a, b):
+    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    x = nl.load(a)
+    y = nl.load(b)
+    nl.store(out, value=nl.add(x, y))  # line: shape_mismatch
+    return out

@@ -1,0 +1,57 @@
+"""float64 numpy references for tests/nki/kernels (gensweep nki run --reference)."""
+import numpy as np
+
+
+def add(a, b):
+    return a + b
+
+
+def rowops(x):
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return 2.0 * e / e.sum(axis=1, keepdims=True)
+
+
+def _sig(x):
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+def unary(x):
+    from math import erf
+    gelu = x * 0.5 * (1.0 + np.vectorize(erf)(x / np.sqrt(2.0)))
+    return np.tanh(_sig(x)) + np.maximum(x, 0) + x * x + x * _sig(x) + gelu
+
+
+def matmul(lhsT, rhs):
+    return lhsT.T @ rhs
+
+
+def matmul_plain(x, y):
+    return x @ y
+
+
+def transpose(x):
+    return x.T
+
+
+def pool_max(x, k):
+    c, h, w = x.shape
+    return x.reshape(c, h // k, k, w // k, k).max(axis=(2, 4))
+
+
+def strided(x):
+    return x[:, ::2]
+
+
+def scalar_new(x, bias):
+    u = x * 3.0 + bias
+    v = np.exp(0.5 * u + bias)
+    return v, v.sum(axis=1, keepdims=True)
+
+
+def memset_iota(x):
+    P, F = x.shape
+    return 2.0 * (5 + F * np.arange(P)[:, None] + np.arange(F)[None, :]).astype(np.float64)
+
+
+def wrong_add(a, b):
+    return a - b

@@ -1,0 +1,183 @@
+"""The NKI front end end to end: the project's own kernels (tests/nki/kernels) through
+`gensweep nki run` on gen2-gen4, checked against float64 numpy references; a wrong reference must
+fail; hostile kernels give clean errors at their own lines; the Python API returns outputs.
+
+Run by ctest (label nki) with Debian's /usr/bin/python3 (it sees python3-numpy), GENSWEEP set to
+the binary under test. No network, no accelerator.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+GENSWEEP = os.environ.get("GENSWEEP", os.path.join(ROOT, "build", "dev", "harness", "gensweep"))
+OPS = os.path.join(HERE, "kernels", "ops.py")
+REFS = os.path.join(HERE, "kernels", "refs.py")
+HOSTILE = os.path.join(HERE, "kernels", "hostile.py")
+GENS = os.environ.get("GS_NKI_GENS", "gen2,gen3,gen4").split(",")
+
+
+def cfg(gen):
+    return os.path.join(ROOT, "configs", gen + ".yaml")
+
+
+def nki(*args, check_rc=None):
+    p = subprocess.run([GENSWEEP, "nki", *args], capture_output=True, text=True, timeout=300)
+    if check_rc is not None and p.returncode != check_rc:
+        raise AssertionError(f"exit {p.returncode} (wanted {check_rc}) for {args}:\n"
+                             f"{p.stdout}\n{p.stderr}")
+    return p
+
+
+def run_json(kernel, args, gen, ref=None, rc=0, extra=()):
+    a = ["run", OPS, "--kernel", kernel, "--config", cfg(gen), "--json", *extra]
+    for x in args:
+        a += ["--arg", x]
+    if ref:
+        a += ["--reference", f"{REFS}:{ref}"]
+    p = nki(*a, check_rc=rc)
+    return json.loads(p.stdout), p
+
+
+# kernel, --args, reference: every operation the front end supports, in both API styles
+CASES = [
+    ("add_old", ["a=bf16:128x512", "b=bf16:128x512"], "add"),
+    ("rowops_old", ["x=fp32:128x300"], "rowops"),
+    ("unary_old", ["x=fp32:64x100"], "unary"),
+    ("matmul_old", ["lhsT=bf16:256x128", "rhs=bf16:256x512"], "matmul"),
+    ("matmul_nl", ["x=bf16:128x128", "y=bf16:128x256"], "matmul_plain"),
+    ("transpose_old", ["x=fp32:64x128"], "transpose"),
+    ("pool_old", ["x=fp32:32x16x16", "k=2"], "pool_max"),
+    ("strided_old", ["x=fp32:128x64"], "strided"),
+    ("add_new", ["a=bf16:128x1024", "b=bf16:128x1024"], "add"),
+    ("scalar_new", ["x=fp32:128x64", "bias=fp32:128x1"], "scalar_new"),
+    ("matmul_new", ["lhsT=bf16:256x256", "rhs=bf16:256x512"], "matmul"),
+    ("transpose_new", ["x=fp32:64x128"], "transpose"),
+    ("memset_iota_new", ["x=fp32:128x64"], "memset_iota"),
+    ("spmd_launch", ["a=fp32:256x512", "b=fp32:256x512"], "add"),
+]
+
+
+class Operations(unittest.TestCase):
+    def test_every_operation_matches_numpy_on_every_generation(self):
+        for gen in GENS:
+            for kernel, args, ref in CASES:
+                with self.subTest(gen=gen, kernel=kernel):
+                    rec, _ = run_json(kernel, args, gen, ref)
+                    self.assertEqual(rec["status"], "pass", rec.get("reason"))
+                    self.assertEqual(rec["kernel"], "nki." + kernel)
+                    self.assertIsNotNone(rec["error"], "the outputs were not checked")
+                    self.assertGreater(rec["time_ns"], 0)
+
+    def test_a_wrong_reference_fails(self):
+        rec, p = run_json("add_old", ["a=bf16:128x512", "b=bf16:128x512"], "gen3", "wrong_add",
+                          rc=1)
+        self.assertEqual(rec["status"], "fail")
+        self.assertGreater(rec["error"]["mismatches"], 0)
+
+    def test_without_a_reference_nothing_is_checked(self):
+        rec, _ = run_json("add_old", ["a=bf16:128x512", "b=bf16:128x512"], "gen3")
+        self.assertEqual(rec["status"], "pass")
+        self.assertIsNone(rec["error"])
+
+    def test_spmd_instances_spread_over_the_cores(self):
+        rec, _ = run_json("spmd_launch", ["a=fp32:256x512", "b=fp32:256x512"], "gen3", "add")
+        self.assertEqual(rec["cores_used"], 4)  # a 2 x 2 grid on an 8-core generation
+
+    def test_timing_only_gives_the_same_time(self):
+        a, _ = run_json("matmul_new", ["lhsT=bf16:256x256", "rhs=bf16:256x512"], "gen3")
+        b, _ = run_json("matmul_new", ["lhsT=bf16:256x256", "rhs=bf16:256x512"], "gen3",
+                        extra=("--timing-only",))
+        self.assertEqual(a["time_ns"], b["time_ns"])
+
+    def test_an_operation_the_model_lacks_is_unsupported_by_name_and_line(self):
+        rec, p = run_json("unsupported_scan", ["x=fp32:128x64"], "gen3", rc=0)
+        self.assertEqual(rec["status"], "unsupported")
+        self.assertIn("nisa.tensor_tensor_scan", rec["reason"])
+        self.assertRegex(rec["reason"], r"ops\.py:\d+")
+
+    def test_gpsimd_operations_are_unsupported_on_gen1(self):
+        rec, _ = run_json("memset_iota_new", ["x=fp32:128x64"], "gen1", "memset_iota", rc=0)
+        self.assertEqual(rec["status"], "unsupported")
+        self.assertIn("GpSimd", rec["reason"])
+
+
+def marked_line(tag):
+    with open(HOSTILE) as f:
+        for i, line in enumerate(f, 1):
+            if f"# line: {tag}" in line:
+                return i
+    raise AssertionError(tag)
+
+
+class Hostile(unittest.TestCase):
+    def expect(self, kernel, args, rc, pattern, extra=()):
+        a = ["run", HOSTILE, "--kernel", kernel, "--config", cfg("gen3"), *extra]
+        for x in args:
+            a += ["--arg", x]
+        p = nki(*a, check_rc=rc)
+        text = p.stdout + p.stderr
+        self.assertIn(f"hostile.py:{marked_line(kernel)}", text)
+        self.assertRegex(text, pattern)
+        self.assertNotIn("Traceback", text)
+
+    def test_out_of_range_slice(self):
+        self.expect("out_of_range", ["x=fp32:128x512"], 2, r"out of range for dimension 1")
+
+    def test_partition_dim_over_128(self):
+        self.expect("too_many_partitions", ["x=fp32:256x64"], 2, r"partition dimension 256 > 128")
+
+    def test_psum_overflow_does_not_fit(self):
+        self.expect("psum_overflow", ["x=bf16:128x512"], 0, r"does not fit|does-not-fit")
+
+    def test_dtype_mismatch_in_dma(self):
+        self.expect("dtype_mismatch", ["x=fp32:128x64"], 0, r"dtype cast")
+
+    def test_exception_inside_the_kernel(self):
+        self.expect("raises", ["x=fp32:128x64"], 2, r"AssertionError: this kernel wants 7 rows")
+
+    def test_runaway_loop_stopped_by_the_instruction_cap(self):
+        self.expect("runaway", ["x=fp32:128x64"], 2, r"more than 5000 instructions",
+                    extra=("--max-instructions", "5000"))
+
+    def test_shape_mismatch(self):
+        self.expect("shape_mismatch", ["a=fp32:128x64", "b=fp32:128x32"], 2, r"shapes .* differ")
+
+    def test_bad_arguments_are_usage_errors(self):
+        for args, msg in ((["--arg", "x=fp99:4x4"], "neither DTYPE:SHAPE"),
+                          (["--arg", "nope=fp32:4x4"], "no parameter nope"),
+                          ([], "needs --arg x")):
+            p = nki("run", HOSTILE, "--kernel", "out_of_range", "--config", cfg("gen3"), *args,
+                    check_rc=2)
+            self.assertIn(msg, p.stderr)
+        p = nki("run", HOSTILE, "--kernel", "missing", "--config", cfg("gen3"), check_rc=2)
+        self.assertIn("no kernel or function named missing", p.stderr)
+
+
+class PythonApi(unittest.TestCase):
+    def test_nki_run_returns_outputs_and_the_record(self):
+        import numpy as np
+        sys.path.insert(0, os.path.join(ROOT, "python"))
+        sys.path.insert(0, os.path.dirname(OPS))
+        os.environ["GENSWEEP"] = GENSWEEP
+        import gensweep
+        import ops
+        rng = np.random.default_rng(3)
+        a = rng.uniform(-1, 1, (128, 512)).astype(np.float32)
+        b = rng.uniform(-1, 1, (128, 512)).astype(np.float32)
+        r = gensweep.nki_run(ops.add_old, [a, b], config=cfg("gen2"))
+        self.assertEqual(r.status, "pass")
+        self.assertEqual(len(r.outputs), 1)
+        np.testing.assert_allclose(r.outputs[0], a.astype(np.float64) + b, rtol=1e-6,
+                                   atol=1e-6)
+        # a second launch in the same process (each runs in its own model process)
+        r2 = gensweep.nki_run(ops.transpose_old, [a[:64, :128]], config=cfg("gen4"))
+        np.testing.assert_allclose(r2.outputs[0], a[:64, :128].T, rtol=1e-6, atol=1e-6)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
