@@ -8,6 +8,10 @@ install(TARGETS gensweep RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/configs/ DESTINATION ${CMAKE_INSTALL_DATADIR}/gensweep/configs
   FILES_MATCHING PATTERN "*.yaml" PATTERN "*.json" PATTERN "SCHEMA.md")
 
+# The NKI front end (docs/NKI.md): `gensweep nki` finds it at share/gensweep/python.
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/python/ DESTINATION ${CMAKE_INSTALL_DATADIR}/gensweep/python
+  FILES_MATCHING PATTERN "*.py" PATTERN "__pycache__" EXCLUDE)
+
 # Man pages from the binary's own --help text (scripts/gen-man.sh), regenerated whenever
 # gensweep is rebuilt, compressed as Debian ships them.
 set(GS_MAN_DIR ${PROJECT_BINARY_DIR}/man)

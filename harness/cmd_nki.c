@@ -348,25 +348,40 @@ static int run_program(const nki_opts *o, const char *prog_path, int disasm)
     gs_nki_prog_set_python(prog, python_exe(), frontend_dir());
     const gs_kernel_def *k = gs_nki_prog_kernel(prog);
     gs_suite_set_extra(k);
-    char *argv[16 + 4 * MAX_ARGS];
+    const char *words[16 + 4 * MAX_ARGS];
     int n = 0;
-    argv[n++] = disasm ? "disasm" : "run";
-    argv[n++] = "--config";
-    argv[n++] = (char *)o->config;
-    argv[n++] = "--kernel";
-    argv[n++] = (char *)k->name;
-    argv[n++] = "--shape";
-    argv[n++] = (char *)gs_nki_prog_shape(prog);
-    argv[n++] = "--dtype";
-    argv[n++] = (char *)gs_nki_prog_dtype(prog);
+    words[n++] = disasm ? "disasm" : "run";
+    words[n++] = "--config";
+    words[n++] = o->config;
+    words[n++] = "--kernel";
+    words[n++] = k->name;
+    words[n++] = "--shape";
+    words[n++] = gs_nki_prog_shape(prog);
+    words[n++] = "--dtype";
+    words[n++] = gs_nki_prog_dtype(prog);
     for (int i = 0; i < o->n_sets; i++) {
-        argv[n++] = "--set";
-        argv[n++] = (char *)o->sets[i];
+        words[n++] = "--set";
+        words[n++] = o->sets[i];
     }
     for (int i = 0; i < o->n_pass; i++)
-        argv[n++] = (char *)o->pass[i];
+        words[n++] = o->pass[i];
+    /* run / disasm take a mutable argv, as main's */
+    char *argv[16 + 4 * MAX_ARGS + 1];
+    int ok = 1;
+    for (int i = 0; i < n; i++)
+        ok &= (argv[i] = gs_strdup(words[i])) != NULL;
     argv[n] = NULL;
+    if (!ok) {
+        for (int i = 0; i < n; i++)
+            gs_free(argv[i]);
+        gs_suite_set_extra(NULL);
+        gs_nki_prog_free(prog);
+        fprintf(stderr, "gensweep nki: out of memory\n");
+        return GS_EXIT_FAIL;
+    }
     int rc = disasm ? gs_cmd_disasm(n, argv) : gs_cmd_run(n, argv);
+    for (int i = 0; i < n; i++)
+        gs_free(argv[i]);
     if (gs_nki_prog_reference_status(prog, &err) != GS_OK) {
         char buf[2048];
         gs_error_format(&err, buf, sizeof buf);
