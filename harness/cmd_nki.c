@@ -28,7 +28,7 @@ void gs_help_nki(void)
 {
     printf("usage: gensweep nki run FILE.py --kernel NAME --config CFG [--arg NAME=VALUE]...\n"
            "                        [--reference FILE.py:FUNC] [--keep-program FILE.gsk]\n"
-           "                        [--max-instructions N]\n"
+           "                        [--max-instructions N] [--no-schedule]\n"
            "                        [run options: --seed N --timing-only --json --trace F\n"
            "                         --record F --timeline --set KEY=VALUE ...]\n"
            "       gensweep nki disasm FILE.py --kernel NAME --config CFG [--arg NAME=VALUE]...\n"
@@ -46,6 +46,8 @@ void gs_help_nki(void)
            "                  tolerance. Without it the outputs are not checked.\n"
            "  --keep-program F  keep the traced program (.gsk) at F (for `nki replay`)\n"
            "  --max-instructions N  stop a kernel that issues more (default 4000000)\n"
+           "  --no-schedule   keep the traced program order (default: the scheduler reorders\n"
+           "                  each engine's instructions within the dependencies, docs/NKI.md)\n"
            "  replay          run a traced program again (no Python)\n"
            "  caps            print the generation's capabilities as the front end sees them\n"
            "An operation the model lacks is status `unsupported` naming it and the kernel line;\n"
@@ -162,6 +164,7 @@ typedef struct nki_opts {
     const char *reference;
     const char *keep;
     const char *max_instr; /* --max-instructions N: the tracer's cap (a runaway loop stops) */
+    int no_schedule;       /* --no-schedule: program order, as traced */
     const char *args[MAX_ARGS];
     int n_args;
     const char *sets[MAX_ARGS];
@@ -213,6 +216,10 @@ static int parse(int argc, char **argv, nki_opts *o, const char *sub)
                 return 0;
             }
             *one = argv[++i];
+            continue;
+        }
+        if (!strcmp(a, "--no-schedule")) {
+            o->no_schedule = 1;
             continue;
         }
         if (!strcmp(a, "--arg") || !strcmp(a, "--set")) {
@@ -291,6 +298,7 @@ static int trace(const nki_opts *o, const gs_config *cfg, const char *caps, cons
     argv[n++] = caps;
     argv[n++] = "--out";
     argv[n++] = prog;
+    if (o->no_schedule) argv[n++] = "--no-schedule";
     if (o->max_instr) {
         argv[n++] = "--max-instructions";
         argv[n++] = o->max_instr;

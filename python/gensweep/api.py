@@ -53,7 +53,7 @@ def _config_path(config):
 
 
 def nki_run(kernel, args, config=None, kwargs=None, seed=1, timing_only=False, sets=(),
-            name=None, gensweep=None):
+            name=None, gensweep=None, schedule=True):
     """Trace kernel(*args, **kwargs) (numpy arrays become HBM inputs with their values) and run
     it on config (a path or a generation name such as "gen3"; default GENSWEEP_CONFIG or gen3).
     Returns an NkiRunResult; raises UsageError for arguments the tracer cannot take."""
@@ -64,6 +64,7 @@ def nki_run(kernel, args, config=None, kwargs=None, seed=1, timing_only=False, s
         cmd += ["--set", s]
     caps = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
     ctx = tracer.Ctx(caps)
+    ctx.schedule = schedule
     tmp = tempfile.mkdtemp(prefix="gensweep-nki-")
     try:
         targs = []

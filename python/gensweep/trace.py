@@ -117,9 +117,10 @@ def _kernel_frame(tb, files):
     return best or ("<kernel>", 0)
 
 
-def trace(caps, path, kernel_name, arg_texts, out, reference=None, cap=None):
+def trace(caps, path, kernel_name, arg_texts, out, reference=None, cap=None, schedule=True):
     """Trace kernel_name of path into out. Returns the list of HBM tensors in program order."""
     ctx = tracer.Ctx(caps, cap or tracer.DEFAULT_INSTRUCTION_CAP)
+    ctx.schedule = schedule
     mod = load_module(path)
     fn = getattr(mod, kernel_name, None)
     if fn is None or not callable(fn):
@@ -186,6 +187,7 @@ def main(argv=None):
     ap.add_argument("--arg", action="append", default=[])
     ap.add_argument("--max-instructions", type=int, default=tracer.DEFAULT_INSTRUCTION_CAP)
     a0 = argv if argv is not None else sys.argv[1:]
+    ap.add_argument("--no-schedule", action="store_true")
     ap.add_argument("file")
     ap.add_argument("kernel")
     a = ap.parse_args(a0)
@@ -195,7 +197,8 @@ def main(argv=None):
     try:
         with open(a.caps) as f:
             caps = json.load(f)
-        trace(caps, a.file, a.kernel, a.arg, a.out, a.reference, a.max_instructions)
+        trace(caps, a.file, a.kernel, a.arg, a.out, a.reference, a.max_instructions,
+              not a.no_schedule)
     except UsageError as e:
         print(f"gensweep nki: {e}", file=sys.stderr)
         return 2

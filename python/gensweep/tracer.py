@@ -589,6 +589,7 @@ class Ctx:
         self.reduction = 1.0
         self.gpsimd = caps.get("has_gpsimd", True)
         self.ops_supported = set(caps.get("ops", []))
+        self.schedule = True  # reorder within the dependencies (gensweep.schedule)
 
     # -- tensors --
     def hbm(self, shape, dtype, buffer, name, where):
@@ -968,6 +969,9 @@ def write_program(ctx, path, name, returned, args_order, reference=None, refargs
         if t.id is None and (t.read or t.written):
             raise NKIError(f"tensor {t.name} is read but never written", where=("<kernel>", 0))
     pools = allocate(ctx)
+    if ctx.schedule:
+        from .schedule import schedule
+        schedule(ctx, pools)
     lines = ["gsk 1", f"kernel {_esc(name)}"]
     body = []
     cur_core = None

@@ -94,6 +94,25 @@ class Operations(unittest.TestCase):
                         extra=("--timing-only",))
         self.assertEqual(a["time_ns"], b["time_ns"])
 
+    def test_the_scheduler_reorders_within_the_dependencies(self):
+        args = ["lhsT=bf16:512x256", "rhs=bf16:512x1024"]
+        listings = {}
+        for flag in ((), ("--no-schedule",)):
+            rec, _ = run_json("matmul_new", args, "gen3", "matmul", extra=flag)
+            self.assertEqual(rec["status"], "pass", rec.get("reason"))
+            a = ["disasm", OPS, "--kernel", "matmul_new", "--config", cfg("gen3"), *flag]
+            for x in args:
+                a += ["--arg", x]
+            lines = nki(*a, check_rc=0).stdout.splitlines()
+            # opcode, operands and source line of each instruction, without its index, queue
+            # (queues are dealt round robin in program order) and dependencies
+            listings[flag] = [re.sub(r" deps=\S+", "", re.sub(r"^\s*\d+\s+c\d+\s+\S+\s+", "", ln))
+                              for ln in lines if re.match(r"^\s*\d+\s", ln)]
+        sched, plain = listings[()], listings[("--no-schedule",)]
+        self.assertEqual(len(sched), len(plain))
+        self.assertNotEqual(sched, plain, "the scheduler changed nothing")
+        self.assertEqual(sorted(sched), sorted(plain), "not a reordering of the same program")
+
     def test_an_operation_the_model_lacks_is_unsupported_by_name_and_line(self):
         rec, p = run_json("unsupported_scan", ["x=fp32:128x64"], "gen3", rc=0)
         self.assertEqual(rec["status"], "unsupported")
