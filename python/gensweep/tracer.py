@@ -254,11 +254,15 @@ class HbmTensor:
         return len(self.shape)
 
     def full_view(self):
-        strides, s = [], 1
-        for d in reversed(self.shape):
-            strides.append(s)
-            s *= d
-        return View(self, 0, [(n, st) for n, st in zip(self.shape, reversed(strides))])
+        """The whole tensor (views are never changed in place, so one is kept)."""
+        fv = self.__dict__.get("_fv")
+        if fv is None:
+            strides, s = [], 1
+            for d in reversed(self.shape):
+                strides.append(s)
+                s *= d
+            fv = self._fv = View(self, 0, [(n, st) for n, st in zip(self.shape, reversed(strides))])
+        return fv
 
     def __getitem__(self, key):
         return self.full_view()[key]
@@ -272,6 +276,7 @@ class HbmTensor:
             raise NKIError(f"reshape {self.shape} -> {shape}: element counts differ")
         alias = HbmTensor.__new__(HbmTensor)
         alias.__dict__.update(self.__dict__)
+        alias.__dict__.pop("_fv", None)
         alias.shape = shape
         alias._base = getattr(self, "_base", self)
         return alias
@@ -303,6 +308,7 @@ class Tile:
         self.zero_pending = False
         self.mm_written = set()  # PSUM regions a matmul has written (accumulate=None rule)
         self.acc_len = {}
+        self._fv = None
         ctx.tiles.append(self)
         ctx.ops.append(("tile", self))
 
@@ -311,12 +317,16 @@ class Tile:
         return len(self.shape)
 
     def full_view(self):
-        strides, s = [], 1
-        for d in reversed(self.shape[1:]):
-            strides.append(s)
-            s *= d
-        return View(self, 0, [(self.shape[0], 1)] +
-                    [(n, st) for n, st in zip(self.shape[1:], reversed(strides))])
+        """The whole tile (kept: views are never changed in place)."""
+        fv = self._fv
+        if fv is None:
+            strides, s = [], 1
+            for d in reversed(self.shape[1:]):
+                strides.append(s)
+                s *= d
+            fv = self._fv = View(self, 0, [(self.shape[0], 1)] +
+                                 [(n, st) for n, st in zip(self.shape[1:], reversed(strides))])
+        return fv
 
     def __getitem__(self, key):
         return self.full_view()[key]
