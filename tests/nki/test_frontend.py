@@ -113,6 +113,38 @@ class Operations(unittest.TestCase):
         self.assertNotEqual(sched, plain, "the scheduler changed nothing")
         self.assertEqual(sorted(sched), sorted(plain), "not a reordering of the same program")
 
+    def test_the_nki_naive_matmul_is_the_c_naive_rung_exactly(self):
+        """matmul_new (tests/nki/kernels/ops.py) written as kernels/matmul.c's naive variant:
+        the same instructions (buffers numbered apart) and the same simulated time."""
+        def norm(text):
+            out = []
+            for ln in text.splitlines():
+                if re.match(r"^\s*\d+\s", ln):
+                    ln = re.sub(r"\s+@\S+$", "", ln)
+                    out.append(re.sub(r" b\d+ ", " bX ", re.sub(r"\+\d+B", "+?B", ln)))
+            return out
+        for gen in GENS:
+            for M, K, N in ((256, 256, 1024), (128, 512, 512)):
+                with self.subTest(gen=gen, shape=(M, K, N)):
+                    args = [f"lhsT=bf16:{K}x{M}", f"rhs=bf16:{K}x{N}"]
+                    a = ["disasm", OPS, "--kernel", "matmul_new", "--config", cfg(gen),
+                         "--no-schedule"]
+                    for x in args:
+                        a += ["--arg", x]
+                    mine = norm(nki(*a, check_rc=0).stdout)
+                    c = subprocess.run([GENSWEEP, "disasm", "--config", cfg(gen), "--kernel",
+                                        "matmul", "--variant", "naive", "--dtype", "bf16",
+                                        "--shape", f"{M}x{K}x{N}"], capture_output=True,
+                                       text=True, check=True).stdout
+                    self.assertEqual(mine, norm(c))
+                    self.assertGreater(len(mine), 3)
+                    rec, _ = run_json("matmul_new", args, gen, extra=("--no-schedule",))
+                    crec = json.loads(subprocess.run(
+                        [GENSWEEP, "run", "--config", cfg(gen), "--kernel", "matmul", "--variant",
+                         "naive", "--dtype", "bf16", "--shape", f"{M}x{K}x{N}", "--json"],
+                        capture_output=True, text=True, check=True).stdout)
+                    self.assertEqual(rec["time_ns"], crec["time_ns"])
+
     def test_an_operation_the_model_lacks_is_unsupported_by_name_and_line(self):
         rec, p = run_json("unsupported_scan", ["x=fp32:128x64"], "gen3", rc=0)
         self.assertEqual(rec["status"], "unsupported")
