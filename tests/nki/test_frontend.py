@@ -53,6 +53,8 @@ CASES = [
     ("transpose_old", ["x=fp32:64x128"], "transpose"),
     ("pool_old", ["x=fp32:32x16x16", "k=2"], "pool_max"),
     ("strided_old", ["x=fp32:128x64"], "strided"),
+    ("rmsnorm_old", ["x=bf16:256x512"], "rmsnorm"),
+    ("layernorm_old", ["x=fp32:128x384"], "layernorm"),
     ("add_new", ["a=bf16:128x1024", "b=bf16:128x1024"], "add"),
     ("scalar_new", ["x=fp32:128x64", "bias=fp32:128x1"], "scalar_new"),
     ("matmul_new", ["lhsT=bf16:256x256", "rhs=bf16:256x512"], "matmul"),

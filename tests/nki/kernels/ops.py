@@ -93,6 +93,30 @@ def strided_old(x):
     return out
 
 
+@nki.jit
+def rmsnorm_old(x, eps=1e-6):
+    """Row RMS norm, rows on partitions, 128 rows a tile."""
+    out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+    R, D = x.shape
+    for r in nl.affine_range(R // 128):
+        t = nl.load(x[r * 128:(r + 1) * 128, :], dtype=nl.float32)
+        ms = nl.multiply(nl.sum(nl.square(t), axis=1), 1.0 / D)
+        inv = nl.rsqrt(nl.add(ms, eps))
+        nl.store(out[r * 128:(r + 1) * 128, :], value=nl.multiply(t, inv, dtype=x.dtype))
+    return out
+
+
+@nki.jit
+def layernorm_old(x, eps=1e-5):
+    out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+    t = nl.load(x, dtype=nl.float32)
+    mu = nl.mean(t, axis=1)
+    c = nl.subtract(t, mu)
+    var = nl.mean(nl.square(c), axis=1)
+    nl.store(out, value=nl.multiply(c, nl.rsqrt(nl.add(var, eps)), dtype=x.dtype))
+    return out
+
+
 # ---- current style: dst= operands ---------------------------------------------------------
 
 @nki.jit

@@ -55,3 +55,12 @@ def memset_iota(x):
 
 def wrong_add(a, b):
     return a - b
+
+
+def rmsnorm(x, eps):
+    return x / np.sqrt((x * x).mean(axis=1, keepdims=True) + eps)
+
+
+def layernorm(x, eps):
+    c = x - x.mean(axis=1, keepdims=True)
+    return c / np.sqrt((c * c).mean(axis=1, keepdims=True) + eps)
