@@ -71,9 +71,6 @@ gs_status gs_nki_prog_reference_status(const gs_nki_prog *p, gs_error *err);
 const char *gs_nki_prog_shape(const gs_nki_prog *p);
 const char *gs_nki_prog_dtype(const gs_nki_prog *p);
 
-/* Does the program carry a reference (outputs checked)? */
-int gs_nki_prog_has_reference(const gs_nki_prog *p);
-
 /* Percent-encode / decode one token (the format's rule above). Decoding writes at most size
  * bytes including the NUL; returns 0 on success, -1 on a bad escape or overflow. */
 int gs_nki_unescape(const char *in, char *out, size_t size);

@@ -163,9 +163,6 @@ def finish(ctx, out, name, result, args, ref, refargs):
         returned = [r for r in result if isinstance(r, HbmTensor)]
     for t in returned:
         t.written = True
-    for t in ctx.tensors:
-        if not t.written and t in returned:
-            t.written = True
     for t in args:
         if isinstance(t, HbmTensor) and not (t.read or t.written):
             t.read = True  # an unused input is still an input

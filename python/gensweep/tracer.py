@@ -379,10 +379,6 @@ class View:
     def is_tile(self):
         return isinstance(self.base, Tile)
 
-    @property
-    def buffer(self):
-        return self.base.buffer if self.is_tile else SHARED_HBM
-
     # -- indexing --
     def __getitem__(self, key):
         where = caller()
@@ -777,10 +773,6 @@ def reduce_view(v, axes, where, what):
     keep = [a for a in range(nd) if a not in axes]
     return View(v.base, v.offset, [v.axes[a] for a in keep] + [v.axes[a] for a in axes],
                 v.p0), len(axes), tuple(v.shape[a] for a in keep)
-
-
-def _column(v):
-    return View(v.base, v.offset, [v.axes[0], (1, 1)], v.p0)
 
 
 def _flat2(v, where):
