@@ -117,8 +117,7 @@ TEST_P(TraceNesting, SlicesNestOrAreDisjointAndDmaSlicesSayWhatTheyMove)
             const cJSON *args_obj = cJSON_GetObjectItemCaseSensitive(ev, "args");
             const std::string name = cJSON_GetObjectItemCaseSensitive(ev, "name")->valuestring;
             if (!strcmp(ph, "M") && name == "thread_name") {
-                names[{pid, tid}] =
-                    cJSON_GetObjectItemCaseSensitive(args_obj, "name")->valuestring;
+                names[{pid, tid}] = cJSON_GetObjectItemCaseSensitive(args_obj, "name")->valuestring;
             } else if (!strcmp(ph, "X")) {
                 Slice s;
                 s.ts = ps(cJSON_GetObjectItemCaseSensitive(ev, "ts"));
@@ -156,15 +155,16 @@ TEST_P(TraceNesting, SlicesNestOrAreDisjointAndDmaSlicesSayWhatTheyMove)
                              << " partially overlapping slices of " << kv.second.size()
                              << "; first: " << example;
         }
-        EXPECT_EQ(missing_args, 0u) << args << ": DMA slices without bytes, source or "
+        EXPECT_EQ(missing_args, 0u) << args
+                                    << ": DMA slices without bytes, source or "
                                        "destination; first: "
                                     << first_missing;
         // each engine's bandwidth counter (GB/s steps) integrates to the bytes of its shares
         EXPECT_FALSE(share_bytes.empty()) << args;
         for (const auto &kv : share_bytes) {
             auto c = counters.find({kv.first.first, kv.first.second + " bandwidth"});
-            ASSERT_NE(c, counters.end()) << args << ": no bandwidth counter for "
-                                         << kv.first.second << " of pid " << kv.first.first;
+            ASSERT_NE(c, counters.end()) << args << ": no bandwidth counter for " << kv.first.second
+                                         << " of pid " << kv.first.first;
             std::vector<std::pair<int64_t, double>> steps = c->second;
             std::stable_sort(steps.begin(), steps.end(),
                              [](const auto &a, const auto &b) { return a.first < b.first; });
