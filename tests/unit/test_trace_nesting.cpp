@@ -4,7 +4,8 @@
 // for what breaks the rule: DMA engines serving shares back to back while earlier ones still
 // wait for their HBM latency, queues with transfers in flight that end out of order, two cores,
 // DMA transposes and gathers. DMA slices carry their bytes and endpoints, and each DMA engine's
-// bandwidth counter moves exactly the bytes of the shares on its track.
+// bandwidth counter moves exactly the bytes of the shares on its track. The record's timeline
+// (the report's) says how busy each slice and track was.
 #include <gtest/gtest.h>
 
 #include <cjson/cJSON.h>
@@ -182,6 +183,65 @@ TEST_P(TraceNesting, SlicesNestOrAreDisjointAndDmaSlicesSayWhatTheyMove)
         unlink(trace.c_str());
     }
     EXPECT_GE(traces, 6u) << "too few kernels ran on " << GetParam();
+    rmdir(dir);
+}
+
+// The record's timeline (what the report draws) says how busy each track was: a slice merged
+// across idle gaps carries the time its instructions cover, and a track's busy_ns is the union
+// of its instructions, which for an engine of a one-core run is the engine's busy time. A gen2
+// 2048^3 matmul has 1024 matmuls over 1.75 ms busy 0.19 ms, merged into a few slices.
+TEST(RecordTimeline, SlicesAndTracksSayHowBusyTheyWere)
+{
+    char dir[] = "/tmp/gs-test-rectl-XXXXXX";
+    ASSERT_NE(mkdtemp(dir), nullptr);
+    const std::string rec = std::string(dir) + "/rec.json";
+    const CliRun r = gs_test_gensweep("run --config configs/gen2.yaml --kernel matmul --shape "
+                                      "2048x2048x2048 --timing-only --timeline --record '" +
+                                      rec + "'");
+    ASSERT_EQ(r.rc, 0) << r.err;
+    cJSON *doc = cJSON_Parse(gs_test_slurp(rec).c_str());
+    ASSERT_NE(doc, nullptr);
+    const cJSON *job = doc; // the record is one job element
+    const cJSON *tl = cJSON_GetObjectItemCaseSensitive(job, "timeline");
+    const double total = cJSON_GetObjectItemCaseSensitive(tl, "total_ns")->valuedouble;
+    const double tensor_busy = cJSON_GetObjectItemCaseSensitive(
+                                   cJSON_GetObjectItemCaseSensitive(
+                                       cJSON_GetObjectItemCaseSensitive(job, "engines"), "tensor"),
+                                   "busy_ns")
+                                   ->valuedouble;
+    bool saw_tensor = false, saw_gap = false;
+    const cJSON *t;
+    cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(tl, "tracks"))
+    {
+        const std::string name = cJSON_GetObjectItemCaseSensitive(t, "name")->valuestring;
+        const cJSON *busy = cJSON_GetObjectItemCaseSensitive(t, "busy_ns");
+        ASSERT_TRUE(cJSON_IsNumber(busy)) << name << " has no busy_ns";
+        EXPECT_LE(busy->valuedouble, total * (1 + 1e-12)) << name;
+        double sum = 0, span = 0;
+        const cJSON *s;
+        cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(t, "slices"))
+        {
+            const double a = cJSON_GetArrayItem(s, 0)->valuedouble,
+                         b = cJSON_GetArrayItem(s, 1)->valuedouble;
+            const cJSON *sb = cJSON_GetArrayItem(s, 5);
+            ASSERT_TRUE(cJSON_IsNumber(sb)) << name << ": a slice without its busy time";
+            EXPECT_LE(sb->valuedouble, (b - a) * (1 + 1e-12) + 1e-9) << name;
+            EXPECT_GT(sb->valuedouble, 0) << name;
+            sum += sb->valuedouble;
+            span += b - a;
+        }
+        EXPECT_GE(sum, busy->valuedouble * (1 - 1e-9)) << name; // the union is at most the sum
+        if (span > 2 * busy->valuedouble) saw_gap = true;
+        if (name == "c0 tensor") {
+            saw_tensor = true;
+            EXPECT_NEAR(busy->valuedouble, tensor_busy, 1e-9 * tensor_busy);
+            EXPECT_NEAR(sum, tensor_busy, 1e-9 * tensor_busy); // in order: disjoint
+        }
+    }
+    EXPECT_TRUE(saw_tensor);
+    EXPECT_TRUE(saw_gap) << "no slice merged across idle time: the test lost its case";
+    cJSON_Delete(doc);
+    unlink(rec.c_str());
     rmdir(dir);
 }
 
