@@ -356,6 +356,7 @@ typedef struct tl_slice {
     const char *file; /* the instruction's source, formatted when written */
     int line;
     double count;
+    double busy;  /* time its instructions cover (<= t1 - t0 once merged across gaps) */
     size_t index; /* instruction: orders slices with equal times as they completed */
 } tl_slice;
 
@@ -383,6 +384,11 @@ static size_t merge_pass(tl_slice *s, size_t n, double gap, int any_op)
         int same = !strcmp(d->op, s[i].op);
         if (s[i].t0 - d->t1 <= gap && (same || any_op)) {
             if (!same) d->op = "mixed";
+            /* slices start in order, so d covers all of [s[i].t0, d->t1] that it spans: only
+             * what s[i] covers beyond that is new busy time (exact for single instructions;
+             * for a merged s[i], at most what it covers) */
+            const double overlap = GS_MAX(0.0, GS_MIN(d->t1, s[i].t1) - s[i].t0);
+            d->busy += GS_MAX(0.0, s[i].busy - overlap);
             d->t1 = GS_MAX(d->t1, s[i].t1);
             d->count += s[i].count;
         } else {
@@ -436,6 +442,7 @@ gs_status gs_record_timeline(const gs_program *p, const gs_timeline *tl, double 
         s->file = in->file;
         s->line = in->line;
         s->count = 1;
+        s->busy = s->t1 - s->t0;
         s->index = i;
     }
     gs_jw w;
@@ -452,6 +459,13 @@ gs_status gs_record_timeline(const gs_program *p, const gs_timeline *tl, double 
         /* Back-to-back slices of one opcode first, then wider gaps until the track is small
          * enough; the gap grows geometrically so this takes O(log) passes. */
         double span = GS_MAX(total_ns, t->s[t->n - 1].t1);
+        /* the time the track is busy: the union of its instructions (a DMA queue has several
+         * transfers in flight) */
+        double busy = 0.0, reach = -INFINITY;
+        for (size_t k = 0; k < t->n; k++) {
+            busy += GS_MAX(0.0, t->s[k].t1 - GS_MAX(t->s[k].t0, reach));
+            reach = GS_MAX(reach, t->s[k].t1);
+        }
         double gap = 0.0;
         t->n = merge_pass(t->s, t->n, gap, 0);
         for (gap = span / (8.0 * max_slices); t->n > (size_t)max_slices && gap <= span; gap *= 2)
@@ -460,6 +474,7 @@ gs_status gs_record_timeline(const gs_program *p, const gs_timeline *tl, double 
             t->n = merge_pass(t->s, t->n, gap, 1);
         gs_jw_begin_object(&w, GS_JW_COMPACT);
         gs_jw_kstr(&w, "name", t->name);
+        gs_jw_knum(&w, "busy_ns", busy);
         gs_jw_key(&w, "slices");
         gs_jw_begin_array(&w, GS_JW_COMPACT);
         for (size_t k = 0; k < t->n; k++) {
@@ -472,6 +487,7 @@ gs_status gs_record_timeline(const gs_program *p, const gs_timeline *tl, double 
             gs_trace_format_src(src, sizeof src, s->file, s->line);
             gs_jw_str(&w, gs_record_rel_path(src));
             gs_jw_num(&w, s->count);
+            gs_jw_num(&w, s->busy);
             gs_jw_end_array(&w);
         }
         gs_jw_end_array(&w);

@@ -5,6 +5,7 @@
 #include "report_int.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "svg.h"
@@ -30,6 +31,18 @@ static double timeline_total(const rjob *j)
     return t > 0 ? t : j->time_ns;
 }
 
+/* The time a timeline slice's instructions cover: its sixth element (records merge slices
+ * across idle gaps), else its extent. */
+static double slice_busy(const cJSON *s)
+{
+    const cJSON *a = cJSON_GetArrayItem(s, 0), *b = cJSON_GetArrayItem(s, 1);
+    if (!cJSON_IsNumber(a) || !cJSON_IsNumber(b) || !(b->valuedouble >= a->valuedouble)) return 0;
+    const double span = b->valuedouble - a->valuedouble;
+    const cJSON *busy = cJSON_GetArrayItem(s, 5);
+    if (cJSON_IsNumber(busy) && busy->valuedouble >= 0) return GS_MIN(span, busy->valuedouble);
+    return span;
+}
+
 /* axis_ns: the time axis's extent, shared by the generations of one kernel. */
 static void timeline_chart(rep *r, const rjob *j, const cJSON *tl, int slice_budget, double axis_ns)
 {
@@ -51,6 +64,7 @@ static void timeline_chart(rep *r, const rjob *j, const cJSON *tl, int slice_bud
     gs_svg_plot p;
     gs_svg_plot_init(&p, 900, 28 + 16.0 * shown + 44);
     p.left = 110;
+    p.right = 70; /* the busy-% labels */
     p.x = (gs_svg_axis){0, (axis_ns > total ? axis_ns : total) / 1e3, 0, "time (µs)"};
     p.y = (gs_svg_axis){0, 1, 0, NULL};
     gs_svg_axis_nice(&p.x);
@@ -68,6 +82,7 @@ static void timeline_chart(rep *r, const rjob *j, const cJSON *tl, int slice_bud
         gs_sb_puts(sb, "</text>");
     }
     gs_svg_text(sb, (p.left + p.width - p.right) / 2, p.height - 6, "middle", "axis", "time (µs)");
+    gs_svg_text(sb, p.width - p.right + 6, p.top - 4, "start", "axis", "busy");
     for (int t = 0; t < shown; t++) {
         const cJSON *tr = cJSON_GetArrayItem(tracks, t);
         double y = p.top + 16.0 * t;
@@ -80,29 +95,55 @@ static void timeline_chart(rep *r, const rjob *j, const cJSON *tl, int slice_bud
                  : strstr(name, "gpsimd") ? 4
                                           : 1;
         const cJSON *sl = gs_rp_jget(tr, "slices");
-        int n = cJSON_GetArraySize(sl);
+        /* how busy the track is: the record says (the union of its instructions), or the sum
+         * of its slices' busy time */
+        double track_busy = gs_rp_jnum(tr, "busy_ns");
+        if (!(track_busy >= 0)) {
+            track_busy = 0;
+            for (const cJSON *it = cJSON_IsArray(sl) ? sl->child : NULL; it; it = it->next)
+                track_busy += slice_busy(it);
+        }
+        const double pct = 100.0 * GS_MIN(1.0, track_busy / total);
+        gs_sb_printf(sb, "<text class=\"busy\" x=\"%.0f\" y=\"%.0f\">%.*f%%</text>",
+                     p.width - p.right + 6, y + 11, pct < 9.95 ? 1 : 0, pct);
         gs_sb_printf(sb, "<g fill=\"%s\">", gs_svg_colour(ci));
-        for (int i = 0; i < n; i += group) {
-            double s0 = INFINITY, s1 = -INFINITY, cnt = 0;
+        /* a bar takes `group` slices, and more while they start within its first pixel (so
+         * no bar is narrower than a pixel only to be widened; its density says how busy) */
+        for (const cJSON *it = cJSON_IsArray(sl) ? sl->child : NULL; it;) {
+            double s0 = INFINITY, s1 = -INFINITY, cnt = 0, busy = 0;
             const char *iname = "", *src = "";
-            for (int k = i; k < n && k < i + group; k++) {
-                const cJSON *s = cJSON_GetArrayItem(sl, k);
-                const cJSON *a = cJSON_GetArrayItem(s, 0), *b = cJSON_GetArrayItem(s, 1);
+            int m = 0;
+            for (; it; it = it->next) {
+                const cJSON *a = cJSON_GetArrayItem(it, 0), *b = cJSON_GetArrayItem(it, 1);
                 if (!cJSON_IsNumber(a) || !cJSON_IsNumber(b)) continue;
+                if (m >= group &&
+                    gs_svg_px(&p, a->valuedouble / 1e3) - gs_svg_px(&p, s0 / 1e3) >= 1.0)
+                    break;
                 if (a->valuedouble < s0) s0 = a->valuedouble;
                 if (b->valuedouble > s1) s1 = b->valuedouble;
-                const cJSON *c = cJSON_GetArrayItem(s, 4);
+                const cJSON *c = cJSON_GetArrayItem(it, 4);
                 cnt += cJSON_IsNumber(c) ? c->valuedouble : 1;
-                if (k == i) {
-                    const cJSON *nm = cJSON_GetArrayItem(s, 2), *sr = cJSON_GetArrayItem(s, 3);
+                busy += slice_busy(it);
+                if (m++ == 0) {
+                    const cJSON *nm = cJSON_GetArrayItem(it, 2), *sr = cJSON_GetArrayItem(it, 3);
                     iname = cJSON_IsString(nm) ? nm->valuestring : "";
                     src = cJSON_IsString(sr) ? sr->valuestring : "";
                 }
             }
             if (!(s1 >= s0)) continue;
             double x0 = gs_svg_px(&p, s0 / 1e3), x1 = gs_svg_px(&p, s1 / 1e3);
-            gs_sb_printf(sb, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"12\"><title>", x0,
-                         y, x1 - x0 < 0.5 ? 0.5 : x1 - x0);
+            /* a bar that spans idle time is drawn as dense as it is busy, and one widened to
+             * half a pixel to be seen is drawn thinner by as much */
+            const double density = s1 > s0 ? GS_MIN(1.0, busy / (s1 - s0)) : 1.0;
+            const double w = x1 - x0 < 0.5 ? 0.5 : x1 - x0;
+            const double ink = GS_MIN(1.0, density * (x1 - x0) / w);
+            gs_sb_printf(sb, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"12\"", x0, y, w);
+            if (ink < 0.995) { /* " opacity=\".123\"": short, the report has many bars */
+                char op[16];
+                snprintf(op, sizeof op, "%.3f", GS_MAX(0.001, ink));
+                gs_sb_printf(sb, " opacity=\"%s\"", op + (op[0] == '0'));
+            }
+            gs_sb_puts(sb, "><title>");
             gs_rp_text(sb, iname);
             if (cnt > 1) gs_sb_printf(sb, " (%.0f instructions from here)", cnt);
             gs_sb_puts(sb, " — ");
@@ -121,11 +162,14 @@ void gs_rp_sec_timelines(rep *r)
 {
     gs_sb *sb = r->sb;
     gs_rp_section_open(sb, "timelines", "Timelines");
-    gs_sb_puts(sb, "<p>For each kernel row's largest shape with a timeline, engines and DMA "
-                   "queues over time (aggregated: a bar may stand for several instructions). The "
-                   "generations of one kernel share one time axis, so bar lengths compare. Hover "
-                   "a bar for the instruction and the kernel source line.</p>\n"
-                   "<p class=\"legend\">");
+    gs_sb_puts(sb,
+               "<p>For each kernel row's largest shape with a timeline, engines and DMA "
+               "queues over time (aggregated: a bar may stand for several instructions, and one "
+               "that spans idle time is drawn as dense as the track was busy in it; each "
+               "track ends with its busy share of the run). The generations of one kernel share "
+               "one time axis, so bar lengths compare. Hover "
+               "a bar for the instruction and the kernel source line.</p>\n"
+               "<p class=\"legend\">");
     static const struct {
         const char *name;
         int colour;

@@ -250,6 +250,35 @@ static const char *junit_kind(const char *status)
     return gs_job_status_junit((gs_job_status)gs_job_status_parse(status));
 }
 
+/* How many planned jobs a results document lacks, and why they did not run: a sweep records
+ * every job it ran (a crash, hang or deadlock included), so a job of the plan that is missing
+ * from an uninterrupted document was in a shard that is missing from the merge. A shard's own
+ * file is judged against its share of the plan (job k of the plan is in shard (k - 1) mod N + 1).
+ */
+static int junit_not_run(const cJSON *doc, const char **why)
+{
+    const double planned = gs_json_num(doc, "planned_jobs");
+    if (isnan(planned)) return 0;
+    const cJSON *shard = cJSON_GetObjectItemCaseSensitive(doc, "shard");
+    const double idx = gs_json_num(shard, "index"), cnt = gs_json_num(shard, "count");
+    double expected = planned;
+    if (!isnan(idx) && !isnan(cnt) && cnt > 1)
+        expected = planned >= idx ? floor((planned - idx) / cnt) + 1 : 0;
+    const int have = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(doc, "jobs"));
+    const int missing = expected > have ? (int)GS_MIN(expected - have, 1e7) : 0;
+    *why = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(doc, "interrupted"))
+               ? "not run: interrupted"
+               : "not run: shard missing";
+    return missing;
+}
+
+/* A job's simulated time as JUnit text ("" when it has none). */
+static void junit_sim_time(gs_sb *sb, const cJSON *job)
+{
+    const double t = gs_json_num(job, "time_ns");
+    if (!isnan(t)) gs_sb_printf(sb, "%.17g", t);
+}
+
 gs_status gs_results_write_junit(const cJSON *doc, const char *path, gs_error *err)
 {
     const cJSON *jobs = cJSON_GetObjectItemCaseSensitive(doc, "jobs");
@@ -263,13 +292,16 @@ gs_status gs_results_write_junit(const cJSON *doc, const char *path, gs_error *e
         const char *k = junit_kind(gs_json_str(j, "status"));
         if (k) counts[k[0] == 'f' ? 0 : k[0] == 'e' ? 1 : 2]++;
     }
+    const char *not_run_why = "";
+    const int not_run = junit_not_run(doc, &not_run_why);
     gs_sb sb;
     gs_sb_init(&sb);
+    /* the strict Jenkins schema (tests/junit/jenkins-junit.xsd) has no skipped= on <testsuites>;
+     * each <testsuite> says it */
     gs_sb_printf(&sb,
                  "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-                 "<testsuites name=\"gensweep\" tests=\"%d\" failures=\"%d\" errors=\"%d\" "
-                 "skipped=\"%d\">\n",
-                 cJSON_GetArraySize(jobs), counts[0], counts[1], counts[2]);
+                 "<testsuites name=\"gensweep\" tests=\"%d\" failures=\"%d\" errors=\"%d\">\n",
+                 cJSON_GetArraySize(jobs) + not_run, counts[0] + not_run, counts[1]);
     /* one testsuite per generation, in job (id) order */
     const char *cur = NULL;
     cJSON_ArrayForEach(j, jobs)
@@ -291,6 +323,21 @@ gs_status gs_results_write_junit(const cJSON *doc, const char *path, gs_error *e
             gs_sb_xml(&sb, gen);
             gs_sb_printf(&sb, "\" tests=\"%d\" failures=\"%d\" errors=\"%d\" skipped=\"%d\">\n", n,
                          c[0], c[1], c[2]);
+            /* the simulated time of each job as a property (the schema has properties per
+             * testsuite only): "<job id>.simulated_time_ns" */
+            int any = 0;
+            cJSON_ArrayForEach(q, jobs)
+            {
+                if (strcmp(gs_json_str(q, "generation"), gen) != 0) continue;
+                if (isnan(gs_json_num(q, "time_ns"))) continue;
+                if (!any++) gs_sb_puts(&sb, "    <properties>\n");
+                gs_sb_puts(&sb, "      <property name=\"");
+                gs_sb_xml(&sb, gs_json_str(q, "id"));
+                gs_sb_puts(&sb, ".simulated_time_ns\" value=\"");
+                junit_sim_time(&sb, q);
+                gs_sb_puts(&sb, "\"/>\n");
+            }
+            if (any) gs_sb_puts(&sb, "    </properties>\n");
         }
         const char *id = gs_json_str(j, "id");
         const cJSON *w = gs_json_index_find(wall, id);
@@ -301,36 +348,56 @@ gs_status gs_results_write_junit(const cJSON *doc, const char *path, gs_error *e
         gs_sb_xml(&sb, gs_json_str(j, "kernel"));
         gs_sb_puts(&sb, "\" name=\"");
         gs_sb_xml(&sb, id);
-        gs_sb_printf(&sb, "\" time=\"%.3f\"", isnan(secs) ? 0.0 : secs);
+        gs_sb_printf(&sb, "\" time=\"%.3f\">\n", isnan(secs) ? 0.0 : secs);
         const char *status = gs_json_str(j, "status");
         const char *kind = junit_kind(status);
-        if (!kind) {
-            gs_sb_puts(&sb, "/>\n");
-            continue;
-        }
-        const char *reason = gs_json_str(j, "reason");
-        gs_sb_printf(&sb, ">\n      <%s message=\"", kind);
-        gs_sb_xml(&sb, status);
-        if (reason[0]) {
-            gs_sb_puts(&sb, ": ");
-            gs_sb_xml(&sb, reason);
-        }
-        gs_sb_puts(&sb, "\"");
-        const char *tail = gs_json_str(j, "stderr_tail");
-        if (strcmp(kind, "skipped") != 0) {
-            gs_sb_printf(&sb, " type=\"%s\">", status);
-            gs_sb_xml(&sb, reason);
-            if (tail[0]) {
-                gs_sb_puts(&sb, "\n--- stderr (tail) ---\n");
-                gs_sb_xml(&sb, tail);
+        if (kind) {
+            const char *reason = gs_json_str(j, "reason");
+            gs_sb_printf(&sb, "      <%s message=\"", kind);
+            gs_sb_xml(&sb, status);
+            if (reason[0]) {
+                gs_sb_puts(&sb, ": ");
+                gs_sb_xml(&sb, reason);
             }
-            gs_sb_printf(&sb, "</%s>\n", kind);
-        } else {
-            gs_sb_puts(&sb, "/>\n");
+            gs_sb_puts(&sb, "\"");
+            const char *tail = gs_json_str(j, "stderr_tail");
+            if (strcmp(kind, "skipped") != 0) {
+                gs_sb_printf(&sb, " type=\"%s\">", status);
+                gs_sb_xml(&sb, reason);
+                if (tail[0]) {
+                    gs_sb_puts(&sb, "\n--- stderr (tail) ---\n");
+                    gs_sb_xml(&sb, tail);
+                }
+                gs_sb_printf(&sb, "</%s>\n", kind);
+            } else {
+                gs_sb_puts(&sb, "/>\n");
+            }
+        }
+        if (!isnan(gs_json_num(j, "time_ns"))) {
+            gs_sb_puts(&sb, "      <system-out>simulated time: ");
+            junit_sim_time(&sb, j);
+            gs_sb_puts(&sb, " ns</system-out>\n");
         }
         gs_sb_puts(&sb, "    </testcase>\n");
     }
     if (cur) gs_sb_puts(&sb, "  </testsuite>\n");
+    /* the planned jobs that did not run, as failures: their ids are in no file (a shard
+     * that is missing from a merge) */
+    if (not_run) {
+        gs_sb_printf(&sb,
+                     "  <testsuite name=\"gensweep.not-run\" tests=\"%d\" failures=\"%d\" "
+                     "errors=\"0\" skipped=\"0\">\n",
+                     not_run, not_run);
+        for (int k = 1; k <= not_run; k++)
+            gs_sb_printf(&sb,
+                         "    <testcase classname=\"gensweep.not-run\" name=\"not run %d of %d\" "
+                         "time=\"0.000\">\n"
+                         "      <failure message=\"%s\" type=\"not-run\">%d of the plan's jobs "
+                         "have no result</failure>\n"
+                         "    </testcase>\n",
+                         k, not_run, not_run_why, not_run);
+        gs_sb_puts(&sb, "  </testsuite>\n");
+    }
     gs_sb_puts(&sb, "</testsuites>\n");
     gs_json_index_destroy(wall);
     gs_status st = gs_sb_write_file(&sb, path, err);

@@ -213,6 +213,15 @@ void gs_trace_complete(gs_trace *t, int pid, int tid, const char *name, uint64_t
                        uint64_t dur_ps, size_t index, const char *operands, const uint32_t *deps,
                        uint32_t n_deps, const char *file, int line, uint64_t port_wait_ps)
 {
+    gs_trace_complete_dma(t, pid, tid, name, ts_ps, dur_ps, index, operands, deps, n_deps, file,
+                          line, port_wait_ps, NULL);
+}
+
+void gs_trace_complete_dma(gs_trace *t, int pid, int tid, const char *name, uint64_t ts_ps,
+                           uint64_t dur_ps, size_t index, const char *operands,
+                           const uint32_t *deps, uint32_t n_deps, const char *file, int line,
+                           uint64_t port_wait_ps, const gs_trace_dma *dma)
+{
     if (!t) return;
     gs_jw *w = &t->w;
     gs_jw_begin_object(w, GS_JW_COMPACT);
@@ -236,9 +245,16 @@ void gs_trace_complete(gs_trace *t, int pid, int tid, const char *name, uint64_t
     gs_trace_format_src(src, sizeof src, file, line);
     gs_jw_kstr(w, "src", src);
     if (port_wait_ps) kus(w, "hbm_wait_us", port_wait_ps);
+    if (dma) {
+        gs_jw_knum(w, "bytes", dma->bytes);
+        gs_jw_kstr(w, "from", dma->from ? dma->from : "");
+        gs_jw_kstr(w, "to", dma->to ? dma->to : "");
+        if (dma->share) kus(w, "done_us", dma->done_ps);
+    }
     gs_jw_end_object(w);
     gs_jw_end_object(w);
     flush(t);
+    if (dma && dma->share) return; /* flows bind to the instruction's own slice */
 
     const slice me = {index, pid, tid, ts_ps};
     for (uint32_t k = 0; k < n_deps; ++k) {

@@ -87,6 +87,15 @@ void write_trace_header(Run &r)
             r.trace.thread_sort_index((int)c, tid, tid);
         }
     }
+    r.dma_counter_names.clear();
+    for (unsigned c = 0; c < used && c < r.cores; ++c)
+        for (unsigned e = 0; e < r.dma_engines; ++e)
+            r.dma_counter_names.push_back("dma engine " + std::to_string(e) + " bandwidth");
+    r.dma_counters.clear();
+    for (unsigned c = 0; c < used && c < r.cores; ++c)
+        for (unsigned e = 0; e < r.dma_engines; ++e)
+            r.dma_counters.emplace_back(new RateCounter(
+                &r.trace, (int)c, r.dma_counter_names[c * r.dma_engines + e].c_str(), "GB/s"));
     r.trace.process_name((int)r.cores, "chip");
     r.hbm_counter.reset(new RateCounter(&r.trace, (int)r.cores, "HBM bandwidth in use", "GB/s"));
 }

@@ -15,6 +15,7 @@
 #include <ctime>
 #include <memory>
 #include <queue>
+#include <string>
 #include <vector>
 
 #include "gs/config.h"
@@ -44,7 +45,8 @@ inline uint64_t ns_to_ps_ceil(double ns)
 }
 
 /* Trace tracks: tid of a compute engine is its gs_engine; DMA queue q is kDmaTid0 + q; DMA
- * engine e is kDmaTid0 + queues + e. */
+ * engine e is kDmaTid0 + queues + e; queue q's extra track k >= 1 (DmaQueue::trace_tid_of) is
+ * kDmaTid0 + queues + engines + (k - 1) * queues + q. */
 constexpr int kDmaTid0 = GS_ENG_DMA;
 
 struct Run {
@@ -82,6 +84,15 @@ struct Run {
 
     TraceWriter trace;
     std::unique_ptr<RateCounter> hbm_counter;
+    /* per DMA engine of each core (core * dma_engines + e): bytes per ns it moves, for the
+     * trace; empty without a trace. dma_counter_names keeps the counters' names alive. */
+    std::vector<std::unique_ptr<RateCounter>> dma_counters;
+    std::vector<std::string> dma_counter_names;
+    RateCounter *dma_counter(unsigned core, unsigned e)
+    {
+        const size_t k = (size_t)core * dma_engines + e;
+        return k < dma_counters.size() ? dma_counters[k].get() : nullptr;
+    }
     /* HBM bandwidth in use, for the trace counter: `rate` bytes/ns over [t0, t1). Reservations
      * may start in the future, so samples wait here until simulated time reaches them (the
      * counter takes them in time order). */

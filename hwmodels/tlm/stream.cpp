@@ -59,6 +59,18 @@ const char *operands_only(char *text, const char *opname)
     }
     return p;
 }
+
+/* A DMA endpoint for the trace: the access pattern, an HBM one led by its tensor's name. */
+std::string trace_endpoint(const Run &r, const gs_ap *ap)
+{
+    if (!ap) return "";
+    char text[256];
+    gs_ap_format(ap, text, sizeof text);
+    const gs_tensor_info *ti = ap->space == GS_MEM_HBM && ap->tensor >= 0
+                                   ? gs_program_tensor(r.prog, ap->tensor)
+                                   : nullptr;
+    return ti ? std::string(ti->name) + ": " + text : std::string(text);
+}
 } // namespace
 
 Stream::Stream(sc_core::sc_module_name name, Run &run, unsigned core, gs_engine engine,
@@ -163,9 +175,20 @@ void Stream::complete(uint32_t i, const gs_instr *in)
     if (r.trace.is_open()) {
         char text[1024];
         gs_instr_format(r.prog, i, text, sizeof text);
-        r.trace.complete((int)core_, trace_tid(), gs_opcode_name(in->op), x.start_ps, dur, i,
-                         operands_only(text, gs_opcode_name(in->op)), in->deps, in->n_deps,
-                         in->file, in->line, x.hbm_wait_ps);
+        const char *operands = operands_only(text, gs_opcode_name(in->op));
+        if (engine_ == GS_ENG_DMA) {
+            /* a transfer, from its trigger to its completion */
+            const std::string from = trace_endpoint(r, in->n_in > 0 ? in->in[0] : nullptr);
+            const std::string to = trace_endpoint(r, in->n_out > 0 ? in->out[0] : nullptr);
+            const gs_trace_dma d = {in->n_out > 0 ? (double)gs_ap_bytes(in->out[0]) : 0.0,
+                                    from.c_str(), to.c_str(), 0, 0};
+            r.trace.complete_dma((int)core_, trace_tid_of(i), gs_opcode_name(in->op), x.start_ps,
+                                 dur, i, operands, in->deps, in->n_deps, in->file, in->line,
+                                 x.hbm_wait_ps, d);
+        } else {
+            r.trace.complete((int)core_, trace_tid(), gs_opcode_name(in->op), x.start_ps, dur, i,
+                             operands, in->deps, in->n_deps, in->file, in->line, x.hbm_wait_ps);
+        }
     }
     r.on_complete();
 }
@@ -335,11 +358,23 @@ void DmaEngines::occupy(unsigned first, unsigned copies, const Timing &t, uint32
         st.shares++;
     }
     Run &r = run_;
-    if (r.trace.is_open())
-        for (unsigned e = first; e < first + copies; ++e)
-            r.trace.complete((int)core_, kDmaTid0 + (int)r.queues + (int)e, gs_opcode_name(in->op),
-                             t.start_ps, t.end_ps - t.start_ps, i, "", nullptr, 0, in->file,
-                             in->line, t.port_ps);
+    if (r.trace.is_open()) {
+        /* the engine's track shows the time it is busy with the share, so the shares one engine
+         * serves one after another never overlap there; the bandwidth counter, its bytes */
+        const std::string from = trace_endpoint(r, in->n_in > 0 ? in->in[0] : nullptr);
+        const std::string to = trace_endpoint(r, in->n_out > 0 ? in->out[0] : nullptr);
+        for (unsigned e = first; e < first + copies; ++e) {
+            const double bytes = plan.share[e].bytes;
+            const gs_trace_dma d = {bytes, from.c_str(), to.c_str(), 1, t.end_ps};
+            r.trace.complete_dma((int)core_, kDmaTid0 + (int)r.queues + (int)e,
+                                 gs_opcode_name(in->op), t.start_ps, busy, i, "", nullptr, 0,
+                                 in->file, in->line, t.port_ps, d);
+            RateCounter *bw = r.dma_counter(core_, e);
+            if (bw && busy_end > t.bytes_at_ps)
+                bw->add(t.bytes_at_ps, busy_end,
+                        bytes * 1000.0 / (double)(busy_end - t.bytes_at_ps));
+        }
+    }
 }
 
 TransferTiming run_transfer(Run &run, DmaEngines &engines, uint32_t i, const gs_instr *in,
@@ -424,6 +459,7 @@ TransferTiming run_transfer(Run &run, DmaEngines &engines, uint32_t i, const gs_
         const TransferHbm::Group &gr = x.groups[k];
         DmaEngines::Timing s;
         s.start_ps = gr.start_ps;
+        s.bytes_at_ps = gr.bytes_at_ps;
         uint64_t end = gr.end_ps; /* the engine is done with the share */
         s.port_ps = 0;
         uint64_t latency = 0;
@@ -551,6 +587,7 @@ void DmaQueue::reserve(uint32_t i, uint64_t trigger_ps)
     const uint64_t ready = trigger_ps + ns_to_ps(plan.issue_ns);
     const TransferTiming t = run_transfer(r, engines_, i, in, plan, ready, xfer_);
     r.instr(i).hbm_wait_ps = t.port_ps;
+    if (r.trace.is_open()) trace_lane(i, r.instr(i).start_ps, t.end_ps);
     count_transfer(plan.bytes);
     ++reserved_;
     /* trigger the completion method when this transfer ends, if that is before the one it waits
@@ -561,6 +598,42 @@ void DmaQueue::reserve(uint32_t i, uint64_t trigger_ps)
     if (earlier)
         pending_changed_.notify(
             sc_core::sc_time::from_value(t.end_ps - sc_core::sc_time_stamp().value()));
+}
+
+int DmaQueue::lane_tid(unsigned k) const
+{
+    const Run &r = run_;
+    return kDmaTid0 + (int)(r.queues + r.dma_engines + (k - 1) * r.queues + queue());
+}
+
+void DmaQueue::trace_lane(uint32_t i, uint64_t start_ps, uint64_t end_ps)
+{
+    /* transfers are reserved in trigger (= start) order: the first track free at the start */
+    unsigned k = 0;
+    while (k < lane_end_.size() && lane_end_[k] > start_ps)
+        ++k;
+    if (k == lane_end_.size()) {
+        lane_end_.push_back(0);
+        if (k > 0) {
+            Run &r = run_;
+            const int tid = lane_tid(k);
+            const std::string name =
+                "dma q" + std::to_string(queue()) + " (" + std::to_string(k + 1) + ")";
+            r.trace.thread_name((int)core(), tid, name.c_str());
+            r.trace.thread_sort_index((int)core(), tid, tid);
+        }
+    }
+    lane_end_[k] = end_ps;
+    if (k > 0) lane_of_[i] = k;
+}
+
+int DmaQueue::trace_tid_of(uint32_t i)
+{
+    auto it = lane_of_.find(i);
+    if (it == lane_of_.end()) return trace_tid();
+    const unsigned k = it->second;
+    lane_of_.erase(it);
+    return lane_tid(k);
 }
 
 void DmaQueue::completion_method()

@@ -52,6 +52,7 @@
 #include <memory>
 #include <queue>
 #include <utility>
+#include <unordered_map>
 #include <vector>
 
 #include <systemc>
@@ -84,6 +85,12 @@ class Stream : public sc_core::sc_module
     unsigned queue() const { return queue_; }
     unsigned id() const { return id_; }
     int trace_tid() const { return engine_ == GS_ENG_DMA ? kDmaTid0 + (int)queue_ : (int)engine_; }
+    /* The trace track of instruction i's slice (trace_tid(), but see DmaQueue). */
+    virtual int trace_tid_of(uint32_t i)
+    {
+        (void)i;
+        return trace_tid();
+    }
 
     /* Program binding: indices of this stream's instructions, in program order. */
     std::vector<uint32_t> instrs;
@@ -234,6 +241,7 @@ class DmaEngines
 
     struct Timing {
         uint64_t start_ps;    /* the share starts on the engine */
+        uint64_t bytes_at_ps; /* its bytes start to flow (after fixed cost and descriptors) */
         uint64_t busy_end_ps; /* the engine is free again (its bytes have passed) */
         uint64_t end_ps;      /* the share is complete (+ the HBM access latency) */
         uint64_t port_ps;     /* of which waiting for HBM bandwidth */
@@ -278,8 +286,17 @@ class DmaQueue : public Stream, public DmaRequester
     DmaQueue(sc_core::sc_module_name name, Run &run, unsigned core, unsigned queue,
              DmaEngines &engines);
     void reserve(uint32_t i, uint64_t trigger_ps) override;
+    /* A queue has several transfers in flight, and a later one may end after an earlier one
+     * that it does not contain: the trace draws each on the first of the queue's tracks (its
+     * own, then "dma qN (2)", ...) where it overlaps no other, so slices never partially
+     * overlap on a track. */
+    int trace_tid_of(uint32_t i) override;
 
   private:
+    void trace_lane(uint32_t i, uint64_t start_ps, uint64_t end_ps);
+    int lane_tid(unsigned k) const;
+    std::vector<uint64_t> lane_end_;                 /* trace only: each track's last end */
+    std::unordered_map<uint32_t, unsigned> lane_of_; /* trace only: transfers not on track 0 */
     /* The queue's two SC_METHODs: triggers and posts its transfers in order; completes them. */
     void issue_method();
     void completion_method();

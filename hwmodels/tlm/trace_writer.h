@@ -49,6 +49,14 @@ class TraceWriter
                           line, port_wait_ps);
     }
 
+    void complete_dma(int pid, int tid, const char *name, uint64_t ts_ps, uint64_t dur_ps,
+                      size_t index, const char *operands, const uint32_t *deps, uint32_t n_deps,
+                      const char *file, int line, uint64_t port_wait_ps, const gs_trace_dma &dma)
+    {
+        gs_trace_complete_dma(t_, pid, tid, name, ts_ps, dur_ps, index, operands, deps, n_deps,
+                              file, line, port_wait_ps, &dma);
+    }
+
     /* Terminate the JSON and close (the trace's rate counters end with it). GS_ERR_IO if
      * anything failed to write. Idempotent. */
     gs_status close(gs_error *err)

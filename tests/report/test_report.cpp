@@ -10,7 +10,9 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -550,6 +552,93 @@ TEST(Report, StaysUnderItsSizeBudgetWhateverTheInput)
     EXPECT_NE(html.find("reached its size budget"), std::string::npos);
     EXPECT_NE(html.find("</html>"), std::string::npos);
     gs_sb_free(&sb);
+}
+
+// The attribute `name` of an SVG/HTML element's opening tag (empty when absent).
+std::string tag_attr(const std::string &tag, const std::string &name)
+{
+    const size_t a = tag.find(" " + name + "=\"");
+    if (a == std::string::npos) return "";
+    const size_t v = a + name.size() + 3;
+    return tag.substr(v, tag.find('"', v) - v);
+}
+
+// Timelines drawn from the real slices: a bar that spans idle time (a record's slice merged
+// across gaps, or bars the report groups to stay within its budget) is drawn as dense as the
+// track was busy in it, and every track is labelled with its busy share. Parses the SVG: for
+// each track's group of bars, the ink (width x opacity) must match the track's busy time.
+TEST(Report, TimelineBarsAreAsDenseAsTheTrackWasBusy)
+{
+    const double total = 38250;
+    std::string j = "{\"schema\":\"gensweep-results\",\"schema_version\":1,\"configs\":[{\"name\":"
+                    "\"gen2\",\"peaks\":{\"bf16_tflops\":90,\"hbm_gbps\":800},\"params\":{}}],"
+                    "\"jobs\":[{\"id\":\"gen2/k/v/bf16/128\",\"generation\":\"gen2\",\"kernel\":"
+                    "\"k\",\"variant\":\"v\",\"dtype\":\"bf16\",\"shape\":[128],\"status\":"
+                    "\"pass\",\"time_ns\":38250,\"cores_used\":1,\"timeline\":{\"total_ns\":38250,"
+                    "\"tracks\":[";
+    // a DMA queue busy 6200 of 38250 ns whose 400 transfers the record merged into one slice
+    j += "{\"name\":\"c0 dma q0\",\"busy_ns\":6200,\"slices\":[[0,38250,\"dma_copy\","
+         "\"kernels/k.c:1\",400,6200]]},";
+    // a tensor engine busy 1 ns in every 10 over 13000 slices: more than the report's slice
+    // budget, so it groups neighbours into bars that span idle time (no busy element: the
+    // slices are what ran)
+    j += "{\"name\":\"c0 tensor\",\"slices\":[";
+    for (int i = 0; i < 13000; i++)
+        j += std::string(i ? "," : "") + "[" + std::to_string(i * 2.9423) + "," +
+             std::to_string(i * 2.9423 + 0.29423) + ",\"matmul\",\"kernels/k.c:2\",1]";
+    j += "]},";
+    // a vector engine busy without a gap
+    j += "{\"name\":\"c0 vector\",\"slices\":[[0,38250,\"tensor_tensor\",\"kernels/k.c:3\",1]]}";
+    j += "]},\"trace\":null}]}";
+    const std::string in = out_path("density.json"), out = out_path("density.html");
+    spit(in, j);
+    gs_error err;
+    ASSERT_EQ(gs_report_write(in.c_str(), nullptr, out.c_str(), &err), GS_OK) << err.message;
+    const std::string html = slurp(out);
+    const size_t svg = html.find("<svg class=\"gantt\"");
+    ASSERT_NE(svg, std::string::npos);
+    const std::string gantt = html.substr(svg, html.find("</svg>", svg) - svg);
+
+    // the plot's width in pixels per ns, from the axis: the vector track's one bar spans 0..total
+    struct Track {
+        const char *name;
+        double busy; // fraction of the run
+    };
+    const Track tracks[] = {{"c0 dma q0", 6200 / total}, {"c0 tensor", 0.1}, {"c0 vector", 1.0}};
+    double px_per_ns = 0;
+    std::map<std::string, double> ink; // width x opacity, pixels
+    std::map<std::string, size_t> bars;
+    for (const Track &t : tracks) {
+        // the track's name, its busy-% label, then its group of bars
+        const size_t nm = gantt.find(">" + std::string(t.name) + "</text>");
+        ASSERT_NE(nm, std::string::npos) << t.name;
+        const size_t g = gantt.find("<g ", nm);
+        ASSERT_NE(g, std::string::npos) << t.name << " has no bars";
+        const size_t end = gantt.find("</g>", g);
+        for (size_t r = gantt.find("<rect ", g); r < end; r = gantt.find("<rect ", r + 1)) {
+            const std::string tag = gantt.substr(r, gantt.find('>', r) - r);
+            const std::string op = tag_attr(tag, "opacity");
+            const double w = std::stod(tag_attr(tag, "width"));
+            ink[t.name] += w * (op.empty() ? 1.0 : std::stod(op));
+            bars[t.name]++;
+            if (!strcmp(t.name, "c0 vector")) px_per_ns = w / total;
+        }
+        const size_t lbl = gantt.find("class=\"busy\"", nm);
+        EXPECT_LT(lbl, g) << t.name << " has no busy-% label";
+        if (lbl < g) {
+            const double pct = std::stod(gantt.substr(gantt.find('>', lbl) + 1));
+            EXPECT_NEAR(pct, 100 * t.busy, 0.5) << t.name;
+        }
+    }
+    ASSERT_GT(px_per_ns, 0);
+    EXPECT_GT(bars["c0 tensor"], 1u);
+    EXPECT_LT(bars["c0 tensor"], 13000u) << "the report did not group the slices";
+    const double plot = px_per_ns * total;
+    for (const Track &t : tracks)
+        EXPECT_NEAR(ink[t.name] / plot, t.busy, 0.02)
+            << t.name << ": drawn as " << 100 * ink[t.name] / plot << "% dense, busy "
+            << 100 * t.busy << "%";
+    if (have_tidy()) expect_tidy_clean(out);
 }
 
 // A large sweep: 3 generations x 40 kernel rows x 3 shapes, every job with a 24-track,

@@ -60,6 +60,25 @@ void gs_trace_complete(gs_trace *t, int pid, int tid, const char *name, uint64_t
                        uint64_t dur_ps, size_t index, const char *operands, const uint32_t *deps,
                        uint32_t n_deps, const char *file, int line, uint64_t port_wait_ps);
 
+/* What a DMA slice moves: args.bytes, args.from and args.to (each endpoint's access pattern,
+ * an HBM one led by its tensor's name). A share (`share` set) is one DMA engine's part of a
+ * transfer, drawn on the engine's track for the time the engine is busy with it; it is not the
+ * instruction's own slice, so flows never bind to it, and args.done_us says when the share
+ * completes (after the HBM access latency, which the engine pipelines: the next share may start
+ * on the engine before then). */
+typedef struct gs_trace_dma {
+    double bytes;
+    const char *from, *to;
+    int share;
+    uint64_t done_ps; /* share only */
+} gs_trace_dma;
+
+/* gs_trace_complete for a DMA transfer or one engine's share of it (dma not NULL). */
+void gs_trace_complete_dma(gs_trace *t, int pid, int tid, const char *name, uint64_t ts_ps,
+                           uint64_t dur_ps, size_t index, const char *operands,
+                           const uint32_t *deps, uint32_t n_deps, const char *file, int line,
+                           uint64_t port_wait_ps, const gs_trace_dma *dma);
+
 /* A counter ("C") sample: series `series` of counter `name` takes `value` at ts_ps. */
 void gs_trace_counter(gs_trace *t, int pid, const char *name, const char *series, uint64_t ts_ps,
                       double value);
