@@ -180,6 +180,11 @@ static uint64_t splitmix(uint64_t *s)
     return z ^ (z >> 31);
 }
 
+void gs_job_set_seed(gs_job *j, uint64_t seed)
+{
+    if (j) j->spec.seed = seed;
+}
+
 gs_status gs_job_init_memory(gs_job *j, gs_error *err)
 {
     gs_mem_free(j->mem);
@@ -265,11 +270,29 @@ gs_status gs_job_check_outputs(gs_job *j, gs_job_check *res, gs_error *err)
     j->spec.kernel->reference(&j->args, in, outv);
     res->checked = 1;
     double L = j->spec.kernel->reduction_len ? j->spec.kernel->reduction_len(&j->args) : 1.0;
+    /* the kernel's own per-element bounds (gs_kernel_def.error_bound), parallel to outv */
+    double *bound[MAX_TENSORS] = {0};
+    const int per_element = j->spec.kernel->error_bound != NULL;
+    if (per_element) {
+        for (int o = 0; o < no; o++) {
+            const gs_tensor_info *ti = NULL;
+            for (int i = 0, k = 0; i < j->n_decl; i++)
+                if (j->decl[i].kind != GS_TENSOR_INPUT && k++ == o)
+                    ti = gs_program_tensor(j->p, j->args.t[i].id);
+            bound[o] = ti ? gs_calloc(ti->elems, sizeof(double)) : NULL;
+            if (!bound[o]) {
+                st = gs_error_set(err, GS_ERR_NOMEM, NULL, 0, 0, "out of memory");
+                goto done_bounds;
+            }
+        }
+        j->spec.kernel->error_bound(&j->args, in, (const double *const *)outv, bound);
+    }
     int oi = 0;
     for (int i = 0; i < j->n_decl; i++) {
         if (j->decl[i].kind == GS_TENSOR_INPUT) continue;
         const gs_tensor_info *ti = gs_program_tensor(j->p, j->args.t[i].id);
         const void *data = gs_mem_tensor(j->mem, j->args.t[i].id);
+        const double *lim = bound[oi];
         const double *ref = outv[oi++];
         /* Tolerance (kernels/README.md): the output's rounding (2 ulp of its dtype, relative)
          * plus fp32 accumulation error growing with the reduction length, relative to the
@@ -284,6 +307,12 @@ gs_status gs_job_check_outputs(gs_job *j, gs_job_check *res, gs_error *err)
         double atol = gs_dtype_is_float(ti->dtype)
                           ? (2.0 * eps + 4.0 * L * gs_dtype_eps(GS_FP32)) * GS_MAX(rms, 1e-30)
                           : 0.0;
+        if (lim) { /* the kernel's bounds: reported as their largest, no relative part */
+            rtol = 0.0;
+            atol = 0.0;
+            for (uint64_t e = 0; e < ti->elems; e++)
+                atol = GS_MAX(atol, lim[e]);
+        }
         res->tol_abs = GS_MAX(res->tol_abs, atol);
         res->tol_rel = rtol;
         double worst_excess = -1.0;
@@ -309,7 +338,7 @@ gs_status gs_job_check_outputs(gs_job *j, gs_job_check *res, gs_error *err)
                 if (ae > res->max_abs_err) res->max_abs_err = ae;
                 if (fabs(r) > 1e-6 * GS_MAX(rms, 1e-30) && re > res->max_rel_err)
                     res->max_rel_err = re;
-                double excess = ae - (atol + rtol * fabs(r));
+                double excess = ae - (lim ? lim[e] : atol + rtol * fabs(r));
                 if (excess > 0) res->mismatches++;
                 if (excess > worst_excess && worst_excess < (double)INFINITY) {
                     worst_excess = excess;
@@ -324,6 +353,9 @@ gs_status gs_job_check_outputs(gs_job *j, gs_job_check *res, gs_error *err)
                           " non-finite), worst at %s: max abs err %.3g (tol %.3g + %.3g*|ref|)",
                           res->mismatches, res->bad_nonfinite, res->worst, res->max_abs_err,
                           res->tol_abs, res->tol_rel);
+done_bounds:
+    for (int o = 0; o < MAX_TENSORS; o++)
+        gs_free(bound[o]);
 done:
     for (int i = 0; i < MAX_TENSORS; i++)
         gs_free(owned[i]);

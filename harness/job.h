@@ -57,6 +57,9 @@ const gs_program *gs_job_program(const gs_job *j);
 /* Create device memory, fill inputs (seeded) and outputs with a sentinel (NaN for float
  * dtypes), poison SBUF/PSUM. */
 gs_status gs_job_init_memory(gs_job *j, gs_error *err);
+/* Draw the inputs of later gs_job_init_memory calls from `seed` (the program does not depend on
+ * it: one build serves every seed). */
+void gs_job_set_seed(gs_job *j, uint64_t seed);
 gs_mem *gs_job_memory(gs_job *j);
 /* Compare outputs with the reference. Returns GS_OK when within tolerance, GS_ERR_MISMATCH
  * otherwise (res filled either way). */

@@ -202,6 +202,16 @@ static void stats_text(gs_sb *sb, const gs_job_spec *spec, const gs_run_stats *s
     gs_sb_printf(
         sb, "            %.3f us bound on the minimum traffic (%.4g bytes): actual/bound = %.2f\n",
         s->min_roofline_ns / 1e3, s->min_traffic_bytes, s->min_roofline_ratio);
+    if (s->bound_ns > 0) {
+        gs_sb_printf(sb, "bound       %.3f us, %s-bound: actual/bound = %.2f; per engine (us):",
+                     s->bound_ns / 1e3, s->bound_engine, s->bound_ratio);
+        for (int e = 0; e < GS_ENGINE_COUNT; e++)
+            if (e != GS_ENG_DMA && s->engine_bound_ns[e] > 0)
+                gs_sb_printf(sb, " %s %.3f", gs_engine_name((gs_engine)e),
+                             s->engine_bound_ns[e] / 1e3);
+        gs_sb_printf(sb, "; memory %.3f (minimum traffic %.3f)\n", s->memory_bound_ns / 1e3,
+                     s->min_memory_bound_ns / 1e3);
+    }
     gs_sb_printf(sb, "dma         %.4g bytes over %u queue IDs x %u engines per core\n",
                  s->dma_bytes, s->queues_per_core, s->dma_engines_per_core);
     gs_sb_printf(sb, "bottleneck  %s\n", s->bottleneck_name);

@@ -117,6 +117,22 @@ static void write_stats(gs_jw *w, const gs_run_stats *st, const gs_config *c)
         gs_jw_knull(w, "min_roofline_ns");
         gs_jw_knull(w, "min_roofline_ratio");
     }
+    /* the per-engine bound (gs_run_stats): every compute engine's minimum time, the largest
+     * of them and the memory bounds, and which one that is */
+    if (st->bound_ns > 0) {
+        gs_jw_knum(w, "bound_ns", st->bound_ns);
+        gs_jw_knum(w, "bound_ratio", st->bound_ratio);
+        gs_jw_kstr(w, "bound_engine", st->bound_engine);
+    } else {
+        gs_jw_knull(w, "bound_ns");
+        gs_jw_knull(w, "bound_ratio");
+        gs_jw_knull(w, "bound_engine");
+    }
+    gs_jw_key(w, "engine_bound_ns");
+    gs_jw_begin_object(w, GS_JW_COMPACT);
+    for (int e = 0; e < GS_ENGINE_COUNT; e++)
+        if (e != GS_ENG_DMA) gs_jw_knum(w, gs_engine_name((gs_engine)e), st->engine_bound_ns[e]);
+    gs_jw_end_object(w);
     gs_jw_knum(w, "compute_ceiling_tflops", st->compute_ceiling_flops / 1e12);
     gs_jw_knum(w, "dma_ceiling_gbps", st->dma_ceiling_bytes_per_s / 1e9);
     gs_jw_knum(w, "hbm_ceiling_gbps", st->hbm_ceiling_bytes_per_s / 1e9);
@@ -243,6 +259,10 @@ gs_status gs_record_write_job(gs_sb *sb, const gs_record_job_info *r)
                                                 "min_traffic_bytes",
                                                 "min_roofline_ns",
                                                 "min_roofline_ratio",
+                                                "bound_ns",
+                                                "bound_ratio",
+                                                "bound_engine",
+                                                "engine_bound_ns",
                                                 "compute_ceiling_tflops",
                                                 "dma_ceiling_gbps",
                                                 "hbm_ceiling_gbps",

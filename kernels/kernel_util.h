@@ -22,6 +22,35 @@ gs_status gs_pick_engine_at(gs_kb *kb, const char *file, int line, const char *k
                             int64_t param, gs_engine dflt, gs_engine *out);
 
 /*
+ * Tolerances (gs_kernel_def.error_bound): rounding a value x to dtype t is off by at most
+ * gs_dtype_eps(t) |x| + gs_tol_floor(t), the second term being half the spacing of t's
+ * subnormals (where a relative bound fails: an fp16 result of 2e-6 is off by up to 3e-8).
+ */
+static inline double gs_tol_floor(gs_dtype t)
+{
+    switch (t) {
+    case GS_FP32:
+        return 0x1p-150; /* smallest subnormal 2^-149 */
+    case GS_BF16:
+        return 0x1p-134; /* fp32's exponent range, 7 fraction bits */
+    case GS_FP16:
+        return 0x1p-25;
+    case GS_FP8_E4M3:
+        return 0x1p-10;
+    case GS_FP8_E5M2:
+        return 0x1p-17;
+    default:
+        return 0.0; /* integers: exact */
+    }
+}
+
+/* The bound on rounding x to t (above). */
+static inline double gs_tol_round(gs_dtype t, double x)
+{
+    return gs_dtype_eps(t) * (x < 0 ? -x : x) + gs_tol_floor(t);
+}
+
+/*
  * Reference products in double: c[M x N] = op(a) x op(b) (row-major; ta/tb nonzero = the operand
  * is stored transposed, lda/ldb/ldc are row pitches). Computed with cblas_dgemm: the data path
  * multiplies through sgemm in fp32 (hwmodels exec), so the double reference stays an independent

@@ -10,8 +10,10 @@
  * bufs (param 1, default 2) > 1 the load of the next chunk overlaps the reduction of this one.
  * Ragged row blocks and column tails use smaller tiles.
  */
+#include <math.h>
 #include <stdio.h>
 
+#include "kernel_util.h"
 #include "gs/kernel.h"
 
 enum { RED_SUM, RED_MAX };
@@ -106,6 +108,34 @@ static double reduction_len(const gs_kernel_args *a)
     return a->variant == RED_MAX ? 1.0 : (double)a->dims[1];
 }
 
+/*
+ * Tolerance (gs_kernel_def.error_bound), u = the dtype's unit roundoff, v = fp32's:
+ *   sum: the row's C values are added in fp32 in some order (chunks, then the partials); any
+ *        order of n - 1 additions is off by at most g = (n - 1) v / (1 - (n - 1) v) times the
+ *        sum of |x| (the standard summation bound), then the result is rounded to the dtype:
+ *        |Y - sum x| <= g S + u (|sum x| + g S), S = sum |x|. Relative to the sum alone the
+ *        error is unbounded (a row whose values cancel), so the bound is on S.
+ *   max: exact (the largest of the row's values, one of them), then rounded: u |max x|.
+ * Each rounding to the dtype also adds its subnormal floor (gs_tol_floor, kernel_util.h).
+ */
+static void error_bound(const gs_kernel_args *a, const double *const *in, const double *const *ref,
+                        double *const *bound)
+{
+    int64_t R = a->dims[0], W = a->dims[1];
+    const double u = gs_dtype_eps(a->dtype), v = gs_dtype_eps(GS_FP32);
+    const double g = (double)(W - 1) * v / (1.0 - (double)(W - 1) * v);
+    for (int64_t r = 0; r < R; r++) {
+        if (a->variant == RED_MAX) {
+            bound[0][r] = gs_tol_round(a->dtype, ref[0][r]);
+            continue;
+        }
+        double S = 0.0;
+        for (int64_t i = 0; i < W; i++)
+            S += fabs(in[0][r * W + i]);
+        bound[0][r] = g * S + u * (fabs(ref[0][r]) + g * S) + gs_tol_floor(a->dtype);
+    }
+}
+
 const gs_kernel_def gs_kernel_reduce = {
     .name = "reduce",
     .summary = "Y[r] = sum or max of row r of X [R x C]",
@@ -117,11 +147,17 @@ const gs_kernel_def gs_kernel_reduce = {
     .param_names = {"chunk", "bufs"},
     .param_help = {"free elements per input tile (0: largest that fits, <= 8192)",
                    "input buffers (2 = double buffering)"},
-    .check_shapes = {{2, {128, 1024}}, {2, {200, 777}}, {2, {3, 1}}},
+    .check_shapes = {{2, {128, 1024}},
+                     {2, {200, 777}},
+                     {2, {3, 1}},
+                     {2, {1, 8192}},
+                     {2, {1, 8191}},
+                     {2, {131, 1031}}},
     .perf_shapes = {{2, {8192, 8192}}, {2, {4096, 1024}}},
     .dtypes = (1u << GS_BF16) | (1u << GS_FP32) | (1u << GS_FP16),
     .tensors = tensors,
     .build = build,
     .reference = reference,
     .reduction_len = reduction_len,
+    .error_bound = error_bound,
 };

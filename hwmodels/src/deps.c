@@ -153,6 +153,7 @@ void gs_kb_tracker_free(void *v)
     gs_free(t->tile_parts);
     gs_free(t->tile_bytes);
     gs_free(t->released);
+    gs_free(t->alloc);
     gs_free(t);
 }
 
@@ -169,10 +170,14 @@ int gs_kb_tracker_note_buffer(tracker *t, int32_t id)
     uint8_t *rl = gs_realloc(t->released, n * sizeof *rl);
     if (!rl) return 0;
     t->released = rl;
+    tile_alloc *al = gs_realloc(t->alloc, n * sizeof *al);
+    if (!al) return 0;
+    t->alloc = al;
     for (size_t i = t->n_tile; i < n; i++) {
         t->tile_parts[i] = 0;
         t->tile_bytes[i] = 0;
         t->released[i] = 0;
+        t->alloc[i] = (tile_alloc){NULL, 0, 0};
     }
     t->n_tile = n;
     return 1;

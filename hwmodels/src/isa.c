@@ -203,9 +203,12 @@ typedef struct iimm_entry {
 #define AP_RECENT 1024u /* entries of the table of recently found patterns (ap_pool.recent) */
 
 /* A pattern's key is the bytes of its fields (ap_key below): 62 contiguous bytes, no padding
- * between them (space and dtype are whole-byte bit-fields between core and ndim). */
+ * between them (space and dtype are whole-byte bit-fields between core and ndim). The handle's
+ * allocation number `gen` (the last 2 bytes) is left out: it is the builder's, not the
+ * pattern's. */
 _Static_assert(offsetof(gs_ap, core) == 56 && offsetof(gs_ap, ndim) == 60 &&
-                   offsetof(gs_ap, bad_view) == 61 && sizeof(gs_ap) == 64,
+                   offsetof(gs_ap, bad_view) == 61 && offsetof(gs_ap, gen) == 62 &&
+                   sizeof(gs_ap) == 64,
                "gs_ap layout: the interning key assumes 62 bytes of fields without holes");
 
 /* An interned pattern and the builder's facts about it (program.h): instructions point to `ap`,
@@ -454,8 +457,9 @@ static uint32_t *store_deps(gs_program *p, const uint32_t *deps, uint32_t n)
 }
 
 /* The key of a pattern is its 62 bytes of fields, read as seven 8-byte words and a 6-byte tail
- * straight from the pattern (memcpy loads: no alignment or aliasing assumptions; the 2 bytes of
- * tail padding are never read, so the key does not depend on how the pattern was copied). */
+ * straight from the pattern (memcpy loads: no alignment or aliasing assumptions; the last 2
+ * bytes, `gen`, are never read, so patterns that differ only in the allocation their handle came
+ * from are one pattern). */
 static inline uint64_t ap_word(const gs_ap *a, int i)
 {
     uint64_t w;

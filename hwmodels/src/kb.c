@@ -307,6 +307,11 @@ gs_tile gs_tile_alloc_at(gs_pool *pool, const char *file, int line, gs_dtype dty
     if (++pool->next == pool->bufs) pool->next = 0; /* round robin (no division) */
     kb->tr->tile_parts[id] = parts;
     kb->tr->tile_bytes[id] = bytes;
+    tile_alloc *ta = &kb->tr->alloc[id];
+    ta->gen = (uint16_t)(ta->gen + 1u);
+    if (ta->gen == 0) ta->gen = 1; /* 0 is no allocation's: a pattern made by hand */
+    ta->file = file;
+    ta->line = line;
     t.ap.space = pool->space;
     t.ap.dtype = dtype;
     t.ap.tensor = id;
@@ -317,6 +322,7 @@ gs_tile gs_tile_alloc_at(gs_pool *pool, const char *file, int line, gs_dtype dty
     t.ap.offset = (int64_t)bi->offset;
     t.ap.shape[0] = free_elems;
     t.ap.stride[0] = 1;
+    t.ap.gen = ta->gen;
     t.free_elems = free_elems;
     return t;
 }
@@ -660,6 +666,34 @@ static gs_status check_ap_fixed(gs_kb *kb, const char *file, int line, const gs_
     return GS_OK;
 }
 
+/* A handle `gen` to the buffer of `a` (an SBUF/PSUM operand that passed check_ap_fixed) whose
+ * pool has since given the buffer to a newer tile: the handle would read or write that tile's
+ * data. Names the handle's tile, the pool, and where the tile now in the buffer came from; the
+ * error's file:line is the instruction's. */
+static gs_status stale_tile(gs_kb *kb, const char *file, int line, const gs_instr_draft *in,
+                            const gs_ap *a, uint16_t gen, const char *what)
+{
+    const gs_buffer_info *bi = gs_program_buffer(kb->p, a->tensor);
+    const tile_alloc *now = &kb->tr->alloc[a->tensor];
+    char pool[48];
+    pool_label(bi, pool, sizeof pool);
+    if (gen == 0)
+        return gs_kb_failf(kb, file, line, GS_ERR_INVALID,
+                           "%s %s: a pattern of buffer '%s' (pool '%s') that no gs_tile_alloc "
+                           "made (view tiles with gs_tile_view; the buffer holds tile %u, "
+                           "allocated at %s:%d)",
+                           gs_opcode_name(in->op), what, bi->name, pool, (unsigned)now->gen,
+                           now->file ? now->file : "?", (int)now->line);
+    return gs_kb_failf(kb, file, line, GS_ERR_INVALID,
+                       "%s %s: stale tile: tile %u of pool '%s' (buffer '%s') used after the "
+                       "pool gave its buffer to tile %u (allocated at %s:%d), whose data it "
+                       "would see; use a tile before allocating past it, or give the pool more "
+                       "buffers (a pool of N buffers hands each one out again every N "
+                       "allocations)",
+                       gs_opcode_name(in->op), what, (unsigned)gen, pool, bi->name,
+                       (unsigned)now->gen, now->file ? now->file : "?", (int)now->line);
+}
+
 /* The rest of the checks of an SBUF/PSUM operand that passed check_ap_fixed (bounding box lo,
  * hi): the builder's core and the current state of its buffer (released, the tile in it). */
 static gs_status check_ap_tile(gs_kb *kb, const char *file, int line, const gs_instr_draft *in,
@@ -677,22 +711,23 @@ static gs_status check_ap_tile(gs_kb *kb, const char *file, int line, const gs_i
     uint64_t tbytes = kb->tr->tile_bytes[a->tensor];
     if ((uint64_t)a->part_start + a->part_count > tparts ||
         (lo < (int64_t)bi->offset || hi > (int64_t)(bi->offset + tbytes))) {
-        /* a view made before its buffer was handed to a smaller tile of the same pool */
+        /* a pattern widened by hand past its tile (a view of an older tile of the buffer is
+         * refused as stale before this: stale_tile) */
         char pool[48], cap[96];
         pool_label(bi, pool, sizeof pool);
         partitions_cap(kb, a->space, cap, sizeof cap);
         if ((uint64_t)a->part_start + a->part_count > tparts)
             return gs_kb_failf(kb, file, line, GS_ERR_BOUNDS,
                                "%s %s: partitions [%u, %u) outside its tile's %u partitions "
-                               "(pool '%s', buffer '%s', reallocated since the view was made?); "
+                               "(pool '%s', buffer '%s'; a pattern changed by hand?); "
                                "size views from the tile (gs_tile_alloc) and the target: %s",
                                gs_opcode_name(in->op), what, a->part_start,
                                a->part_start + a->part_count, tparts, pool, bi->name, cap);
         return gs_kb_failf(kb, file, line, GS_ERR_BOUNDS,
                            "%s %s: bytes [%" PRId64 ", %" PRId64
                            ") of each partition outside its tile (%" PRIu64
-                           " bytes in pool '%s', buffer '%s', reallocated since the view was "
-                           "made?); size views from the tile (gs_tile_alloc)",
+                           " bytes in pool '%s', buffer '%s'; a pattern changed by hand?); "
+                           "size views from the tile (gs_tile_alloc)",
                            gs_opcode_name(in->op), what, lo - (int64_t)bi->offset,
                            hi - (int64_t)bi->offset, tbytes, pool, bi->name);
     }
@@ -705,6 +740,9 @@ static gs_status check_ap(gs_kb *kb, const char *file, int line, const gs_instr_
     int64_t lo, hi;
     if (check_ap_fixed(kb, file, line, in, a, what, &lo, &hi)) return kb->err.code;
     if (a->space == GS_MEM_HBM) return GS_OK;
+    if (a->core == kb->core && !kb->tr->released[a->tensor] &&
+        a->gen != kb->tr->alloc[a->tensor].gen)
+        return stale_tile(kb, file, line, in, a, a->gen, what);
     return check_ap_tile(kb, file, line, in, a, what, lo, hi);
 }
 
@@ -720,9 +758,11 @@ static inline int tile_ok(const gs_kb *kb, const gs_ap *a, const gs_ap_facts *f)
 }
 
 /* check_ap of an interned operand (program.h): the fixed checks once per distinct pattern, the
- * tile's state on every use (its messages formed by check_ap_tile when it fails). */
+ * tile's state on every use (its messages formed by check_ap_tile when it fails). `gen` is the
+ * kernel's handle's allocation number (the draft's operand: the interned copy's is not the
+ * handle's). */
 static gs_status check_operand(gs_kb *kb, const char *file, int line, const gs_instr_draft *in,
-                               const gs_ap *a, gs_ap_facts *f, const char *what)
+                               const gs_ap *a, gs_ap_facts *f, uint16_t gen, const char *what)
 {
     if (!(f->known & GS_FACT_CHECKED)) {
         int64_t lo, hi;
@@ -732,7 +772,9 @@ static gs_status check_operand(gs_kb *kb, const char *file, int line, const gs_i
     }
     if (a->space == GS_MEM_HBM) return GS_OK;
     const gs_ap_facts *x = gs_kb_footprint(a, f);
-    if (tile_ok(kb, a, x)) return GS_OK;
+    if (tile_ok(kb, a, x) && gen == kb->tr->alloc[a->tensor].gen) return GS_OK;
+    if (a->core == kb->core && !kb->tr->released[a->tensor] && gen != kb->tr->alloc[a->tensor].gen)
+        return stale_tile(kb, file, line, in, a, gen, what);
     return check_ap_tile(kb, file, line, in, a, what, x->lo, x->hi);
 }
 
@@ -820,7 +862,8 @@ gs_status gs_kb_emit(gs_kb *kb, const char *file, int line, gs_instr_draft *in)
     if (!gs_program_intern_operands(kb->p, in, ops.out, ops.fout, ops.in, ops.fin))
         return gs_kb_failf(kb, file, line, GS_ERR_NOMEM, "out of memory");
     for (int k = 0; k < in->n_out; k++) {
-        if (check_operand(kb, file, line, in, ops.out[k], ops.fout[k], operand_name(1, k)))
+        if (check_operand(kb, file, line, in, ops.out[k], ops.fout[k], in->out[k].gen,
+                          operand_name(1, k)))
             return kb->err.code;
         if (in->engine != GS_ENG_DMA &&
             check_aligned(kb, file, line, in, ops.out[k], ops.fout[k], operand_name(1, k)))
@@ -828,7 +871,8 @@ gs_status gs_kb_emit(gs_kb *kb, const char *file, int line, gs_instr_draft *in)
     }
     for (int k = 0; k < in->n_in; k++) {
         if (ops.in[k]->tensor < 0) continue;
-        if (check_operand(kb, file, line, in, ops.in[k], ops.fin[k], operand_name(0, k)))
+        if (check_operand(kb, file, line, in, ops.in[k], ops.fin[k], in->in[k].gen,
+                          operand_name(0, k)))
             return kb->err.code;
         if (in->engine != GS_ENG_DMA && in->op != GS_OP_GATHER &&
             check_aligned(kb, file, line, in, ops.in[k], ops.fin[k], operand_name(0, k)))

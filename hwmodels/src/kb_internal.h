@@ -27,9 +27,19 @@ typedef struct tracker {
     /* per-buffer extent of the tile currently allocated in it */
     uint32_t *tile_parts;
     uint64_t *tile_bytes;
-    uint8_t *released; /* the buffer's pool was released: its tiles may not be used again */
+    uint8_t *released;        /* the buffer's pool was released: its tiles may not be used again */
+    struct tile_alloc *alloc; /* per buffer, the tile now in it (stale handles, kb.c) */
     size_t n_tile;
 } tracker;
+
+/* The tile a buffer now holds: its allocation number (gs_ap.gen of every handle to it; the
+ * buffer's first tile is 1, mod 2^16) and the kernel line that allocated it, for the message
+ * that refuses a handle to an older tile. */
+typedef struct tile_alloc {
+    const char *file;
+    int32_t line;
+    uint16_t gen;
+} tile_alloc;
 
 struct gs_pool {
     gs_kb *kb;

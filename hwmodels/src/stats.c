@@ -156,8 +156,11 @@ static gs_status roofline(const gs_config *cfg, const gs_program *p, const gs_ti
         bound[(size_t)in->core * GS_ENGINE_COUNT + in->engine] +=
             dmin(t, ps_to_ns(x->end_ps - x->start_ps));
     }
-    for (size_t k = 0; k < n_bound; ++k)
+    for (size_t k = 0; k < n_bound; ++k) {
         st->compute_bound_ns = dmax(st->compute_bound_ns, bound[k]);
+        st->engine_bound_ns[k % GS_ENGINE_COUNT] =
+            dmax(st->engine_bound_ns[k % GS_ENGINE_COUNT], bound[k]);
+    }
     st->compute_ceiling_flops = peak_tensor * cores;
     st->peak_flops = st->compute_ceiling_flops;
 
@@ -183,6 +186,24 @@ static gs_status roofline(const gs_config *cfg, const gs_program *p, const gs_ti
     st->min_memory_bound_ns = mem_bpns > 0 ? st->min_traffic_bytes / mem_bpns : 0;
     st->min_roofline_ns = dmax(st->compute_bound_ns, st->min_memory_bound_ns);
     st->min_roofline_ratio = st->min_roofline_ns > 0 ? st->total_ns / st->min_roofline_ns : 0;
+    /* the bound and what sets it: the largest engine bound, then the memory bounds (on the
+     * schedule's traffic: HBM or the DMA engines; the minimum traffic's is never larger) */
+    st->bound_ns = 0;
+    st->bound_engine[0] = '\0';
+    for (int e = 0; e < GS_ENGINE_COUNT; ++e)
+        if (st->engine_bound_ns[e] > st->bound_ns) {
+            st->bound_ns = st->engine_bound_ns[e];
+            snprintf(st->bound_engine, sizeof st->bound_engine, "%s", gs_engine_name((gs_engine)e));
+        }
+    const double mem_parts[3] = {hbm_ns, dma_ns, st->min_memory_bound_ns};
+    const char *const mem_names[3] = {
+        "hbm", "dma", mem_bpns * 1e9 >= st->hbm_ceiling_bytes_per_s ? "hbm" : "dma"};
+    for (int k = 0; k < 3; ++k)
+        if (mem_parts[k] > st->bound_ns) {
+            st->bound_ns = mem_parts[k];
+            snprintf(st->bound_engine, sizeof st->bound_engine, "%s", mem_names[k]);
+        }
+    st->bound_ratio = st->bound_ns > 0 ? st->total_ns / st->bound_ns : 0;
     if (st->total_ns > 0) {
         st->achieved_flops = st->flops / (st->total_ns * 1e-9);
         st->achieved_hbm_bytes_per_s = st->hbm_bytes / (st->total_ns * 1e-9);

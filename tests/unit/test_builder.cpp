@@ -430,7 +430,8 @@ TEST(BuilderErrors, HbmGeneralPattern)
                       "shape [100 x 100] bf16", "gs_tensor.shape"});
 }
 
-// A view made before its buffer went to a smaller tile of the same (rotating) pool.
+// A view made before its buffer went to a newer tile of the same (rotating) pool is stale,
+// whether or not the newer tile covers it.
 TEST(BuilderErrors, ViewOfAReallocatedBuffer)
 {
     Fixture f;
@@ -439,9 +440,28 @@ TEST(BuilderErrors, ViewOfAReallocatedBuffer)
     gs_ap v = gs_tile_view(&big, 64, 64, 0, 64);
     gs_tile_alloc(p, GS_BF16, 32, 64);
     gs_memset(f.kb, GS_ENG_VECTOR, v, 0.f);
-    expect_error_has(f, GS_ERR_BOUNDS,
-                     {"partitions [64, 128) outside its tile's 32 partitions", "pool 'rot'",
-                      "SBUF has 128 partitions"});
+    expect_error_has(f, GS_ERR_INVALID,
+                     {"memset out0: stale tile: tile 1 of pool 'rot' (buffer 'rot.0')",
+                      "gave its buffer to tile 2 (allocated at ", "test_builder.cpp:"});
+
+    Fixture g; // a newer tile as large as the old one: the same bytes, still another tile
+    gs_pool *q = gs_pool_create(g.kb, GS_MEM_SBUF, "rot", 1, 1024);
+    gs_tile first = gs_tile_alloc(q, GS_BF16, 128, 64);
+    gs_tile second = gs_tile_alloc(q, GS_BF16, 128, 64);
+    ASSERT_EQ(gs_memset(g.kb, GS_ENG_VECTOR, second.ap, 0.f), GS_OK) << g.error();
+    gs_memset(g.kb, GS_ENG_VECTOR, first.ap, 0.f);
+    expect_error_has(g, GS_ERR_INVALID, {"stale tile: tile 1 of pool 'rot'", "to tile 2"});
+
+    Fixture k; // two buffers: a tile lives until the pool comes back to its buffer
+    gs_pool *r = gs_pool_create(k.kb, GS_MEM_SBUF, "two", 2, 1024);
+    gs_tile t0 = gs_tile_alloc(r, GS_BF16, 128, 64);
+    gs_tile t1 = gs_tile_alloc(r, GS_BF16, 128, 64);
+    ASSERT_EQ(gs_tensor_tensor(k.kb, t1.ap, t0.ap, t1.ap, GS_ALU_ADD), GS_OK) << k.error();
+    gs_tile_alloc(r, GS_BF16, 128, 64); // t0's buffer again
+    ASSERT_EQ(gs_memset(k.kb, GS_ENG_VECTOR, t1.ap, 0.f), GS_OK) << k.error();
+    gs_memset(k.kb, GS_ENG_VECTOR, gs_tile_view(&t0, 0, 32, 0, 8), 0.f);
+    expect_error_has(k, GS_ERR_INVALID,
+                     {"stale tile: tile 1 of pool 'two' (buffer 'two.0')", "to tile 2"});
 }
 
 TEST(BuilderErrors, TileAllocPartitionsAndPoolSize)

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
 #include <ostream>
 #include <string>
@@ -271,6 +272,98 @@ TEST(Checker, CatchesWrongValues)
     EXPECT_GT(chk.mismatches, 64u * 40u / 2);
     EXPECT_EQ(chk.bad_nonfinite, 0u);
     EXPECT_GT(chk.max_abs_err, 0.1);
+}
+
+// ---- tile lifetimes: a handle to a buffer its pool has since rotated ----
+
+// elementwise add through a one-buffer pool that allocates B's tile before it is done with A's:
+// the pool hands out its only buffer again, so `ta` names the buffer that now holds B. With
+// `alias` set it uses `tb` where the stale `ta` stood: the program the builder used to emit for
+// the stale handle (the two patterns are the same bytes apart from their allocation number).
+gs_status rotated_add(gs_kb *kb, const gs_kernel_args *a, bool alias, int *stale_line)
+{
+    int64_t R = a->dims[0], W = a->dims[1];
+    unsigned np = (unsigned)R;
+    gs_pool *in = gs_pool_create(kb, GS_MEM_SBUF, "in", 1, (uint64_t)W * 4);
+    gs_pool *out = gs_pool_create(kb, GS_MEM_SBUF, "out", 1, (uint64_t)W * 4);
+    gs_tile ta = gs_tile_alloc(in, a->dtype, np, (uint32_t)W);
+    gs_dma_copy(kb, ta.ap, gs_hbm_rows(&a->t[0], 0, np, 0, (uint32_t)W), -1);
+    gs_tile tb = gs_tile_alloc(in, a->dtype, np, (uint32_t)W); // the same buffer: ta is stale
+    gs_dma_copy(kb, tb.ap, gs_hbm_rows(&a->t[1], 0, np, 0, (uint32_t)W), -1);
+    EXPECT_EQ(ta.ap.tensor, tb.ap.tensor);
+    EXPECT_EQ(std::memcmp(&ta.ap, &tb.ap, offsetof(gs_ap, gen)), 0) << "the same pattern";
+    EXPECT_NE(ta.ap.gen, tb.ap.gen);
+    gs_tile to = gs_tile_alloc(out, a->dtype, np, (uint32_t)W);
+    *stale_line = __LINE__ + 1;
+    gs_tensor_tensor(kb, to.ap, alias ? tb.ap : ta.ap, tb.ap, GS_ALU_ADD);
+    gs_dma_copy(kb, gs_hbm_rows(&a->t[2], 0, np, 0, (uint32_t)W), to.ap, -1);
+    return gs_kb_status(kb);
+}
+
+int g_stale_line = 0;
+gs_status stale_add(gs_kb *kb, const gs_kernel_args *a)
+{
+    return rotated_add(kb, a, false, &g_stale_line);
+}
+gs_status aliased_add(gs_kb *kb, const gs_kernel_args *a)
+{
+    return rotated_add(kb, a, true, &g_stale_line);
+}
+
+gs_job_spec add_spec(const gs_config *cfg, const gs_kernel_def *def, int64_t R, int64_t W)
+{
+    gs_job_spec spec{};
+    spec.cfg = cfg;
+    spec.kernel = def;
+    spec.dtype = GS_BF16;
+    spec.n_dims = 2;
+    spec.dims[0] = R;
+    spec.dims[1] = W;
+    spec.seed = 3;
+    return spec;
+}
+
+// What the stale handle read: the aliased program builds (a timing-only job, which checks no
+// data, reports pass) and computes B + B, which the functional check rejects everywhere.
+TEST(TileLifetime, AStaleHandleReadTheNewerTilesData)
+{
+    ConfigHolder h(std::string(GS_SOURCE_DIR) + "/configs/gen2.yaml");
+    ASSERT_NE(h.cfg, nullptr);
+    gs_kernel_def def = gs_kernel_elementwise_add;
+    def.build = aliased_add;
+    gs_job_spec spec = add_spec(h.cfg, &def, 64, 40);
+    gs_job *job = nullptr;
+    gs_error err;
+    ASSERT_EQ(gs_job_build(&spec, &job, &err), GS_OK) << err.message;
+    ASSERT_EQ(gs_job_init_memory(job, &err), GS_OK);
+    ASSERT_EQ(gs_exec_program(gs_job_memory(job), gs_job_program(job), &err), GS_OK);
+    gs_job_check chk;
+    EXPECT_EQ(gs_job_check_outputs(job, &chk, &err), GS_ERR_MISMATCH);
+    EXPECT_GT(chk.mismatches, 64u * 40u / 2);
+    gs_job_free(job);
+}
+
+// ... and now the stale handle itself is an error when the kernel is built, at the kernel line
+// that used it, naming the tile, its pool and where the buffer's newer tile was allocated.
+TEST(TileLifetime, AStaleHandleIsABuildError)
+{
+    ConfigHolder h(std::string(GS_SOURCE_DIR) + "/configs/gen2.yaml");
+    ASSERT_NE(h.cfg, nullptr);
+    gs_kernel_def def = gs_kernel_elementwise_add;
+    def.build = stale_add;
+    gs_job_spec spec = add_spec(h.cfg, &def, 64, 40);
+    gs_job *job = nullptr;
+    gs_error err;
+    gs_error_clear(&err);
+    EXPECT_EQ(gs_job_build(&spec, &job, &err), GS_ERR_INVALID);
+    gs_job_free(job);
+    std::string msg = err.message;
+    EXPECT_NE(msg.find("tensor_tensor in0: stale tile: tile 1 of pool 'in' (buffer 'in.0')"),
+              std::string::npos)
+        << msg;
+    EXPECT_NE(msg.find("gave its buffer to tile 2 (allocated at "), std::string::npos) << msg;
+    EXPECT_NE(std::string(err.file).find("test_kernels.cpp"), std::string::npos) << err.file;
+    EXPECT_EQ(err.line, g_stale_line);
 }
 
 } // namespace

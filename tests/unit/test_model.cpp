@@ -1026,6 +1026,12 @@ TEST(ModelRoofline, MatmulStreamsAreCloseToButNeverBelowTheComputeBound)
             EXPECT_LT(st.roofline_ratio, 1.25);
             EXPECT_DOUBLE_EQ(st.peak_flops, 2 * gs_config_peak_flops(&cfg, t));
             EXPECT_STREQ(st.bottleneck_name, "tensor");
+            /* the per-engine bound: the tensor engine's, which sets it */
+            EXPECT_STREQ(st.bound_engine, "tensor");
+            EXPECT_DOUBLE_EQ(st.bound_ns, st.engine_bound_ns[GS_ENG_TENSOR]);
+            EXPECT_DOUBLE_EQ(st.bound_ns, st.compute_bound_ns);
+            EXPECT_EQ(st.engine_bound_ns[GS_ENG_VECTOR], 0.0);
+            EXPECT_GE(st.bound_ratio, 1.0);
         }
     }
 }

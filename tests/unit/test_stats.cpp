@@ -206,6 +206,19 @@ TEST(Stats, ThreeInstructionRooflineAndCriticalPath)
     EXPECT_DOUBLE_EQ(st.min_roofline_ns, std::max(peak_ns, st.min_memory_bound_ns));
     EXPECT_DOUBLE_EQ(st.min_roofline_ratio, total_ns / st.min_roofline_ns);
 
+    /* the per-engine bound: the matmul at its peak rate on the tensor engine, nothing on the
+     * others; the bound is the larger of that and the memory bounds, named by what it is */
+    EXPECT_DOUBLE_EQ(st.engine_bound_ns[GS_ENG_TENSOR], peak_ns);
+    EXPECT_EQ(st.engine_bound_ns[GS_ENG_VECTOR], 0.0);
+    EXPECT_EQ(st.engine_bound_ns[GS_ENG_SCALAR], 0.0);
+    EXPECT_EQ(st.engine_bound_ns[GS_ENG_DMA], 0.0);
+    EXPECT_DOUBLE_EQ(st.bound_ns, std::max(peak_ns, memory_ns));
+    EXPECT_DOUBLE_EQ(st.bound_ratio, total_ns / st.bound_ns);
+    const double hbm_ns = 2 * bytes / f.cfg.hbm_bandwidth.v;
+    EXPECT_STREQ(st.bound_engine, peak_ns >= memory_ns  ? "tensor"
+                                  : hbm_ns >= memory_ns ? "hbm"
+                                                        : "dma");
+
     /* critical path: store <- matmul <- load; each wait for the predecessor goes to the
      * waiting engine, HBM waits to "hbm"; the parts add up to the total */
     EXPECT_DOUBLE_EQ(st.critical_path_ns[GS_ENG_DMA], (8000.0 + 9000.0 + kSem) / 1000.0);

@@ -37,6 +37,12 @@ const char *gs_memspace_name(gs_memspace m);
  * (the view helpers of gs/kernel.h refuse a stride outside int32_t with a builder error,
  * GS_AP_BAD_STRIDE), enums are 8-bit bit-fields, and the fields are ordered so that no padding
  * falls between them (a program compares patterns by their 62 bytes of fields).
+ *
+ * The last 2 bytes, `gen`, are not part of a pattern's identity: they say which allocation of
+ * its SBUF/PSUM buffer the kernel's handle came from (gs_tile_alloc numbers the tiles of each
+ * buffer 1, 2, ...; views copy it). The builder refuses a handle whose buffer its pool has
+ * since given to a newer tile. A program's copy of a pattern keeps whichever value it was first
+ * interned with: nothing after the builder reads it.
  */
 typedef struct gs_ap {
     int64_t offset;      /* HBM: element offset; SBUF/PSUM: byte offset within a partition */
@@ -52,6 +58,8 @@ typedef struct gs_ap {
     uint8_t ndim;     /* number of free dims, 1..GS_AP_MAX_DIMS */
     uint8_t bad_view; /* set by view helpers (GS_AP_BAD_*) when the requested view cannot be
                          expressed; using such a pattern is an error naming the kernel line */
+    uint16_t gen;     /* SBUF/PSUM: the allocation of its buffer the handle belongs to (mod 2^16;
+                         0 for HBM and unused patterns); not part of the pattern's identity */
 } gs_ap;
 
 /* gs_ap.bad_view values (0 = a good view). */

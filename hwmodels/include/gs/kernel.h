@@ -177,6 +177,13 @@ typedef struct gs_kernel_def {
     /* Length of the longest reduction an output element comes from (for tolerances); NULL:
      * no reduction (1). */
     double (*reduction_len)(const gs_kernel_args *args);
+    /* The check's tolerance per output element, derived from the dtypes and the operations the
+     * kernel performs (kernels/README.md, "Correctness policy"): bound[j][e] receives a bound
+     * on |got - ref| of output j's element e that holds for every correct execution on any
+     * inputs (a worst-case bound from the inputs in[] and the reference outputs ref[], never a
+     * statistic of the data drawn). When set it replaces the default rule (reduction_len). */
+    void (*error_bound)(const gs_kernel_args *args, const double *const *in,
+                        const double *const *ref, double *const *bound);
 } gs_kernel_def;
 
 /* ---- queries ---- */

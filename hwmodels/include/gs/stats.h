@@ -66,16 +66,25 @@ typedef struct gs_run_stats {
      * compute = the work of each compute engine at its peak rate
      * (tensor FLOP/s; vector/scalar/gpsimd elements per second), the slowest engine of the
      * slowest core; memory = min(HBM bandwidth, cores_used x DMA engines x per-engine rate). */
-    double compute_bound_ns;        /* the compute ceiling's time for the work done */
-    double memory_bound_ns;         /* the schedule's traffic: max(hbm_bytes / HBM, dma_bytes /
-                                       DMA ceiling) */
-    double roofline_ns;             /* max(compute_bound_ns, memory_bound_ns) */
-    double roofline_ratio;          /* total_ns / roofline_ns (>= 1: nothing beats physics) */
-    double min_traffic_bytes;       /* the problem's minimum: each input read once, each output
-                                       written once (a partly read input counts what was read) */
-    double min_memory_bound_ns;     /* min_traffic_bytes / memory ceiling */
-    double min_roofline_ns;         /* max(compute_bound_ns, min_memory_bound_ns) */
-    double min_roofline_ratio;      /* total_ns / min_roofline_ns (>= 1) */
+    double compute_bound_ns;    /* the compute ceiling's time for the work done */
+    double memory_bound_ns;     /* the schedule's traffic: max(hbm_bytes / HBM, dma_bytes /
+                                   DMA ceiling) */
+    double roofline_ns;         /* max(compute_bound_ns, memory_bound_ns) */
+    double roofline_ratio;      /* total_ns / roofline_ns (>= 1: nothing beats physics) */
+    double min_traffic_bytes;   /* the problem's minimum: each input read once, each output
+                                   written once (a partly read input counts what was read) */
+    double min_memory_bound_ns; /* min_traffic_bytes / memory ceiling */
+    double min_roofline_ns;     /* max(compute_bound_ns, min_memory_bound_ns) */
+    double min_roofline_ratio;  /* total_ns / min_roofline_ns (>= 1) */
+    /* The bound per engine: each compute engine's instructions at their minimum cost (the
+     * engine's best rate for the op class and dtypes, gs_cost_peak_ns), summed per core, of the
+     * slowest core; 0 for an engine the run did not use. bound_ns is the largest of these and
+     * the memory bounds (on the schedule's and on the minimum traffic), bound_engine the one it
+     * is ("tensor", "vector", "scalar", "gpsimd", "hbm" or "dma"; "" when no bound). */
+    double engine_bound_ns[GS_ENGINE_COUNT];
+    double bound_ns;
+    double bound_ratio; /* total_ns / bound_ns (0 when no bound) */
+    char bound_engine[16];
     double compute_ceiling_flops;   /* tensor peak (the run's dtype) x cores used; 0: no matmul */
     double dma_ceiling_bytes_per_s; /* cores_used x engines x per-engine bandwidth */
     double hbm_ceiling_bytes_per_s; /* chip HBM bandwidth */
