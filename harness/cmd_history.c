@@ -37,7 +37,8 @@ void gs_help_history(void)
         "  export     the same as JSON (schema gensweep-history, results/RESULTS.md) to FILE or\n"
         "             stdout, for the report\n"
         "  gate       compare RESULTS.json with the last run recorded as good (complete, no\n"
-        "             failing job) of another commit: like compare, regressions exit 1\n"
+        "             failing job) of another commit: like compare, regressions exit 1,\n"
+        "             and so do results that did not all run (interrupted, incomplete)\n"
         "  --db FILE        the history database\n"
         "  --kernel K       only the jobs of kernel K\n"
         "  --gen G          only the jobs of generation G\n"
@@ -120,6 +121,16 @@ static int parse(int argc, char **argv, hist_args *a)
         return -1;
     }
     return 0;
+}
+
+/* One line of prefix + s on stdout, s's control characters escaped (s comes from a file). */
+static void print_term(const char *prefix, const char *s)
+{
+    gs_sb sb;
+    gs_sb_init(&sb);
+    gs_sb_term(&sb, s);
+    printf("%s%s\n", prefix, gs_sb_cstr(&sb));
+    gs_sb_free(&sb);
 }
 
 static int report_error(const char *sub, const gs_error *err)
@@ -353,22 +364,30 @@ static int cmd_gate(int argc, char **argv)
     cJSON *base = gs_history_last_good(h, *commit ? commit : NULL, &found, &err);
     gs_history_close(h);
     if (!found) {
-        cJSON_Delete(res);
-        if (err.code != GS_OK) return report_error("gate", &err);
+        if (err.code != GS_OK) {
+            cJSON_Delete(res);
+            return report_error("gate", &err);
+        }
         printf("%s: no good run of another commit recorded: nothing to compare with\n", a.db);
-        return GS_EXIT_OK;
+        /* nothing to compare with, but results that did not all run still fail */
+        char *gaps = gs_compare_gaps(res);
+        cJSON_Delete(res);
+        if (!gaps) return GS_EXIT_OK;
+        print_term("INCOMPLETE  the new results did not run everything: ", gaps);
+        gs_free(gaps);
+        return GS_EXIT_FAIL;
     }
     printf("comparing with the last good run: commit %s (%s)\n", gs_json_str(base, "commit"),
            gs_json_str(base, "date"));
     gs_compare_summary s;
     gs_compare_docs(base, res, a.threshold, stdout, &s);
-    printf("%d compared, %d regressions, %d improvements, %d changed, %d new, %d missing "
+    printf("%d compared, %d regressions, %d improvements, %d changed, %d new, %d missing%s "
            "(threshold %g%%)\n",
            s.compared, s.regressions, s.improvements, s.changed, s.added, s.missing,
-           a.threshold * 100);
+           s.incomplete ? ", incomplete" : "", a.threshold * 100);
     cJSON_Delete(base);
     cJSON_Delete(res);
-    return s.regressions ? GS_EXIT_FAIL : GS_EXIT_OK;
+    return gs_compare_failed(&s) ? GS_EXIT_FAIL : GS_EXIT_OK;
 }
 
 int gs_cmd_history(int argc, char **argv)

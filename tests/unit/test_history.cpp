@@ -275,6 +275,44 @@ TEST_F(History, GateComparesWithTheLastGoodRun)
     EXPECT_NE(out.find("nothing to compare"), std::string::npos) << out;
 }
 
+// An interrupted sweep, or one whose planned jobs are absent, fails the gate: with a good run
+// to compare with and without one.
+TEST_F(History, GateFailsResultsThatDidNotAllRun)
+{
+    std::string d = db("gate-incomplete"), out;
+    cJSON *doc = cJSON_Parse(slurp(results_).c_str());
+    cJSON_ReplaceItemInObject(doc, "complete", cJSON_CreateFalse());
+    cJSON_ReplaceItemInObject(doc, "interrupted", cJSON_CreateTrue());
+    cJSON_ReplaceItemInObject(doc, "jobs", cJSON_CreateArray());
+    char *s = cJSON_Print(doc);
+    std::string intr = dir_ + "/interrupted.json";
+    spit(intr, s);
+    cJSON_free(s);
+    // the same sweep with its last job lost
+    cJSON_Delete(doc);
+    doc = cJSON_Parse(slurp(results_).c_str());
+    cJSON *jobs = cJSON_GetObjectItem(doc, "jobs");
+    cJSON_DeleteItemFromArray(jobs, cJSON_GetArraySize(jobs) - 1);
+    s = cJSON_Print(doc);
+    std::string lost = dir_ + "/lost.json";
+    spit(lost, s);
+    cJSON_free(s);
+    cJSON_Delete(doc);
+    ASSERT_EQ(
+        run("history add " + results_ + " --db " + d + " --commit good1 --date 2026-01-01", &out),
+        0)
+        << out;
+    // nothing to compare with (the same commit), still a failure
+    EXPECT_EQ(run("history gate --db " + d + " " + intr + " --commit good1", &out), 1) << out;
+    EXPECT_NE(out.find("nothing to compare"), std::string::npos) << out;
+    EXPECT_NE(out.find("the sweep was interrupted"), std::string::npos) << out;
+    EXPECT_EQ(run("history gate --db " + d + " " + intr + " --commit new2", &out), 1) << out;
+    EXPECT_NE(out.find("INCOMPLETE"), std::string::npos) << out;
+    EXPECT_EQ(run("history gate --db " + d + " " + lost + " --commit new2", &out), 1) << out;
+    EXPECT_NE(out.find("planned jobs present"), std::string::npos) << out;
+    EXPECT_EQ(run("history gate --db " + d + " " + results_ + " --commit new2", &out), 0) << out;
+}
+
 TEST_F(History, MigratesAVersion1Database)
 {
     std::string d = db("v1");
