@@ -314,3 +314,60 @@ TEST(KernelParams, LookupByNameWithDefault)
     gs_kernel_args none{};
     EXPECT_EQ(gs_kernel_param(&none, "tn", 5), -1);
 }
+
+// Valid configs at the edges (one DMA queue, one DMA engine, a tiny SBUF): every kernel on every
+// check and perf shape builds, or says cleanly that it is unsupported or does not fit. Never a
+// kernel error (a queue it assumed, a chunk of 0). Only the build runs (timing-only perf shapes are
+// large), so the tiny configs cost little.
+TEST(KernelEdges, ValidSmallConfigsNeverGiveKernelErrors)
+{
+    const std::vector<std::vector<const char *>> edges = {
+        {"core.dma.queues=1"},
+        {"core.dma.engines=1"},
+        {"core.sbuf=1KiB"},
+        {"core.sbuf=8KiB", "core.dma.queues=1"},
+    };
+    const std::string gen2 = std::string(GS_SOURCE_DIR) + "/configs/gen2.yaml";
+    for (const auto &sets : edges) {
+        ConfigHolder h(gen2);
+        ASSERT_NE(h.cfg, nullptr);
+        std::string label;
+        for (const char *s : sets) {
+            gs_diags d;
+            gs_diags_init(&d);
+            ASSERT_EQ(gs_config_set(h.cfg, s, &d), GS_OK)
+                << s << ": " << (d.count ? d.items[0].message : "");
+            gs_diags_free(&d);
+            label += std::string(label.empty() ? "" : " ") + s;
+        }
+        const bool tiny_sbuf = label.find("sbuf") != std::string::npos;
+        for (size_t k = 0; k < gs_suite_count(); k++) {
+            const gs_kernel_def *def = gs_suite_kernel(k);
+            for (int v = 0; v < def->n_variants; v++)
+                for (int perf = 0; perf < (tiny_sbuf ? 2 : 1); perf++)
+                    for (int s = 0; s < GS_SUITE_MAX_SHAPES; s++) {
+                        const gs_shape &sh = perf ? def->perf_shapes[s] : def->check_shapes[s];
+                        if (!sh.n) break;
+                        gs_job_spec spec{};
+                        spec.cfg = h.cfg;
+                        spec.kernel = def;
+                        spec.variant = v;
+                        spec.dtype = GS_BF16;
+                        spec.n_dims = sh.n;
+                        for (int i = 0; i < sh.n; i++)
+                            spec.dims[i] = sh.d[i];
+                        spec.seed = 1;
+                        gs_job *job = nullptr;
+                        gs_error err;
+                        gs_error_clear(&err);
+                        gs_status st = gs_job_build(&spec, &job, &err);
+                        gs_job_free(job);
+                        EXPECT_TRUE(st == GS_OK || st == GS_ERR_UNSUPPORTED ||
+                                    st == GS_ERR_DOES_NOT_FIT)
+                            << label << ": " << def->name << "/" << def->variants[v]
+                            << (perf ? " perf" : " check") << " shape " << s << ": "
+                            << gs_status_name(st) << ": " << err.message;
+                    }
+        }
+    }
+}
