@@ -185,6 +185,12 @@ TEST(Calibrate, BadCaseFilesNameTheProblemAndWhere)
         {"duplicate_name.yaml", "cases[1].name: 'a' is used twice (first at line 3)"},
         {"unknown_keys.yaml", "cases[0].colour: unknown key"},
         {"nothing_to_compare.yaml", "nothing to compare"},
+        {"time_out_of_range.yaml", ":8:11: cases[0].time: '1e-300ns' is out of range"},
+        {"bandwidth_out_of_range.yaml",
+         ":8:23: cases[0].engine_bandwidth: '1e300GB/s' is out of range"},
+        {"per_step_doubled_refused.yaml",
+         ":6:12: cases[0].shape: ubench_chain refuses the per_step case's second run"},
+        {"too_many_sources.yaml", ":66:3: sources: more than 64 sources"},
     };
     for (const Case &c : cases) {
         CliRun r = gensweep(std::string("calibrate tests/calibration/bad/") + c.file);
@@ -192,6 +198,31 @@ TEST(Calibrate, BadCaseFilesNameTheProblemAndWhere)
         EXPECT_NE(r.err.find(c.msg), std::string::npos) << c.file << "\n" << r.err;
         EXPECT_EQ(r.out, "") << c.file; // nothing ran
     }
+}
+
+// Only a structural case: no timed measurement, so no error factor to print (not "nan").
+TEST(Calibrate, NoTimedCaseHasNoErrorFactor)
+{
+    CliRun r = gensweep("calibrate tests/calibration/no_timed_case.yaml");
+    EXPECT_EQ(r.rc, 0) << r.out << r.err;
+    EXPECT_EQ(r.out.find("nan"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("geomean error factor: - (no timed case"), std::string::npos) << r.out;
+}
+
+// Case names and sources come from the file: ESC, BEL and OSC never reach the terminal raw,
+// in the table or in a load error.
+TEST(Calibrate, CaseNamesAndSourcesAreEscaped)
+{
+    CliRun r = gensweep("calibrate tests/calibration/name_escapes.yaml");
+    EXPECT_EQ(r.rc, 0) << r.out << r.err;
+    EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find('\a'), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("a\\x1b[2J\\x07"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("X\\x1b]0;pwned\\x07"), std::string::npos) << r.out;
+    r = gensweep("calibrate tests/calibration/bad/duplicate_name_escapes.yaml");
+    EXPECT_EQ(r.rc, 2) << r.out << r.err;
+    EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("'a\\x1b[2J' is used twice"), std::string::npos) << r.err;
 }
 
 TEST(RunFidelity, ACheckShapeThatDoesNotFitIsAFailure)
