@@ -221,6 +221,10 @@ int gs_cmd_calibrate(int argc, char **argv)
         if (cJSON_GetObjectItemCaseSensitive(f, "skipped"))
             printf("not fitted: %s %s (%s)\n", gs_json_str(f, "generation"), gs_json_str(f, "key"),
                    gs_json_str(f, "skipped"));
+        else if (cJSON_GetObjectItemCaseSensitive(f, "at_bound"))
+            printf("at a bound: %s %s = %.6g %s (%s): the cases want it further; check them\n",
+                   gs_json_str(f, "generation"), gs_json_str(f, "key"), gs_json_num(f, "after"),
+                   gs_json_str(f, "unit"), gs_json_str(f, "at_bound"));
     }
     int rc = structure_failed ? GS_EXIT_FAIL : GS_EXIT_OK;
     if (json_out) {

@@ -138,6 +138,55 @@ TEST(Calibrate, FitRecoversTheValueTheMeasurementCameFrom)
         std::remove(p.c_str());
 }
 
+// A measurement no value in range explains (50 s for a 32 KiB transfer): the fit stops at the
+// config's limit (fixed_latency <= 1 ms) or at its search range and says so, and the table,
+// the fitted values and the JSON are still there. The range does not grow round after round.
+TEST(Calibrate, AFitAtABoundStopsThereAndSaysSo)
+{
+    const std::string cases = tmp("bound-cases.yaml"), json = tmp("bound.json");
+    const std::string rel =
+        std::filesystem::relative(kSrc + "/configs/gen3", std::string(GS_BINARY_DIR)).string();
+    {
+        std::ofstream f(cases);
+        f << "sources: {T: test}\ncases:\n  - name: slow\n    config: fitme\n"
+          << "    kernel: ubench_dma\n    shape: [4, 4096]\n    dtype: bf16\n"
+          << "    measure: transfer\n    time: 50s\n    source: T\n";
+    }
+    struct Start {
+        const char *latency, *bound;
+        double most;
+    } starts[] = {{"100us", "upper: the config's limit", 1e6},
+                  {"100ns", "upper: the search range", 6400}};
+    for (const Start &st : starts) {
+        const std::string cfg = tmp("bound-cfg.yaml");
+        {
+            std::ofstream f(cfg);
+            f << "name: fitme\nextends: " << rel << "\ncore:\n  dma:\n"
+              << "    fixed_latency: \"" << st.latency << " [assumed: test]\"\n";
+        }
+        CliRun r = gensweep("calibrate '" + cases + "' --configs '" + cfg +
+                            "' --fit core.dma.fixed_latency --json '" + json + "'");
+        ASSERT_EQ(r.rc, 0) << st.latency << "\n" << r.out << r.err;
+        EXPECT_NE(r.out.find("slow "), std::string::npos) << r.out; // the table
+        EXPECT_NE(r.out.find("[fit: "), std::string::npos) << r.out;
+        EXPECT_NE(r.out.find(std::string("at a bound: fitme core.dma.fixed_latency")),
+                  std::string::npos)
+            << r.out;
+        EXPECT_NE(r.out.find(st.bound), std::string::npos) << r.out;
+        Json j(json);
+        ASSERT_NE(j.doc, nullptr);
+        const cJSON *fit = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j.doc, "fit"), 0);
+        ASSERT_NE(fit, nullptr);
+        EXPECT_LE(num(fit, "after"), st.most) << st.latency;
+        EXPECT_GE(num(fit, "after"), 0.99 * st.most) << st.latency;
+        EXPECT_STREQ(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(fit, "at_bound")),
+                     st.bound);
+        std::remove(cfg.c_str());
+    }
+    for (const std::string &p : {cases, json})
+        std::remove(p.c_str());
+}
+
 TEST(Calibrate, SourcedValuesAreNotFitted)
 {
     CliRun r = gensweep("calibrate calibration/cases.yaml --fit core.dma.bandwidth_per_engine");
