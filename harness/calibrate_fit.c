@@ -246,14 +246,16 @@ static int point_loads(const gs_calib *c, size_t g, const cal_point *p)
     gs_diags d;
     gs_diags_init(&d);
     gs_config *cfg = gs_config_load(gs_sweep_config_path(c->cfgs, g), &d);
-    int ok = cfg != NULL;
-    for (size_t k = 0; ok && k < c->o.n_sets; k++)
-        ok = gs_config_set(cfg, c->o.sets[k], &d) == GS_OK;
-    for (size_t k = 0; ok && k < p->n_keys; k++) {
-        char buf[256];
-        set_text(buf, sizeof buf, p->keys[k], p->units[k], p->v[k]);
-        ok = gs_config_set(cfg, buf, &d) == GS_OK;
+    char bufs[16][256];
+    const char *sets[GS_SWEEP_MAX_LIST];
+    size_t n = 0;
+    for (size_t k = 0; k < c->o.n_sets && n < GS_SWEEP_MAX_LIST; k++)
+        sets[n++] = c->o.sets[k];
+    for (size_t k = 0; k < p->n_keys && n < GS_SWEEP_MAX_LIST; k++) {
+        set_text(bufs[k], sizeof bufs[k], p->keys[k], p->units[k], p->v[k]);
+        sets[n++] = bufs[k];
     }
+    const int ok = cfg && gs_config_set_all(cfg, sets, n, &d) == GS_OK;
     gs_config_free(cfg);
     gs_diags_free(&d);
     return ok;
