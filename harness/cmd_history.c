@@ -137,7 +137,11 @@ static int report_error(const char *sub, const gs_error *err)
 {
     char buf[GS_ERROR_MSG_MAX + GS_ERROR_FILE_MAX + 64];
     gs_error_format(err, buf, sizeof buf);
-    fprintf(stderr, "gensweep history %s: %s\n", sub, buf);
+    gs_sb esc; /* messages may quote paths, ids or values from files */
+    gs_sb_init(&esc);
+    gs_sb_term(&esc, buf);
+    fprintf(stderr, "gensweep history %s: %s\n", sub, gs_sb_cstr(&esc));
+    gs_sb_free(&esc);
     return GS_EXIT_USAGE;
 }
 
@@ -267,9 +271,20 @@ static int cmd_show(int argc, char **argv)
     int i = 0;
     cJSON_ArrayForEach(r, runs)
     {
-        printf("  %3d  %-14.14s %-20s  %-6s %6d  %s\n", ++i, gs_json_str(r, "commit"),
-               gs_json_str(r, "date"), gs_json_str(r, "suite"), (int)gs_json_num(r, "jobs"),
+        /* commits, dates, suites and job ids come from the database: escaped */
+        gs_sb cm, dt, su;
+        gs_sb_init(&cm);
+        gs_sb_init(&dt);
+        gs_sb_init(&su);
+        gs_sb_term(&cm, gs_json_str(r, "commit"));
+        gs_sb_term(&dt, gs_json_str(r, "date"));
+        gs_sb_term(&su, gs_json_str(r, "suite"));
+        printf("  %3d  %-14.14s %-20s  %-6s %6d  %s\n", ++i, gs_sb_cstr(&cm), gs_sb_cstr(&dt),
+               gs_sb_cstr(&su), (int)gs_json_num(r, "jobs"),
                cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "good")) ? "yes" : "no");
+        gs_sb_free(&cm);
+        gs_sb_free(&dt);
+        gs_sb_free(&su);
     }
     printf("\n%-50s %12s %9s  %-*s  changes over %g%%\n", "job", "latest", "vs first",
            cJSON_GetArraySize(runs), "trend", gs_json_num(doc, "threshold") * 100);
@@ -295,9 +310,17 @@ static int cmd_show(int argc, char **argv)
         sparkline(times, &sb);
         const cJSON *c;
         cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(j, "changes"))
-            gs_sb_printf(&sb, "  %+.1f%% at %.12s", (gs_json_num(c, "ratio") - 1) * 100,
-                         gs_json_str(c, "commit"));
-        printf("%-50s %12s %9s  %s\n", gs_json_str(j, "id"), tb, vs, gs_sb_cstr(&sb));
+        {
+            char commit[16];
+            snprintf(commit, sizeof commit, "%.12s", gs_json_str(c, "commit"));
+            gs_sb_printf(&sb, "  %+.1f%% at ", (gs_json_num(c, "ratio") - 1) * 100);
+            gs_sb_term(&sb, commit);
+        }
+        gs_sb id;
+        gs_sb_init(&id);
+        gs_sb_term(&id, gs_json_str(j, "id"));
+        printf("%-50s %12s %9s  %s\n", gs_sb_cstr(&id), tb, vs, gs_sb_cstr(&sb));
+        gs_sb_free(&id);
         gs_sb_free(&sb);
     }
     if (!cJSON_GetArraySize(jobs)) printf("(no jobs%s)\n", a.kernel || a.gen ? " match" : "");
@@ -377,8 +400,14 @@ static int cmd_gate(int argc, char **argv)
         gs_free(gaps);
         return GS_EXIT_FAIL;
     }
-    printf("comparing with the last good run: commit %s (%s)\n", gs_json_str(base, "commit"),
-           gs_json_str(base, "date"));
+    {
+        gs_sb line;
+        gs_sb_init(&line);
+        gs_sb_printf(&line, "commit %s (%s)", gs_json_str(base, "commit"),
+                     gs_json_str(base, "date"));
+        print_term("comparing with the last good run: ", gs_sb_cstr(&line));
+        gs_sb_free(&line);
+    }
     gs_compare_summary s;
     gs_compare_docs(base, res, a.threshold, stdout, &s);
     printf("%d compared, %d regressions, %d improvements, %d changed, %d new, %d missing%s "

@@ -313,6 +313,32 @@ TEST_F(History, GateFailsResultsThatDidNotAllRun)
     EXPECT_EQ(run("history gate --db " + d + " " + results_ + " --commit new2", &out), 0) << out;
 }
 
+// Job ids come from results files: ESC, BEL and OSC sequences in one never reach the terminal
+// raw from `history show` (nor from the gate's lines).
+TEST_F(History, ShowEscapesJobIds)
+{
+    std::string d = db("escapes"), out;
+    cJSON *doc = cJSON_Parse(slurp(results_).c_str());
+    cJSON *j = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "jobs"), 0);
+    const std::string id =
+        std::string(cJSON_GetStringValue(cJSON_GetObjectItem(j, "id"))) + "\x1b]0;pwned\x07\x1b[2J";
+    cJSON_ReplaceItemInObject(j, "id", cJSON_CreateString(id.c_str()));
+    char *s = cJSON_Print(doc);
+    const std::string path = dir_ + "/escapes.json";
+    spit(path, s);
+    cJSON_free(s);
+    cJSON_Delete(doc);
+    ASSERT_EQ(run("history add " + path + " --db " + d + " --commit esc1 --date 2026-01-01", &out),
+              0)
+        << out;
+    ASSERT_EQ(run("history show --db " + d, &out), 0) << out;
+    EXPECT_EQ(out.find('\x1b'), std::string::npos) << out;
+    EXPECT_EQ(out.find('\x07'), std::string::npos) << out;
+    EXPECT_NE(out.find("\\x1b]0;pwned\\x07\\x1b[2J"), std::string::npos) << out;
+    ASSERT_EQ(run("history gate --db " + d + " " + results_ + " --commit esc2", &out), 1) << out;
+    EXPECT_EQ(out.find('\x1b'), std::string::npos) << out;
+}
+
 TEST_F(History, MigratesAVersion1Database)
 {
     std::string d = db("v1");
