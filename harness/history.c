@@ -22,18 +22,37 @@ struct gs_history {
     int version;
 };
 
+/* What an SQLite error means for the caller: the file not matching the schema (a missing
+ * table or column, a damaged or foreign file) is bad input (GS_ERR_INVALID, exit 2); a full
+ * disk, an I/O error, a lock held too long are a write that failed (GS_ERR_IO, exit 1). */
+static gs_status db_status(gs_history *h)
+{
+    switch (sqlite3_errcode(h->db) & 0xff) {
+    case SQLITE_ERROR:
+    case SQLITE_CORRUPT:
+    case SQLITE_NOTADB:
+    case SQLITE_SCHEMA:
+    case SQLITE_MISMATCH:
+    case SQLITE_FORMAT:
+        return GS_ERR_INVALID;
+    default:
+        return GS_ERR_IO;
+    }
+}
+
 static gs_status db_error(gs_history *h, gs_error *err, const char *what)
 {
-    return gs_error_set(err, GS_ERR_IO, h->path, 0, 0, "%s: %s", what, sqlite3_errmsg(h->db));
+    return gs_error_set(err, db_status(h), h->path, 0, 0, "%s: %s", what, sqlite3_errmsg(h->db));
 }
 
 static gs_status exec(gs_history *h, const char *sql, gs_error *err)
 {
     char *msg = NULL;
     if (sqlite3_exec(h->db, sql, NULL, NULL, &msg) == SQLITE_OK) return GS_OK;
-    gs_error_set(err, GS_ERR_IO, h->path, 0, 0, "%s", msg ? msg : sqlite3_errmsg(h->db));
+    const gs_status code = db_status(h);
+    gs_error_set(err, code, h->path, 0, 0, "%s", msg ? msg : sqlite3_errmsg(h->db));
     sqlite3_free(msg);
-    return GS_ERR_IO;
+    return code;
 }
 
 /* One integer from a query with no parameters; -1 on error (err set). */
@@ -122,12 +141,24 @@ static gs_status check_database(gs_history *h, int create, gs_error *err)
 
 static gs_status check_snapshot(gs_history *h, int create, gs_error *err)
 {
-    long long ver = query_int(h, "PRAGMA user_version", err);
-    if (ver < 0) {
+    /* user_version is any 32-bit integer: read it on its own, so that a negative one is told
+     * apart from a failed read */
+    sqlite3_stmt *vs = NULL;
+    long long ver = 0;
+    int vrc = sqlite3_prepare_v2(h->db, "PRAGMA user_version", -1, &vs, NULL);
+    if (vrc == SQLITE_OK) vrc = sqlite3_step(vs);
+    if (vrc == SQLITE_ROW) ver = sqlite3_column_int64(vs, 0);
+    sqlite3_finalize(vs);
+    if (vrc != SQLITE_ROW) {
         gs_error_set(err, GS_ERR_INVALID, h->path, 0, 0,
                      "not a gensweep history database (or damaged): %s", sqlite3_errmsg(h->db));
         return GS_ERR_INVALID;
     }
+    if (ver < 0)
+        return gs_error_set(err, GS_ERR_INVALID, h->path, 0, 0,
+                            "not a gensweep history database (user_version %lld is no schema "
+                            "version)",
+                            ver);
     long long tables = query_int(h, "SELECT count(*) FROM sqlite_master", err);
     if (tables < 0) {
         gs_error_set(err, GS_ERR_INVALID, h->path, 0, 0,
@@ -274,9 +305,12 @@ static int normalize_date(const char *s, char out[21])
                 ;
         if (strcmp(p, "Z") != 0) return -1;
     }
-    if (y < 1970 || y > 9999 || mo < 1 || mo > 12 || d < 1 || d > 31 || hh > 23 || mi > 59 ||
-        ss > 60 || hh < 0 || mi < 0 || ss < 0)
+    static const int mdays[12] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    if (y < 1970 || y > 9999 || mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] || hh > 23 ||
+        mi > 59 || ss > 60 || hh < 0 || mi < 0 || ss < 0)
         return -1;
+    const int leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    if (mo == 2 && d == 29 && !leap) return -1;
     /* every field is range-checked above: the text is exactly 20 characters */
     snprintf(out, 21, "%04u-%02u-%02uT%02u:%02u:%02uZ", (unsigned)y % 10000u, (unsigned)mo % 100u,
              (unsigned)d % 100u, (unsigned)hh % 100u, (unsigned)mi % 100u, (unsigned)ss % 100u);
@@ -425,8 +459,19 @@ gs_status gs_history_key_of(const cJSON *results, const char *commit, const char
         if (!*date || normalize_date(date, key->date) != 0) now_utc(key->date);
     } else if (normalize_date(date, key->date) != 0) {
         return gs_error_set(err, GS_ERR_USAGE, NULL, 0, 0,
-                            "date '%s' is not YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ", date);
+                            "date '%s' is not a valid YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ", date);
     }
+    /* a run dated in the future would stay the newest, and so the gate's "last good" base, for
+     * ever: a day of clock skew at most (the text forms compare in time order) */
+    char latest[21];
+    time_t t = time(NULL) + 24 * 3600;
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(latest, sizeof latest, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    if (strcmp(key->date, latest) > 0)
+        return gs_error_set(err, GS_ERR_USAGE, NULL, 0, 0,
+                            "date %s is in the future (a later run could never be the newest)",
+                            key->date);
     const cJSON *j;
     cJSON_ArrayForEach(j, cJSON_GetObjectItemCaseSensitive(results, "jobs"))
     {

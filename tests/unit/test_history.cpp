@@ -174,6 +174,58 @@ TEST_F(History, BadArgumentsAreUsageErrors)
     EXPECT_FALSE(exists(d));
 }
 
+// Dates that do not exist, and dates in the future (a run dated 2999 would stay the newest and
+// so the gate's base for ever), are refused; nothing is recorded.
+TEST_F(History, InvalidAndFutureDatesAreRefused)
+{
+    std::string d = db("dates"), out;
+    for (const char *date : {"2026-02-31", "2025-02-29", "2026-04-31", "2026-13-01"}) {
+        EXPECT_EQ(
+            run("history add " + results_ + " --db " + d + " --commit c1 --date " + date, &out), 2)
+            << date << "\n"
+            << out;
+        EXPECT_NE(out.find("is not a valid"), std::string::npos) << out;
+    }
+    EXPECT_EQ(
+        run("history add " + results_ + " --db " + d + " --commit c1 --date 2999-01-01", &out), 2)
+        << out;
+    EXPECT_NE(out.find("in the future"), std::string::npos) << out;
+    EXPECT_FALSE(exists(d)) << "nothing recorded, no database created";
+    // a leap day is a date
+    EXPECT_EQ(
+        run("history add " + results_ + " --db " + d + " --commit c1 --date 2024-02-29", &out), 0)
+        << out;
+}
+
+// A database whose schema does not match (a column dropped) is bad input, exit 2 like any
+// damaged or foreign file, not a failed write; a negative user_version is named as such.
+TEST_F(History, ForeignSchemasAreUsageErrors)
+{
+    std::string d = db("nocolumn"), out;
+    ASSERT_EQ(
+        run("history add " + results_ + " --db " + d + " --commit c1 --date 2026-01-01", &out), 0)
+        << out;
+    sqlite3 *h = nullptr;
+    ASSERT_EQ(sqlite3_open(d.c_str(), &h), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(h, "ALTER TABLE jobs DROP COLUMN max_abs", nullptr, nullptr, nullptr),
+              SQLITE_OK);
+    sqlite3_close(h);
+    EXPECT_EQ(
+        run("history add " + results_ + " --db " + d + " --commit c2 --date 2026-01-02", &out), 2)
+        << out;
+    EXPECT_NE(out.find("no column named max_abs"), std::string::npos) << out;
+    std::string v = db("negative"), out2;
+    ASSERT_EQ(
+        run("history add " + results_ + " --db " + v + " --commit c1 --date 2026-01-01", &out2), 0)
+        << out2;
+    ASSERT_EQ(sqlite3_open(v.c_str(), &h), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(h, "PRAGMA user_version = -1", nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(h);
+    EXPECT_EQ(run("history show --db " + v, &out2), 2) << out2;
+    EXPECT_NE(out2.find("user_version -1"), std::string::npos) << out2;
+    EXPECT_EQ(out2.find("not an error"), std::string::npos) << out2;
+}
+
 TEST_F(History, ExportFlagsChangePointsWithTheirCommit)
 {
     std::string d = db("export"), out;
