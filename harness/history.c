@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "gs/strbuf.h"
 #include "job.h"
@@ -223,6 +224,18 @@ static gs_status set_wal(gs_history *h, gs_error *err)
 
 static gs_status migrate(gs_history *h, int target, gs_error *err)
 {
+    /* at the version already (checked): nothing to write, no write lock (a reader of a
+     * read-only file cannot take one) */
+    long long now = query_int(h, "PRAGMA user_version", err);
+    if (now >= target) {
+        h->version = (int)now;
+        return GS_OK;
+    }
+    if (sqlite3_db_readonly(h->db, "main") == 1)
+        return gs_error_set(err, GS_ERR_INVALID, h->path, 0, 0,
+                            "history schema version %lld needs migrating to %d, but the database "
+                            "is read-only",
+                            now, target);
     gs_status st = exec(h, "BEGIN IMMEDIATE", err);
     if (st != GS_OK) return st;
     /* read again under the write lock: another process may have migrated meanwhile */
@@ -242,6 +255,50 @@ static gs_status migrate(gs_history *h, int target, gs_error *err)
         return st;
     }
     h->version = (int)(ver > target ? ver : target);
+    return GS_OK;
+}
+
+/* Whether this process may write path and create files next to it (a WAL database's -shm). */
+static int writable(const char *path)
+{
+    if (access(path, W_OK) != 0) return 0;
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash) return access(".", W_OK) == 0;
+    if (slash == dir)
+        slash[1] = '\0';
+    else
+        *slash = '\0';
+    return access(dir, W_OK) == 0;
+}
+
+/* Reopen h's file read-only as immutable (no locks, no -shm/-wal files made): for a file this
+ * process cannot write, which therefore nothing it does can change. */
+static gs_status reopen_immutable(gs_history *h, gs_error *err)
+{
+    gs_sb uri;
+    gs_sb_init(&uri);
+    gs_sb_puts(&uri, "file:");
+    for (const char *p = h->path; *p; p++) {
+        if (*p == '%' || *p == '?' || *p == '#')
+            gs_sb_printf(&uri, "%%%02X", (unsigned)(unsigned char)*p);
+        else
+            gs_sb_putc(&uri, *p);
+    }
+    gs_sb_puts(&uri, "?immutable=1");
+    if (!gs_sb_ok(&uri)) {
+        gs_sb_free(&uri);
+        return gs_error_set(err, GS_ERR_NOMEM, h->path, 0, 0, "out of memory");
+    }
+    sqlite3_close(h->db);
+    h->db = NULL;
+    int rc =
+        sqlite3_open_v2(gs_sb_cstr(&uri), &h->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+    gs_sb_free(&uri);
+    if (rc != SQLITE_OK)
+        return gs_error_set(err, GS_ERR_IO, h->path, 0, 0, "cannot open the history database: %s",
+                            h->db ? sqlite3_errmsg(h->db) : sqlite3_errstr(rc));
     return GS_OK;
 }
 
@@ -266,7 +323,19 @@ gs_status gs_history_open(const char *path, int create, int target_version, gs_h
     }
     sqlite3_busy_timeout(h->db, HISTORY_BUSY_MS);
     gs_status st = check_database(h, create, err);
-    if (st == GS_OK) st = set_wal(h, err);
+    /* a reader (show, export, gate) of a file it cannot write, or on a read-only mount where a
+     * WAL database's shared-memory file cannot be made: read it as an immutable file */
+    if (st != GS_OK && !create && !writable(path)) {
+        gs_error e2;
+        gs_error_clear(&e2);
+        if (reopen_immutable(h, &e2) == GS_OK) {
+            gs_error_clear(err);
+            st = check_database(h, create, err);
+        }
+    }
+    /* WAL lets concurrent writers add at once: set by the writer; a reader leaves the file's
+     * journal mode as it is */
+    if (st == GS_OK && create) st = set_wal(h, err);
     if (st == GS_OK) st = exec(h, "PRAGMA foreign_keys = ON", err);
     if (st == GS_OK) st = migrate(h, target_version, err);
     if (st != GS_OK) {

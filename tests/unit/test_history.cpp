@@ -226,6 +226,83 @@ TEST_F(History, ForeignSchemasAreUsageErrors)
     EXPECT_EQ(out2.find("not an error"), std::string::npos) << out2;
 }
 
+// A reader (show, export, gate) leaves the file as it is: a rollback-journal database stays
+// one. And a healthy database it cannot write (no write permission, or a read-only mount) is
+// read, not called damaged. Run as another user (setpriv) and in a private read-only bind
+// mount (unshare) when the machine allows it (root, as CI runs).
+TEST_F(History, ReadersNeitherWriteNorNeedToWrite)
+{
+    const std::string dir = tmpdir();
+    const std::string d = dir + "/ro.db";
+    std::string out;
+    ASSERT_EQ(
+        run("history add " + results_ + " --db " + d + " --commit c1 --date 2026-01-01", &out), 0)
+        << out;
+    sqlite3 *h = nullptr;
+    ASSERT_EQ(sqlite3_open(d.c_str(), &h), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(h, "PRAGMA journal_mode=DELETE", nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(h);
+    ASSERT_EQ(run("history show --db " + d, &out), 0) << out;
+    {
+        sqlite3 *r = nullptr;
+        ASSERT_EQ(sqlite3_open_v2(d.c_str(), &r, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+        sqlite3_stmt *st = nullptr;
+        ASSERT_EQ(sqlite3_prepare_v2(r, "PRAGMA journal_mode", -1, &st, nullptr), SQLITE_OK);
+        ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+        EXPECT_STREQ((const char *)sqlite3_column_text(st, 0), "delete");
+        sqlite3_finalize(st);
+        sqlite3_close(r);
+    }
+    // back to WAL, as add leaves it, for the read-only readers
+    ASSERT_EQ(
+        run("history add " + results_ + " --db " + d + " --commit c2 --date 2026-01-02", &out), 0)
+        << out;
+    if (geteuid() != 0 || std::system("command -v setpriv >/dev/null 2>&1") != 0)
+        GTEST_SKIP() << "needs root and setpriv to read as a user without write permission";
+    // the user may enter the directories and read the files, and write none of them
+    chmod(dir.c_str(), 0755);
+    chmod(dir_.c_str(), 0755);
+    chmod((dir_ + "/sweep").c_str(), 0755);
+    chmod(d.c_str(), 0644);
+    chmod(results_.c_str(), 0644);
+    const std::string bin = GS_GENSWEEP_BIN;
+    std::string as_nobody = "setpriv --reuid=65534 --regid=65534 --clear-groups ";
+    for (const std::string &sub : {"show --db " + d, "export --db " + d,
+                                   "gate --db " + d + " " + results_ + " --commit c3"}) {
+        std::string cmd = as_nobody + bin + " history " + sub + " 2>&1";
+        FILE *p = popen(cmd.c_str(), "r");
+        ASSERT_NE(p, nullptr);
+        std::string text;
+        char buf[4096];
+        size_t n;
+        while ((n = fread(buf, 1, sizeof buf, p)) > 0)
+            text.append(buf, n);
+        int st = pclose(p);
+        EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << sub << "\n" << text;
+        EXPECT_EQ(text.find("damaged"), std::string::npos) << text;
+    }
+    // a read-only mount of the directory, in a mount namespace of its own
+    const std::string ro = "unshare -m sh -c 'mount --bind " + dir + " " + dir +
+                           " && mount -o remount,bind,ro " + dir + " && ";
+    if (std::system((ro + "true' >/dev/null 2>&1").c_str()) != 0)
+        GTEST_SKIP() << "cannot make a read-only bind mount here";
+    for (const std::string &sub : {"show --db " + d, "export --db " + d,
+                                   "gate --db " + d + " " + results_ + " --commit c3"}) {
+        std::string cmd = ro + bin + " history " + sub + "' 2>&1";
+        FILE *p = popen(cmd.c_str(), "r");
+        ASSERT_NE(p, nullptr);
+        std::string text;
+        char buf[4096];
+        size_t n;
+        while ((n = fread(buf, 1, sizeof buf, p)) > 0)
+            text.append(buf, n);
+        int st = pclose(p);
+        EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << sub << "\n" << text;
+        EXPECT_EQ(text.find("damaged"), std::string::npos) << text;
+    }
+    std::system(("rm -rf '" + dir + "'").c_str());
+}
+
 TEST_F(History, ExportFlagsChangePointsWithTheirCommit)
 {
     std::string d = db("export"), out;
