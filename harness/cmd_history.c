@@ -360,7 +360,8 @@ static int cmd_export(int argc, char **argv)
     if (gs_sb_write_file(&sb, a.out, &err) != GS_OK) {
         gs_sb_free(&sb);
         report_error("export", &err);
-        return GS_EXIT_FAIL;
+        /* a path refused (a symlink, device or FIFO) is a usage error; a failed write is not */
+        return err.code == GS_ERR_USAGE ? GS_EXIT_USAGE : GS_EXIT_FAIL;
     }
     gs_sb_free(&sb);
     printf("wrote %s\n", a.out);

@@ -172,6 +172,16 @@ TEST_F(History, BadArgumentsAreUsageErrors)
     // show on a missing database: an error, and no file created
     EXPECT_EQ(run("history show --db " + d, &out), 2);
     EXPECT_FALSE(exists(d));
+    // export refusing to replace a symlink is a usage error, as everywhere
+    ASSERT_EQ(
+        run("history add " + results_ + " --db " + d + " --commit c1 --date 2026-01-01", &out), 0)
+        << out;
+    const std::string link = dir_ + "/export-link.json";
+    unlink(link.c_str());
+    ASSERT_EQ(symlink("/nonexistent/target.json", link.c_str()), 0);
+    EXPECT_EQ(run("history export --db " + d + " -o " + link, &out), 2) << out;
+    EXPECT_NE(out.find("is a symbolic link"), std::string::npos) << out;
+    unlink(link.c_str());
 }
 
 // Dates that do not exist, and dates in the future (a run dated 2999 would stay the newest and
