@@ -226,6 +226,25 @@ gs_status wrong_op(gs_kb *kb, const gs_kernel_args *a)
     return gs_kb_status(kb);
 }
 
+// elementwise add that computes 2 min(A, B) = A + B - |A - B|: below the reference everywhere
+// (a checker that took got - ref for the error, not its magnitude, would pass it)
+gs_status below_everywhere(gs_kb *kb, const gs_kernel_args *a)
+{
+    int64_t R = a->dims[0], W = a->dims[1];
+    gs_pool *p = gs_pool_create(kb, GS_MEM_SBUF, "x", 4, (uint64_t)W * 4);
+    unsigned np = (unsigned)R;
+    gs_tile ta = gs_tile_alloc(p, a->dtype, np, (uint32_t)W);
+    gs_tile tb = gs_tile_alloc(p, a->dtype, np, (uint32_t)W);
+    gs_tile tm = gs_tile_alloc(p, a->dtype, np, (uint32_t)W);
+    gs_tile to = gs_tile_alloc(p, a->dtype, np, (uint32_t)W);
+    gs_dma_copy(kb, ta.ap, gs_hbm_rows(&a->t[0], 0, np, 0, (uint32_t)W), -1);
+    gs_dma_copy(kb, tb.ap, gs_hbm_rows(&a->t[1], 0, np, 0, (uint32_t)W), -1);
+    gs_tensor_tensor(kb, tm.ap, ta.ap, tb.ap, GS_ALU_MIN);
+    gs_tensor_tensor(kb, to.ap, tm.ap, tm.ap, GS_ALU_ADD);
+    gs_dma_copy(kb, gs_hbm_rows(&a->t[2], 0, np, 0, (uint32_t)W), to.ap, -1);
+    return gs_kb_status(kb);
+}
+
 void run_broken(gs_kernel_fn fn, int64_t R, int64_t W, gs_job_check *chk, gs_status *st)
 {
     ConfigHolder h(std::string(GS_SOURCE_DIR) + "/configs/gen2.yaml");
@@ -260,6 +279,17 @@ TEST(Checker, CatchesAnOffByOneTail)
     EXPECT_EQ(chk.mismatches, 200u);
     // the worst element is named by [row, col], not a flat index: the first unwritten one
     EXPECT_NE(std::string(chk.worst).find("[0, 32]"), std::string::npos) << chk.worst;
+}
+
+TEST(Checker, CatchesValuesBelowTheReferenceEverywhere)
+{
+    gs_job_check chk;
+    gs_status st = GS_OK;
+    run_broken(below_everywhere, 64, 40, &chk, &st);
+    EXPECT_EQ(st, GS_ERR_MISMATCH);
+    EXPECT_GT(chk.mismatches, 64u * 40u / 2);
+    EXPECT_GT(chk.max_abs_err, 0.1); // a magnitude, never a negative difference
+    EXPECT_EQ(chk.bad_nonfinite, 0u);
 }
 
 TEST(Checker, CatchesWrongValues)

@@ -148,6 +148,48 @@ TEST(CompareGate, FailingJobRegressesThroughItsStatus)
     cJSON_Delete(cur);
 }
 
+// Equal statuses are judged on time and error whatever the status: a job failing on both sides
+// whose time grew is a regression, one that got faster an improvement (a gate that looked at
+// the times of passing jobs only would pass it).
+TEST(CompareGate, TimesOfJobsWithEqualNonPassStatusesAreCompared)
+{
+    for (const char *status : {"fail", "crash"}) {
+        Job b{kId, 1e-5, 1e-4, 1000.0, status};
+        Job slow{kId, 1e-5, 1e-4, 1500.0, status};
+        Job fast{kId, 1e-5, 1e-4, 500.0, status};
+        cJSON *base = make_doc({b}), *cs = make_doc({slow}), *cf = make_doc({fast});
+        std::string text;
+        gs_compare_summary s = compare(base, cs, &text);
+        EXPECT_EQ(s.regressions, 1) << status << "\n" << text;
+        EXPECT_NE(text.find("REGRESSION  " + std::string(kId) + ": time"), std::string::npos)
+            << text;
+        s = compare(base, cf, &text);
+        EXPECT_EQ(s.regressions, 0) << status << "\n" << text;
+        EXPECT_EQ(s.improvements, 1) << status << "\n" << text;
+        for (cJSON *d : {base, cs, cf})
+            cJSON_Delete(d);
+    }
+}
+
+// The threshold is a limit the change may reach: exactly +threshold is not a regression and
+// exactly -threshold not an improvement (values exact in binary: 2 -> 3 is +50 %).
+TEST(CompareGate, AChangeOfExactlyTheThresholdIsNotAFinding)
+{
+    cJSON *base = make_doc({{kId, 1e-5, 1e-4, 2.0}});
+    cJSON *up = make_doc({{kId, 1e-5, 1e-4, 3.0}});
+    cJSON *down = make_doc({{kId, 1e-5, 1e-4, 1.0}});
+    cJSON *past = make_doc({{kId, 1e-5, 1e-4, std::nextafter(3.0, 4.0)}});
+    gs_compare_summary s;
+    gs_compare_docs(base, up, 0.5, nullptr, &s);
+    EXPECT_EQ(s.regressions, 0);
+    gs_compare_docs(base, down, 0.5, nullptr, &s);
+    EXPECT_EQ(s.improvements, 0);
+    gs_compare_docs(base, past, 0.5, nullptr, &s);
+    EXPECT_EQ(s.regressions, 1);
+    for (cJSON *d : {base, up, down, past})
+        cJSON_Delete(d);
+}
+
 // Results that say they did not run everything fail the gate even with nothing to compare:
 // an interrupted sweep with no jobs, a file marked incomplete, planned jobs absent, a whole
 // generation of the file's configs without a job. A shard is judged on its own share.
