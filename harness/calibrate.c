@@ -84,7 +84,11 @@ static int parse_int(loader *L, yaml_node_t *n, const char *key, int64_t lo, int
     return 1;
 }
 
-static int parse_unit(loader *L, yaml_node_t *n, const char *key, gs_unit u, double *out)
+/* A measured value with its unit, in [lo, hi] (ns for a time, bytes/ns = GB/s for a
+ * bandwidth): what a micro-benchmark can measure, so that a typo (1e-300 ns, 1e300 GB/s)
+ * is refused where it is written instead of printing 300-digit numbers. */
+static int parse_unit(loader *L, yaml_node_t *n, const char *key, gs_unit u, double lo, double hi,
+                      const char *range, double *out)
 {
     const char *s = scalar(n);
     char msg[160];
@@ -94,6 +98,10 @@ static int parse_unit(loader *L, yaml_node_t *n, const char *key, gs_unit u, dou
     }
     if (!(*out > 0) || !isfinite(*out)) {
         LERR(L, n, "%s: must be greater than zero", key);
+        return 0;
+    }
+    if (*out < lo || *out > hi) {
+        LERR(L, n, "%s: '%.60s' is out of range (%s)", key, s, range);
         return 0;
     }
     return 1;
@@ -125,7 +133,8 @@ static void load_case(loader *L, yaml_node_t *m, size_t index)
     k.line = (int)m->start_mark.line + 1;
     k.measure = CAL_KERNEL;
     int ok = 1, have_shape = 0, have_kernel = 0;
-    yaml_node_t *kernel_node = m, *params_node = NULL, *variant_node = NULL, *dtype_node = NULL;
+    yaml_node_t *kernel_node = m, *params_node = NULL, *variant_node = NULL, *dtype_node = NULL,
+                *shape_node = m;
     char key[80];
     for (yaml_node_pair_t *p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top; p++) {
         yaml_node_t *kn = yaml_document_get_node(&L->doc, p->key);
@@ -162,6 +171,7 @@ static void load_case(loader *L, yaml_node_t *m, size_t index)
             params_node = vn;
         } else if (!strcmp(ks, "shape")) {
             have_shape = 1;
+            shape_node = vn;
             if (vn->type != YAML_SEQUENCE_NODE) {
                 LERR(L, vn, "%s: expected a list of sizes, e.g. [4, 4096]", key);
                 ok = 0;
@@ -190,9 +200,10 @@ static void load_case(loader *L, yaml_node_t *m, size_t index)
                 ok = 0;
             }
         } else if (!strcmp(ks, "time")) {
-            ok &= parse_unit(L, vn, key, GS_UNIT_TIME, &k.time_ns);
+            ok &= parse_unit(L, vn, key, GS_UNIT_TIME, 1e-3, 1e12, "1 ps .. 1000 s", &k.time_ns);
         } else if (!strcmp(ks, "engine_bandwidth")) {
-            ok &= parse_unit(L, vn, key, GS_UNIT_BANDWIDTH, &k.engine_bw);
+            ok &= parse_unit(L, vn, key, GS_UNIT_BANDWIDTH, 1e-3, 1e6, "1 MB/s .. 1 PB/s",
+                             &k.engine_bw);
         } else if (!strcmp(ks, "engines")) {
             int64_t v = 0;
             ok &= parse_int(L, vn, key, 1, GS_MAX_QUEUES, &v);
@@ -274,6 +285,29 @@ static void load_case(loader *L, yaml_node_t *m, size_t index)
         }
     }
     (void)kernel_node;
+    /* the kernel must take the shape, and a per_step case's second run (N doubled) too: a
+     * refusal is the case file's problem, said here rather than as a failed job */
+    for (int rep = 0; rep < (k.measure == CAL_PER_STEP ? 2 : 1); rep++) {
+        gs_kernel_args ka;
+        memset(&ka, 0, sizeof ka);
+        for (int d = 0; d < k.n_dims; d++)
+            ka.dims[d] = k.dims[d];
+        if (rep) ka.dims[0] *= 2;
+        memcpy(ka.param, k.params, sizeof ka.param);
+        ka.dtype = k.dtype;
+        ka.variant = k.variant;
+        ka.param_names = kd->param_names;
+        ka.n_params = kd->n_params;
+        gs_tensor_decl decl[GS_KERNEL_MAX_TENSORS];
+        gs_error kerr;
+        gs_error_clear(&kerr);
+        if (kd->tensors(&ka, decl, GS_KERNEL_MAX_TENSORS, &kerr) < 0) {
+            LERR(L, shape_node, "%s.shape: %s refuses %s%lld: %s", key, kd->name,
+                 rep ? "the per_step case's second run, N = 2 x " : "N = ", (long long)k.dims[0],
+                 kerr.message[0] ? kerr.message : "bad shape");
+            return;
+        }
+    }
     c->cases[c->n++] = k;
 }
 
@@ -347,9 +381,13 @@ gs_calib *gs_calib_load(const char *path, const gs_sweep_opts *o, gs_diags *diag
                     continue;
                 }
                 for (yaml_node_pair_t *q = vn->data.mapping.pairs.start;
-                     q < vn->data.mapping.pairs.top && c->n_src < CAL_MAX_SOURCES; q++) {
+                     q < vn->data.mapping.pairs.top; q++) {
                     yaml_node_t *sk = yaml_document_get_node(&L.doc, q->key);
                     yaml_node_t *sv = yaml_document_get_node(&L.doc, q->value);
+                    if (c->n_src == CAL_MAX_SOURCES) {
+                        LERR(&L, sk, "sources: more than %d sources", CAL_MAX_SOURCES);
+                        break;
+                    }
                     if (copy_str(&L, sk, "sources", c->src_keys[c->n_src], 48) &&
                         copy_str(&L, sv, "sources", c->src_refs[c->n_src], 512))
                         c->n_src++;

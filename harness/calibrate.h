@@ -56,7 +56,10 @@ typedef struct gs_calib_fit_opts {
  * generation (minimising the squared log error of that generation's timed cases, plus a small
  * pull towards the starting values so that parameters the cases cannot tell apart stay put),
  * then reports the cases at the fitted values; the document's "fit" lists before/after values
- * and errors, and "yaml" holds the fitted values as config lines tagged [fit: ...]. */
+ * and errors, and "yaml" holds the fitted values as config lines tagged [fit: ...]. Each key is
+ * searched within / and x 64 its starting value, clamped to what the config accepts; a fitted
+ * value at an end of that range has "at_bound" saying which end and whether it is the config's
+ * limit. */
 cJSON *gs_calib_run(gs_calib *c, const gs_calib_fit_opts *fit, gs_error *err);
 
 #ifdef __cplusplus

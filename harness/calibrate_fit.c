@@ -216,6 +216,8 @@ typedef struct fit_ctx {
     size_t g;
     cal_point p;
     double start[16];
+    int at_bound[16];       /* the fitted value sits at its search range's end: -1 low, +1 high */
+    int bound_is_limit[16]; /* ... and that end is the config's own limit */
     double *model;
     unsigned *engines;
     gs_error *err;
@@ -237,11 +239,63 @@ static double objective(fit_ctx *f)
     return e;
 }
 
-/* Golden-section search of key k over u = log(1 + v) in [lo, hi]. */
+/* Does generation g's config load with point p applied after the calibration's own --set
+ * values? (The fitted values go through the same validation as any --set.) */
+static int point_loads(const gs_calib *c, size_t g, const cal_point *p)
+{
+    gs_diags d;
+    gs_diags_init(&d);
+    gs_config *cfg = gs_config_load(gs_sweep_config_path(c->cfgs, g), &d);
+    char bufs[16][256];
+    const char *sets[GS_SWEEP_MAX_LIST];
+    size_t n = 0;
+    for (size_t k = 0; k < c->o.n_sets && n < GS_SWEEP_MAX_LIST; k++)
+        sets[n++] = c->o.sets[k];
+    for (size_t k = 0; k < p->n_keys && n < GS_SWEEP_MAX_LIST; k++) {
+        set_text(bufs[k], sizeof bufs[k], p->keys[k], p->units[k], p->v[k]);
+        sets[n++] = bufs[k];
+    }
+    const int ok = cfg && gs_config_set_all(cfg, sets, n, &d) == GS_OK;
+    gs_config_free(cfg);
+    gs_diags_free(&d);
+    return ok;
+}
+
+/* The end of key k's search range towards `want` (in u = log(1 + v)) that the config still
+ * accepts: want itself, or the config's limit found by bisection from u_ok (accepted). */
+static double feasible_end(fit_ctx *f, size_t k, double u_ok, double want, int *limited)
+{
+    const double keep = f->p.v[k];
+    f->p.v[k] = exp(want) - 1;
+    *limited = !point_loads(f->c, f->g, &f->p);
+    if (*limited) {
+        double good = u_ok, bad = want;
+        for (int it = 0; it < 48; it++) {
+            const double mid = (good + bad) / 2;
+            f->p.v[k] = exp(mid) - 1;
+            if (point_loads(f->c, f->g, &f->p))
+                good = mid;
+            else
+                bad = mid;
+        }
+        want = good;
+    }
+    f->p.v[k] = keep;
+    return want;
+}
+
+/* Golden-section search of key k over u = log(1 + v) in [lo, hi]: the starting value / and x
+ * CAL_RANGE (from the value the fit started at, so the range does not grow round after round),
+ * clamped to what the config accepts. */
 static void search_key(fit_ctx *f, size_t k)
 {
     const double v0 = f->p.v[k];
-    double lo = 0.0, hi = log(1 + GS_MAX(v0, 1.0) * CAL_RANGE);
+    const double u0 = log(1 + v0);
+    int lim_lo = 0, lim_hi = 0;
+    const double lo0 = feasible_end(f, k, u0, 0.0, &lim_lo);
+    const double hi0 =
+        feasible_end(f, k, u0, log(1 + GS_MAX(f->start[k], 1.0) * CAL_RANGE), &lim_hi);
+    double lo = lo0, hi = hi0;
     const double gr = (sqrt(5.0) - 1) / 2;
     double a = hi - gr * (hi - lo), b = lo + gr * (hi - lo);
     f->p.v[k] = exp(a) - 1;
@@ -269,7 +323,12 @@ static void search_key(fit_ctx *f, size_t k)
     const double best_u = fa < fb ? a : b, best_f = GS_MIN(fa, fb);
     f->p.v[k] = v0;
     const double f0 = objective(f);
-    f->p.v[k] = best_f < f0 ? exp(best_u) - 1 : v0;
+    const int moved = best_f < f0;
+    f->p.v[k] = moved ? exp(best_u) - 1 : v0;
+    /* a best value at an end of the range: the cases want it further than the fit may go */
+    const double u = moved ? best_u : u0, tol = 1e-3 * (hi0 - lo0);
+    f->at_bound[k] = hi0 - u <= tol ? 1 : u - lo0 <= tol && lo0 > 0 ? -1 : 0;
+    f->bound_is_limit[k] = f->at_bound[k] > 0 ? lim_hi : f->at_bound[k] < 0 ? lim_lo : 0;
 }
 
 static cJSON *case_json(const cal_case *k, double model, unsigned engines)
@@ -386,7 +445,10 @@ cJSON *gs_calib_run(gs_calib *c, const gs_calib_fit_opts *fit, gs_error *err)
             for (size_t k = 0; k < f.p.n_keys; k++) {
                 char digits[32];
                 snprintf(digits, sizeof digits, "%.4g", f.p.v[k]);
+                const double exact = f.p.v[k];
                 f.p.v[k] = strtod(digits, NULL);
+                /* rounded past the config's limit: the value at the limit, unrounded */
+                if (!point_loads(c, g, &f.p)) f.p.v[k] = exact;
             }
             /* the cases at the fitted values */
             if (run_cases(c, g, &f.p, model, engines, err) != GS_OK) {
@@ -422,6 +484,13 @@ cJSON *gs_calib_run(gs_calib *c, const gs_calib_fit_opts *fit, gs_error *err)
                 cJSON_AddNumberToObject(o, "geomean_error_before", before);
                 cJSON_AddNumberToObject(o, "geomean_error_after", after);
                 cJSON_AddNumberToObject(o, "evaluations", f.evals);
+                if (f.at_bound[k])
+                    cJSON_AddStringToObject(
+                        o, "at_bound",
+                        f.at_bound[k] > 0 ? (f.bound_is_limit[k] ? "upper: the config's limit"
+                                                                 : "upper: the search range")
+                                          : (f.bound_is_limit[k] ? "lower: the config's limit"
+                                                                 : "lower: the search range"));
                 cJSON_AddItemToArray(fits, o);
             }
         }

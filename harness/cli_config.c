@@ -13,13 +13,22 @@ gs_config *gs_cli_load_config(const char *path, const char *const *sets, size_t 
     gs_diags d;
     gs_diags_init(&d);
     gs_config *c = gs_config_load(path, &d);
-    for (size_t i = 0; c && i <= n_sets; i++) {
-        const char *a = i < n_sets ? sets[i] : extra;
-        if (a && gs_config_set(c, a, &d) != GS_OK) {
-            gs_config_free(c);
-            c = NULL;
-        }
+    /* every override, then one validation (gs_config_set_all): the order does not matter */
+    const char **all = c ? gs_calloc(n_sets + 1, sizeof *all) : NULL;
+    if (c && !all) {
+        gs_diags_add(&d, GS_ERR_NOMEM, "--set", 0, 0, "out of memory");
+        gs_config_free(c);
+        c = NULL;
     }
+    size_t n = 0;
+    for (size_t i = 0; c && i < n_sets; i++)
+        all[n++] = sets[i];
+    if (c && extra) all[n++] = extra;
+    if (c && gs_config_set_all(c, all, n, &d) != GS_OK) {
+        gs_config_free(c);
+        c = NULL;
+    }
+    gs_free(all);
     for (size_t i = 0; !c && i < d.count; i++) {
         const gs_error *e = &d.items[i];
         gs_diags_add(diags, e->code, e->file, e->line, e->column, "%s", e->message);

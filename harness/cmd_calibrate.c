@@ -129,12 +129,17 @@ int gs_cmd_calibrate(int argc, char **argv)
         gs_diags_sort(&d);
         for (size_t i = 0; i < d.count; i++) {
             const gs_error *e = &d.items[i];
+            /* messages quote names and values from the case file */
+            gs_sb msg;
+            gs_sb_init(&msg);
+            gs_sb_term(&msg, e->message);
             if (!e->file[0]) /* the sweep's own (sweep.h): after the command it ran under */
-                fprintf(stderr, "gensweep sweep: %s\n", e->message);
+                fprintf(stderr, "gensweep sweep: %s\n", gs_sb_cstr(&msg));
             else if (e->line > 0)
-                fprintf(stderr, "%s:%d:%d: %s\n", e->file, e->line, e->column, e->message);
+                fprintf(stderr, "%s:%d:%d: %s\n", e->file, e->line, e->column, gs_sb_cstr(&msg));
             else
-                fprintf(stderr, "%s: %s\n", e->file, e->message);
+                fprintf(stderr, "%s: %s\n", e->file, gs_sb_cstr(&msg));
+            gs_sb_free(&msg);
         }
         gs_diags_free(&d);
         return GS_EXIT_USAGE;
@@ -174,13 +179,24 @@ int gs_cmd_calibrate(int argc, char **argv)
                  gs_sb_cstr(&sh));
         gs_sb_free(&sh);
         const double m = gs_json_num(k, "measured_ns"), mod = gs_json_num(k, "model_ns");
-        printf("%-22s %-6s %-34s %-9s ", gs_json_str(k, "name"), gs_json_str(k, "generation"), job,
+        /* names and sources come from the case file: control characters escaped */
+        gs_sb name, gen, src;
+        gs_sb_init(&name);
+        gs_sb_init(&gen);
+        gs_sb_init(&src);
+        gs_sb_term(&name, gs_json_str(k, "name"));
+        gs_sb_term(&gen, gs_json_str(k, "generation"));
+        gs_sb_term(&src, gs_json_str(k, "source"));
+        printf("%-22s %-6s %-34s %-9s ", gs_sb_cstr(&name), gs_sb_cstr(&gen), job,
                gs_json_str(k, "measure"));
         if (isnan(m))
             printf("%12s %12.1f %7s", "-", mod, "-");
         else
             printf("%12.1f %12.1f %7.3f", m, mod, gs_json_num(k, "ratio"));
-        printf("  %s\n", gs_json_str(k, "source"));
+        printf("  %s\n", gs_sb_cstr(&src));
+        gs_sb_free(&name);
+        gs_sb_free(&gen);
+        gs_sb_free(&src);
         const cJSON *em = cJSON_GetObjectItemCaseSensitive(k, "engines_match");
         if (em) {
             printf("%-22s expects %.0f DMA engine(s): the model used %.0f (%s)\n", "",
@@ -191,7 +207,9 @@ int gs_cmd_calibrate(int argc, char **argv)
     }
     const double before = gs_json_num(doc, "geomean_error_before");
     const double after = gs_json_num(doc, "geomean_error");
-    if (n_keys)
+    if (isnan(after))
+        printf("geomean error factor: - (no timed case: nothing measured in time to compare)\n");
+    else if (n_keys)
         printf("geomean error factor: %.3f before the fit, %.3f after\n", before, after);
     else
         printf("geomean error factor: %.3f\n", after);
@@ -203,6 +221,10 @@ int gs_cmd_calibrate(int argc, char **argv)
         if (cJSON_GetObjectItemCaseSensitive(f, "skipped"))
             printf("not fitted: %s %s (%s)\n", gs_json_str(f, "generation"), gs_json_str(f, "key"),
                    gs_json_str(f, "skipped"));
+        else if (cJSON_GetObjectItemCaseSensitive(f, "at_bound"))
+            printf("at a bound: %s %s = %.6g %s (%s): the cases want it further; check them\n",
+                   gs_json_str(f, "generation"), gs_json_str(f, "key"), gs_json_num(f, "after"),
+                   gs_json_str(f, "unit"), gs_json_str(f, "at_bound"));
     }
     int rc = structure_failed ? GS_EXIT_FAIL : GS_EXIT_OK;
     if (json_out) {

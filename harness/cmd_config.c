@@ -48,15 +48,13 @@ static gs_config *load_with_sets(const char *path, const gs_cli_args *a, int *ex
         gs_diags_free(&d);
         return NULL;
     }
-    for (size_t i = 0; i < a->n_sets; i++) {
-        gs_status st = gs_config_set(c, a->sets[i], &d);
-        if (st != GS_OK) {
-            *exit_code = st == GS_ERR_USAGE ? GS_EXIT_USAGE : GS_EXIT_FAIL;
-            print_diags(&d);
-            gs_diags_free(&d);
-            gs_config_free(c);
-            return NULL;
-        }
+    gs_status st = gs_config_set_all(c, a->sets, a->n_sets, &d);
+    if (st != GS_OK) {
+        *exit_code = st == GS_ERR_USAGE ? GS_EXIT_USAGE : GS_EXIT_FAIL;
+        print_diags(&d);
+        gs_diags_free(&d);
+        gs_config_free(c);
+        return NULL;
     }
     gs_diags_free(&d);
     *exit_code = GS_EXIT_OK;

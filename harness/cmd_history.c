@@ -37,7 +37,8 @@ void gs_help_history(void)
         "  export     the same as JSON (schema gensweep-history, results/RESULTS.md) to FILE or\n"
         "             stdout, for the report\n"
         "  gate       compare RESULTS.json with the last run recorded as good (complete, no\n"
-        "             failing job) of another commit: like compare, regressions exit 1\n"
+        "             failing job) of another commit: like compare, regressions exit 1,\n"
+        "             and so do results that did not all run (interrupted, incomplete)\n"
         "  --db FILE        the history database\n"
         "  --kernel K       only the jobs of kernel K\n"
         "  --gen G          only the jobs of generation G\n"
@@ -122,11 +123,25 @@ static int parse(int argc, char **argv, hist_args *a)
     return 0;
 }
 
+/* One line of prefix + s on stdout, s's control characters escaped (s comes from a file). */
+static void print_term(const char *prefix, const char *s)
+{
+    gs_sb sb;
+    gs_sb_init(&sb);
+    gs_sb_term(&sb, s);
+    printf("%s%s\n", prefix, gs_sb_cstr(&sb));
+    gs_sb_free(&sb);
+}
+
 static int report_error(const char *sub, const gs_error *err)
 {
     char buf[GS_ERROR_MSG_MAX + GS_ERROR_FILE_MAX + 64];
     gs_error_format(err, buf, sizeof buf);
-    fprintf(stderr, "gensweep history %s: %s\n", sub, buf);
+    gs_sb esc; /* messages may quote paths, ids or values from files */
+    gs_sb_init(&esc);
+    gs_sb_term(&esc, buf);
+    fprintf(stderr, "gensweep history %s: %s\n", sub, gs_sb_cstr(&esc));
+    gs_sb_free(&esc);
     return GS_EXIT_USAGE;
 }
 
@@ -256,9 +271,20 @@ static int cmd_show(int argc, char **argv)
     int i = 0;
     cJSON_ArrayForEach(r, runs)
     {
-        printf("  %3d  %-14.14s %-20s  %-6s %6d  %s\n", ++i, gs_json_str(r, "commit"),
-               gs_json_str(r, "date"), gs_json_str(r, "suite"), (int)gs_json_num(r, "jobs"),
+        /* commits, dates, suites and job ids come from the database: escaped */
+        gs_sb cm, dt, su;
+        gs_sb_init(&cm);
+        gs_sb_init(&dt);
+        gs_sb_init(&su);
+        gs_sb_term(&cm, gs_json_str(r, "commit"));
+        gs_sb_term(&dt, gs_json_str(r, "date"));
+        gs_sb_term(&su, gs_json_str(r, "suite"));
+        printf("  %3d  %-14.14s %-20s  %-6s %6d  %s\n", ++i, gs_sb_cstr(&cm), gs_sb_cstr(&dt),
+               gs_sb_cstr(&su), (int)gs_json_num(r, "jobs"),
                cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "good")) ? "yes" : "no");
+        gs_sb_free(&cm);
+        gs_sb_free(&dt);
+        gs_sb_free(&su);
     }
     printf("\n%-50s %12s %9s  %-*s  changes over %g%%\n", "job", "latest", "vs first",
            cJSON_GetArraySize(runs), "trend", gs_json_num(doc, "threshold") * 100);
@@ -284,9 +310,17 @@ static int cmd_show(int argc, char **argv)
         sparkline(times, &sb);
         const cJSON *c;
         cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(j, "changes"))
-            gs_sb_printf(&sb, "  %+.1f%% at %.12s", (gs_json_num(c, "ratio") - 1) * 100,
-                         gs_json_str(c, "commit"));
-        printf("%-50s %12s %9s  %s\n", gs_json_str(j, "id"), tb, vs, gs_sb_cstr(&sb));
+        {
+            char commit[16];
+            snprintf(commit, sizeof commit, "%.12s", gs_json_str(c, "commit"));
+            gs_sb_printf(&sb, "  %+.1f%% at ", (gs_json_num(c, "ratio") - 1) * 100);
+            gs_sb_term(&sb, commit);
+        }
+        gs_sb id;
+        gs_sb_init(&id);
+        gs_sb_term(&id, gs_json_str(j, "id"));
+        printf("%-50s %12s %9s  %s\n", gs_sb_cstr(&id), tb, vs, gs_sb_cstr(&sb));
+        gs_sb_free(&id);
         gs_sb_free(&sb);
     }
     if (!cJSON_GetArraySize(jobs)) printf("(no jobs%s)\n", a.kernel || a.gen ? " match" : "");
@@ -326,7 +360,8 @@ static int cmd_export(int argc, char **argv)
     if (gs_sb_write_file(&sb, a.out, &err) != GS_OK) {
         gs_sb_free(&sb);
         report_error("export", &err);
-        return GS_EXIT_FAIL;
+        /* a path refused (a symlink, device or FIFO) is a usage error; a failed write is not */
+        return err.code == GS_ERR_USAGE ? GS_EXIT_USAGE : GS_EXIT_FAIL;
     }
     gs_sb_free(&sb);
     printf("wrote %s\n", a.out);
@@ -353,22 +388,36 @@ static int cmd_gate(int argc, char **argv)
     cJSON *base = gs_history_last_good(h, *commit ? commit : NULL, &found, &err);
     gs_history_close(h);
     if (!found) {
-        cJSON_Delete(res);
-        if (err.code != GS_OK) return report_error("gate", &err);
+        if (err.code != GS_OK) {
+            cJSON_Delete(res);
+            return report_error("gate", &err);
+        }
         printf("%s: no good run of another commit recorded: nothing to compare with\n", a.db);
-        return GS_EXIT_OK;
+        /* nothing to compare with, but results that did not all run still fail */
+        char *gaps = gs_compare_gaps(res);
+        cJSON_Delete(res);
+        if (!gaps) return GS_EXIT_OK;
+        print_term("INCOMPLETE  the new results did not run everything: ", gaps);
+        gs_free(gaps);
+        return GS_EXIT_FAIL;
     }
-    printf("comparing with the last good run: commit %s (%s)\n", gs_json_str(base, "commit"),
-           gs_json_str(base, "date"));
+    {
+        gs_sb line;
+        gs_sb_init(&line);
+        gs_sb_printf(&line, "commit %s (%s)", gs_json_str(base, "commit"),
+                     gs_json_str(base, "date"));
+        print_term("comparing with the last good run: ", gs_sb_cstr(&line));
+        gs_sb_free(&line);
+    }
     gs_compare_summary s;
     gs_compare_docs(base, res, a.threshold, stdout, &s);
-    printf("%d compared, %d regressions, %d improvements, %d changed, %d new, %d missing "
+    printf("%d compared, %d regressions, %d improvements, %d changed, %d new, %d missing%s "
            "(threshold %g%%)\n",
            s.compared, s.regressions, s.improvements, s.changed, s.added, s.missing,
-           a.threshold * 100);
+           s.incomplete ? ", incomplete" : "", a.threshold * 100);
     cJSON_Delete(base);
     cJSON_Delete(res);
-    return s.regressions ? GS_EXIT_FAIL : GS_EXIT_OK;
+    return gs_compare_failed(&s) ? GS_EXIT_FAIL : GS_EXIT_OK;
 }
 
 int gs_cmd_history(int argc, char **argv)

@@ -333,8 +333,8 @@ int gs_sweep_main(const gs_sweep_opts *opts)
     if (base) {
         gs_compare_summary sum;
         gs_compare_docs(base, doc, o.threshold, o.quiet ? NULL : stdout, &sum);
-        if (sum.regressions) rc = GS_EXIT_FAIL;
-        if (!o.quiet || sum.regressions)
+        if (gs_compare_failed(&sum)) rc = GS_EXIT_FAIL;
+        if (!o.quiet || gs_compare_failed(&sum))
             fprintf(o.quiet ? stderr : stdout,
                     "baseline: %d compared, %d regressions, %d improvements, %d new, %d missing\n",
                     sum.compared, sum.regressions, sum.improvements, sum.added, sum.missing);
@@ -551,7 +551,8 @@ void gs_help_compare(void)
            "them, e.g. tests/baselines). A job regressed when its simulated time grew by more\n"
            "than the threshold, its status got worse, or its max abs error grew by more than\n"
            "10%% of its tolerance; improvements and new jobs are listed too. Exit 1 when\n"
-           "anything regressed.\n\n"
+           "anything regressed, or when NEW did not run everything (interrupted, marked\n"
+           "incomplete, planned jobs absent, a generation of its configs without a job).\n\n"
            "usage: gensweep compare --across BASE_GEN OTHER_GEN [results.json...]\n"
            "                        [--mode timing|functional] [--quiet]\n\n"
            "Which generation is faster on what: match the jobs of two generations by\n"
@@ -606,13 +607,24 @@ int gs_cmd_compare(int argc, char **argv)
         return GS_EXIT_USAGE;
     }
     gs_compare_summary s;
+    /* what the new file did not run is said even with --quiet: it fails the gate */
     gs_compare_docs(a, b, thr, quiet ? NULL : stdout, &s);
-    printf("%d compared, %d regressions, %d improvements, %d changed, %d new, %d missing "
+    if (quiet && s.incomplete) {
+        char *gaps = gs_compare_gaps(b);
+        gs_sb msg;
+        gs_sb_init(&msg);
+        gs_sb_printf(&msg, "%s: did not run everything: %s", pos[1], gaps ? gaps : "?");
+        print_escaped_error("compare", gs_sb_cstr(&msg));
+        gs_sb_free(&msg);
+        gs_free(gaps);
+    }
+    printf("%d compared, %d regressions, %d improvements, %d changed, %d new, %d missing%s "
            "(threshold %.3g%%)\n",
-           s.compared, s.regressions, s.improvements, s.changed, s.added, s.missing, thr * 100);
+           s.compared, s.regressions, s.improvements, s.changed, s.added, s.missing,
+           s.incomplete ? ", incomplete" : "", thr * 100);
     cJSON_Delete(a);
     cJSON_Delete(b);
-    return s.regressions ? GS_EXIT_FAIL : GS_EXIT_OK;
+    return gs_compare_failed(&s) ? GS_EXIT_FAIL : GS_EXIT_OK;
 }
 
 void gs_help_baseline(void)

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "gs/strbuf.h"
 #include "job.h"
@@ -22,18 +23,37 @@ struct gs_history {
     int version;
 };
 
+/* What an SQLite error means for the caller: the file not matching the schema (a missing
+ * table or column, a damaged or foreign file) is bad input (GS_ERR_INVALID, exit 2); a full
+ * disk, an I/O error, a lock held too long are a write that failed (GS_ERR_IO, exit 1). */
+static gs_status db_status(gs_history *h)
+{
+    switch (sqlite3_errcode(h->db) & 0xff) {
+    case SQLITE_ERROR:
+    case SQLITE_CORRUPT:
+    case SQLITE_NOTADB:
+    case SQLITE_SCHEMA:
+    case SQLITE_MISMATCH:
+    case SQLITE_FORMAT:
+        return GS_ERR_INVALID;
+    default:
+        return GS_ERR_IO;
+    }
+}
+
 static gs_status db_error(gs_history *h, gs_error *err, const char *what)
 {
-    return gs_error_set(err, GS_ERR_IO, h->path, 0, 0, "%s: %s", what, sqlite3_errmsg(h->db));
+    return gs_error_set(err, db_status(h), h->path, 0, 0, "%s: %s", what, sqlite3_errmsg(h->db));
 }
 
 static gs_status exec(gs_history *h, const char *sql, gs_error *err)
 {
     char *msg = NULL;
     if (sqlite3_exec(h->db, sql, NULL, NULL, &msg) == SQLITE_OK) return GS_OK;
-    gs_error_set(err, GS_ERR_IO, h->path, 0, 0, "%s", msg ? msg : sqlite3_errmsg(h->db));
+    const gs_status code = db_status(h);
+    gs_error_set(err, code, h->path, 0, 0, "%s", msg ? msg : sqlite3_errmsg(h->db));
     sqlite3_free(msg);
-    return GS_ERR_IO;
+    return code;
 }
 
 /* One integer from a query with no parameters; -1 on error (err set). */
@@ -122,12 +142,24 @@ static gs_status check_database(gs_history *h, int create, gs_error *err)
 
 static gs_status check_snapshot(gs_history *h, int create, gs_error *err)
 {
-    long long ver = query_int(h, "PRAGMA user_version", err);
-    if (ver < 0) {
+    /* user_version is any 32-bit integer: read it on its own, so that a negative one is told
+     * apart from a failed read */
+    sqlite3_stmt *vs = NULL;
+    long long ver = 0;
+    int vrc = sqlite3_prepare_v2(h->db, "PRAGMA user_version", -1, &vs, NULL);
+    if (vrc == SQLITE_OK) vrc = sqlite3_step(vs);
+    if (vrc == SQLITE_ROW) ver = sqlite3_column_int64(vs, 0);
+    sqlite3_finalize(vs);
+    if (vrc != SQLITE_ROW) {
         gs_error_set(err, GS_ERR_INVALID, h->path, 0, 0,
                      "not a gensweep history database (or damaged): %s", sqlite3_errmsg(h->db));
         return GS_ERR_INVALID;
     }
+    if (ver < 0)
+        return gs_error_set(err, GS_ERR_INVALID, h->path, 0, 0,
+                            "not a gensweep history database (user_version %lld is no schema "
+                            "version)",
+                            ver);
     long long tables = query_int(h, "SELECT count(*) FROM sqlite_master", err);
     if (tables < 0) {
         gs_error_set(err, GS_ERR_INVALID, h->path, 0, 0,
@@ -192,6 +224,18 @@ static gs_status set_wal(gs_history *h, gs_error *err)
 
 static gs_status migrate(gs_history *h, int target, gs_error *err)
 {
+    /* at the version already (checked): nothing to write, no write lock (a reader of a
+     * read-only file cannot take one) */
+    long long now = query_int(h, "PRAGMA user_version", err);
+    if (now >= target) {
+        h->version = (int)now;
+        return GS_OK;
+    }
+    if (sqlite3_db_readonly(h->db, "main") == 1)
+        return gs_error_set(err, GS_ERR_INVALID, h->path, 0, 0,
+                            "history schema version %lld needs migrating to %d, but the database "
+                            "is read-only",
+                            now, target);
     gs_status st = exec(h, "BEGIN IMMEDIATE", err);
     if (st != GS_OK) return st;
     /* read again under the write lock: another process may have migrated meanwhile */
@@ -211,6 +255,50 @@ static gs_status migrate(gs_history *h, int target, gs_error *err)
         return st;
     }
     h->version = (int)(ver > target ? ver : target);
+    return GS_OK;
+}
+
+/* Whether this process may write path and create files next to it (a WAL database's -shm). */
+static int writable(const char *path)
+{
+    if (access(path, W_OK) != 0) return 0;
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash) return access(".", W_OK) == 0;
+    if (slash == dir)
+        slash[1] = '\0';
+    else
+        *slash = '\0';
+    return access(dir, W_OK) == 0;
+}
+
+/* Reopen h's file read-only as immutable (no locks, no -shm/-wal files made): for a file this
+ * process cannot write, which therefore nothing it does can change. */
+static gs_status reopen_immutable(gs_history *h, gs_error *err)
+{
+    gs_sb uri;
+    gs_sb_init(&uri);
+    gs_sb_puts(&uri, "file:");
+    for (const char *p = h->path; *p; p++) {
+        if (*p == '%' || *p == '?' || *p == '#')
+            gs_sb_printf(&uri, "%%%02X", (unsigned)(unsigned char)*p);
+        else
+            gs_sb_putc(&uri, *p);
+    }
+    gs_sb_puts(&uri, "?immutable=1");
+    if (!gs_sb_ok(&uri)) {
+        gs_sb_free(&uri);
+        return gs_error_set(err, GS_ERR_NOMEM, h->path, 0, 0, "out of memory");
+    }
+    sqlite3_close(h->db);
+    h->db = NULL;
+    int rc =
+        sqlite3_open_v2(gs_sb_cstr(&uri), &h->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+    gs_sb_free(&uri);
+    if (rc != SQLITE_OK)
+        return gs_error_set(err, GS_ERR_IO, h->path, 0, 0, "cannot open the history database: %s",
+                            h->db ? sqlite3_errmsg(h->db) : sqlite3_errstr(rc));
     return GS_OK;
 }
 
@@ -235,7 +323,19 @@ gs_status gs_history_open(const char *path, int create, int target_version, gs_h
     }
     sqlite3_busy_timeout(h->db, HISTORY_BUSY_MS);
     gs_status st = check_database(h, create, err);
-    if (st == GS_OK) st = set_wal(h, err);
+    /* a reader (show, export, gate) of a file it cannot write, or on a read-only mount where a
+     * WAL database's shared-memory file cannot be made: read it as an immutable file */
+    if (st != GS_OK && !create && !writable(path)) {
+        gs_error e2;
+        gs_error_clear(&e2);
+        if (reopen_immutable(h, &e2) == GS_OK) {
+            gs_error_clear(err);
+            st = check_database(h, create, err);
+        }
+    }
+    /* WAL lets concurrent writers add at once: set by the writer; a reader leaves the file's
+     * journal mode as it is */
+    if (st == GS_OK && create) st = set_wal(h, err);
     if (st == GS_OK) st = exec(h, "PRAGMA foreign_keys = ON", err);
     if (st == GS_OK) st = migrate(h, target_version, err);
     if (st != GS_OK) {
@@ -274,9 +374,12 @@ static int normalize_date(const char *s, char out[21])
                 ;
         if (strcmp(p, "Z") != 0) return -1;
     }
-    if (y < 1970 || y > 9999 || mo < 1 || mo > 12 || d < 1 || d > 31 || hh > 23 || mi > 59 ||
-        ss > 60 || hh < 0 || mi < 0 || ss < 0)
+    static const int mdays[12] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    if (y < 1970 || y > 9999 || mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] || hh > 23 ||
+        mi > 59 || ss > 60 || hh < 0 || mi < 0 || ss < 0)
         return -1;
+    const int leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    if (mo == 2 && d == 29 && !leap) return -1;
     /* every field is range-checked above: the text is exactly 20 characters */
     snprintf(out, 21, "%04u-%02u-%02uT%02u:%02u:%02uZ", (unsigned)y % 10000u, (unsigned)mo % 100u,
              (unsigned)d % 100u, (unsigned)hh % 100u, (unsigned)mi % 100u, (unsigned)ss % 100u);
@@ -425,8 +528,19 @@ gs_status gs_history_key_of(const cJSON *results, const char *commit, const char
         if (!*date || normalize_date(date, key->date) != 0) now_utc(key->date);
     } else if (normalize_date(date, key->date) != 0) {
         return gs_error_set(err, GS_ERR_USAGE, NULL, 0, 0,
-                            "date '%s' is not YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ", date);
+                            "date '%s' is not a valid YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ", date);
     }
+    /* a run dated in the future would stay the newest, and so the gate's "last good" base, for
+     * ever: a day of clock skew at most (the text forms compare in time order) */
+    char latest[21];
+    time_t t = time(NULL) + 24 * 3600;
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(latest, sizeof latest, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    if (strcmp(key->date, latest) > 0)
+        return gs_error_set(err, GS_ERR_USAGE, NULL, 0, 0,
+                            "date %s is in the future (a later run could never be the newest)",
+                            key->date);
     const cJSON *j;
     cJSON_ArrayForEach(j, cJSON_GetObjectItemCaseSensitive(results, "jobs"))
     {

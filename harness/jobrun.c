@@ -18,11 +18,10 @@ gs_config *gs_job_load_config(const char *path, const char *const *sets, size_t 
     gs_config *cfg = gs_worker_take_config(path, sets, n_sets);
     if (cfg) return cfg;
     cfg = gs_config_load(path, diags);
-    for (size_t i = 0; cfg && i < n_sets; i++)
-        if (gs_config_set(cfg, sets[i], diags) != GS_OK) {
-            gs_config_free(cfg);
-            cfg = NULL;
-        }
+    if (cfg && gs_config_set_all(cfg, sets, n_sets, diags) != GS_OK) {
+        gs_config_free(cfg);
+        cfg = NULL;
+    }
     return cfg;
 }
 

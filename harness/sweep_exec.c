@@ -266,6 +266,33 @@ static void remove_tree_files(const char *dir)
     rmdir(dir);
 }
 
+/* Remove the job directories (.jobs-<pid>) that sweeps killed with SIGKILL left in out: those
+ * of a pid that no longer exists. A live pid's (another user's too: EPERM) is kept, and only
+ * real directories are touched, never what a symlink points to. */
+static void remove_stale_job_dirs(const char *out)
+{
+    DIR *d = opendir(out);
+    if (!d) return;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL) {
+        if (strncmp(de->d_name, ".jobs-", 6) != 0) continue;
+        const char *digits = de->d_name + 6;
+        char *end = NULL;
+        errno = 0;
+        long pid = strtol(digits, &end, 10);
+        if (!*digits || *end || errno || pid <= 0 || pid == (long)getpid()) continue;
+        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue;
+        gs_sb p;
+        gs_sb_init(&p);
+        gs_sb_printf(&p, "%s/%s", out, de->d_name);
+        struct stat st;
+        if (gs_sb_ok(&p) && lstat(gs_sb_cstr(&p), &st) == 0 && S_ISDIR(st.st_mode))
+            remove_tree_files(gs_sb_cstr(&p));
+        gs_sb_free(&p);
+    }
+    closedir(d);
+}
+
 /* A POSIX record lock on DIR/.gensweep.lock: released by the kernel however the sweep ends,
  * kill -9 included. */
 int gs_sweep_lock_out(const gs_sweep *s, gs_error *err)
@@ -327,6 +354,7 @@ static void report(const gs_sweep *s, gs_sweep_progress *p, gs_sweep_event ev, d
 cJSON *gs_sweep_execute(gs_sweep *s, int *interrupted, gs_error *err)
 {
     *interrupted = 0;
+    remove_stale_job_dirs(s->o.out_dir);
     snprintf(s->tmp_dir, sizeof s->tmp_dir, "%s/.jobs-%ld", s->o.out_dir, (long)getpid());
     if (gs_mkdirs(s->tmp_dir, err) != GS_OK ||
         (s->o.trace_dir && gs_mkdirs(s->o.trace_dir, err) != GS_OK))

@@ -26,11 +26,10 @@ static int str_cmp(const void *a, const void *b)
 static int add_config(gs_sweep *s, const char *path, gs_diags *diags)
 {
     gs_config *c = gs_config_load(path, diags);
-    for (size_t i = 0; c && i < s->o.n_sets; i++)
-        if (gs_config_set(c, s->o.sets[i], diags) != GS_OK) {
-            gs_config_free(c);
-            c = NULL;
-        }
+    if (c && gs_config_set_all(c, s->o.sets, s->o.n_sets, diags) != GS_OK) {
+        gs_config_free(c);
+        c = NULL;
+    }
     if (!c) return -1;
     for (size_t i = 0; i < s->n_cfgs; i++)
         if (!strcmp(s->cfgs[i]->name, c->name)) {

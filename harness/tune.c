@@ -175,6 +175,31 @@ static gs_status make_spec(const gs_tune_opts *o, gs_job_spec *spec, gs_diags *d
     return GS_OK;
 }
 
+/* Whether the kernel refuses spec (its build fails with GS_ERR_INVALID: the shape, params or
+ * dtype, which `run` calls a usage error) on the search's config; the refusal goes to d. Only
+ * asked after a job errored, so a search that runs builds nothing here. */
+static int kernel_refuses(const gs_sweep_opts *so, const gs_job_spec *spec, gs_diags *d)
+{
+    gs_config *cfg = gs_cli_load_config(so->configs[0], so->sets, so->n_sets, NULL, NULL);
+    if (!cfg) return 0;
+    gs_job_spec s = *spec;
+    s.cfg = cfg;
+    gs_job *job = NULL;
+    gs_error err;
+    gs_error_clear(&err);
+    const int refused = gs_job_build(&s, &job, &err) == GS_ERR_INVALID;
+    if (refused) {
+        char why[GS_ERROR_MSG_MAX + GS_ERROR_FILE_MAX + 32];
+        gs_error_format(&err, why, sizeof why);
+        gs_diags_add(d, GS_ERR_USAGE, NULL, 0, 0,
+                     "kernel %s refused the arguments (--shape/--dtype): %s", spec->kernel->name,
+                     why);
+    }
+    gs_job_free(job);
+    gs_config_free(cfg);
+    return refused;
+}
+
 /* No variant named: each variant runs once with its default params and the fastest (the most
  * optimised one on this generation and shape) is tuned. */
 static gs_status choose_variant(const gs_tune_opts *o, const gs_sweep_opts *so, gs_job_spec *spec,
@@ -183,7 +208,7 @@ static gs_status choose_variant(const gs_tune_opts *o, const gs_sweep_opts *so, 
     const gs_kernel_def *k = spec->kernel;
     int64_t zero[1][GS_KERNEL_MAX_PARAMS] = {{0}};
     gs_tune_row vr;
-    int best_v = -1;
+    int best_v = -1, all_errors = 1;
     double best_t = INFINITY;
     progress(o, "tune %s on %s: choosing the variant (each with its default params):", k->name,
              r->generation);
@@ -199,9 +224,12 @@ static gs_status choose_variant(const gs_tune_opts *o, const gs_sweep_opts *so, 
             best_t = vr.t;
             best_v = v;
         }
+        all_errors &= !strcmp(vr.status, "error");
     }
     if (best_v < 0) {
         progress(o, "\n");
+        /* every variant errored: the kernel refusing the shape is the caller's, as in run */
+        if (all_errors && kernel_refuses(so, spec, d)) return GS_ERR_USAGE;
         gs_diags_add(d, GS_ERR_UNSUPPORTED, NULL, 0, 0,
                      "no variant of %s runs at this shape on %s with its default params; name "
                      "one with --variant",
@@ -442,6 +470,8 @@ static gs_status search(const gs_tune_opts *o, const gs_sweep_opts *so, gs_job_s
     snprintf(r->default_status, sizeof r->default_status, "%s", r->rows[0].status);
     snprintf(r->default_reason, sizeof r->default_reason, "%s", r->rows[0].reason);
     rank(r, r->rows, n);
+    if (!r->interrupted && !strcmp(r->rows[0].status, "error") && kernel_refuses(so, spec, d))
+        return GS_ERR_USAGE;
     return GS_OK;
 }
 

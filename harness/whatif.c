@@ -1,6 +1,7 @@
 /* whatif.c - the what-if study (see whatif.h). */
 #include "whatif.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -22,13 +23,29 @@ typedef struct wparam {
     double base;
     char buf[2048];
     char *labels[GS_WHATIF_MAX_VALUES];
+    char dirs[GS_WHATIF_MAX_VALUES][80]; /* the label as one directory name (see dir_name) */
     double vals[GS_WHATIF_MAX_VALUES];
     int n;
     int base_i; /* the unchanged value: "1x"/"x1", else the configured value, else 0 */
 } wparam;
 
+/* A value's label as one directory name: letters, digits, '.', '-', '+' and '_' are kept,
+ * anything else ('/' of GB/s, spaces) becomes '_', so a label never makes a nested or hidden
+ * directory. */
+static void dir_name(const char *label, char *out, size_t n)
+{
+    size_t k = 0;
+    for (const char *p = label; *p && k + 1 < n; p++) {
+        const unsigned char c = (unsigned char)*p;
+        out[k++] = (isalnum(c) || c == '.' || c == '-' || c == '+' || c == '_') ? (char)c : '_';
+    }
+    out[k] = '\0';
+    if (out[0] == '.') out[0] = '_';
+}
+
 /* Validate a --param/--values pair against the config (each value applied before anything
- * runs). GS_OK, or GS_ERR_USAGE with the problem in d. */
+ * runs): no empty value, no value twice (two runs would write one directory). GS_OK, or
+ * GS_ERR_USAGE with the problem in d. */
 static gs_status whatif_param(const gs_whatif_opts *o, const gs_config *base, const char *key,
                               const char *values, wparam *w, gs_diags *d)
 {
@@ -53,22 +70,48 @@ static gs_status whatif_param(const gs_whatif_opts *o, const gs_config *base, co
     snprintf(w->buf, sizeof w->buf, "%s", values);
     w->n = 0;
     w->base_i = -1;
-    char *save = NULL;
-    for (char *t = strtok_r(w->buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+    for (char *t = w->buf, *next; t; t = next) {
+        next = strchr(t, ',');
+        if (next) *next++ = '\0';
+        if (!*t) {
+            gs_diags_add(d, GS_ERR_USAGE, NULL, 0, 0, "--values for %s: value %d is empty ('%s')",
+                         key, w->n + 1, values);
+            return GS_ERR_USAGE;
+        }
         if (w->n == GS_WHATIF_MAX_VALUES) {
             gs_diags_add(d, GS_ERR_USAGE, NULL, 0, 0, "at most %d values per parameter",
                          GS_WHATIF_MAX_VALUES);
             return GS_ERR_USAGE;
         }
+        if (strlen(t) > 400) {
+            gs_diags_add(d, GS_ERR_USAGE, NULL, 0, 0,
+                         "--values for %s: value %d is longer than 400 characters", key, w->n + 1);
+            return GS_ERR_USAGE;
+        }
         char assign[512];
-        snprintf(assign, sizeof assign, "%s=%s", key, t);
+        snprintf(assign, sizeof assign, "%.100s=%.400s", key, t);
         gs_config *c = gs_cli_load_config(o->config, o->sets, o->n_sets, assign, d);
         if (!c) return GS_ERR_USAGE;
         w->labels[w->n] = t;
         w->vals[w->n] = gs_config_get(c, key)->v;
+        dir_name(t, w->dirs[w->n], sizeof w->dirs[w->n]);
+        gs_config_free(c);
+        for (int i = 0; i < w->n; i++) {
+            if (w->vals[i] == w->vals[w->n]) {
+                gs_diags_add(d, GS_ERR_USAGE, NULL, 0, 0,
+                             "--values for %s: '%s' and '%s' are the same value (%.6g %s)", key,
+                             w->labels[i], t, w->vals[i], w->unit);
+                return GS_ERR_USAGE;
+            }
+            if (!strcmp(w->dirs[i], w->dirs[w->n])) {
+                gs_diags_add(d, GS_ERR_USAGE, NULL, 0, 0,
+                             "--values for %s: '%s' and '%s' would share the directory '%s'", key,
+                             w->labels[i], t, w->dirs[i]);
+                return GS_ERR_USAGE;
+            }
+        }
         if (!strcmp(t, "1x") || !strcmp(t, "x1")) w->base_i = w->n;
         w->n++;
-        gs_config_free(c);
     }
     if (w->n < 2) {
         gs_diags_add(d, GS_ERR_USAGE, NULL, 0, 0, "--values for %s needs at least two values", key);
@@ -314,11 +357,11 @@ static gs_status run_cells(const gs_whatif_opts *o, const wparam *w, int np, con
         if (np == 2) {
             snprintf(a2, sizeof a2, "%s=%s", w[1].key, w[1].labels[i2]);
             sets[ns++] = a2;
-            snprintf(dirs[c], sizeof dirs[c], "%s/%s_%s", out, w[0].labels[i1], w[1].labels[i2]);
+            snprintf(dirs[c], sizeof dirs[c], "%s/%s_%s", out, w[0].dirs[i1], w[1].dirs[i2]);
             progress(o, "== %s = %s, %s = %s ==\n", w[0].key, w[0].labels[i1], w[1].key,
                      w[1].labels[i2]);
         } else {
-            snprintf(dirs[c], sizeof dirs[c], "%s/%s", out, w[0].labels[i1]);
+            snprintf(dirs[c], sizeof dirs[c], "%s/%s", out, w[0].dirs[i1]);
             progress(o, "== %s = %s ==\n", w[0].key, w[0].labels[i1]);
         }
         gs_sweep_opts ov = o->sweep;

@@ -24,10 +24,10 @@ static gs_status build(gs_kb *kb, const gs_kernel_args *a)
     if (chunk <= 0) {
         /* three pools (a, b, out) of `bufs` buffers in SBUF */
         int64_t fit = (int64_t)(c->sbuf_partition_bytes / (3u * (uint64_t)bufs * es));
-        chunk = GS_MIN(GS_MIN(fit, (int64_t)4096), (int64_t)c->max_free_sbuf);
+        /* not even one element per buffer: the pools below say it does not fit */
+        chunk = GS_MAX(GS_MIN(GS_MIN(fit, (int64_t)4096), (int64_t)c->max_free_sbuf), 1);
     }
     if (chunk > W) chunk = W;
-    if (chunk <= 0) return gs_kb_fail(kb, GS_ERR_INVALID, "chunk must be positive");
     int64_t r_lo = 0, r_hi = R;
     if (a->variant == 1) {
         int64_t blocks = (R + c->partitions - 1) / c->partitions;

@@ -94,12 +94,13 @@ static gs_status build(gs_kb *kb, const gs_kernel_args *a)
     int64_t chunk = gs_kernel_param(a, "chunk", 0);
     if (chunk <= 0) {
         /* two pools (x, y) of `bufs` buffers; leave a little for the a/b columns */
-        int64_t fit = (int64_t)((c->sbuf_partition_bytes - 1024) / (2u * (uint64_t)bufs * es));
-        chunk = GS_MIN(GS_MIN(fit, (int64_t)FE_DEFAULT_CHUNK_CAP), (int64_t)c->max_free_sbuf);
+        uint64_t room = c->sbuf_partition_bytes > 1024 ? c->sbuf_partition_bytes - 1024 : 0;
+        int64_t fit = (int64_t)(room / (2u * (uint64_t)bufs * es));
+        /* not even one element per buffer: the pools say it does not fit */
+        chunk = GS_MAX(
+            GS_MIN(GS_MIN(fit, (int64_t)FE_DEFAULT_CHUNK_CAP), (int64_t)c->max_free_sbuf), 1);
     }
     if (chunk > W) chunk = W;
-    if (chunk <= 0)
-        return gs_kb_fail(kb, GS_ERR_INVALID, "fused_elementwise: chunk must be positive");
     const gs_tensor *X = &a->t[0], *Y = &a->t[3];
     if (a->variant == FE_FUSED) {
         sweep(kb, a, 3, X, Y, chunk, bufs, eng);

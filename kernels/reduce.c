@@ -31,19 +31,24 @@ static gs_status build(gs_kb *kb, const gs_kernel_args *a)
     unsigned bufs = gs_kernel_param(a, "bufs", 0) > 0 ? (unsigned)gs_kernel_param(a, "bufs", 0) : 2;
     size_t es = gs_dtype_size(a->dtype);
     int64_t chunk = gs_kernel_param(a, "chunk", 0);
-    if (chunk <= 0) {
-        /* most of SBUF goes to the input pool; the partials and output tiles are tiny */
+    const int chunk_given = chunk > 0;
+    if (!chunk_given) {
+        /* most of SBUF goes to the input pool; the partials and output tiles are tiny (not even
+         * one element per buffer: the pool below says it does not fit) */
         int64_t fit = (int64_t)(c->sbuf_partition_bytes / 2 / (bufs * es));
-        chunk = GS_MIN(GS_MIN(fit, (int64_t)RED_DEFAULT_CHUNK_CAP), (int64_t)c->max_free_sbuf);
+        chunk = GS_MAX(
+            GS_MIN(GS_MIN(fit, (int64_t)RED_DEFAULT_CHUNK_CAP), (int64_t)c->max_free_sbuf), 1);
     }
     if (chunk > W) chunk = W;
-    if (chunk <= 0) return gs_kb_fail(kb, GS_ERR_INVALID, "reduce: chunk must be positive");
     int64_t nchunks = (W + chunk - 1) / chunk;
+    /* a chunk the SBUF sized is a capacity limit of the target; one the caller chose is theirs */
     if (nchunks > (int64_t)c->max_free_sbuf)
-        return gs_kb_fail(kb, GS_ERR_INVALID,
+        return gs_kb_fail(kb, chunk_given ? GS_ERR_INVALID : GS_ERR_DOES_NOT_FIT,
                           "reduce: %lld chunks per row exceed the engine's free-size limit %u; "
-                          "use a larger chunk",
-                          (long long)nchunks, c->max_free_sbuf);
+                          "%s",
+                          (long long)nchunks, c->max_free_sbuf,
+                          chunk_given ? "use a larger chunk"
+                                      : "the SBUF holds no larger chunk per buffer");
     gs_pool *px = gs_pool_create(kb, GS_MEM_SBUF, "x", bufs, (uint64_t)chunk * es);
     gs_pool *pp = gs_pool_create(kb, GS_MEM_SBUF, "partials", 2, (uint64_t)nchunks * 4);
     gs_pool *pr = gs_pool_create(kb, GS_MEM_SBUF, "row", 2, 4);

@@ -18,6 +18,14 @@
 #include "gs/kernel.h"
 #include "kernel_util.h"
 
+/* The queue beside queue 0 for a second stream of transfers (stores after loads, the moving
+ * operand beside the stationary), or queue 0 itself on a core with one queue: a kernel never
+ * names a queue the config does not have. */
+static int second_queue(const gs_caps *c)
+{
+    return c->dma_queues > 1 ? 1 : 0;
+}
+
 /* ---- ubench_dma ---- */
 
 static gs_status dma_build(gs_kb *kb, const gs_kernel_args *a)
@@ -32,7 +40,7 @@ static gs_status dma_build(gs_kb *kb, const gs_kernel_args *a)
         const unsigned np = (unsigned)GS_MIN((int64_t)c->partitions, P - r0);
         gs_tile t = gs_tile_alloc(pool, a->dtype, np, (uint32_t)F);
         gs_dma_copy(kb, t.ap, gs_hbm_rows(A, r0, np, 0, (uint32_t)F), 0);
-        gs_dma_copy(kb, gs_hbm_rows(B, r0, np, 0, (uint32_t)F), t.ap, 1);
+        gs_dma_copy(kb, gs_hbm_rows(B, r0, np, 0, (uint32_t)F), t.ap, second_queue(c));
     }
     return gs_kb_status(kb);
 }
@@ -171,7 +179,7 @@ static gs_status mm_build(gs_kb *kb, const gs_kernel_args *a)
         gs_dma_copy(kb, gs_tile_view(&ts, 0, tk, (uint32_t)(kt * M), (uint32_t)M),
                     gs_hbm_rows(S, kt * kb_rows, tk, 0, (uint32_t)M), 0);
         gs_dma_copy(kb, gs_tile_view(&tm, 0, tk, (uint32_t)(kt * N), (uint32_t)N),
-                    gs_hbm_rows(Mv, kt * kb_rows, tk, 0, (uint32_t)N), 1);
+                    gs_hbm_rows(Mv, kt * kb_rows, tk, 0, (uint32_t)N), second_queue(c));
     }
     for (int64_t m0 = 0; m0 < M && gs_kb_ok(kb); m0 += mb) {
         const unsigned w = (unsigned)GS_MIN((int64_t)mb, M - m0);

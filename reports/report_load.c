@@ -79,12 +79,47 @@ static size_t utf8_len(const unsigned char *s)
     return n;
 }
 
+/* The code point of the valid n-byte UTF-8 sequence at s. */
+static unsigned utf8_cp(const unsigned char *s, size_t n)
+{
+    if (n == 1) return s[0];
+    unsigned cp = s[0] & (0x7Fu >> n);
+    for (size_t i = 1; i < n; i++)
+        cp = cp << 6 | (s[i] & 0x3Fu);
+    return cp;
+}
+
+/* Characters that change the direction of what follows them: the embeddings, overrides and
+ * marks (U+061C, U+200E-F, U+202A-E), and strong right-to-left letters. */
+static int bidi_active(unsigned cp)
+{
+    return cp == 0x061C || cp == 0x200E || cp == 0x200F || (cp >= 0x202A && cp <= 0x202E) ||
+           (cp >= 0x2066 && cp <= 0x2069) || (cp >= 0x0590 && cp <= 0x08FF) ||
+           (cp >= 0xFB1D && cp <= 0xFDFF) || (cp >= 0xFE70 && cp <= 0xFEFF) ||
+           (cp >= 0x10800 && cp <= 0x10FFF) || (cp >= 0x1E800 && cp <= 0x1EFFF);
+}
+
 /* Escape at most max bytes of s (cut at a character boundary): control characters other than
  * tab/newline become '?', invalid UTF-8 becomes U+FFFD, so the page is always valid UTF-8.
- * Returns the bytes of s consumed. */
+ * A string with right-to-left text or direction controls is isolated (U+2068 FIRST STRONG
+ * ISOLATE ... U+2069 POP DIRECTIONAL ISOLATE, which ends every embedding or override opened
+ * inside), and its own isolate controls become U+FFFD so that it cannot close the isolate
+ * early: a U+202E in a job id never reverses the status after it. Returns the bytes of s
+ * consumed. */
 static size_t text_n(gs_sb *sb, const char *s, size_t max)
 {
     const unsigned char *u = (const unsigned char *)s;
+    int isolate = 0;
+    for (size_t k = 0; u[k] && k < max && !isolate;) {
+        size_t n = utf8_len(u + k);
+        if (!n) {
+            k++;
+            continue;
+        }
+        isolate = k + n <= max && bidi_active(utf8_cp(u + k, n));
+        k += n;
+    }
+    if (isolate) gs_sb_puts(sb, "\xE2\x81\xA8");
     size_t i = 0;
     while (u[i] && i < max) {
         size_t n = utf8_len(u + i);
@@ -107,10 +142,13 @@ static size_t text_n(gs_sb *sb, const char *s, size_t max)
             gs_sb_puts(sb, "&#39;");
         else if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f)
             gs_sb_putc(sb, '?');
+        else if (n == 3 && utf8_cp(u + i, n) >= 0x2066 && utf8_cp(u + i, n) <= 0x2069)
+            gs_sb_puts(sb, "\xEF\xBF\xBD");
         else
             gs_sb_putn(sb, s + i, n);
         i += n;
     }
+    if (isolate) gs_sb_puts(sb, "\xE2\x81\xA9");
     return i;
 }
 

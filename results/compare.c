@@ -167,6 +167,74 @@ void gs_compare_print(FILE *out, const gs_job_diff *d)
     }
 }
 
+int gs_compare_failed(const gs_compare_summary *sum)
+{
+    return sum->regressions > 0 || sum->incomplete;
+}
+
+char *gs_compare_gaps(const cJSON *cur)
+{
+    if (strcmp(gs_json_str(cur, "schema"), GS_RESULTS_SCHEMA) != 0) return NULL;
+    const cJSON *jobs = cJSON_GetObjectItemCaseSensitive(cur, "jobs");
+    const cJSON *sh = cJSON_GetObjectItemCaseSensitive(cur, "shard");
+    double idx = 1, cnt = 1;
+    if (cJSON_IsObject(sh)) {
+        idx = gs_json_num(sh, "index");
+        cnt = gs_json_num(sh, "count");
+        if (isnan(idx) || isnan(cnt)) idx = cnt = 1;
+    }
+    int sharded = cnt > 1;
+    gs_sb note;
+    gs_sb_init(&note);
+    if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(cur, "interrupted")))
+        gs_sb_puts(&note, "the sweep was interrupted");
+    else if (!sharded && cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(cur, "complete")))
+        gs_sb_puts(&note, "the file is marked \"complete\": false");
+    /* validated: planned_jobs is a non-negative integer, the shard 1 <= index <= count */
+    double pl = gs_json_num(cur, "planned_jobs");
+    int have = cJSON_GetArraySize(jobs);
+    if (!isnan(pl)) {
+        double share = pl >= idx ? floor((pl - idx) / cnt) + 1 : 0;
+        if (have < share)
+            gs_sb_printf(&note, "%s%d of %.0f planned jobs present", note.len ? "; " : "", have,
+                         share);
+    }
+    if (!sharded) {
+        gs_json_index *ix = gs_json_index_create(jobs, 0);
+        int listed = 0, more = 0;
+        const cJSON *c;
+        cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(cur, "configs"))
+        {
+            const char *name = gs_json_str(c, "name");
+            if (!*name) continue;
+            gs_sb pre;
+            gs_sb_init(&pre);
+            gs_sb_printf(&pre, "%s/", name);
+            int ran =
+                ix && gs_sb_ok(&pre) ? gs_json_index_has_prefix(ix, gs_sb_cstr(&pre), pre.len) : 1;
+            gs_sb_free(&pre);
+            if (ran) continue;
+            if (listed == 8) {
+                more++;
+                continue;
+            }
+            gs_sb_printf(&note, "%sgeneration %.100s (in \"configs\") has no jobs",
+                         note.len ? "; " : "", name);
+            listed++;
+        }
+        if (more) gs_sb_printf(&note, " (and %d more)", more);
+        gs_json_index_destroy(ix);
+    }
+    if (!note.len) {
+        gs_sb_free(&note);
+        return NULL;
+    }
+    char *why = gs_sb_ok(&note) ? gs_sb_take(&note) : NULL;
+    gs_sb_free(&note);
+    /* out of memory: still a gap, said without the detail */
+    return why ? why : gs_strdup("the new results are incomplete");
+}
+
 void gs_compare_docs(const cJSON *base, const cJSON *cur, double threshold, FILE *out,
                      gs_compare_summary *sum)
 {
@@ -203,6 +271,12 @@ void gs_compare_docs(const cJSON *base, const cJSON *cur, double threshold, FILE
         sum->added++;
         gs_compare_job(NULL, c, 1, threshold, &d);
         gs_compare_print(out, &d);
+    }
+    char *gaps = gs_compare_gaps(cur);
+    if (gaps) {
+        sum->incomplete = 1;
+        report(out, "INCOMPLETE  the new results did not run everything: %s", gaps);
+        gs_free(gaps);
     }
     gs_json_index_destroy(bix);
     gs_json_index_destroy(cix);

@@ -92,13 +92,25 @@ typedef struct gs_compare_summary {
     int compared;    /* jobs in both */
     int regressions; /* jobs judged regressions, missing ones included */
     int improvements;
-    int changed; /* status changed without getting worse or better (e.g. fail -> crash) */
-    int added;   /* in new only */
-    int missing; /* in base only and counted as regressions */
+    int changed;    /* status changed without getting worse or better (e.g. fail -> crash) */
+    int added;      /* in new only */
+    int missing;    /* in base only and counted as regressions */
+    int incomplete; /* the new results say they did not run everything (gs_compare_gaps) */
 } gs_compare_summary;
 
+/* Whether a comparison fails the gate: a regression, or new results that did not all run. */
+int gs_compare_failed(const gs_compare_summary *sum);
+
+/* What the new results (a results.json document) say did not run: interrupted, marked
+ * incomplete (an unsharded file), fewer jobs than its share of "planned_jobs", or a config of
+ * an unsharded file without a single job. A gs_free'd sentence, or NULL when nothing is missing
+ * (and for a baseline file, which records none of it). A gate passing such a file would pass
+ * what did not run. */
+char *gs_compare_gaps(const cJSON *cur);
+
 /* Compare base and cur (documents with a "jobs" array): every baseline job in order, then the
- * new ones, through gs_compare_job; print the findings to out (NULL: silent). threshold is
+ * new ones, through gs_compare_job, then what cur says did not run (gs_compare_gaps: one
+ * "INCOMPLETE" line, sum->incomplete); print the findings to out (NULL: silent). threshold is
  * relative (0.02 = 2%). */
 void gs_compare_docs(const cJSON *base, const cJSON *cur, double threshold, FILE *out,
                      gs_compare_summary *sum);

@@ -243,19 +243,16 @@ static void trim(char *s)
     if (k) memmove(s, s + k, n - k + 1);
 }
 
-gs_status gs_config_set(gs_config *c, const char *assignment, gs_diags *diags)
+/* Apply one assignment to *copy (a working copy of c sharing its store) without validating the
+ * whole config: the key, the syntax and the value's own range are checked here. The first
+ * change of the transpose location saves the old one in *saved (*restore set). */
+static gs_status set_one(gs_config *c, gs_config *copy, const char *assignment, gs_diags *d,
+                         gs_loc *saved, int *restore)
 {
-    gs_diags local;
-    gs_diags_init(&local);
-    gs_diags *d = diags ? diags : &local;
-    gs_status rc = GS_ERR_INVALID;
-    gs_loc saved_loc = {NULL, 0, 0};
-    int restore_loc = 0;
     const char *eq = assignment ? strchr(assignment, '=') : NULL;
-    if (!c || !eq) {
+    if (!eq) {
         gs_diags_add(d, GS_ERR_USAGE, "--set", 0, 0, "expected KEY=VALUE, got '%s'",
                      assignment ? assignment : "");
-        gs_diags_free(&local);
         return GS_ERR_USAGE;
     }
     char key[192], val[256];
@@ -278,91 +275,115 @@ gs_status gs_config_set(gs_config *c, const char *assignment, gs_diags *diags)
         char dym[192];
         gs_diags_add(d, GS_ERR_INVALID, "--set", 0, 0, "%s: unknown key%s", key,
                      gs_cfg_did_you_mean(dym, sizeof dym, key, cands, n));
-        goto out;
+        return GS_ERR_INVALID;
     }
-    gs_config copy = *c;
-    if (!gs_cfg_store_get(c)) {
-        gs_diags_add(d, GS_ERR_NOMEM, "--set", 0, 0, "out of memory");
-        rc = GS_ERR_NOMEM;
-        goto out;
-    }
-    copy.store = c->store;
     if (fi < 0) {
         int b = !strcmp(val, "true") ? 1 : !strcmp(val, "false") ? 0 : -1;
         if (b < 0) {
             gs_diags_add(d, GS_ERR_INVALID, "--set", 0, 0, "%s: expected true or false, got '%s'",
                          key, val);
-            goto out;
+            return GS_ERR_INVALID;
         }
         if (bi == 0) {
-            copy.dma.transpose = b;
-            saved_loc = c->store->transpose_loc;
+            copy->dma.transpose = b;
+            if (!*restore) *saved = c->store->transpose_loc;
             c->store->transpose_loc = (gs_loc){"--set", 0, 0};
-            restore_loc = 1;
+            *restore = 1;
         } else if (bi == 1) {
-            copy.dma.hw_descriptors = b;
+            copy->dma.hw_descriptors = b;
         } else if (bi == 2) {
-            copy.tensor.double_row = b;
+            copy->tensor.double_row = b;
         } else {
-            copy.tensor.bf16_psum = b;
+            copy->tensor.bf16_psum = b;
         }
-    } else {
-        if (gs_cfg_impls[fi].engine >= 0 &&
-            !gs_config_has_engine(c, (gs_engine)gs_cfg_impls[fi].engine)) {
-            gs_diags_add(d, GS_ERR_INVALID, "--set", 0, 0,
-                         "%s: engines.%s is not present on this generation", key,
-                         gs_engine_name((gs_engine)gs_cfg_impls[fi].engine));
-            goto out;
-        }
-        gs_num *num = gs_cfg_num_at(&copy, (size_t)fi);
-        size_t vl = strlen(val);
-        int relative = vl > 1 && (val[0] == 'x' || val[0] == '*' || val[vl - 1] == 'x');
-        double v;
-        char msg[256];
-        const char *note = NULL;
-        if (relative) {
-            char fac[256];
-            if (val[0] == 'x' || val[0] == '*')
-                snprintf(fac, sizeof fac, "%s", val + 1);
-            else
-                snprintf(fac, sizeof fac, "%.*s", (int)(vl - 1), val);
-            double f;
-            if (gs_units_parse(fac, GS_UNIT_REAL, &f, msg, sizeof msg) != GS_OK) {
-                gs_diags_add(d, GS_ERR_INVALID, "--set", 0, 0, "%s: bad factor '%s': %s", key, val,
-                             msg);
-                goto out;
-            }
-            if (!num->src || !num->src[0]) {
-                gs_diags_add(d, GS_ERR_INVALID, "--set", 0, 0,
-                             "%s: has no value in this config to scale by '%s'", key, val);
-                goto out;
-            }
-            v = num->v * f;
-            char was[64], nb[400];
-            gs_units_format(num->v, gs_cfg_fields[fi].unit, was, sizeof was);
-            snprintf(nb, sizeof nb, "%s of %s (%s)", val, was, num->src);
-            note = gs_cfg_store_cstr(c, nb);
-        } else if (gs_units_parse(val, gs_cfg_fields[fi].unit, &v, msg, sizeof msg) != GS_OK) {
-            gs_diags_add(d, GS_ERR_INVALID, "--set", 0, 0, "%s: %s", key, msg);
-            goto out;
-        }
-        char rb[128];
-        const char *why = gs_cfg_check_value((size_t)fi, v, rb, sizeof rb);
-        if (why) {
-            char vb[64];
-            gs_units_format(v, gs_cfg_fields[fi].unit, vb, sizeof vb);
-            gs_diags_add(d, GS_ERR_INVALID, "--set", 0, 0, "%s: %s %s", key, vb, why);
-            goto out;
-        }
-        num->v = v;
-        num->src = "--set";
-        num->note = note;
-        num->file = "--set";
-        num->line = num->col = 0;
+        return GS_OK;
     }
+    if (gs_cfg_impls[fi].engine >= 0 &&
+        !gs_config_has_engine(copy, (gs_engine)gs_cfg_impls[fi].engine)) {
+        gs_diags_add(d, GS_ERR_INVALID, "--set", 0, 0,
+                     "%s: engines.%s is not present on this generation", key,
+                     gs_engine_name((gs_engine)gs_cfg_impls[fi].engine));
+        return GS_ERR_INVALID;
+    }
+    gs_num *num = gs_cfg_num_at(copy, (size_t)fi);
+    size_t vl = strlen(val);
+    int relative = vl > 1 && (val[0] == 'x' || val[0] == '*' || val[vl - 1] == 'x');
+    double v;
+    char msg[256];
+    const char *note = NULL;
+    if (relative) {
+        char fac[256];
+        if (val[0] == 'x' || val[0] == '*')
+            snprintf(fac, sizeof fac, "%s", val + 1);
+        else
+            snprintf(fac, sizeof fac, "%.*s", (int)(vl - 1), val);
+        double f;
+        if (gs_units_parse(fac, GS_UNIT_REAL, &f, msg, sizeof msg) != GS_OK) {
+            gs_diags_add(d, GS_ERR_INVALID, "--set", 0, 0, "%s: bad factor '%s': %s", key, val,
+                         msg);
+            return GS_ERR_INVALID;
+        }
+        if (!num->src || !num->src[0]) {
+            gs_diags_add(d, GS_ERR_INVALID, "--set", 0, 0,
+                         "%s: has no value in this config to scale by '%s'", key, val);
+            return GS_ERR_INVALID;
+        }
+        v = num->v * f;
+        char was[64], nb[400];
+        gs_units_format(num->v, gs_cfg_fields[fi].unit, was, sizeof was);
+        snprintf(nb, sizeof nb, "%s of %s (%s)", val, was, num->src);
+        note = gs_cfg_store_cstr(c, nb);
+    } else if (gs_units_parse(val, gs_cfg_fields[fi].unit, &v, msg, sizeof msg) != GS_OK) {
+        gs_diags_add(d, GS_ERR_INVALID, "--set", 0, 0, "%s: %s", key, msg);
+        return GS_ERR_INVALID;
+    }
+    char rb[128];
+    const char *why = gs_cfg_check_value((size_t)fi, v, rb, sizeof rb);
+    if (why) {
+        char vb[64];
+        gs_units_format(v, gs_cfg_fields[fi].unit, vb, sizeof vb);
+        gs_diags_add(d, GS_ERR_INVALID, "--set", 0, 0, "%s: %s %s", key, vb, why);
+        return GS_ERR_INVALID;
+    }
+    num->v = v;
+    num->src = "--set";
+    num->note = note;
+    num->file = "--set";
+    num->line = num->col = 0;
+    return GS_OK;
+}
+
+gs_status gs_config_set_all(gs_config *c, const char *const *assignments, size_t n, gs_diags *diags)
+{
+    gs_diags local;
+    gs_diags_init(&local);
+    gs_diags *d = diags ? diags : &local;
+    gs_status rc = GS_ERR_INVALID;
+    gs_loc saved_loc = {NULL, 0, 0};
+    int restore_loc = 0;
+    if (!c) {
+        gs_diags_add(d, GS_ERR_USAGE, "--set", 0, 0, "no config to apply --set to");
+        gs_diags_free(&local);
+        return GS_ERR_USAGE;
+    }
+    if (!gs_cfg_store_get(c)) {
+        gs_diags_add(d, GS_ERR_NOMEM, "--set", 0, 0, "out of memory");
+        gs_diags_free(&local);
+        return GS_ERR_NOMEM;
+    }
+    gs_config copy = *c;
+    for (size_t i = 0; i < n; i++) {
+        rc = set_one(c, &copy, assignments[i], d, &saved_loc, &restore_loc);
+        if (rc != GS_OK) goto out;
+    }
+    /* the whole config once, with every override in place: a check between two values
+     * cannot depend on the order they were given in */
     size_t before = gs_cfg_diag_total(d);
     gs_cfg_validate(&copy, NULL, d);
-    if (gs_cfg_diag_total(d) != before) goto out;
+    if (gs_cfg_diag_total(d) != before) {
+        rc = GS_ERR_INVALID;
+        goto out;
+    }
     *c = copy;
     restore_loc = 0;
     rc = GS_OK;
@@ -370,4 +391,9 @@ out:
     if (restore_loc) c->store->transpose_loc = saved_loc;
     gs_diags_free(&local);
     return rc;
+}
+
+gs_status gs_config_set(gs_config *c, const char *assignment, gs_diags *diags)
+{
+    return gs_config_set_all(c, &assignment, 1, diags);
 }

@@ -522,6 +522,46 @@ TEST(Report, LongAndInvalidStringsAreCutAndRepaired)
     gs_sb_free(&sb);
 }
 
+// A U+202E (right-to-left override) in a job id would render the status after it reversed:
+// every string with direction controls or right-to-left text is isolated (U+2068 ... U+2069),
+// and an isolate control of its own cannot close the isolate early. Plain strings are as they
+// were.
+TEST(Report, BidiControlsInStringsAreIsolated)
+{
+    const std::string rlo = "\xE2\x80\xAE", fsi = "\xE2\x81\xA8", pdi = "\xE2\x81\xA9";
+    std::string text =
+        "{\"schema\": \"gensweep-results\", \"schema_version\": 1, \"configs\": [], \"jobs\": ["
+        "{\"id\": \"g/k/v/bf16/1" +
+        rlo +
+        "\", \"generation\": \"g\", \"kernel\": \"k\", \"variant\": \"v\", \"dtype\": "
+        "\"bf16\", \"status\": \"fail\", \"reason\": \"early " +
+        pdi + rlo + "close\", \"shape\": [1]}]}";
+    gs_sb sb;
+    gs_sb_init(&sb);
+    gs_error err;
+    ASSERT_EQ(gs_report_render(text.c_str(), "bidi", nullptr, nullptr, nullptr, &sb, &err), GS_OK)
+        << err.message;
+    const std::string html = gs_sb_cstr(&sb);
+    gs_sb_free(&sb);
+    EXPECT_NE(html.find(fsi + "g/k/v/bf16/1" + rlo + pdi), std::string::npos);
+    // the reason's own U+2069 is neutralised, its override isolated
+    EXPECT_NE(html.find(fsi + "early \xEF\xBF\xBD" + rlo + "close" + pdi), std::string::npos);
+    // every override is inside an isolate: no U+202E outside a FSI ... PDI pair
+    int depth = 0;
+    for (size_t i = 0; i + 2 < html.size(); i++) {
+        const std::string c = html.substr(i, 3);
+        if (c == fsi) depth++;
+        if (c == pdi) depth--;
+        EXPECT_GE(depth, 0) << "unbalanced isolate at byte " << i;
+        if (c == rlo) {
+            EXPECT_GT(depth, 0) << "override outside an isolate at byte " << i;
+        }
+    }
+    EXPECT_EQ(depth, 0);
+    // an ASCII-only string is not wrapped
+    EXPECT_NE(html.find(">k<"), std::string::npos);
+}
+
 // Strings out, at scale: thousands of failed jobs with long reasons and stderr tails. Each
 // string is cut, and once the page reaches its budget the tables stop and the page says so.
 TEST(Report, StaysUnderItsSizeBudgetWhateverTheInput)

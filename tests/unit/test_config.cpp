@@ -688,6 +688,51 @@ TEST(ConfigSet, InvalidOverridesLeaveTheConfigUnchanged)
     EXPECT_TRUE(l.c->dma.transpose);
 }
 
+// Overrides are validated together once all are applied: a pair that is valid together is
+// accepted in either order (one alone would be refused), a pair invalid together is refused in
+// either order and leaves the config as it was. Relative ones still scale what the earlier
+// ones left.
+TEST(ConfigSet, OverridesAreValidatedTogetherInAnyOrder)
+{
+    const std::vector<std::vector<const char *>> valid = {
+        {"core.psum.size=x2", "core.psum.banks=16"},
+        {"core.psum.banks=16", "core.psum.size=x2"},
+        {"core.dma.transpose=true", "core.dma.transpose_factor=2"},
+        {"core.dma.transpose_factor=2", "core.dma.transpose=true"},
+    };
+    for (const auto &sets : valid) {
+        Loaded l;
+        load_file(l, kConfigs + "/gen2.yaml");
+        ASSERT_NE(l.c, nullptr);
+        gs_diags d;
+        gs_diags_init(&d);
+        EXPECT_EQ(gs_config_set_all(l.c, sets.data(), sets.size(), &d), GS_OK)
+            << sets[0] << " " << sets[1] << "\n"
+            << diags_text(d);
+        gs_diags_free(&d);
+    }
+    for (const auto &sets : std::vector<std::vector<const char *>>{
+             {"core.psum.banks=16", "core.sbuf=x2"}, {"core.sbuf=x2", "core.psum.banks=16"}}) {
+        Loaded l;
+        load_file(l, kConfigs + "/gen2.yaml");
+        ASSERT_NE(l.c, nullptr);
+        gs_config before = *l.c;
+        gs_diags d;
+        gs_diags_init(&d);
+        EXPECT_EQ(gs_config_set_all(l.c, sets.data(), sets.size(), &d), GS_ERR_INVALID);
+        EXPECT_NE(diags_text(d).find("do not fit one PSUM bank"), std::string::npos)
+            << diags_text(d);
+        EXPECT_EQ(memcmp(&before, l.c, sizeof before), 0);
+        gs_diags_free(&d);
+    }
+    Loaded l;
+    load_file(l, kConfigs + "/gen2.yaml");
+    ASSERT_NE(l.c, nullptr);
+    const char *twice[] = {"core.sbuf=x2", "core.sbuf=x1.5"};
+    EXPECT_EQ(gs_config_set_all(l.c, twice, 2, nullptr), GS_OK);
+    EXPECT_EQ(l.c->sbuf_bytes.v, 72.0 * 1024 * 1024);
+}
+
 TEST(ConfigSet, AbsentEngineKeysCannotBeSet)
 {
     Loaded l;

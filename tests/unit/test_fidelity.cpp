@@ -138,6 +138,55 @@ TEST(Calibrate, FitRecoversTheValueTheMeasurementCameFrom)
         std::remove(p.c_str());
 }
 
+// A measurement no value in range explains (50 s for a 32 KiB transfer): the fit stops at the
+// config's limit (fixed_latency <= 1 ms) or at its search range and says so, and the table,
+// the fitted values and the JSON are still there. The range does not grow round after round.
+TEST(Calibrate, AFitAtABoundStopsThereAndSaysSo)
+{
+    const std::string cases = tmp("bound-cases.yaml"), json = tmp("bound.json");
+    const std::string rel =
+        std::filesystem::relative(kSrc + "/configs/gen3", std::string(GS_BINARY_DIR)).string();
+    {
+        std::ofstream f(cases);
+        f << "sources: {T: test}\ncases:\n  - name: slow\n    config: fitme\n"
+          << "    kernel: ubench_dma\n    shape: [4, 4096]\n    dtype: bf16\n"
+          << "    measure: transfer\n    time: 50s\n    source: T\n";
+    }
+    struct Start {
+        const char *latency, *bound;
+        double most;
+    } starts[] = {{"100us", "upper: the config's limit", 1e6},
+                  {"100ns", "upper: the search range", 6400}};
+    for (const Start &st : starts) {
+        const std::string cfg = tmp("bound-cfg.yaml");
+        {
+            std::ofstream f(cfg);
+            f << "name: fitme\nextends: " << rel << "\ncore:\n  dma:\n"
+              << "    fixed_latency: \"" << st.latency << " [assumed: test]\"\n";
+        }
+        CliRun r = gensweep("calibrate '" + cases + "' --configs '" + cfg +
+                            "' --fit core.dma.fixed_latency --json '" + json + "'");
+        ASSERT_EQ(r.rc, 0) << st.latency << "\n" << r.out << r.err;
+        EXPECT_NE(r.out.find("slow "), std::string::npos) << r.out; // the table
+        EXPECT_NE(r.out.find("[fit: "), std::string::npos) << r.out;
+        EXPECT_NE(r.out.find(std::string("at a bound: fitme core.dma.fixed_latency")),
+                  std::string::npos)
+            << r.out;
+        EXPECT_NE(r.out.find(st.bound), std::string::npos) << r.out;
+        Json j(json);
+        ASSERT_NE(j.doc, nullptr);
+        const cJSON *fit = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j.doc, "fit"), 0);
+        ASSERT_NE(fit, nullptr);
+        EXPECT_LE(num(fit, "after"), st.most) << st.latency;
+        EXPECT_GE(num(fit, "after"), 0.99 * st.most) << st.latency;
+        EXPECT_STREQ(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(fit, "at_bound")),
+                     st.bound);
+        std::remove(cfg.c_str());
+    }
+    for (const std::string &p : {cases, json})
+        std::remove(p.c_str());
+}
+
 TEST(Calibrate, SourcedValuesAreNotFitted)
 {
     CliRun r = gensweep("calibrate calibration/cases.yaml --fit core.dma.bandwidth_per_engine");
@@ -185,6 +234,12 @@ TEST(Calibrate, BadCaseFilesNameTheProblemAndWhere)
         {"duplicate_name.yaml", "cases[1].name: 'a' is used twice (first at line 3)"},
         {"unknown_keys.yaml", "cases[0].colour: unknown key"},
         {"nothing_to_compare.yaml", "nothing to compare"},
+        {"time_out_of_range.yaml", ":8:11: cases[0].time: '1e-300ns' is out of range"},
+        {"bandwidth_out_of_range.yaml",
+         ":8:23: cases[0].engine_bandwidth: '1e300GB/s' is out of range"},
+        {"per_step_doubled_refused.yaml",
+         ":6:12: cases[0].shape: ubench_chain refuses the per_step case's second run"},
+        {"too_many_sources.yaml", ":66:3: sources: more than 64 sources"},
     };
     for (const Case &c : cases) {
         CliRun r = gensweep(std::string("calibrate tests/calibration/bad/") + c.file);
@@ -192,6 +247,31 @@ TEST(Calibrate, BadCaseFilesNameTheProblemAndWhere)
         EXPECT_NE(r.err.find(c.msg), std::string::npos) << c.file << "\n" << r.err;
         EXPECT_EQ(r.out, "") << c.file; // nothing ran
     }
+}
+
+// Only a structural case: no timed measurement, so no error factor to print (not "nan").
+TEST(Calibrate, NoTimedCaseHasNoErrorFactor)
+{
+    CliRun r = gensweep("calibrate tests/calibration/no_timed_case.yaml");
+    EXPECT_EQ(r.rc, 0) << r.out << r.err;
+    EXPECT_EQ(r.out.find("nan"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("geomean error factor: - (no timed case"), std::string::npos) << r.out;
+}
+
+// Case names and sources come from the file: ESC, BEL and OSC never reach the terminal raw,
+// in the table or in a load error.
+TEST(Calibrate, CaseNamesAndSourcesAreEscaped)
+{
+    CliRun r = gensweep("calibrate tests/calibration/name_escapes.yaml");
+    EXPECT_EQ(r.rc, 0) << r.out << r.err;
+    EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find('\a'), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("a\\x1b[2J\\x07"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("X\\x1b]0;pwned\\x07"), std::string::npos) << r.out;
+    r = gensweep("calibrate tests/calibration/bad/duplicate_name_escapes.yaml");
+    EXPECT_EQ(r.rc, 2) << r.out << r.err;
+    EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("'a\\x1b[2J' is used twice"), std::string::npos) << r.err;
 }
 
 TEST(RunFidelity, ACheckShapeThatDoesNotFitIsAFailure)

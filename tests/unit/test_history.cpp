@@ -172,6 +172,145 @@ TEST_F(History, BadArgumentsAreUsageErrors)
     // show on a missing database: an error, and no file created
     EXPECT_EQ(run("history show --db " + d, &out), 2);
     EXPECT_FALSE(exists(d));
+    // export refusing to replace a symlink is a usage error, as everywhere
+    ASSERT_EQ(
+        run("history add " + results_ + " --db " + d + " --commit c1 --date 2026-01-01", &out), 0)
+        << out;
+    const std::string link = dir_ + "/export-link.json";
+    unlink(link.c_str());
+    ASSERT_EQ(symlink("/nonexistent/target.json", link.c_str()), 0);
+    EXPECT_EQ(run("history export --db " + d + " -o " + link, &out), 2) << out;
+    EXPECT_NE(out.find("is a symbolic link"), std::string::npos) << out;
+    unlink(link.c_str());
+}
+
+// Dates that do not exist, and dates in the future (a run dated 2999 would stay the newest and
+// so the gate's base for ever), are refused; nothing is recorded.
+TEST_F(History, InvalidAndFutureDatesAreRefused)
+{
+    std::string d = db("dates"), out;
+    for (const char *date : {"2026-02-31", "2025-02-29", "2026-04-31", "2026-13-01"}) {
+        EXPECT_EQ(
+            run("history add " + results_ + " --db " + d + " --commit c1 --date " + date, &out), 2)
+            << date << "\n"
+            << out;
+        EXPECT_NE(out.find("is not a valid"), std::string::npos) << out;
+    }
+    EXPECT_EQ(
+        run("history add " + results_ + " --db " + d + " --commit c1 --date 2999-01-01", &out), 2)
+        << out;
+    EXPECT_NE(out.find("in the future"), std::string::npos) << out;
+    EXPECT_FALSE(exists(d)) << "nothing recorded, no database created";
+    // a leap day is a date
+    EXPECT_EQ(
+        run("history add " + results_ + " --db " + d + " --commit c1 --date 2024-02-29", &out), 0)
+        << out;
+}
+
+// A database whose schema does not match (a column dropped) is bad input, exit 2 like any
+// damaged or foreign file, not a failed write; a negative user_version is named as such.
+TEST_F(History, ForeignSchemasAreUsageErrors)
+{
+    std::string d = db("nocolumn"), out;
+    ASSERT_EQ(
+        run("history add " + results_ + " --db " + d + " --commit c1 --date 2026-01-01", &out), 0)
+        << out;
+    sqlite3 *h = nullptr;
+    ASSERT_EQ(sqlite3_open(d.c_str(), &h), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(h, "ALTER TABLE jobs DROP COLUMN max_abs", nullptr, nullptr, nullptr),
+              SQLITE_OK);
+    sqlite3_close(h);
+    EXPECT_EQ(
+        run("history add " + results_ + " --db " + d + " --commit c2 --date 2026-01-02", &out), 2)
+        << out;
+    EXPECT_NE(out.find("no column named max_abs"), std::string::npos) << out;
+    std::string v = db("negative"), out2;
+    ASSERT_EQ(
+        run("history add " + results_ + " --db " + v + " --commit c1 --date 2026-01-01", &out2), 0)
+        << out2;
+    ASSERT_EQ(sqlite3_open(v.c_str(), &h), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(h, "PRAGMA user_version = -1", nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(h);
+    EXPECT_EQ(run("history show --db " + v, &out2), 2) << out2;
+    EXPECT_NE(out2.find("user_version -1"), std::string::npos) << out2;
+    EXPECT_EQ(out2.find("not an error"), std::string::npos) << out2;
+}
+
+// A reader (show, export, gate) leaves the file as it is: a rollback-journal database stays
+// one. And a healthy database it cannot write (no write permission, or a read-only mount) is
+// read, not called damaged. Run as another user (setpriv) and in a private read-only bind
+// mount (unshare) when the machine allows it (root, as CI runs).
+TEST_F(History, ReadersNeitherWriteNorNeedToWrite)
+{
+    const std::string dir = tmpdir();
+    const std::string d = dir + "/ro.db";
+    std::string out;
+    ASSERT_EQ(
+        run("history add " + results_ + " --db " + d + " --commit c1 --date 2026-01-01", &out), 0)
+        << out;
+    sqlite3 *h = nullptr;
+    ASSERT_EQ(sqlite3_open(d.c_str(), &h), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(h, "PRAGMA journal_mode=DELETE", nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(h);
+    ASSERT_EQ(run("history show --db " + d, &out), 0) << out;
+    {
+        sqlite3 *r = nullptr;
+        ASSERT_EQ(sqlite3_open_v2(d.c_str(), &r, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+        sqlite3_stmt *st = nullptr;
+        ASSERT_EQ(sqlite3_prepare_v2(r, "PRAGMA journal_mode", -1, &st, nullptr), SQLITE_OK);
+        ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+        EXPECT_STREQ((const char *)sqlite3_column_text(st, 0), "delete");
+        sqlite3_finalize(st);
+        sqlite3_close(r);
+    }
+    // back to WAL, as add leaves it, for the read-only readers
+    ASSERT_EQ(
+        run("history add " + results_ + " --db " + d + " --commit c2 --date 2026-01-02", &out), 0)
+        << out;
+    if (geteuid() != 0 || std::system("command -v setpriv >/dev/null 2>&1") != 0)
+        GTEST_SKIP() << "needs root and setpriv to read as a user without write permission";
+    // the user may enter the directories and read the files, and write none of them
+    chmod(dir.c_str(), 0755);
+    chmod(dir_.c_str(), 0755);
+    chmod((dir_ + "/sweep").c_str(), 0755);
+    chmod(d.c_str(), 0644);
+    chmod(results_.c_str(), 0644);
+    const std::string bin = GS_GENSWEEP_BIN;
+    std::string as_nobody = "setpriv --reuid=65534 --regid=65534 --clear-groups ";
+    for (const std::string &sub : {"show --db " + d, "export --db " + d,
+                                   "gate --db " + d + " " + results_ + " --commit c3"}) {
+        std::string cmd = as_nobody + bin + " history " + sub + " 2>&1";
+        FILE *p = popen(cmd.c_str(), "r");
+        ASSERT_NE(p, nullptr);
+        std::string text;
+        char buf[4096];
+        size_t n;
+        while ((n = fread(buf, 1, sizeof buf, p)) > 0)
+            text.append(buf, n);
+        int st = pclose(p);
+        EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << sub << "\n" << text;
+        EXPECT_EQ(text.find("damaged"), std::string::npos) << text;
+    }
+    // a read-only mount of the directory, in a mount namespace of its own
+    const std::string ro = "unshare -m sh -c 'mount --bind " + dir + " " + dir +
+                           " && mount -o remount,bind,ro " + dir + " && ";
+    if (std::system((ro + "true' >/dev/null 2>&1").c_str()) != 0)
+        GTEST_SKIP() << "cannot make a read-only bind mount here";
+    for (const std::string &sub : {"show --db " + d, "export --db " + d,
+                                   "gate --db " + d + " " + results_ + " --commit c3"}) {
+        std::string cmd = ro + bin + " history " + sub + "' 2>&1";
+        FILE *p = popen(cmd.c_str(), "r");
+        ASSERT_NE(p, nullptr);
+        std::string text;
+        char buf[4096];
+        size_t n;
+        while ((n = fread(buf, 1, sizeof buf, p)) > 0)
+            text.append(buf, n);
+        int st = pclose(p);
+        EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << sub << "\n" << text;
+        EXPECT_EQ(text.find("damaged"), std::string::npos) << text;
+    }
+    std::system(("rm -rf '" + dir + "'").c_str());
 }
 
 TEST_F(History, ExportFlagsChangePointsWithTheirCommit)
@@ -273,6 +412,70 @@ TEST_F(History, GateComparesWithTheLastGoodRun)
     // the run of the same commit is not its own baseline
     EXPECT_EQ(run("history gate --db " + d + " " + results_ + " --commit good1", &out), 0) << out;
     EXPECT_NE(out.find("nothing to compare"), std::string::npos) << out;
+}
+
+// An interrupted sweep, or one whose planned jobs are absent, fails the gate: with a good run
+// to compare with and without one.
+TEST_F(History, GateFailsResultsThatDidNotAllRun)
+{
+    std::string d = db("gate-incomplete"), out;
+    cJSON *doc = cJSON_Parse(slurp(results_).c_str());
+    cJSON_ReplaceItemInObject(doc, "complete", cJSON_CreateFalse());
+    cJSON_ReplaceItemInObject(doc, "interrupted", cJSON_CreateTrue());
+    cJSON_ReplaceItemInObject(doc, "jobs", cJSON_CreateArray());
+    char *s = cJSON_Print(doc);
+    std::string intr = dir_ + "/interrupted.json";
+    spit(intr, s);
+    cJSON_free(s);
+    // the same sweep with its last job lost
+    cJSON_Delete(doc);
+    doc = cJSON_Parse(slurp(results_).c_str());
+    cJSON *jobs = cJSON_GetObjectItem(doc, "jobs");
+    cJSON_DeleteItemFromArray(jobs, cJSON_GetArraySize(jobs) - 1);
+    s = cJSON_Print(doc);
+    std::string lost = dir_ + "/lost.json";
+    spit(lost, s);
+    cJSON_free(s);
+    cJSON_Delete(doc);
+    ASSERT_EQ(
+        run("history add " + results_ + " --db " + d + " --commit good1 --date 2026-01-01", &out),
+        0)
+        << out;
+    // nothing to compare with (the same commit), still a failure
+    EXPECT_EQ(run("history gate --db " + d + " " + intr + " --commit good1", &out), 1) << out;
+    EXPECT_NE(out.find("nothing to compare"), std::string::npos) << out;
+    EXPECT_NE(out.find("the sweep was interrupted"), std::string::npos) << out;
+    EXPECT_EQ(run("history gate --db " + d + " " + intr + " --commit new2", &out), 1) << out;
+    EXPECT_NE(out.find("INCOMPLETE"), std::string::npos) << out;
+    EXPECT_EQ(run("history gate --db " + d + " " + lost + " --commit new2", &out), 1) << out;
+    EXPECT_NE(out.find("planned jobs present"), std::string::npos) << out;
+    EXPECT_EQ(run("history gate --db " + d + " " + results_ + " --commit new2", &out), 0) << out;
+}
+
+// Job ids come from results files: ESC, BEL and OSC sequences in one never reach the terminal
+// raw from `history show` (nor from the gate's lines).
+TEST_F(History, ShowEscapesJobIds)
+{
+    std::string d = db("escapes"), out;
+    cJSON *doc = cJSON_Parse(slurp(results_).c_str());
+    cJSON *j = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "jobs"), 0);
+    const std::string id =
+        std::string(cJSON_GetStringValue(cJSON_GetObjectItem(j, "id"))) + "\x1b]0;pwned\x07\x1b[2J";
+    cJSON_ReplaceItemInObject(j, "id", cJSON_CreateString(id.c_str()));
+    char *s = cJSON_Print(doc);
+    const std::string path = dir_ + "/escapes.json";
+    spit(path, s);
+    cJSON_free(s);
+    cJSON_Delete(doc);
+    ASSERT_EQ(run("history add " + path + " --db " + d + " --commit esc1 --date 2026-01-01", &out),
+              0)
+        << out;
+    ASSERT_EQ(run("history show --db " + d, &out), 0) << out;
+    EXPECT_EQ(out.find('\x1b'), std::string::npos) << out;
+    EXPECT_EQ(out.find('\x07'), std::string::npos) << out;
+    EXPECT_NE(out.find("\\x1b]0;pwned\\x07\\x1b[2J"), std::string::npos) << out;
+    ASSERT_EQ(run("history gate --db " + d + " " + results_ + " --commit esc2", &out), 1) << out;
+    EXPECT_EQ(out.find('\x1b'), std::string::npos) << out;
 }
 
 TEST_F(History, MigratesAVersion1Database)

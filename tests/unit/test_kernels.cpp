@@ -227,6 +227,25 @@ gs_status wrong_op(gs_kb *kb, const gs_kernel_args *a)
     return gs_kb_status(kb);
 }
 
+// elementwise add that computes 2 min(A, B) = A + B - |A - B|: below the reference everywhere
+// (a checker that took got - ref for the error, not its magnitude, would pass it)
+gs_status below_everywhere(gs_kb *kb, const gs_kernel_args *a)
+{
+    int64_t R = a->dims[0], W = a->dims[1];
+    gs_pool *p = gs_pool_create(kb, GS_MEM_SBUF, "x", 4, (uint64_t)W * 4);
+    unsigned np = (unsigned)R;
+    gs_tile ta = gs_tile_alloc(p, a->dtype, np, (uint32_t)W);
+    gs_tile tb = gs_tile_alloc(p, a->dtype, np, (uint32_t)W);
+    gs_tile tm = gs_tile_alloc(p, a->dtype, np, (uint32_t)W);
+    gs_tile to = gs_tile_alloc(p, a->dtype, np, (uint32_t)W);
+    gs_dma_copy(kb, ta.ap, gs_hbm_rows(&a->t[0], 0, np, 0, (uint32_t)W), -1);
+    gs_dma_copy(kb, tb.ap, gs_hbm_rows(&a->t[1], 0, np, 0, (uint32_t)W), -1);
+    gs_tensor_tensor(kb, tm.ap, ta.ap, tb.ap, GS_ALU_MIN);
+    gs_tensor_tensor(kb, to.ap, tm.ap, tm.ap, GS_ALU_ADD);
+    gs_dma_copy(kb, gs_hbm_rows(&a->t[2], 0, np, 0, (uint32_t)W), to.ap, -1);
+    return gs_kb_status(kb);
+}
+
 void run_broken(gs_kernel_fn fn, int64_t R, int64_t W, gs_job_check *chk, gs_status *st)
 {
     ConfigHolder h(std::string(GS_SOURCE_DIR) + "/configs/gen2.yaml");
@@ -261,6 +280,17 @@ TEST(Checker, CatchesAnOffByOneTail)
     EXPECT_EQ(chk.mismatches, 200u);
     // the worst element is named by [row, col], not a flat index: the first unwritten one
     EXPECT_NE(std::string(chk.worst).find("[0, 32]"), std::string::npos) << chk.worst;
+}
+
+TEST(Checker, CatchesValuesBelowTheReferenceEverywhere)
+{
+    gs_job_check chk;
+    gs_status st = GS_OK;
+    run_broken(below_everywhere, 64, 40, &chk, &st);
+    EXPECT_EQ(st, GS_ERR_MISMATCH);
+    EXPECT_GT(chk.mismatches, 64u * 40u / 2);
+    EXPECT_GT(chk.max_abs_err, 0.1); // a magnitude, never a negative difference
+    EXPECT_EQ(chk.bad_nonfinite, 0u);
 }
 
 TEST(Checker, CatchesWrongValues)
@@ -406,4 +436,61 @@ TEST(KernelParams, LookupByNameWithDefault)
     EXPECT_EQ(gs_kernel_param(&a, "no_such_param", 7), -1);      // a kernel bug, never a value
     gs_kernel_args none{};
     EXPECT_EQ(gs_kernel_param(&none, "tn", 5), -1);
+}
+
+// Valid configs at the edges (one DMA queue, one DMA engine, a tiny SBUF): every kernel on every
+// check and perf shape builds, or says cleanly that it is unsupported or does not fit. Never a
+// kernel error (a queue it assumed, a chunk of 0). Only the build runs (timing-only perf shapes are
+// large), so the tiny configs cost little.
+TEST(KernelEdges, ValidSmallConfigsNeverGiveKernelErrors)
+{
+    const std::vector<std::vector<const char *>> edges = {
+        {"core.dma.queues=1"},
+        {"core.dma.engines=1"},
+        {"core.sbuf=1KiB"},
+        {"core.sbuf=8KiB", "core.dma.queues=1"},
+    };
+    const std::string gen2 = std::string(GS_SOURCE_DIR) + "/configs/gen2.yaml";
+    for (const auto &sets : edges) {
+        ConfigHolder h(gen2);
+        ASSERT_NE(h.cfg, nullptr);
+        std::string label;
+        for (const char *s : sets) {
+            gs_diags d;
+            gs_diags_init(&d);
+            ASSERT_EQ(gs_config_set(h.cfg, s, &d), GS_OK)
+                << s << ": " << (d.count ? d.items[0].message : "");
+            gs_diags_free(&d);
+            label += std::string(label.empty() ? "" : " ") + s;
+        }
+        const bool tiny_sbuf = label.find("sbuf") != std::string::npos;
+        for (size_t k = 0; k < gs_suite_count(); k++) {
+            const gs_kernel_def *def = gs_suite_kernel(k);
+            for (int v = 0; v < def->n_variants; v++)
+                for (int perf = 0; perf < (tiny_sbuf ? 2 : 1); perf++)
+                    for (int s = 0; s < GS_SUITE_MAX_SHAPES; s++) {
+                        const gs_shape &sh = perf ? def->perf_shapes[s] : def->check_shapes[s];
+                        if (!sh.n) break;
+                        gs_job_spec spec{};
+                        spec.cfg = h.cfg;
+                        spec.kernel = def;
+                        spec.variant = v;
+                        spec.dtype = GS_BF16;
+                        spec.n_dims = sh.n;
+                        for (int i = 0; i < sh.n; i++)
+                            spec.dims[i] = sh.d[i];
+                        spec.seed = 1;
+                        gs_job *job = nullptr;
+                        gs_error err;
+                        gs_error_clear(&err);
+                        gs_status st = gs_job_build(&spec, &job, &err);
+                        gs_job_free(job);
+                        EXPECT_TRUE(st == GS_OK || st == GS_ERR_UNSUPPORTED ||
+                                    st == GS_ERR_DOES_NOT_FIT)
+                            << label << ": " << def->name << "/" << def->variants[v]
+                            << (perf ? " perf" : " check") << " shape " << s << ": "
+                            << gs_status_name(st) << ": " << err.message;
+                    }
+        }
+    }
 }

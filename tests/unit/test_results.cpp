@@ -148,6 +148,119 @@ TEST(CompareGate, FailingJobRegressesThroughItsStatus)
     cJSON_Delete(cur);
 }
 
+// Equal statuses are judged on time and error whatever the status: a job failing on both sides
+// whose time grew is a regression, one that got faster an improvement (a gate that looked at
+// the times of passing jobs only would pass it).
+TEST(CompareGate, TimesOfJobsWithEqualNonPassStatusesAreCompared)
+{
+    for (const char *status : {"fail", "crash"}) {
+        Job b{kId, 1e-5, 1e-4, 1000.0, status};
+        Job slow{kId, 1e-5, 1e-4, 1500.0, status};
+        Job fast{kId, 1e-5, 1e-4, 500.0, status};
+        cJSON *base = make_doc({b}), *cs = make_doc({slow}), *cf = make_doc({fast});
+        std::string text;
+        gs_compare_summary s = compare(base, cs, &text);
+        EXPECT_EQ(s.regressions, 1) << status << "\n" << text;
+        EXPECT_NE(text.find("REGRESSION  " + std::string(kId) + ": time"), std::string::npos)
+            << text;
+        s = compare(base, cf, &text);
+        EXPECT_EQ(s.regressions, 0) << status << "\n" << text;
+        EXPECT_EQ(s.improvements, 1) << status << "\n" << text;
+        for (cJSON *d : {base, cs, cf})
+            cJSON_Delete(d);
+    }
+}
+
+// The threshold is a limit the change may reach: exactly +threshold is not a regression and
+// exactly -threshold not an improvement (values exact in binary: 2 -> 3 is +50 %).
+TEST(CompareGate, AChangeOfExactlyTheThresholdIsNotAFinding)
+{
+    cJSON *base = make_doc({{kId, 1e-5, 1e-4, 2.0}});
+    cJSON *up = make_doc({{kId, 1e-5, 1e-4, 3.0}});
+    cJSON *down = make_doc({{kId, 1e-5, 1e-4, 1.0}});
+    cJSON *past = make_doc({{kId, 1e-5, 1e-4, std::nextafter(3.0, 4.0)}});
+    gs_compare_summary s;
+    gs_compare_docs(base, up, 0.5, nullptr, &s);
+    EXPECT_EQ(s.regressions, 0);
+    gs_compare_docs(base, down, 0.5, nullptr, &s);
+    EXPECT_EQ(s.improvements, 0);
+    gs_compare_docs(base, past, 0.5, nullptr, &s);
+    EXPECT_EQ(s.regressions, 1);
+    for (cJSON *d : {base, up, down, past})
+        cJSON_Delete(d);
+}
+
+// Results that say they did not run everything fail the gate even with nothing to compare:
+// an interrupted sweep with no jobs, a file marked incomplete, planned jobs absent, a whole
+// generation of the file's configs without a job. A shard is judged on its own share.
+TEST(CompareGate, NewResultsThatDidNotAllRunFailTheGate)
+{
+    cJSON *base = make_doc({{kId, 1e-5, 1e-4}});
+    auto with = [](cJSON *d, const char *key, cJSON *v) {
+        cJSON_AddItemToObject(d, key, v);
+        return v;
+    };
+    cJSON *full = make_doc({{kId, 1e-5, 1e-4}});
+    with(full, "complete", cJSON_CreateTrue());
+    with(full, "interrupted", cJSON_CreateFalse());
+    with(full, "planned_jobs", cJSON_CreateNumber(1));
+    std::string text;
+    gs_compare_summary s = compare(base, full, &text);
+    EXPECT_FALSE(gs_compare_failed(&s)) << text;
+    EXPECT_EQ(text.find("INCOMPLETE"), std::string::npos) << text;
+
+    cJSON *intr = make_doc({});
+    with(intr, "complete", cJSON_CreateFalse());
+    with(intr, "interrupted", cJSON_CreateTrue());
+    with(intr, "planned_jobs", cJSON_CreateNumber(1));
+    s = compare(base, intr, &text);
+    EXPECT_EQ(s.regressions, 0);
+    EXPECT_EQ(s.incomplete, 1);
+    EXPECT_TRUE(gs_compare_failed(&s));
+    EXPECT_NE(text.find("INCOMPLETE  the new results did not run everything: the sweep was "
+                        "interrupted; 0 of 1 planned jobs present"),
+              std::string::npos)
+        << text;
+
+    cJSON *marked = make_doc({{kId, 1e-5, 1e-4}});
+    with(marked, "complete", cJSON_CreateFalse());
+    s = compare(base, marked, &text);
+    EXPECT_TRUE(gs_compare_failed(&s)) << text;
+    EXPECT_NE(text.find("\"complete\": false"), std::string::npos) << text;
+
+    // gen3 is one of the file's configs and has no job left
+    cJSON *nogen = make_doc({{kId, 1e-5, 1e-4}});
+    cJSON *cfgs = with(nogen, "configs", cJSON_CreateArray());
+    for (const char *g : {"gen1", "gen3"}) {
+        cJSON *c = cJSON_CreateObject();
+        cJSON_AddStringToObject(c, "name", g);
+        cJSON_AddItemToArray(cfgs, c);
+    }
+    s = compare(base, nogen, &text);
+    EXPECT_TRUE(gs_compare_failed(&s)) << text;
+    EXPECT_NE(text.find("generation gen3 (in \"configs\") has no jobs"), std::string::npos) << text;
+    EXPECT_EQ(text.find("generation gen1"), std::string::npos) << text;
+
+    // shard 2 of 2 of a 3-job plan holds 1 job: complete, not interrupted, its share is there
+    cJSON *shard = make_doc({{kId, 1e-5, 1e-4}});
+    with(shard, "complete", cJSON_CreateFalse());
+    cJSON *sh = with(shard, "shard", cJSON_CreateObject());
+    cJSON_AddNumberToObject(sh, "index", 2);
+    cJSON_AddNumberToObject(sh, "count", 2);
+    with(shard, "planned_jobs", cJSON_CreateNumber(3));
+    s = compare(base, shard, &text);
+    EXPECT_FALSE(gs_compare_failed(&s)) << text;
+    cJSON_ReplaceItemInObject(shard, "planned_jobs", cJSON_CreateNumber(4));
+    s = compare(base, shard, &text);
+    EXPECT_TRUE(gs_compare_failed(&s)) << text;
+    EXPECT_NE(text.find("1 of 2 planned jobs present"), std::string::npos) << text;
+
+    // a baseline file records none of it: nothing to say
+    EXPECT_EQ(gs_compare_gaps(base), nullptr);
+    for (cJSON *d : {base, full, intr, marked, nogen, shard})
+        cJSON_Delete(d);
+}
+
 namespace
 {
 

@@ -316,6 +316,46 @@ TEST(SweepInterrupt, SigintWritesIncompleteResults)
     EXPECT_NE(doc.job("gen2/elementwise_add/"), nullptr);
 }
 
+// A sweep killed with SIGKILL cannot clean up: its .jobs-<pid>/ stays in --out. The next sweep
+// into that directory removes it (its pid is gone), and leaves a live process's directory and
+// whatever a symlink named like one points to.
+TEST(SweepInterrupt, JobDirsOfKilledSweepsAreRemovedByTheNext)
+{
+    std::string d = tmpdir("sigkill");
+    pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+        if (chdir(kSrc.c_str()) != 0) _exit(99);
+        freopen("/dev/null", "w", stdout);
+        freopen("/dev/null", "w", stderr);
+        execl(GS_FAULTS_BIN, GS_FAULTS_BIN, "sweep", "--configs", "configs/gen2.yaml", "--kernels",
+              "fault_hang", "--timeout", "120", "-j", "1", "--out", d.c_str(), (char *)nullptr);
+        _exit(98);
+    }
+    const std::string stale = d + "/.jobs-" + std::to_string(pid);
+    struct stat sb;
+    for (int i = 0; i < 100 && stat(stale.c_str(), &sb) != 0; i++)
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    ASSERT_EQ(kill(pid, SIGKILL), 0);
+    int st = 0;
+    ASSERT_EQ(waitpid(pid, &st, 0), pid);
+    ASSERT_EQ(stat(stale.c_str(), &sb), 0) << "the killed sweep left no job directory";
+    // a live process's directory (this test's), and a symlink to a directory outside
+    const std::string live = d + "/.jobs-" + std::to_string(getpid());
+    ASSERT_EQ(mkdir(live.c_str(), 0755), 0);
+    spit(live + "/job-0.json", "{}");
+    const std::string outside = tmpdir("sigkill-outside");
+    spit(outside + "/keep.json", "{}");
+    ASSERT_EQ(symlink(outside.c_str(), (d + "/.jobs-2147483646").c_str()), 0);
+    CliRun r = gensweep("sweep --configs configs/gen2.yaml --kernels elementwise_add --quiet "
+                        "--no-report -j 2 --out '" +
+                        d + "'");
+    ASSERT_EQ(r.rc, 0) << r.out << r.err;
+    EXPECT_NE(stat(stale.c_str(), &sb), 0) << stale << " is still there";
+    EXPECT_EQ(stat((live + "/job-0.json").c_str(), &sb), 0);
+    EXPECT_EQ(stat((outside + "/keep.json").c_str(), &sb), 0);
+}
+
 TEST(SweepShards, ShardsMergedEqualTheFullSweepAndJobsCountDoesNotMatter)
 {
     std::string d = tmpdir("shards");

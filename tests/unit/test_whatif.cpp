@@ -1,6 +1,8 @@
 // gensweep whatif: 1-D with per-step sensitivity and flags, the 2-D grid, and bad input.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include "../support/cli_run.h"
 
 #include <sys/wait.h>
@@ -115,6 +117,35 @@ TEST(WhatIf, BadInputIsExit2)
     r = gensweep(c + "--param no.such.key --values 1x,2x");
     EXPECT_EQ(r.rc, 2);
     EXPECT_NE(r.err.find("not a numeric key"), std::string::npos) << r.err;
+    // an empty value is not dropped; one value twice (however written) would make two runs
+    // write one directory
+    for (const char *v : {"1x,,2x", "1x,2x,", ",1x,2x"}) {
+        r = gensweep(c + "--param core.dma.bandwidth_per_engine --values " + v);
+        EXPECT_EQ(r.rc, 2) << v;
+        EXPECT_NE(r.err.find("is empty"), std::string::npos) << v << "\n" << r.err;
+    }
+    r = gensweep(c + "--param core.dma.bandwidth_per_engine --values 1x,2x,x1");
+    EXPECT_EQ(r.rc, 2);
+    EXPECT_NE(r.err.find("'1x' and 'x1' are the same value"), std::string::npos) << r.err;
+    r = gensweep(c + "--param core.dma.bandwidth_per_engine --values 27.2GB/s,2x,1x");
+    EXPECT_EQ(r.rc, 2);
+    EXPECT_NE(r.err.find("'27.2GB/s' and '1x' are the same value"), std::string::npos) << r.err;
+}
+
+// A value with a unit such as GB/s is one directory of --out, not a nested one.
+TEST(WhatIf, ValuesWithSlashesAreOneDirectory)
+{
+    std::string out = dir() + "/wslash";
+    CliRun r = gensweep("whatif --config configs/gen2.yaml --param core.dma.bandwidth_per_engine "
+                        "--values 10GB/s,20GB/s --kernels elementwise_add -j 2 --quiet --out '" +
+                        out + "'");
+    ASSERT_EQ(r.rc, 0) << r.out << r.err;
+    struct stat sb;
+    EXPECT_EQ(stat((out + "/10GB_s/results.json").c_str(), &sb), 0);
+    EXPECT_EQ(stat((out + "/20GB_s/results.json").c_str(), &sb), 0);
+    EXPECT_NE(stat((out + "/10GB").c_str(), &sb), 0) << "a nested directory";
+    // the label itself is kept for the curves
+    EXPECT_NE(slurp(out + "/whatif.json").find("\"10GB/s\""), std::string::npos);
 }
 
 // tune: without --variant the fastest variant at default params is tuned; only params the

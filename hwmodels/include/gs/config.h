@@ -167,6 +167,11 @@ void gs_config_free(gs_config *c); /* NULL is a no-op */
  * "x1.5" / "1.5x"), then re-validate the whole config. On error the config is unchanged and
  * the error is added to diags (file "--set"). */
 gs_status gs_config_set(gs_config *c, const char *assignment, gs_diags *diags);
+/* Apply n overrides in order (a relative one scales the value the earlier ones left), then
+ * validate the whole config once: the checks between values see every override, whatever the
+ * order they were given in. On error the config is unchanged. gs_config_set is the n = 1 case. */
+gs_status gs_config_set_all(gs_config *c, const char *const *assignments, size_t n,
+                            gs_diags *diags);
 
 /* Write the resolved config as YAML, each number with its provenance as a trailing
  * "[source]" tag and "# file:line" comment (gensweep show-config). */
