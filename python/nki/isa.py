@@ -266,16 +266,21 @@ def tensor_partition_reduce(dst=None, op=None, data=None, name=None, **_):
     ctx.emit("partition_reduce", where, d, s, _alu(op, where))
 
 
+def _one_level(pattern, what, where):
+    """The [step, count] of a one-level access pattern (deeper ones are not modelled)."""
+    if pattern is None or len(pattern) != 1 or len(pattern[0]) != 2:
+        raise Unsupported(f"{what} with a multi-level pattern (one [step, count] level is "
+                          "modelled)", where=where)
+    return pattern[0]
+
+
 def iota(dst=None, pattern=None, offset=0, channel_multiplier=0, expr=None, dtype=None,
          name=None, **_):
     where = _caller()
     ctx = _t._ctx()
     if not ctx.gpsimd:
         raise Unsupported(f"iota on {ctx.caps['generation']} (no GpSimd)", where=where)
-    if pattern is None or len(pattern) != 1 or len(pattern[0]) != 2:
-        raise Unsupported("iota with a multi-level pattern (one [step, count] level is "
-                          "modelled)", where=where)
-    step, count = pattern[0]
+    step, count = _one_level(pattern, "iota", where)
     d = _v(dst, where, "dst")
     if _nl._math.prod(d.shape[1:]) != count:
         raise NKIError(f"iota: pattern makes {count} elements per partition, dst has "
@@ -289,10 +294,7 @@ def affine_select(dst=None, pattern=None, channel_multiplier=0, on_true_tile=Non
     ctx = _t._ctx()
     if not ctx.gpsimd:
         raise Unsupported(f"affine_select on {ctx.caps['generation']} (no GpSimd)", where=where)
-    if pattern is None or len(pattern) != 1 or len(pattern[0]) != 2:
-        raise Unsupported("affine_select with a multi-level pattern (one [step, count] level is "
-                          "modelled)", where=where)
-    step, _count = pattern[0]
+    step, _count = _one_level(pattern, "affine_select", where)
     s = _v(on_true_tile, where, "on_true_tile")
     d = _v(dst, where, "dst")
     ctx.mark_read(s)
