@@ -53,27 +53,6 @@ void gs_record_format_error(const gs_error *err, char *buf, size_t size)
         memmove(p, p + n, strlen(p + n) + 1);
 }
 
-const char *gs_record_unit_name(gs_unit u)
-{
-    switch (u) {
-    case GS_UNIT_COUNT:
-        return "count";
-    case GS_UNIT_REAL:
-        return "";
-    case GS_UNIT_BYTES:
-        return "B";
-    case GS_UNIT_BANDWIDTH:
-        return "B/ns";
-    case GS_UNIT_FREQ:
-        return "Hz";
-    case GS_UNIT_TIME:
-        return "ns";
-    case GS_UNIT_CYCLES:
-        return "cycles";
-    }
-    return "";
-}
-
 /* A ratio that is null (not 0) when the denominator is 0. */
 static void kratio(gs_jw *w, const char *k, double num, double den)
 {
@@ -339,7 +318,7 @@ gs_status gs_record_write_config(gs_sb *sb, const gs_config *c)
             gs_jw_knum(&w, "value", n->v);
         else
             gs_jw_knull(&w, "value");
-        gs_jw_kstr(&w, "unit", gs_record_unit_name(fields[i].unit));
+        gs_jw_kstr(&w, "unit", gs_unit_record_name(fields[i].unit));
         gs_jw_kstr(&w, "src", n ? n->src : NULL);
         gs_jw_kstr(&w, "note", n ? n->note : NULL);
         gs_jw_end_object(&w);

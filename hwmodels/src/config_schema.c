@@ -82,6 +82,13 @@
          psum_banks, 0, NOENG, NODT, 0)                                                            \
     GS_F("core.semaphore_latency", GS_UNIT_TIME, 1, "cross-engine semaphore signal-to-wake cost",  \
          sem_latency, FF_ZERO_OK, NOENG, NODT, 0)                                                  \
+    GS_F("core.pool_alignment", GS_UNIT_BYTES, 0,                                                  \
+         "byte boundary each SBUF pool buffer starts on, per partition (default 64)",              \
+         pool_alignment, 0, NOENG, NODT, 64)                                                       \
+    GS_F("core.partition_quadrants", GS_UNIT_COUNT, 0,                                             \
+         "compute instructions start at a multiple of partitions / N (a quarter when N = 4), "     \
+         "of twice that when they span more than one, at 0 when more than two (default 4)",        \
+         partition_quadrants, 0, NOENG, NODT, 4)                                                   \
     GS_F("core.dma.engines", GS_UNIT_COUNT, 1,                                                     \
          "DMA engines per core; a transfer is split over them by partition group", dma.engines, 0, \
          NOENG, NODT, 0)                                                                           \

@@ -460,6 +460,25 @@ TEST(ConfigValidate, ZeroIsAllowedForOverheads)
     EXPECT_NE(l.c, nullptr) << l.errors();
 }
 
+TEST(ConfigValidate, PoolAlignmentAndQuadrantsAreCheckedAndDefault)
+{
+    Loaded l;
+    load_str(l, "extends: gen2\ncore:\n  pool_alignment: 48B [assumed]\n"
+                "  partition_quadrants: 3 [assumed]\n");
+    EXPECT_EQ(l.c, nullptr);
+    EXPECT_NE(l.errors().find("core.pool_alignment: 48 B is not a power of two"), std::string::npos)
+        << l.errors();
+    EXPECT_NE(l.errors().find("core.partition_quadrants: 3 does not divide core.partitions (128)"),
+              std::string::npos)
+        << l.errors();
+    // a config that does not give them has the defaults (the shipped ones give them)
+    Loaded d;
+    load_str(d, "extends: gen2\ndelete: [core.pool_alignment, core.partition_quadrants]\n");
+    ASSERT_NE(d.c, nullptr) << d.errors();
+    EXPECT_EQ(d.c->pool_alignment.v, 64);
+    EXPECT_EQ(d.c->partition_quadrants.v, 4);
+}
+
 TEST(ConfigValidate, MissingRequiredKeysAreNamed)
 {
     Loaded l;

@@ -115,7 +115,9 @@ typedef struct gs_config {
     gs_num sbuf_bytes; /* whole SBUF (all partitions) */
     gs_num psum_bytes; /* whole PSUM */
     gs_num psum_banks;
-    gs_num sem_latency; /* ns: cross-engine semaphore signal-to-wake cost */
+    gs_num sem_latency;         /* ns: cross-engine semaphore signal-to-wake cost */
+    gs_num pool_alignment;      /* bytes: SBUF pool buffers start on this boundary */
+    gs_num partition_quadrants; /* compute instructions start at multiples of partitions / this */
 
     gs_tensor_cfg tensor;
     gs_simd_cfg vector;
