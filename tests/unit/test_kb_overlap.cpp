@@ -180,3 +180,86 @@ TEST(KbOverlap, LongHistoriesKeepEveryDependency)
 }
 
 } // namespace
+
+namespace
+{
+
+struct TileRounds {
+    gs_config cfg;
+    gs_program *p = nullptr;
+    gs_kb *kb = nullptr;
+    gs_tensor a{}, b{};
+    TileRounds()
+    {
+        gs_test_config_gen2_like(&cfg);
+        p = gs_program_create(&cfg);
+        kb = gs_kb_create(p, 0);
+        int64_t shape[2] = {128, 1};
+        gs_error err;
+        for (gs_tensor *t : {&a, &b}) {
+            t->id = gs_program_add_tensor(p, t == &a ? "A" : "B", GS_FP32, GS_TENSOR_INPUT, 2,
+                                          shape, &err);
+            t->dtype = GS_FP32;
+            t->ndim = 2;
+            t->shape[0] = 128;
+            t->shape[1] = 1;
+        }
+    }
+    ~TileRounds()
+    {
+        gs_kb_free(kb);
+        gs_program_free(p);
+    }
+    const gs_instr *last() const { return gs_program_instr(p, gs_program_count(p) - 1); }
+};
+
+// A tile written a column at a time and read whole every round (fused_elementwise's per-row
+// scale and bias at an Rx1 shape): each round's reads on the one engine make the earlier ones
+// redundant, so a column write depends on a bounded number of instructions however many rounds
+// ran (it used to depend on every earlier round's read: quadratic in the rounds).
+TEST(KbOverlap, ReadsOfOneEngineDoNotPileUp)
+{
+    TileRounds r;
+    gs_pool *pab = gs_pool_create(r.kb, GS_MEM_SBUF, "ab", 1, 8);
+    gs_pool *pout = gs_pool_create(r.kb, GS_MEM_SBUF, "o", 2, 8);
+    gs_tile ab = gs_tile_alloc(pab, GS_FP32, 128, 2);
+    uint32_t last_read = 0;
+    for (int round = 0; round < 200; round++) {
+        gs_dma_copy(r.kb, gs_tile_view(&ab, 0, 128, 0, 1), gs_hbm_rows(&r.a, 0, 128, 0, 1), -1);
+        gs_dma_copy(r.kb, gs_tile_view(&ab, 0, 128, 1, 1), gs_hbm_rows(&r.b, 0, 128, 0, 1), -1);
+        gs_tile o = gs_tile_alloc(pout, GS_FP32, 128, 2);
+        gs_tensor_copy(r.kb, GS_ENG_VECTOR, o.ap, ab.ap);
+        last_read = (uint32_t)gs_program_count(r.p) - 1;
+    }
+    gs_dma_copy(r.kb, gs_tile_view(&ab, 0, 128, 0, 1), gs_hbm_rows(&r.a, 0, 128, 0, 1), -1);
+    ASSERT_TRUE(gs_kb_ok(r.kb)) << gs_kb_error(r.kb)->message;
+    const gs_instr *w = r.last();
+    // WAW on the previous write of the column, WAR on the last whole-tile read
+    ASSERT_EQ(w->n_deps, 2u);
+    EXPECT_EQ(w->deps[1], last_read);
+}
+
+// Reads on different engines are not ordered with each other: a write after them waits for
+// each, and a partial read is not made redundant by a later whole one on another engine.
+TEST(KbOverlap, ReadsOfDifferentEnginesAreAllKept)
+{
+    TileRounds r;
+    gs_pool *pt = gs_pool_create(r.kb, GS_MEM_SBUF, "t", 1, 8);
+    gs_pool *pout = gs_pool_create(r.kb, GS_MEM_SBUF, "o", 4, 8);
+    gs_tile t = gs_tile_alloc(pt, GS_FP32, 128, 2);
+    gs_tile o1 = gs_tile_alloc(pout, GS_FP32, 128, 2);
+    gs_tile o2 = gs_tile_alloc(pout, GS_FP32, 128, 2);
+    gs_tile o3 = gs_tile_alloc(pout, GS_FP32, 128, 1);
+    gs_tensor_copy(r.kb, GS_ENG_SCALAR, o3.ap, gs_tile_view(&t, 0, 128, 0, 1)); // 0
+    gs_tensor_copy(r.kb, GS_ENG_VECTOR, o1.ap, t.ap);                           // 1
+    gs_tensor_copy(r.kb, GS_ENG_SCALAR, o2.ap, t.ap);                           // 2: drops 0
+    gs_tensor_copy(r.kb, GS_ENG_VECTOR, o1.ap, t.ap);                           // 3: drops 1
+    gs_dma_copy(r.kb, gs_tile_view(&t, 0, 128, 0, 1), gs_hbm_rows(&r.a, 0, 128, 0, 1), -1);
+    ASSERT_TRUE(gs_kb_ok(r.kb)) << gs_kb_error(r.kb)->message;
+    const gs_instr *w = r.last();
+    ASSERT_EQ(w->n_deps, 2u);
+    EXPECT_EQ(w->deps[0], 2u);
+    EXPECT_EQ(w->deps[1], 3u);
+}
+
+} // namespace
