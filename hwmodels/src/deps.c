@@ -985,6 +985,21 @@ int gs_kb_inherit_history(gs_kb *kb, const gs_pool *pool)
                 !list_append_all(&nr->writes, &t->buf[old].writes))
                 return 0;
             copied = 1;
+            if (nb->offset <= ob->offset && ob->offset + ob->bytes <= nb->offset + nb->bytes &&
+                nb->part_start <= ob->part_start &&
+                ob->part_start + ob->part_count <= nb->part_start + nb->part_count) {
+                /* the new buffer holds all of the old one's bytes: from now on its history is the
+                 * new buffer's (a later buffer over those bytes overlaps the new one, and only
+                 * once it is released), so it is passed on once, not again to every pool that
+                 * reuses the bytes (bmm: one matmul per batch, quadratic in the batches) */
+                region *o = &t->buf[old];
+                o->reads.n = o->writes.n = 0;
+                o->reads.n_dead = o->writes.n_dead = 0;
+                o->reads.summarized = o->writes.summarized = 0;
+                index_free(o->reads.idx);
+                index_free(o->writes.idx);
+                o->reads.idx = o->writes.idx = NULL;
+            }
         }
         if (copied) {
             region *nr = &t->buf[nid];

@@ -263,3 +263,39 @@ TEST(KbOverlap, ReadsOfDifferentEnginesAreAllKept)
 }
 
 } // namespace
+
+namespace
+{
+
+// A pool created and released over and over at the same bytes (bmm: one matmul per batch): the
+// new pool's first write waits for the last round's accesses to those bytes, not for every
+// round's (each released buffer's history is passed on once, to the buffer that takes over all of
+// its bytes).
+TEST(KbOverlap, ReusedPoolBytesInheritOnlyTheLastHistory)
+{
+    TileRounds r;
+    uint32_t last_write = 0, last_read = 0;
+    for (int round = 0; round < 300; round++) {
+        gs_pool *pt = gs_pool_create(r.kb, GS_MEM_SBUF, "t", 1, 8);
+        gs_pool *po = gs_pool_create(r.kb, GS_MEM_SBUF, "o", 1, 8);
+        gs_tile t = gs_tile_alloc(pt, GS_FP32, 128, 1);
+        gs_tile o = gs_tile_alloc(po, GS_FP32, 128, 1);
+        gs_dma_copy(r.kb, t.ap, gs_hbm_rows(&r.a, 0, 128, 0, 1), -1);
+        last_write = (uint32_t)gs_program_count(r.p) - 1;
+        gs_tensor_copy(r.kb, GS_ENG_VECTOR, o.ap, t.ap);
+        last_read = (uint32_t)gs_program_count(r.p) - 1;
+        gs_pool_release(r.kb, po);
+        gs_pool_release(r.kb, pt);
+        ASSERT_TRUE(gs_kb_ok(r.kb)) << gs_kb_error(r.kb)->message;
+    }
+    gs_pool *pt = gs_pool_create(r.kb, GS_MEM_SBUF, "t", 1, 8);
+    gs_tile t = gs_tile_alloc(pt, GS_FP32, 128, 1);
+    gs_dma_copy(r.kb, t.ap, gs_hbm_rows(&r.a, 0, 128, 0, 1), -1);
+    ASSERT_TRUE(gs_kb_ok(r.kb)) << gs_kb_error(r.kb)->message;
+    const gs_instr *w = r.last();
+    ASSERT_EQ(w->n_deps, 2u);
+    EXPECT_EQ(w->deps[0], last_write);
+    EXPECT_EQ(w->deps[1], last_read);
+}
+
+} // namespace
