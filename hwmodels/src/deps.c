@@ -14,7 +14,10 @@
  * the earlier one and a write waiting for it waits for both (same start time: the semaphore
  * latency is the same for both). Without this a tile written piecewise (one column at a time)
  * and read whole every round piles up its reads, and every new write depends on all of them:
- * quadratic in the rounds, in the dependency lists themselves.
+ * quadratic in the rounds, in the dependency lists themselves. In SBUF/PSUM an access whose
+ * pattern is not dense makes the earlier accesses of the very same (interned) pattern redundant
+ * in the same way (a write: any earlier one; a read: earlier reads on its engine): a strided view
+ * written and read every round (matmul_mx's MX scales) would otherwise pile up too.
  *
  * Long HBM histories (an output written tile by tile, a tensor read thousands of times) get an
  * index: a grid over the tensor seen as rows of one pitch, each access filed under the cells its
@@ -855,9 +858,11 @@ static int covers(const access *w, const access *old)
 /* Whether access `old` of a list is dropped because of access w (see the file comment): w
  * covers it and, for a read w (by instruction `in`), old is a read by the same compute engine of
  * the same core. */
-static int dropped_by(const gs_kb *kb, const access *w, const access *old, const gs_instr_draft *in)
+static int dropped_by(const gs_kb *kb, const access *w, const gs_ap *wap, const access *old,
+                      const gs_instr_draft *in)
 {
-    if (!covers(w, old)) return 0;
+    /* a pattern not dense covers the accesses of the same (interned) pattern */
+    if (!covers(w, old) && (w->dense || access_ap(kb, old) != wap)) return 0;
     if (w->write) return 1;
     const gs_instr *e = gs_program_instr(kb->p, old->instr);
     return e->core == in->core && e->engine == in->engine;
@@ -871,7 +876,7 @@ static int prune_indexed(gs_kb *kb, access_list *l, const access *w, const gs_ap
     if (!index_candidates(kb, l, w, ap)) return 0;
     for (size_t i = 0; i < kb->cand_n; i++) {
         access *it = &l->items[kb->cand[i]];
-        if (dropped_by(kb, w, it, in)) {
+        if (dropped_by(kb, w, ap, it, in)) {
             it->dead = 1;
             l->n_dead++;
         }
@@ -900,7 +905,7 @@ static inline int prune(gs_kb *kb, access_list *l, const access *w, const gs_ap 
     if (ix) return prune_indexed(kb, l, w, ap, in);
     size_t m = 0;
     for (size_t i = 0; i < l->n; i++) {
-        if (!dropped_by(kb, w, &l->items[i], in)) {
+        if (!dropped_by(kb, w, ap, &l->items[i], in)) {
             if (m != i) l->items[m] = l->items[i];
             m++;
         } else if (m < l->summarized) {
@@ -918,11 +923,11 @@ static int record(gs_kb *kb, const access *acc, const gs_ap *ap, const gs_instr_
     if (!acc->write && ap->space == GS_MEM_HBM && kb->indexed) return defer_read(r, acc);
     /* the eager path of a builder with the index off may follow lazy ones on a shared tracker */
     if ((!acc->write || acc->dense) && !materialize(kb, r)) return 0;
-    if (acc->write && acc->dense &&
+    const int local = ap->space != GS_MEM_HBM;
+    if (acc->write && (acc->dense || local) &&
         (!prune(kb, &r->reads, acc, ap, in) || !prune(kb, &r->writes, acc, ap, in)))
         return 0;
-    if (!acc->write && acc->dense && ap->space != GS_MEM_HBM && in->engine != GS_ENG_DMA &&
-        !prune(kb, &r->reads, acc, ap, in))
+    if (!acc->write && local && in->engine != GS_ENG_DMA && !prune(kb, &r->reads, acc, ap, in))
         return 0;
     return list_push(acc->write ? &r->writes : &r->reads, acc, ap);
 }
