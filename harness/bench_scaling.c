@@ -85,6 +85,7 @@ static void reach(const char *config, const gs_kernel_def *k, int d, const scale
 {
     scale_point a = *from, b;
     int have_b = 0;
+    int64_t fail = 0; /* the smallest size of dims[d] that did not run */
     memset(out, 0, sizeof *out);
     snprintf(out->status, sizeof out->status, "shape search");
     for (int t = 0; t < SCALE_TRIES; t++) {
@@ -97,14 +98,17 @@ static void reach(const char *config, const gs_kernel_def *k, int d, const scale
         memcpy(dims, a.dims, sizeof dims);
         double f = pow(target / a.instructions, 1 / e);
         int64_t v = (int64_t)llround((double)a.dims[d] * f);
+        if (fail && v >= fail) /* below what did not fit: half way there, geometrically */
+            v = (int64_t)llround(sqrt((double)a.dims[d] * (double)fail));
         dims[d] = GS_MAX(v, (int64_t)1);
         if (dims[d] == a.dims[d] && t > 0) break;
         scale_point p;
         run_point(config, k, dims, 1, &p);
-        if (!p.ok) { /* e.g. does-not-fit: the largest size of this kernel is below target */
+        if (!p.ok) { /* e.g. does-not-fit: try a smaller size, else the target is out of reach */
             memcpy(out->dims, dims, sizeof out->dims);
             snprintf(out->status, sizeof out->status, "%s", p.status);
-            return;
+            fail = dims[d];
+            continue;
         }
         b = a;
         have_b = 1;
@@ -113,7 +117,7 @@ static void reach(const char *config, const gs_kernel_def *k, int d, const scale
     }
     if (a.instructions < target / SCALE_TOL / SCALE_TOL ||
         a.instructions > target * SCALE_TOL * 2) {
-        memcpy(out->dims, a.dims, sizeof out->dims);
+        if (!fail) memcpy(out->dims, a.dims, sizeof out->dims);
         return; /* not reached: out->ok = 0 */
     }
     /* the figure: best of SCALE_REPS for the small sizes (their CPU time is a few ms) */
@@ -171,7 +175,7 @@ void gs_bench_scaling(bench_run *b)
             hi = GS_MAX(hi, per);
             n_ok++;
         }
-        double spread = n_ok > 1 ? hi / lo : NAN;
+        double spread = n_ok > 1 ? hi / lo : (double)NAN;
         if (n_ok < SCALE_N) b->failures++;
         if (n_ok > 1 && spread > b->scale_worst) b->scale_worst = spread;
         if (n_ok > 1 && spread > SCALE_FLAT) b->scale_missed++;
