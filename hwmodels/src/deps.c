@@ -690,7 +690,7 @@ static int index_candidates(gs_kb *kb, const access_list *l, const access *acc, 
                 if (!cand_push(kb, c->pos[k])) return 0;
         }
     int one_run = x->wide.n == 0 && g0 == g1 && h0 == h1; /* a cell's positions are increasing */
-    if (!one_run) qsort(kb->cand, kb->cand_n, sizeof *kb->cand, cmp_u32);
+    if (!one_run && kb->cand_n > 1) qsort(kb->cand, kb->cand_n, sizeof *kb->cand, cmp_u32);
     size_t m = 0;
     for (size_t i = 0; i < kb->cand_n; i++) {
         uint32_t pos = kb->cand[i];
@@ -1013,8 +1013,10 @@ int gs_kb_inherit_history(gs_kb *kb, const gs_pool *pool)
             index_free(nr->writes.idx);
             nr->reads.idx = nr->writes.idx = NULL;
             nr->reads.n_dead = nr->writes.n_dead = 0;
-            qsort(nr->reads.items, nr->reads.n, sizeof *nr->reads.items, cmp_access);
-            qsort(nr->writes.items, nr->writes.n, sizeof *nr->writes.items, cmp_access);
+            if (nr->reads.n) /* qsort's base may not be NULL, even for none */
+                qsort(nr->reads.items, nr->reads.n, sizeof *nr->reads.items, cmp_access);
+            if (nr->writes.n)
+                qsort(nr->writes.items, nr->writes.n, sizeof *nr->writes.items, cmp_access);
             nr->reads.summarized = nr->writes.summarized = 0; /* items moved */
         }
     }
