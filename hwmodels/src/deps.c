@@ -171,6 +171,7 @@ void gs_kb_tracker_free(void *v)
     gs_free(t->tile_bytes);
     gs_free(t->released);
     gs_free(t->alloc);
+    gs_free(t->held);
     gs_free(t);
 }
 
@@ -190,6 +191,9 @@ int gs_kb_tracker_note_buffer(tracker *t, int32_t id)
     tile_alloc *al = gs_realloc(t->alloc, n * sizeof *al);
     if (!al) return 0;
     t->alloc = al;
+    int32_t *h = gs_realloc(t->held, n * sizeof *h);
+    if (!h) return 0;
+    t->held = h;
     for (size_t i = t->n_tile; i < n; i++) {
         t->tile_parts[i] = 0;
         t->tile_bytes[i] = 0;
@@ -965,16 +969,35 @@ static int list_append_all(access_list *dst, const access_list *src)
  * absolute bytes, so the overlap checks stay exact), so the first accesses to the new tiles wait
  * for the last accesses of the old ones exactly as they would in one buffer. Without this a
  * kernel that releases and re-creates pools (bmm: one matmul per batch) loses its WAR/WAW
- * dependencies and the model may run a load before the previous tile's last reader.
+ * dependencies and the model may run a load before the previous tile's last reader. Only the
+ * released buffers that still hold a history are looked at (tracker.held), in id order as a scan
+ * of every buffer would take them.
  */
+static int cmp_i32(const void *x, const void *y)
+{
+    int32_t a = *(const int32_t *)x, b = *(const int32_t *)y;
+    return (a > b) - (a < b);
+}
+
 int gs_kb_inherit_history(gs_kb *kb, const gs_pool *pool)
 {
     tracker *t = kb->tr;
+    /* the released buffers (every one is older than the pool) in id order; those without a
+     * history (passed on, or never used) leave the list for good: released, they get none */
+    size_t m = 0;
+    for (size_t i = 0; i < t->n_held; i++) {
+        int32_t old = t->held[i];
+        if ((size_t)old < t->n_buf && (t->buf[old].reads.n || t->buf[old].writes.n))
+            t->held[m++] = old;
+    }
+    t->n_held = m;
+    if (m > 1) qsort(t->held, m, sizeof *t->held, cmp_i32);
     for (unsigned b = 0; b < pool->bufs; b++) {
         int32_t nid = pool->first_buffer + (int32_t)b;
         const gs_buffer_info *nb = gs_program_buffer(kb->p, nid);
         int copied = 0;
-        for (int32_t old = 0; old < pool->first_buffer; old++) {
+        for (size_t hi = 0; hi < t->n_held; hi++) {
+            int32_t old = t->held[hi];
             if (!t->released[old] || (size_t)old >= t->n_buf) continue;
             const gs_buffer_info *ob = gs_program_buffer(kb->p, old);
             if (ob->space != nb->space || ob->core != nb->core) continue;
