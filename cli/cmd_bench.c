@@ -15,7 +15,7 @@
 void gs_help_bench(void)
 {
     printf("usage: gensweep bench [--quick] [--json FILE] [--configs DIR] [--no-sweep]\n"
-           "                      [--check-targets] [--scaling]\n\n"
+           "                      [--check-targets] [--scaling [--scaling-kernels K,...]]\n\n"
            "Measure the simulator itself and compare with its targets:\n"
            "  1. timing-only simulated instructions per wall second (large matmul and an\n"
            "     instruction-dense elementwise_add) on every generation of DIR\n"
@@ -42,6 +42,7 @@ void gs_help_bench(void)
            "  --no-sweep       skip the sweep timings (section 3 and its old-path run)\n"
            "  --check-targets  exit 1 when a target is missed\n"
            "  --scaling        run section 8 only (a few minutes)\n"
+           "  --scaling-kernels K,...  section 8 on these suite kernels only\n"
            "exit status: 0 measured, 1 a measurement failed (or a target was missed with\n"
            "--check-targets), 2 usage error\n");
 }
@@ -93,12 +94,16 @@ int gs_cmd_bench(int argc, char **argv)
             o.scaling = 1;
         } else if (!strcmp(a, "--check-targets")) {
             check_targets = 1;
-        } else if (!strcmp(a, "--json") || !strcmp(a, "--configs")) {
+        } else if (!strcmp(a, "--json") || !strcmp(a, "--configs") ||
+                   !strcmp(a, "--scaling-kernels")) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "gensweep bench: option %s needs a value\n", a);
                 return GS_EXIT_USAGE;
             }
-            *(!strcmp(a, "--json") ? &json : &o.configs) = argv[++i];
+            const char **dst = !strcmp(a, "--json")      ? &json
+                               : !strcmp(a, "--configs") ? &o.configs
+                                                         : &o.scaling_kernels;
+            *dst = argv[++i];
         } else {
             fprintf(stderr, "gensweep bench: unknown option '%s' (see gensweep bench --help)\n", a);
             return GS_EXIT_USAGE;

@@ -33,12 +33,13 @@ extern "C" {
 typedef void (*gs_bench_progress)(void *ctx, const char *text);
 
 typedef struct gs_bench_opts {
-    int quick;                  /* smaller shapes (seconds) */
-    int no_sweep;               /* skip section 3 and its old-path runs */
-    int scaling;                /* run section 8 (every kernel at three sizes) instead of 1-6 */
-    const char *configs;        /* the generations' directory; NULL: gs_default_configs_dir() */
-    const char *exe;            /* the gensweep binary; NULL: this process's own */
-    gs_bench_progress progress; /* NULL: no report text */
+    int quick;                   /* smaller shapes (seconds) */
+    int no_sweep;                /* skip section 3 and its old-path runs */
+    int scaling;                 /* run section 8 (every kernel at three sizes) instead of 1-6 */
+    const char *scaling_kernels; /* section 8: "a,b" = only these kernels; NULL: every one */
+    const char *configs;         /* the generations' directory; NULL: gs_default_configs_dir() */
+    const char *exe;             /* the gensweep binary; NULL: this process's own */
+    gs_bench_progress progress;  /* NULL: no report text */
     void *progress_ctx;
 } gs_bench_opts;
 

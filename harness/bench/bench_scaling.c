@@ -124,6 +124,20 @@ static void reach(const char *config, const gs_kernel_def *k, int d, const scale
     run_point(config, k, a.dims, a.instructions < SCALE_REPS_BELOW ? SCALE_REPS : 1, out);
 }
 
+/* Whether `name` is an item of the comma-separated `list` (NULL: every name is). */
+static int listed(const char *list, const char *name)
+{
+    if (!list) return 1;
+    size_t n = strlen(name);
+    for (const char *p = list; *p;) {
+        const char *e = strchr(p, ',');
+        size_t l = e ? (size_t)(e - p) : strlen(p);
+        if (l == n && !strncmp(p, name, n)) return 1;
+        p += l + (e ? 1 : 0);
+    }
+    return 0;
+}
+
 static void dims_str(const int64_t *dims, int n, char *buf, size_t size)
 {
     size_t l = 0;
@@ -146,6 +160,7 @@ void gs_bench_scaling(bench_run *b)
     b->scale_worst = 0;
     for (size_t i = 0; i < gs_suite_count(); i++) {
         const gs_kernel_def *k = gs_suite_kernel(i);
+        if (!listed(b->o.scaling_kernels, k->name)) continue;
         /* the first perf shape, else (none, or it does not run here) the first check shape */
         scale_point start, pts[SCALE_N];
         memset(pts, 0, sizeof pts);
