@@ -268,8 +268,10 @@ void gs_pool_release(gs_kb *kb, gs_pool *pool)
     for (size_t i = kb->n_pools; i-- > first;) {
         gs_pool *q = kb->pools[i];
         if (q->base < kb->top[q->space]) kb->top[q->space] = q->base;
-        for (unsigned b = 0; b < q->bufs; b++)
+        for (unsigned b = 0; b < q->bufs; b++) {
             kb->tr->released[q->first_buffer + (int32_t)b] = 1;
+            kb->tr->held[kb->tr->n_held++] = q->first_buffer + (int32_t)b;
+        }
         gs_free(q);
     }
     kb->n_pools = first;
