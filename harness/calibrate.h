@@ -5,12 +5,14 @@
  *
  * A case file (YAML):
  *   sources: {KEY: citation, ...}
+ *   targets: {validate_geomean_error: 1.5}   # optional: the ceiling `--check` holds to
  *   cases:
  *     - name: dmao-4x4096            # unique
  *       config: gen3                 # a generation name among the loaded configs
  *       kernel: ubench_dma           # [variant: V] [dtype: T] [params: {name: value}]
  *       shape: [4, 4096]
  *       measure: transfer            # kernel | transfer | per_step
+ *       role: fit                    # fit (--fit may use it) | validate (never fitted to)
  *       time: 1416ns                 # or engine_bandwidth: 23GB/s (transfer only)
  *       engines: 1                   # optional structural check (transfer only)
  *       source: DMAO                 # a key of sources:
@@ -41,6 +43,8 @@ typedef struct gs_calib gs_calib;
 gs_calib *gs_calib_load(const char *path, const gs_sweep_opts *o, gs_diags *diags);
 void gs_calib_free(gs_calib *c); /* NULL ok */
 size_t gs_calib_case_count(const gs_calib *c);
+/* Does the case file commit a validation target (targets: validate_geomean_error)? */
+int gs_calib_has_target(const gs_calib *c);
 
 typedef struct gs_calib_fit_opts {
     const char *const *keys; /* config keys to fit (each must be [assumed] or [fit]) */
