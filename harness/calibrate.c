@@ -20,7 +20,8 @@
 
 #define CAL_MAX_FILE (1024 * 1024)
 
-const char *const gs_calib_measure_names[3] = {"kernel", "transfer", "per_step"};
+const char *const gs_calib_measure_names[4] = {"kernel", "transfer", "per_step",
+                                               "kernel_with_launch"};
 const char *const gs_calib_role_names[2] = {"fit", "validate"};
 
 size_t gs_calib_case_count(const gs_calib *c)
@@ -196,13 +197,13 @@ static void load_case(loader *L, yaml_node_t *m, size_t index)
         } else if (!strcmp(ks, "measure")) {
             const char *s = scalar(vn);
             int found = 0;
-            for (int i = 0; s && i < 3; i++)
+            for (int i = 0; s && i < 4; i++)
                 if (!strcmp(s, gs_calib_measure_names[i])) {
                     k.measure = (cal_measure)i;
                     found = 1;
                 }
             if (!found) {
-                LERR(L, vn, "%s: expected kernel, transfer or per_step", key);
+                LERR(L, vn, "%s: expected kernel, kernel_with_launch, transfer or per_step", key);
                 ok = 0;
             }
         } else if (!strcmp(ks, "role")) {

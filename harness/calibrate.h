@@ -11,15 +11,16 @@
  *       config: gen3                 # a generation name among the loaded configs
  *       kernel: ubench_dma           # [variant: V] [dtype: T] [params: {name: value}]
  *       shape: [4, 4096]
- *       measure: transfer            # kernel | transfer | per_step
+ *       measure: transfer            # kernel | kernel_with_launch | transfer | per_step
  *       role: fit                    # fit (--fit may use it) | validate (never fitted to)
  *       time: 1416ns                 # or engine_bandwidth: 23GB/s (transfer only)
  *       engines: 1                   # optional structural check (transfer only)
  *       source: DMAO                 # a key of sources:
  *       note: "what was measured, where"
- * measure: kernel = the job's simulated time; transfer = instruction 0's span from its first
- * engine share to its end (a DMA transfer, without the issue latency before it); per_step = the
- * slope of the job's time over its first dimension, (time(2N) - time(N)) / N.
+ * measure: kernel = the job's simulated time (time_ns); kernel_with_launch = that plus one
+ * launch (time_with_launch_ns: what end-to-end benchmark latencies measure); transfer = instruction
+ * 0's span from its first engine share to its end (a DMA transfer, without the issue latency before
+ * it); per_step = the slope of the job's time over its first dimension, (time(2N) - time(N)) / N.
  *
  * The runs are ordinary timing-only jobs in their own processes (the sweep library), so a
  * calibrated number comes from the same code path as every other job.

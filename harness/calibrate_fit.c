@@ -159,7 +159,9 @@ static gs_status run_cases(gs_calib *c, size_t cfg, const cal_point *p, int fit_
                     t[rep] = gs_json_num(fi, "end_ns") - gs_json_num(fi, "start_ns");
                     engines[i] = (unsigned)gs_json_num(fi, "dma_engines");
                 } else {
-                    t[rep] = gs_json_num(found, "time_ns");
+                    t[rep] = gs_json_num(found, k->measure == CAL_KERNEL_WITH_LAUNCH
+                                                    ? "time_with_launch_ns"
+                                                    : "time_ns");
                 }
             }
             model[i] = k->measure == CAL_PER_STEP ? (t[1] - t[0]) / (double)k->dims[0] : t[0];

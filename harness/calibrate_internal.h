@@ -16,13 +16,18 @@
 #define CAL_MAX_CASES 256
 #define CAL_MAX_SOURCES 64
 
-typedef enum cal_measure { CAL_KERNEL, CAL_TRANSFER, CAL_PER_STEP } cal_measure;
+typedef enum cal_measure {
+    CAL_KERNEL,
+    CAL_TRANSFER,
+    CAL_PER_STEP,
+    CAL_KERNEL_WITH_LAUNCH
+} cal_measure;
 /* What a case is for: fit cases are the only ones `--fit` minimises over; validation cases are
  * measurements the model was not fitted to (their error is reported on its own). */
 typedef enum cal_role { CAL_ROLE_FIT, CAL_ROLE_VALIDATE } cal_role;
 extern const char *const gs_calib_role_names[2];
 /* The names of cal_measure in the case file and the document. */
-extern const char *const gs_calib_measure_names[3];
+extern const char *const gs_calib_measure_names[4];
 
 typedef struct cal_case {
     char name[64];

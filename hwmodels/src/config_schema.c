@@ -82,6 +82,10 @@
          psum_banks, 0, NOENG, NODT, 0)                                                            \
     GS_F("core.semaphore_latency", GS_UNIT_TIME, 1, "cross-engine semaphore signal-to-wake cost",  \
          sem_latency, FF_ZERO_OK, NOENG, NODT, 0)                                                  \
+    GS_F("core.launch_overhead", GS_UNIT_TIME, 0,                                                  \
+         "cost of one kernel launch end to end (runtime trigger to completion seen by the host), " \
+         "outside the kernel's time: records carry launch_ns and time_with_launch_ns",             \
+         launch_overhead, FF_ZERO_OK, NOENG, NODT, 0)                                              \
     GS_F("core.dma.engines", GS_UNIT_COUNT, 1,                                                     \
          "DMA engines per core; a transfer is split over them by partition group", dma.engines, 0, \
          NOENG, NODT, 0)                                                                           \

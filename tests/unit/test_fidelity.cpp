@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -416,6 +417,80 @@ TEST(Calibrate, CaseNamesAndSourcesAreEscaped)
     EXPECT_EQ(r.rc, 2) << r.out << r.err;
     EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("'a\\x1b[2J' is used twice"), std::string::npos) << r.err;
+}
+
+// A kernel launch costs core.launch_overhead end to end: the record carries it as launch_ns
+// and time_with_launch_ns = time_ns + launch_ns, and time_ns (the kernel) does not move with it.
+TEST(RunFidelity, LaunchCostIsReportedApartFromTheKernelTime)
+{
+    auto record = [](const std::string &set) {
+        CliRun r = gensweep("run --config configs/gen2.yaml --kernel elementwise_add --shape "
+                            "128x512 --timing-only --json" +
+                            set);
+        EXPECT_EQ(r.rc, 0) << r.out << r.err;
+        cJSON *d = cJSON_Parse(r.out.c_str());
+        std::array<double, 3> v = {num(d, "time_ns"), num(d, "launch_ns"),
+                                   num(d, "time_with_launch_ns")};
+        cJSON_Delete(d);
+        return v;
+    };
+    const auto shipped = record(""), none = record(" --set core.launch_overhead=0ns"),
+               big = record(" --set core.launch_overhead=25us");
+    ASSERT_GT(shipped[0], 0.0);
+    EXPECT_GT(shipped[1], 0.0); // every generation config charges one
+    EXPECT_DOUBLE_EQ(shipped[2], shipped[0] + shipped[1]);
+    EXPECT_EQ(none[1], 0.0);
+    EXPECT_DOUBLE_EQ(none[2], none[0]);
+    EXPECT_EQ(big[1], 25000.0);
+    EXPECT_DOUBLE_EQ(big[2], big[0] + 25000.0);
+    // the kernel's own time is the same whatever a launch costs
+    EXPECT_EQ(shipped[0], none[0]);
+    EXPECT_EQ(big[0], none[0]);
+}
+
+// measure: kernel_with_launch compares time_with_launch_ns, so --fit core.launch_overhead over
+// whole-kernel cases finds the launch cost the "measurements" were made with (7 us, from 10 us).
+TEST(Calibrate, FitRecoversTheLaunchCost)
+{
+    const std::string cases = tmp("launch-cases.yaml"), json = tmp("launch.json");
+    auto write = [&](const std::string &a, const std::string &b) {
+        std::ofstream f(cases);
+        f << "sources: {T: test}\ncases:\n";
+        const char *shapes[2] = {"[128, 512]", "[256, 2048]"};
+        const std::string times[2] = {a, b};
+        for (int i = 0; i < 2; i++)
+            f << "  - name: k" << i << "\n    config: gen2\n    kernel: elementwise_add\n"
+              << "    shape: " << shapes[i]
+              << "\n    dtype: fp32\n    measure: kernel_with_launch\n"
+              << "    role: fit\n    time: " << times[i] << "\n    source: T\n";
+    };
+    write("1us", "1us");
+    CliRun r =
+        gensweep("calibrate '" + cases + "' --set core.launch_overhead=7us --json '" + json + "'");
+    ASSERT_EQ(r.rc, 0) << r.out << r.err;
+    std::string truth[2];
+    {
+        Json j(json);
+        ASSERT_NE(j.doc, nullptr);
+        for (int i = 0; i < 2; i++) {
+            const double t = num(j.find_case(("k" + std::to_string(i)).c_str()), "model_ns");
+            ASSERT_GT(t, 7000.0); // the launch is in what this measure compares
+            char b[64];
+            snprintf(b, sizeof b, "%.6fns", t);
+            truth[i] = b;
+        }
+    }
+    write(truth[0], truth[1]);
+    r = gensweep("calibrate '" + cases + "' --fit core.launch_overhead --json '" + json + "'");
+    ASSERT_EQ(r.rc, 0) << r.out << r.err;
+    Json j(json);
+    ASSERT_NE(j.doc, nullptr);
+    const cJSON *fit = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j.doc, "fit"), 0);
+    ASSERT_NE(fit, nullptr);
+    EXPECT_EQ(num(fit, "before"), 10000.0);
+    EXPECT_NEAR(num(fit, "after"), 7000.0, 140.0);
+    for (const std::string &p : {cases, json})
+        std::remove(p.c_str());
 }
 
 TEST(RunFidelity, ACheckShapeThatDoesNotFitIsAFailure)

@@ -116,6 +116,9 @@ typedef struct gs_config {
     gs_num psum_bytes; /* whole PSUM */
     gs_num psum_banks;
     gs_num sem_latency; /* ns: cross-engine semaphore signal-to-wake cost */
+    /* ns: host-visible cost of one kernel launch, outside the kernel's own time (records carry
+     * it as launch_ns and time_with_launch_ns; time_ns does not include it) */
+    gs_num launch_overhead;
 
     gs_tensor_cfg tensor;
     gs_simd_cfg vector;
