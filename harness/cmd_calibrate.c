@@ -180,7 +180,7 @@ int gs_cmd_calibrate(int argc, char **argv)
         return GS_EXIT_FAIL;
     }
 
-    printf("%-28s %-6s %-8s %-34s %-9s %12s %12s %7s  %s\n", "case", "gen", "role", "job",
+    printf("%-28s %-6s %-8s %-34s %-18s %12s %12s %7s  %s\n", "case", "gen", "role", "job",
            "measure", "measured ns", "model ns", "ratio", "source");
     const cJSON *k;
     int structure_failed = 0;
@@ -208,7 +208,7 @@ int gs_cmd_calibrate(int argc, char **argv)
         gs_sb_term(&name, gs_json_str(k, "name"));
         gs_sb_term(&gen, gs_json_str(k, "generation"));
         gs_sb_term(&src, gs_json_str(k, "source"));
-        printf("%-28s %-6s %-8s %-34s %-9s ", gs_sb_cstr(&name), gs_sb_cstr(&gen),
+        printf("%-28s %-6s %-8s %-34s %-18s ", gs_sb_cstr(&name), gs_sb_cstr(&gen),
                gs_json_str(k, "role"), job, gs_json_str(k, "measure"));
         if (isnan(m))
             printf("%12s %12.1f %7s", "-", mod, "-");
