@@ -26,6 +26,13 @@
 #define VEC_EPC_ROW(e, n, b, f)                                                                    \
     GS_F("engines.vector.elems_per_cycle." n, GS_UNIT_REAL, 0, EPC_DESC,                           \
          vector.elems_per_cycle[e], 0, GS_ENG_VECTOR, e, 0)
+#define PERF_DESC                                                                                  \
+    "performance-mode elements per cycle per lane: tensor_copy / tensor_scalar whose tile "        \
+    "operands are all in SBUF, contiguous innermost and of a dtype with a rate here (unset: "      \
+    "elems_per_cycle)"
+#define VEC_PERF_ROW(e, n, b, f)                                                                   \
+    GS_F("engines.vector.perf_mode_elems_per_cycle." n, GS_UNIT_REAL, 0, PERF_DESC,                \
+         vector.perf_mode_epc[e], 0, GS_ENG_VECTOR, e, 0)
 #define SCA_EPC_ROW(e, n, b, f)                                                                    \
     GS_F("engines.scalar.elems_per_cycle." n, GS_UNIT_REAL, 0, EPC_DESC,                           \
          scalar.elems_per_cycle[e], 0, GS_ENG_SCALAR, e, 0)
@@ -132,6 +139,7 @@
     GS_DTYPE_TABLE(RATE_ROW)                                                                       \
     SIMD_HEAD("vector", vector, GS_ENG_VECTOR)                                                     \
     GS_DTYPE_TABLE(VEC_EPC_ROW)                                                                    \
+    GS_DTYPE_TABLE(VEC_PERF_ROW)                                                                   \
     SIMD_TAIL("vector", vector, GS_ENG_VECTOR)                                                     \
     SIMD_LIMITS("vector", vector, GS_ENG_VECTOR)                                                   \
     SIMD_HEAD("scalar", scalar, GS_ENG_SCALAR)                                                     \
@@ -224,6 +232,7 @@ static const special_def specials[] = {
     {"engines.vector", SK_MAP},
     {"engines.vector.present", SK_BOOL},
     {"engines.vector.elems_per_cycle", SK_MAP},
+    {"engines.vector.perf_mode_elems_per_cycle", SK_MAP},
     {"engines.scalar", SK_MAP},
     {"engines.scalar.present", SK_BOOL},
     {"engines.scalar.elems_per_cycle", SK_MAP},
