@@ -206,11 +206,15 @@ void gs_cfg_validate(const gs_config *c, const unsigned char *bad, gs_diags *d)
             verr(&V, &s->max_free_psum, path_of(c, &s->max_free_psum),
                  "%.17g fp32 elements (%.17g B) exceed PSUM per partition (%.17g B)",
                  s->max_free_psum.v, s->max_free_psum.v * 4, c->psum_bytes.v / P->v);
-        for (int t = 0; t < GS_DTYPE_COUNT; t++)
+        for (int t = 0; t < GS_DTYPE_COUNT; t++) {
             if (s->elems_per_cycle[t].src && s->elems_per_cycle[t].src[0] &&
                 !(c->dtypes & (1u << t)))
                 verr(&V, &s->elems_per_cycle[t], path_of(c, &s->elems_per_cycle[t]),
                      "dtype %s is not in dtypes", gs_dtype_name((gs_dtype)t));
+            if (s->perf_mode_epc[t].src && s->perf_mode_epc[t].src[0] && !(c->dtypes & (1u << t)))
+                verr(&V, &s->perf_mode_epc[t], path_of(c, &s->perf_mode_epc[t]),
+                     "dtype %s is not in dtypes", gs_dtype_name((gs_dtype)t));
+        }
     }
     for (int t = 0; t < GS_DTYPE_COUNT; t++)
         if (c->tensor.rate[t].src && c->tensor.rate[t].src[0] && !(c->dtypes & (1u << t)))
