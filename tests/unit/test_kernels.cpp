@@ -8,6 +8,7 @@
 #include <cstring>
 #include <ostream>
 #include <string>
+#include <map>
 #include <vector>
 
 #include "gs/config.h"
@@ -77,17 +78,30 @@ struct ConfigHolder {
 };
 
 // Execute in a valid order as different from program order as possible: among the instructions
-// whose dependencies have completed, always the one issued last.
+// whose dependencies have completed, always the one issued last. Valid means what the machine
+// guarantees: the explicit dependencies, and each compute engine of a core running its
+// instructions one after the other in program order (the builder leaves out a dependency that
+// order already gives, e.g. on an earlier read of the same engine that a later one covers). DMA
+// queues give no such order (their transfers may complete out of order): only dependencies.
 gs_status exec_adversarial(gs_mem *m, const gs_program *p, gs_error *err)
 {
     size_t n = gs_program_count(p);
     std::vector<uint32_t> missing(n);
     std::vector<std::vector<uint32_t>> users(n);
+    std::map<std::pair<unsigned, int>, uint32_t> last_on_engine;
     for (size_t i = 0; i < n; i++) {
         const gs_instr *in = gs_program_instr(p, i);
         missing[i] = in->n_deps;
         for (uint32_t d = 0; d < in->n_deps; d++)
             users[in->deps[d]].push_back((uint32_t)i);
+        if (in->engine == GS_ENG_DMA) continue;
+        auto key = std::make_pair((unsigned)in->core, (int)in->engine);
+        auto prev = last_on_engine.find(key);
+        if (prev != last_on_engine.end()) {
+            missing[i]++;
+            users[prev->second].push_back((uint32_t)i);
+        }
+        last_on_engine[key] = (uint32_t)i;
     }
     std::vector<uint32_t> ready; // a max-heap on the index
     for (size_t i = 0; i < n; i++)
