@@ -22,6 +22,7 @@ static const gs_kernel_def *const kernels[] = {
     &gs_kernel_ubench_chain,
     &gs_kernel_ubench_matmul_stream,
     &gs_kernel_matmul_mx,
+    &gs_kernel_rope,
 };
 
 size_t gs_suite_count(void)
