@@ -23,6 +23,7 @@ static const gs_kernel_def *const kernels[] = {
     &gs_kernel_ubench_matmul_stream,
     &gs_kernel_matmul_mx,
     &gs_kernel_rope,
+    &gs_kernel_swiglu_mlp,
 };
 
 size_t gs_suite_count(void)
