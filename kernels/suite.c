@@ -24,6 +24,7 @@ static const gs_kernel_def *const kernels[] = {
     &gs_kernel_matmul_mx,
     &gs_kernel_rope,
     &gs_kernel_swiglu_mlp,
+    &gs_kernel_maxpool2d,
 };
 
 size_t gs_suite_count(void)

@@ -45,6 +45,7 @@ extern const gs_kernel_def gs_kernel_ubench_matmul_stream;
 extern const gs_kernel_def gs_kernel_matmul_mx;
 extern const gs_kernel_def gs_kernel_rope;
 extern const gs_kernel_def gs_kernel_swiglu_mlp;
+extern const gs_kernel_def gs_kernel_maxpool2d;
 
 #ifdef __cplusplus
 }
