@@ -25,6 +25,7 @@ static const gs_kernel_def *const kernels[] = {
     &gs_kernel_rope,
     &gs_kernel_swiglu_mlp,
     &gs_kernel_maxpool2d,
+    &gs_kernel_attention_decode,
 };
 
 size_t gs_suite_count(void)

@@ -46,6 +46,7 @@ extern const gs_kernel_def gs_kernel_matmul_mx;
 extern const gs_kernel_def gs_kernel_rope;
 extern const gs_kernel_def gs_kernel_swiglu_mlp;
 extern const gs_kernel_def gs_kernel_maxpool2d;
+extern const gs_kernel_def gs_kernel_attention_decode;
 
 #ifdef __cplusplus
 }
