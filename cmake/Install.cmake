@@ -1,6 +1,6 @@
 # Installation and packaging: `cmake --install` (bin/gensweep, share/gensweep/configs, man pages,
 # bash completion) and `cpack -G DEB`. The CLI finds the installed configs relative to its own
-# binary (harness/datadir.h), so any prefix works.
+# binary (harness/sweep/datadir.h), so any prefix works.
 include(GNUInstallDirs)
 
 install(TARGETS gensweep RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})

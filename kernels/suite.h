@@ -19,8 +19,12 @@ const gs_kernel_def *gs_suite_kernel(size_t i); /* NULL past the end */
 /* By name: the suite's kernels, then the extra kernel (if any). */
 const gs_kernel_def *gs_suite_find(const char *name);
 /* One kernel found by name besides the suite (not counted, listed or swept): an NKI kernel
- * traced in this process (harness/nki_prog.h). NULL removes it; the caller keeps k alive. */
+ * traced in this process (harness/run/nki_prog.h). NULL removes it; the caller keeps k alive. */
 void gs_suite_set_extra(const gs_kernel_def *k);
+/* Kernels appended to the suite (counted, listed, swept and found after its own) by a test
+ * binary that carries the real commands (tests/sweep/fault_kernels.c); n = 0 removes them. The
+ * caller keeps k[0..n) alive. */
+void gs_suite_append(const gs_kernel_def *const *k, size_t n);
 /* Variant index by name, or -1. */
 int gs_suite_variant(const gs_kernel_def *k, const char *name);
 

@@ -6,7 +6,7 @@
  * passed with a positive time: time on the base / time on the other (> 1: the other is faster).
  * When one generation ran a key several times (tuned params differ), the fastest passing run
  * stands for it. Geometric means are taken over the pairs with a speedup, overall and per kernel
- * class. Used by `gensweep compare --across` (harness/across.c) and by the report, so both give
+ * class. Used by `gensweep compare --across` (cli/across.c) and by the report, so both give
  * the same numbers.
  */
 #ifndef GS_SPEEDUP_H

@@ -8,7 +8,7 @@
 # usage: scripts/bench-vs-commit.sh OLD_COMMIT [RUNS]
 #   OLD_COMMIT  a commit of this repository (built in a temporary worktree, Release)
 #   RUNS        alternating runs of each measurement (default 3)
-# The current binary is build/release/harness/gensweep (build it first with the release preset).
+# The current binary is build/release/cli/gensweep (build it first with the release preset).
 # Job list: the old commit's check suite on its configs/*.yaml; the current binary runs the
 # current configs of the same generation names, restricted to the old commit's kernels (new
 # variants or shapes of those kernels make the current side's list a superset: reported).
@@ -22,7 +22,7 @@ runs=${2:-3}
 root=$(git rev-parse --show-toplevel 2>/dev/null) || die "not inside the gensweep repository"
 cd "$root"
 git rev-parse --verify --quiet "$old^{commit}" > /dev/null || die "no commit '$old' here"
-new_gs=$root/build/release/harness/gensweep
+new_gs=$root/build/release/cli/gensweep
 [ -x "$new_gs" ] || die "$new_gs not built (cmake --preset release && cmake --build --preset release)"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/gs-vs-commit.XXXXXX")
@@ -38,7 +38,9 @@ cmake -S "$work/old" -B "$work/old/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -D
     > "$work/old-configure.log" 2>&1 || die "configuring $old failed: $work/old-configure.log"
 cmake --build "$work/old/build" --target gensweep -j2 > "$work/old-build.log" 2>&1 ||
     die "building $old failed (log: $work/old-build.log)"
-old_gs=$work/old/build/harness/gensweep
+old_gs=$work/old/build/cli/gensweep
+# commits from before the commands moved to cli/ built the binary in harness/
+[ -x "$old_gs" ] || old_gs=$work/old/build/harness/gensweep
 
 # the same generations (file names) and kernels on both sides
 mkdir -p "$work/cfg-new"

@@ -397,3 +397,14 @@ gs_status gs_config_set(gs_config *c, const char *assignment, gs_diags *diags)
 {
     return gs_config_set_all(c, &assignment, 1, diags);
 }
+
+gs_config *gs_config_load_with(const char *path, const char *const *sets, size_t n_sets,
+                               gs_diags *diags)
+{
+    gs_config *c = gs_config_load(path, diags);
+    if (c && gs_config_set_all(c, sets, n_sets, diags) != GS_OK) {
+        gs_config_free(c);
+        c = NULL;
+    }
+    return c;
+}

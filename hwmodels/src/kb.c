@@ -118,6 +118,11 @@ static void fill_caps(gs_caps *c, const gs_config *cfg, unsigned core)
     if (f && f->caps_fixup) f->caps_fixup(cfg, c);
 }
 
+gs_program *gs_kb_program(gs_kb *kb)
+{
+    return kb ? kb->p : NULL;
+}
+
 gs_kb *gs_kb_create(gs_program *p, unsigned core)
 {
     if (!p) return NULL;

@@ -3,7 +3,7 @@
 Calling an NKI kernel with tensor handles runs its Python body: loops run, and every language or
 ISA call records builder instructions (gs/kernel.h) with the kernel's own file:line. After the
 trace, tiles get their buffers (the allocation rule below) and the program is written as a .gsk
-file (harness/nki_prog.h) that `gensweep` replays through the same job pipeline as a C kernel.
+file (harness/run/nki_prog.h) that `gensweep` replays through the same job pipeline as a C kernel.
 
 Allocation rule (NKI's modulo allocation, written down in docs/NKI.md): every ndarray/tile
 declaration site (file:line, memory) is a pool of rotating buffers; the k-th tile of a site

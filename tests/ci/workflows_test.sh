@@ -125,8 +125,8 @@ echo "== broken workflows are rejected"
 tmp=$(mktemp -d /tmp/gs-wf-test-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 i=0
-for bad in "build/release/harness/gensweep frobnicate out" \
-    "build/release/harness/gensweep sweep --no-such-option" \
+for bad in "build/release/cli/gensweep frobnicate out" \
+    "build/release/cli/gensweep sweep --no-such-option" \
     "gensweep history frob --db x" \
     "bash .ci/nonexistent" \
     "bash .ci/sweep --shard 1/4 --colour" \

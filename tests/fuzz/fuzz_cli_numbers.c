@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli_util.h"
+#include "parse.h"
 #include "compare.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

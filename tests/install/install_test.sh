@@ -50,7 +50,7 @@ out=$(bash -c 'source "$1"; gs=$2
 # run_outside GENSWEEP: the sweep from a directory without configs/, on the installed configs,
 # must equal the build tree's sweep of the source configs (compare: no regression, none missing)
 ref=$tmp/ref
-"$build/harness/gensweep" sweep --quiet -j 2 --no-report --kernels elementwise_add,softmax \
+"$build/cli/gensweep" sweep --quiet -j 2 --no-report --kernels elementwise_add,softmax \
     --configs "$src/configs" --out "$ref" >/dev/null || fail "reference sweep failed"
 run_outside() {
     local g=$1 dir

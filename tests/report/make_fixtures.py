@@ -13,7 +13,7 @@ files in the schema of results/RESULTS.md (version 1):
                  what-if (gen2, DMA bandwidth x0.5..x4 via --set) and tuning (matmul tn)
                  results in the formats of results/RESULTS.md
 
-usage: python3 tests/report/make_fixtures.py build/dev/harness/gensweep
+usage: python3 tests/report/make_fixtures.py build/dev/cli/gensweep
 """
 import copy
 import json
@@ -191,7 +191,7 @@ def run_job(gs, gen, kernel, variant, dtype, shape, trace_dir):
 
 
 def main():
-    gs = os.path.abspath(sys.argv[1]) if len(sys.argv) > 1 else "build/dev/harness/gensweep"
+    gs = os.path.abspath(sys.argv[1]) if len(sys.argv) > 1 else "build/dev/cli/gensweep"
     pk = peaks(gs)
     cfgs = []
     for g in GENS:

@@ -9,7 +9,7 @@
 set -uo pipefail
 src=$1
 build=$2
-gs=$build/harness/gensweep
+gs=$build/cli/gensweep
 shards=3
 sweep_args="--kernels elementwise_add,softmax --configs $src/configs/gen1.yaml $src/configs/gen2.yaml"
 timeout_s=150

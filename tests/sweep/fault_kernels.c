@@ -1,9 +1,8 @@
 /*
  * fault_kernels.c - test-only kernels that misbehave, and the `gensweep_faults` binary that
- * carries them: the real gensweep commands (run, sweep, merge, compare, list) with four extra
- * kernels appended to the suite. They never ship: the normal gensweep binary does not link this
- * file. The suite registry is extended with the linker's --wrap (gs_suite_find/_count/_kernel),
- * so the harness code under test is exactly the shipped code.
+ * carries them: every real gensweep command (the gs_cli library) with four extra kernels
+ * appended to the suite (gs_suite_append). They never ship: the normal gensweep binary does not
+ * link this file; the harness code under test is exactly the shipped code.
  *
  *   fault_crash     SIGSEGV inside build
  *   fault_hang      an endless loop inside build (the sweep's timeout must kill it)
@@ -18,17 +17,6 @@
 #include "gs/isa.h"
 #include "gs/builder.h"
 #include "suite.h"
-
-/* The program of the job being built, captured from gs_kb_create (test-only: the kernel API
- * deliberately has no way to reach it, and a deadlock needs a raw dependency). */
-static gs_program *captured_program;
-
-gs_kb *__real_gs_kb_create(gs_program *p, unsigned core);
-gs_kb *__wrap_gs_kb_create(gs_program *p, unsigned core)
-{
-    captured_program = p;
-    return __real_gs_kb_create(p, core);
-}
 
 static gs_status build_crash(gs_kb *kb, const gs_kernel_args *a)
 {
@@ -55,18 +43,19 @@ static gs_status build_deadlock(gs_kb *kb, const gs_kernel_args *a)
     gs_pool *pool = gs_pool_create(kb, GS_MEM_SBUF, "x", 1, 256);
     gs_tile t = gs_tile_alloc(pool, GS_FP32, 128, 64);
     gs_memset(kb, GS_ENG_VECTOR, t.ap, 1.0f);
-    if (!gs_kb_ok(kb) || !captured_program) return gs_kb_status(kb);
+    gs_program *prog = gs_kb_program(kb);
+    if (!gs_kb_ok(kb) || !prog) return gs_kb_status(kb);
     /* #1 waits for #2, a later instruction on the same in-order engine: never satisfiable */
     gs_instr_draft in;
-    gs_program_instr_to_draft(captured_program, 0, &in);
-    uint32_t dep = (uint32_t)gs_program_count(captured_program) + 1;
+    gs_program_instr_to_draft(prog, 0, &in);
+    uint32_t dep = (uint32_t)gs_program_count(prog) + 1;
     in.deps = &dep;
     in.n_deps = 1;
     in.line = __LINE__;
-    gs_program_append_raw(captured_program, &in);
+    gs_program_append_raw(prog, &in);
     in.deps = NULL;
     in.n_deps = 0;
-    gs_program_append_raw(captured_program, &in);
+    gs_program_append_raw(prog, &in);
     return gs_kb_status(kb);
 }
 
@@ -133,43 +122,8 @@ FAULT_KERNEL(k_oom, "fault_oom", build_oom)
 
 static const gs_kernel_def *const faults[] = {&k_crash, &k_hang, &k_deadlock, &k_oom};
 
-size_t __real_gs_suite_count(void);
-const gs_kernel_def *__real_gs_suite_kernel(size_t i);
-const gs_kernel_def *__real_gs_suite_find(const char *name);
-
-size_t __wrap_gs_suite_count(void)
-{
-    return __real_gs_suite_count() + GS_ARRAY_LEN(faults);
-}
-
-const gs_kernel_def *__wrap_gs_suite_kernel(size_t i)
-{
-    size_t n = __real_gs_suite_count();
-    if (i < n) return __real_gs_suite_kernel(i);
-    return i - n < GS_ARRAY_LEN(faults) ? faults[i - n] : NULL;
-}
-
-const gs_kernel_def *__wrap_gs_suite_find(const char *name)
-{
-    for (size_t i = 0; i < GS_ARRAY_LEN(faults); i++)
-        if (!strcmp(faults[i]->name, name)) return faults[i];
-    return __real_gs_suite_find(name);
-}
-
 int main(int argc, char **argv)
 {
-    static const struct {
-        const char *name;
-        int (*run)(int, char **);
-    } cmds[] = {{"run", gs_cmd_run},     {"sweep", gs_cmd_sweep},
-                {"merge", gs_cmd_merge}, {"compare", gs_cmd_compare},
-                {"list", gs_cmd_list},   {"baseline", gs_cmd_baseline}};
-    if (argc < 2) {
-        fprintf(stderr, "usage: gensweep_faults run|sweep|merge|compare|list|baseline ...\n");
-        return 2;
-    }
-    for (size_t i = 0; i < GS_ARRAY_LEN(cmds); i++)
-        if (!strcmp(argv[1], cmds[i].name)) return cmds[i].run(argc - 1, argv + 1);
-    fprintf(stderr, "gensweep_faults: unknown command '%s'\n", argv[1]);
-    return 2;
+    gs_suite_append(faults, GS_ARRAY_LEN(faults));
+    return gs_main(argc, argv);
 }

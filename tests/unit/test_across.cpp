@@ -1,5 +1,5 @@
 // compare --across: matching jobs across generations (reports/speedup.c) and the CLI
-// (harness/across.c): speedups, geomeans overall and per kernel class, no-match and bad input.
+// (cli/across.c): speedups, geomeans overall and per kernel class, no-match and bad input.
 #include <gtest/gtest.h>
 
 #include "../support/cli_run.h"

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "cli_util.h"
+#include "parse.h"
 #include "gs/strbuf.h"
 #include "jobspec.h"
 #include "record.h"
@@ -54,47 +54,15 @@ double fake_time(const gs_job_spec &s, double *instructions)
     return 1e9 / gs_config_get(s.cfg, "core.dma.bandwidth_per_engine")->v;
 }
 
-// The stand-in for `run`: argv as the sweep starts a job; writes the job's record.
-int fake_run(int argc, char **argv)
+// The stand-in for the job server: the request as the sweep starts a job; writes the job's
+// record.
+int fake_serve(const gs_job_request *rq)
 {
-    const char *config = nullptr, *kernel = nullptr, *variant = nullptr, *dtype = nullptr,
-               *shape = nullptr, *record = nullptr;
-    std::vector<const char *> sets, params;
-    for (int i = 1; i + 1 < argc; i++) {
-        std::string a = argv[i];
-        const char *v = argv[i + 1];
-        if (a == "--timing-only" || a == "--timeline") continue;
-        i++;
-        if (a == "--config") config = v;
-        if (a == "--kernel") kernel = v;
-        if (a == "--variant") variant = v;
-        if (a == "--dtype") dtype = v;
-        if (a == "--shape") shape = v;
-        if (a == "--record") record = v;
-        if (a == "--set") sets.push_back(v);
-        if (a == "--param") params.push_back(v);
-    }
-    if (!config || !kernel || !variant || !dtype || !shape || !record) return 3;
-    gs_diags d;
-    gs_diags_init(&d);
-    gs_config *cfg = gs_cli_load_config(config, sets.data(), sets.size(), nullptr, &d);
-    gs_diags_free(&d);
-    if (!cfg) return 3;
-    gs_job_spec s;
-    memset(&s, 0, sizeof s);
-    s.cfg = cfg;
-    s.kernel = gs_suite_find(kernel);
-    s.variant = gs_suite_variant(s.kernel, variant);
-    if (gs_dtype_parse(dtype, &s.dtype) != 0 ||
-        gs_parse_shape(shape, s.dims, GS_SUITE_MAX_DIMS, &s.n_dims, nullptr) != 0)
-        return 3;
-    for (const char *p : params) {
-        int idx = 0;
-        int64_t v = 0;
-        if (gs_parse_param(p, s.kernel->param_names, s.kernel->n_params, &idx, &v, nullptr) != 0)
-            return 3;
-        s.params[idx] = v;
-    }
+    if (!rq->spec || !rq->spec->cfg || !rq->spec->kernel || !rq->record) return 3;
+    const gs_job_spec &s = *rq->spec;
+    const gs_config *cfg = s.cfg;
+    const char *record = rq->record, *kernel = s.kernel->name,
+               *variant = s.kernel->variants[s.variant], *dtype = gs_dtype_name(s.dtype);
     double instructions = 0, t = fake_time(s, &instructions);
     gs_sb sb;
     gs_sb_init(&sb);
@@ -118,15 +86,14 @@ int fake_run(int argc, char **argv)
     gs_error_clear(&err);
     int rc = gs_sb_write_file(&sb, record, &err) == GS_OK ? 0 : 3;
     gs_sb_free(&sb);
-    gs_config_free(cfg);
     return rc;
 }
 
 class Explore : public ::testing::Test
 {
   protected:
-    void SetUp() override { gs_worker_set_runner(fake_run); }
-    void TearDown() override { gs_worker_set_runner(nullptr); }
+    void SetUp() override { gs_worker_set_server(fake_serve); }
+    void TearDown() override { gs_worker_set_server(nullptr); }
 };
 
 void collect(void *ctx, const char *text)

@@ -1,4 +1,4 @@
-// The job-spec codec (harness/jobspec.c): spec -> run options -> spec and spec -> id -> spec
+// The job-spec codec (harness/job/jobspec.c): spec -> run options -> spec and spec -> id -> spec
 // round trips over every kernel, variant, check shape and dtype of the suite, and the errors for
 // bad options and ids.
 #include <gtest/gtest.h>

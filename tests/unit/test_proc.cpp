@@ -1,4 +1,4 @@
-// The child-process runner (harness/proc.h): exit status, signals, the wall timeout, the
+// The child-process runner (harness/job/proc.h): exit status, signals, the wall timeout, the
 // address-space limit, stderr captured and its file removed, the fork-server start, a running
 // child killed and reaped when its handle is freed.
 #include <gtest/gtest.h>
@@ -270,21 +270,25 @@ TEST(Proc, MemoryLimitStopsTheChildOnly)
     EXPECT_EQ(rl.rlim_cur, before.rlim_cur);
 }
 
-int fake_run(int argc, char **argv)
+int fake_serve(const gs_job_request *rq)
 {
-    /* argv[0] is the command; exit 5 when it got exactly `run x` */
-    return argc == 2 && !strcmp(argv[0], "run") && !strcmp(argv[1], "x") ? 5 : 6;
+    /* exit 5 when it got the request it was given */
+    return rq && rq->record && !strcmp(rq->record, "x") ? 5 : 6;
 }
 
-TEST(Proc, WorkerStartRunsTheRegisteredRunnerInTheFork)
+TEST(Proc, WorkerStartServesTheRequestInTheFork)
 {
-    gs_worker_set_runner(fake_run);
+    gs_worker_set_server(fake_serve);
     const char *argv[] = {"/nonexistent/gensweep", "run", "x", nullptr};
+    gs_job_request rq;
+    memset(&rq, 0, sizeof rq);
+    rq.record = "x";
     gs_proc_opts o;
     memset(&o, 0, sizeof o);
     o.kind = GS_PROC_WORKER;
     o.exe = argv[0];
     o.argv = argv;
+    o.request = &rq;
     o.env_name = "GS_BASELINE_PATHS";
     o.env_value = nullptr; /* forked, whatever the test's environment says */
     gs_proc *p = gs_proc_start(&o);
@@ -297,7 +301,14 @@ TEST(Proc, WorkerStartRunsTheRegisteredRunnerInTheFork)
     ASSERT_NE(p, nullptr);
     EXPECT_EQ(gs_proc_wait(p)->exit_code, 127);
     gs_proc_free(p);
-    gs_worker_set_runner(nullptr);
+    /* without a request there is nothing to serve: exec'd */
+    o.env_value = nullptr;
+    o.request = nullptr;
+    p = gs_proc_start(&o);
+    ASSERT_NE(p, nullptr);
+    EXPECT_EQ(gs_proc_wait(p)->exit_code, 127);
+    gs_proc_free(p);
+    gs_worker_set_server(nullptr);
 }
 
 } // namespace

@@ -535,7 +535,7 @@ TEST(SweepTuning, TunedParamsAreUsedAndReported)
 }
 
 // Jobs start as forks of the sweep process running `run` in-process with the config the sweep
-// already loaded (harness/worker.h); the results must be byte-identical to exec'd jobs
+// already loaded (harness/job/worker.h); the results must be byte-identical to exec'd jobs
 // (GS_BASELINE_PATHS=exec), apart from wall times, also with a relative override (applied once,
 // not again on the sweep's already overridden config).
 TEST(SweepForkServer, ForkedJobsWriteWhatExecdJobsWrite)

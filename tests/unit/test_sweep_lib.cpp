@@ -1,4 +1,4 @@
-// The sweep library (harness/sweep.h) without the gensweep binary: planning and its
+// The sweep library (harness/sweep/sweep.h) without the gensweep binary: planning and its
 // diagnostics, the output directory's lock, jobs run in forked children with -j1 (the real `run`
 // through the worker, and fake jobs that crash, hang or leave no record), progress callbacks and
 // the results document.
@@ -17,7 +17,7 @@
 #include <vector>
 
 extern "C" {
-#include "commands.h" /* gs_cmd_run: the real job runner (C, no extern "C" of its own) */
+#include "commands.h" /* gs_run_serve: the real job server (C, no extern "C" of its own) */
 }
 #include "jobspec.h"
 #include "results.h"
@@ -297,25 +297,21 @@ TEST(SweepLib, WithoutOutTheDefaultDirectoryIsMadeAndLocked)
     gs_sweep_free(s);
 }
 
-/* A fake `run` for the fork server: the shape says what the job does. */
-int fake_run(int argc, char **argv)
+/* A fake job server for the fork server: the shape says what the job does. */
+int fake_serve(const gs_job_request *rq)
 {
-    const char *shape = "", *record = nullptr, *kernel = "", *variant = "", *dtype = "";
-    for (int i = 1; i + 1 < argc; i++) {
-        if (!std::strcmp(argv[i], "--shape")) shape = argv[i + 1];
-        if (!std::strcmp(argv[i], "--record")) record = argv[i + 1];
-        if (!std::strcmp(argv[i], "--kernel")) kernel = argv[i + 1];
-        if (!std::strcmp(argv[i], "--variant")) variant = argv[i + 1];
-        if (!std::strcmp(argv[i], "--dtype")) dtype = argv[i + 1];
-    }
-    if (!std::strcmp(shape, "1x1")) {
+    const gs_job_spec *sp = rq->spec;
+    const std::string shape = std::to_string(sp->dims[0]) + "x" + std::to_string(sp->dims[1]);
+    const char *record = rq->record, *kernel = sp->kernel->name,
+               *variant = sp->kernel->variants[sp->variant], *dtype = gs_dtype_name(sp->dtype);
+    if (shape == "1x1") {
         std::fprintf(stderr, "about to crash\n");
         std::abort();
     }
-    if (!std::strcmp(shape, "2x2"))
+    if (shape == "2x2")
         for (;;)
             pause();
-    if (!std::strcmp(shape, "3x3")) {
+    if (shape == "3x3") {
         std::fprintf(stderr, "gave up\n");
         return 3;
     }
@@ -350,7 +346,7 @@ const cJSON *job_by_id(const cJSON *doc, const std::string &id)
 
 TEST(SweepLib, CrashHangAndMissingRecordStayTheJobsOwn)
 {
-    gs_worker_set_runner(fake_run);
+    gs_worker_set_server(fake_serve);
     std::string out = tmpdir("faults");
     gs_sweep_opts o = opts_for({kGen1.c_str()});
     o.suite = GS_SWEEP_CUSTOM;
@@ -371,7 +367,7 @@ TEST(SweepLib, CrashHangAndMissingRecordStayTheJobsOwn)
     gs_error err;
     gs_error_clear(&err);
     cJSON *doc = gs_sweep_execute(s, &interrupted, &err);
-    gs_worker_set_runner(nullptr);
+    gs_worker_set_server(nullptr);
     ASSERT_NE(doc, nullptr) << err.message;
     EXPECT_EQ(interrupted, 0);
     const std::string base = "gen1/elementwise_add/default/bf16/";
@@ -417,7 +413,7 @@ TEST(SweepLib, CrashHangAndMissingRecordStayTheJobsOwn)
 
 TEST(SweepLib, RealJobsThroughTheWorkerGiveTheResultsDocument)
 {
-    gs_worker_set_runner(gs_cmd_run);
+    gs_worker_set_server(gs_run_serve);
     std::string out = tmpdir("real");
     const char *sets[] = {"chip.hbm.bandwidth=x2"};
     gs_sweep_opts o = opts_for({kGen1.c_str()});
@@ -438,7 +434,7 @@ TEST(SweepLib, RealJobsThroughTheWorkerGiveTheResultsDocument)
     gs_error err;
     gs_error_clear(&err);
     cJSON *doc = gs_sweep_execute(s, &interrupted, &err);
-    gs_worker_set_runner(nullptr);
+    gs_worker_set_server(nullptr);
     ASSERT_NE(doc, nullptr) << err.message;
     EXPECT_EQ(interrupted, 0);
     EXPECT_STREQ(gs_json_str(doc, "suite"), "check");

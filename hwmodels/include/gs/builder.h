@@ -20,6 +20,8 @@ extern "C" {
  * error (gs_kb_error). */
 gs_kb *gs_kb_create(gs_program *p, unsigned core);
 void gs_kb_free(gs_kb *kb); /* releases its pools' tracking, not the program; NULL ok */
+/* The program kb appends to (harness side: tests that add raw instructions a kernel cannot). */
+gs_program *gs_kb_program(gs_kb *kb);
 
 #ifdef __cplusplus
 }

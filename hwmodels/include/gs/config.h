@@ -173,6 +173,14 @@ gs_status gs_config_set(gs_config *c, const char *assignment, gs_diags *diags);
 gs_status gs_config_set_all(gs_config *c, const char *const *assignments, size_t n,
                             gs_diags *diags);
 
+/* The config at path with the overrides sets[0..n_sets) applied (gs_config_load, then
+ * gs_config_set_all): what every command and job loads. NULL with every problem appended to
+ * diags; the last problem's code says what failed (GS_ERR_IO: the file cannot be read,
+ * GS_ERR_USAGE: an override that is not a key=value of the schema, GS_ERR_INVALID: the file
+ * or the overridden config is invalid). */
+gs_config *gs_config_load_with(const char *path, const char *const *sets, size_t n_sets,
+                               gs_diags *diags);
+
 /* Write the resolved config as YAML, each number with its provenance as a trailing
  * "[source]" tag and "# file:line" comment (gensweep show-config). */
 void gs_config_dump_yaml(const gs_config *c, FILE *out);

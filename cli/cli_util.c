@@ -1,0 +1,71 @@
+/* cli_util.c - small option parsing shared by gensweep subcommands (see cli_util.h). */
+#include "cli_util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gs/common.h"
+#include "gs/strbuf.h"
+
+int gs_cli_parse(int argc, char **argv, int allow_set, gs_cli_args *out)
+{
+    memset(out, 0, sizeof *out);
+    size_t n = argc > 0 ? (size_t)argc : 1;
+    out->sets = gs_calloc(n, sizeof *out->sets);
+    out->pos = gs_calloc(n, sizeof *out->pos);
+    const char *cmd = argc > 0 ? argv[0] : "?";
+    if (!out->sets || !out->pos) {
+        fprintf(stderr, "gensweep %s: out of memory\n", cmd);
+        gs_cli_args_free(out);
+        return -1;
+    }
+    int only_pos = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (only_pos || a[0] != '-' || !strcmp(a, "-")) {
+            out->pos[out->n_pos++] = a;
+        } else if (!strcmp(a, "--")) {
+            only_pos = 1;
+        } else if (allow_set && !strcmp(a, "--set")) {
+            if (i + 1 >= argc) {
+                fprintf(stderr,
+                        "gensweep %s: --set needs KEY=VALUE (e.g. --set "
+                        "core.dma.bandwidth_per_engine=34GB/s)\n",
+                        cmd);
+                gs_cli_args_free(out);
+                return -1;
+            }
+            out->sets[out->n_sets++] = argv[++i];
+        } else if (allow_set && !strncmp(a, "--set=", 6)) {
+            out->sets[out->n_sets++] = a + 6;
+        } else {
+            fprintf(stderr, "gensweep %s: unknown option '%s' (see gensweep %s --help)\n", cmd, a,
+                    cmd);
+            gs_cli_args_free(out);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+void gs_cli_args_free(gs_cli_args *a)
+{
+    if (!a) return;
+    gs_free(a->sets);
+    gs_free(a->pos);
+    memset(a, 0, sizeof *a);
+}
+
+void gs_cli_print_diags(const char *cmd, const gs_diags *d)
+{
+    char buf[2048];
+    for (size_t i = 0; d && i < d->count; i++) {
+        gs_error_format(&d->items[i], buf, sizeof buf);
+        if (d->items[i].file[0])
+            fprintf(stderr, "%s\n", buf);
+        else
+            fprintf(stderr, "gensweep %s: %s\n", cmd, buf);
+    }
+}

@@ -1,0 +1,42 @@
+/*
+ * cli_util.h - what the gensweep commands share: argument parsing (--set and positionals) and
+ * printing the libraries' diagnostics. The strict number parsers are harness/job/parse.h.
+ */
+#ifndef GS_CLI_UTIL_H
+#define GS_CLI_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gs/common.h"
+#include "gs/config.h"
+#include "parse.h" /* the strict number parsers the commands use */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The parsed arguments of one subcommand: repeated `--set K=V` values and positionals, as
+ * pointers into argv. */
+typedef struct gs_cli_args {
+    const char **sets;
+    size_t n_sets;
+    const char **pos;
+    size_t n_pos;
+} gs_cli_args;
+
+/* Parse argv[1..argc) (argv[0] is the subcommand name). Accepts `--set K=V`, `--set=K=V` and
+ * `--` (everything after it is positional). When allow_set is 0, --set is an unknown option.
+ * On a bad option prints "gensweep CMD: ..." with a hint to stderr and returns -1; on success
+ * returns 0. Free with gs_cli_args_free. */
+int gs_cli_parse(int argc, char **argv, int allow_set, gs_cli_args *out);
+void gs_cli_args_free(gs_cli_args *a);
+
+/* Print every problem in d to stderr, one line each: a problem with a file as
+ * "file:line:col: message", a command's own (no file) as "gensweep CMD: message". */
+void gs_cli_print_diags(const char *cmd, const gs_diags *d);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

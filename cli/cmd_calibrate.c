@@ -1,0 +1,245 @@
+/* cmd_calibrate.c - `gensweep calibrate`: model vs measured over a case file, and fitting
+ * [assumed] parameters to the measurements (harness/explore/calibrate.h). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "calibrate.h"
+#include "commands.h"
+#include "gs/strbuf.h"
+#include "results.h"
+
+void gs_help_calibrate(void)
+{
+    printf("usage: gensweep calibrate CASES.yaml [--configs DIR|FILE]... [--fit KEY,...]\n"
+           "                          [--json FILE] [-j N] [--set KEY=VALUE]... [--timeout S]\n\n"
+           "Run every case of CASES.yaml (calibration/README.md) on its generation's config and\n"
+           "print the model's time against the cited measurement, their ratio, and the\n"
+           "geometric-mean error factor exp(mean |ln(model / measured)|) (1.00 = exact).\n"
+           "  --fit KEYS   fit these config keys per generation (only values tagged [assumed]\n"
+           "               or [fit] are fitted; sourced ones are left alone) to the cases of\n"
+           "               that generation, and print the fitted values as config lines\n"
+           "               tagged [fit: CASES, N cases, geomean error before -> after]\n"
+           "  --json FILE  write the results (cases, errors, fit) as JSON; `gensweep sweep\n"
+           "               --calibration FILE` puts them in the report\n"
+           "exit status: 0 ok, 1 a case did not run or a structural expectation (engines:)\n"
+           "failed, 2 usage or input error (bad case file: file:line:col: key: message)\n");
+}
+
+static void progress(const char *line, void *ctx)
+{
+    (void)ctx;
+    fprintf(stderr, "gensweep calibrate: %s\n", line);
+}
+
+int gs_cmd_calibrate(int argc, char **argv)
+{
+    gs_sweep_opts o;
+    gs_sweep_opts_default(&o);
+    o.progress = gs_sweep_cli_progress; /* quiet below: failed case jobs only */
+    o.no_report = 1;
+    const char *cfgs[GS_SWEEP_MAX_LIST], *sets[GS_SWEEP_MAX_LIST];
+    size_t n_cfg = 0, n_sets = 0;
+    const char *cases_path = NULL, *fit_arg = NULL, *json_out = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            gs_help_calibrate();
+            return GS_EXIT_OK;
+        }
+        if (!strcmp(a, "--fit") || !strcmp(a, "--json")) {
+            if (i + 1 >= argc || !argv[i + 1][0]) {
+                fprintf(stderr, "gensweep calibrate: %s needs a value\n", a);
+                return GS_EXIT_USAGE;
+            }
+            *(!strcmp(a, "--fit") ? &fit_arg : &json_out) = argv[++i];
+            continue;
+        }
+        if (!strcmp(a, "--kernels") || !strcmp(a, "--suite") || !strcmp(a, "--out")) {
+            fprintf(stderr,
+                    "gensweep calibrate: %s does not apply (the case file names the jobs)\n", a);
+            return GS_EXIT_USAGE;
+        }
+        int r = gs_sweep_parse_common(argc, argv, &i, &o, cfgs, &n_cfg, sets, &n_sets);
+        if (r < 0) return GS_EXIT_USAGE;
+        if (r > 0) continue;
+        if (a[0] == '-') {
+            fprintf(stderr,
+                    "gensweep calibrate: unknown option '%s' (see gensweep calibrate --help)\n", a);
+            return GS_EXIT_USAGE;
+        }
+        if (cases_path) {
+            fprintf(stderr, "gensweep calibrate: one case file, got '%s' and '%s'\n", cases_path,
+                    a);
+            return GS_EXIT_USAGE;
+        }
+        cases_path = a;
+    }
+    if (!cases_path) {
+        fprintf(stderr,
+                "gensweep calibrate: missing the case file (see gensweep calibrate --help)\n");
+        return GS_EXIT_USAGE;
+    }
+    o.configs = cfgs;
+    o.n_configs = n_cfg;
+    o.sets = sets;
+    o.n_sets = n_sets;
+    o.quiet = 1;
+
+    /* --fit keys: known numeric keys only, checked before anything runs */
+    char fit_buf[1024];
+    const char *keys[16];
+    size_t n_keys = 0;
+    if (fit_arg) {
+        if (strlen(fit_arg) >= sizeof fit_buf) {
+            fprintf(stderr, "gensweep calibrate: --fit: list too long\n");
+            return GS_EXIT_USAGE;
+        }
+        snprintf(fit_buf, sizeof fit_buf, "%s", fit_arg);
+        size_t nf = 0;
+        const gs_config_field *fields = gs_config_fields(&nf);
+        char *save = NULL;
+        for (char *t = strtok_r(fit_buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+            int known = 0;
+            for (size_t f = 0; f < nf; f++)
+                known |= !strcmp(fields[f].path, t);
+            if (!known) {
+                fprintf(stderr,
+                        "gensweep calibrate: --fit: '%s' is not a numeric config key (see "
+                        "configs/SCHEMA.md)\n",
+                        t);
+                return GS_EXIT_USAGE;
+            }
+            if (n_keys >= 16) {
+                fprintf(stderr, "gensweep calibrate: --fit: at most 16 keys\n");
+                return GS_EXIT_USAGE;
+            }
+            keys[n_keys++] = t;
+        }
+        if (!n_keys) {
+            fprintf(stderr, "gensweep calibrate: --fit: no keys given\n");
+            return GS_EXIT_USAGE;
+        }
+    }
+
+    gs_diags d;
+    gs_diags_init(&d);
+    gs_calib *c = gs_calib_load(cases_path, &o, &d);
+    if (!c) {
+        gs_diags_sort(&d);
+        for (size_t i = 0; i < d.count; i++) {
+            const gs_error *e = &d.items[i];
+            /* messages quote names and values from the case file */
+            gs_sb msg;
+            gs_sb_init(&msg);
+            gs_sb_term(&msg, e->message);
+            if (!e->file[0]) /* the sweep's own (sweep.h): after the command it ran under */
+                fprintf(stderr, "gensweep sweep: %s\n", gs_sb_cstr(&msg));
+            else if (e->line > 0)
+                fprintf(stderr, "%s:%d:%d: %s\n", e->file, e->line, e->column, gs_sb_cstr(&msg));
+            else
+                fprintf(stderr, "%s: %s\n", e->file, gs_sb_cstr(&msg));
+            gs_sb_free(&msg);
+        }
+        gs_diags_free(&d);
+        return GS_EXIT_USAGE;
+    }
+    gs_diags_free(&d);
+
+    gs_calib_fit_opts fo = {keys, n_keys, 0, progress, NULL};
+    gs_error err;
+    gs_error_clear(&err);
+    cJSON *doc = gs_calib_run(c, n_keys ? &fo : NULL, &err);
+    gs_calib_free(c);
+    if (!doc) {
+        if (err.line > 0)
+            fprintf(stderr, "gensweep calibrate: %s:%d: %s\n", err.file, err.line, err.message);
+        else
+            fprintf(stderr, "gensweep calibrate: %s\n", err.message);
+        return GS_EXIT_FAIL;
+    }
+
+    printf("%-22s %-6s %-34s %-9s %12s %12s %7s  %s\n", "case", "gen", "job", "measure",
+           "measured ns", "model ns", "ratio", "source");
+    const cJSON *k;
+    int structure_failed = 0;
+    cJSON_ArrayForEach(k, cJSON_GetObjectItemCaseSensitive(doc, "cases"))
+    {
+        char job[128];
+        gs_sb sh;
+        gs_sb_init(&sh);
+        const cJSON *d0;
+        int first = 1;
+        cJSON_ArrayForEach(d0, cJSON_GetObjectItemCaseSensitive(k, "shape"))
+        {
+            gs_sb_printf(&sh, "%s%.0f", first ? "" : "x", d0->valuedouble);
+            first = 0;
+        }
+        snprintf(job, sizeof job, "%s/%s %s", gs_json_str(k, "kernel"), gs_json_str(k, "variant"),
+                 gs_sb_cstr(&sh));
+        gs_sb_free(&sh);
+        const double m = gs_json_num(k, "measured_ns"), mod = gs_json_num(k, "model_ns");
+        /* names and sources come from the case file: control characters escaped */
+        gs_sb name, gen, src;
+        gs_sb_init(&name);
+        gs_sb_init(&gen);
+        gs_sb_init(&src);
+        gs_sb_term(&name, gs_json_str(k, "name"));
+        gs_sb_term(&gen, gs_json_str(k, "generation"));
+        gs_sb_term(&src, gs_json_str(k, "source"));
+        printf("%-22s %-6s %-34s %-9s ", gs_sb_cstr(&name), gs_sb_cstr(&gen), job,
+               gs_json_str(k, "measure"));
+        if (isnan(m))
+            printf("%12s %12.1f %7s", "-", mod, "-");
+        else
+            printf("%12.1f %12.1f %7.3f", m, mod, gs_json_num(k, "ratio"));
+        printf("  %s\n", gs_sb_cstr(&src));
+        gs_sb_free(&name);
+        gs_sb_free(&gen);
+        gs_sb_free(&src);
+        const cJSON *em = cJSON_GetObjectItemCaseSensitive(k, "engines_match");
+        if (em) {
+            printf("%-22s expects %.0f DMA engine(s): the model used %.0f (%s)\n", "",
+                   gs_json_num(k, "expected_engines"), gs_json_num(k, "model_engines"),
+                   cJSON_IsTrue(em) ? "ok" : "MISMATCH");
+            if (!cJSON_IsTrue(em)) structure_failed = 1;
+        }
+    }
+    const double before = gs_json_num(doc, "geomean_error_before");
+    const double after = gs_json_num(doc, "geomean_error");
+    if (isnan(after))
+        printf("geomean error factor: - (no timed case: nothing measured in time to compare)\n");
+    else if (n_keys)
+        printf("geomean error factor: %.3f before the fit, %.3f after\n", before, after);
+    else
+        printf("geomean error factor: %.3f\n", after);
+    const char *yaml = gs_json_str(doc, "yaml");
+    if (yaml[0]) printf("\nfitted values (paste into the configs):\n%s", yaml);
+    const cJSON *f;
+    cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(doc, "fit"))
+    {
+        if (cJSON_GetObjectItemCaseSensitive(f, "skipped"))
+            printf("not fitted: %s %s (%s)\n", gs_json_str(f, "generation"), gs_json_str(f, "key"),
+                   gs_json_str(f, "skipped"));
+        else if (cJSON_GetObjectItemCaseSensitive(f, "at_bound"))
+            printf("at a bound: %s %s = %.6g %s (%s): the cases want it further; check them\n",
+                   gs_json_str(f, "generation"), gs_json_str(f, "key"), gs_json_num(f, "after"),
+                   gs_json_str(f, "unit"), gs_json_str(f, "at_bound"));
+    }
+    int rc = structure_failed ? GS_EXIT_FAIL : GS_EXIT_OK;
+    if (json_out) {
+        char *text = cJSON_Print(doc);
+        FILE *out = text ? fopen(json_out, "w") : NULL;
+        int ok = out && fputs(text, out) >= 0 && fputc('\n', out) != EOF;
+        if (out && fclose(out) != 0) ok = 0;
+        if (!ok) {
+            fprintf(stderr, "gensweep calibrate: cannot write %s\n", json_out);
+            rc = GS_EXIT_USAGE;
+        } else {
+            printf("wrote %s\n", json_out);
+        }
+        cJSON_free(text);
+    }
+    cJSON_Delete(doc);
+    return rc;
+}

@@ -1,0 +1,506 @@
+/*
+ * cmd_nki.c - `gensweep nki run|disasm|replay`: an NKI kernel file, traced by the Python front
+ * end (python/gensweep, docs/NKI.md) into a program (harness/run/nki_prog.h), then run through the
+ * same job pipeline as `gensweep run` (the program's kernel is found by name like a suite
+ * kernel; `run`'s options, output, record and exit codes apply unchanged).
+ */
+#define _GNU_SOURCE /* mkdtemp */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "gs/builder.h"
+#include "gs/jsonw.h"
+#include "gs/strbuf.h"
+#include "jobrun.h"
+#include "nki_prog.h"
+#include "proc.h"
+#include "suite.h"
+
+#define MAX_ARGS 64
+
+void gs_help_nki(void)
+{
+    printf("usage: gensweep nki run FILE.py --kernel NAME --config CFG [--arg NAME=VALUE]...\n"
+           "                        [--reference FILE.py:FUNC] [--keep-program FILE.gsk]\n"
+           "                        [--max-instructions N] [--no-schedule]\n"
+           "                        [run options: --seed N --timing-only --json --trace F\n"
+           "                         --record F --timeline --set KEY=VALUE ...]\n"
+           "       gensweep nki disasm FILE.py --kernel NAME --config CFG [--arg NAME=VALUE]...\n"
+           "       gensweep nki replay PROG.gsk --config CFG [run options]\n"
+           "       gensweep nki caps --config CFG [--set KEY=VALUE]...\n\n"
+           "Run an NKI kernel (nki.language / nki.isa, docs/NKI.md) on a generation's model. The\n"
+           "Python front end traces the kernel with the generation's tile sizes; the traced\n"
+           "program then runs exactly as `gensweep run` runs a C kernel (same output, --json\n"
+           "record, statuses and exit codes; the record's kernel is nki.NAME).\n"
+           "  --arg NAME=DTYPE:SHAPE[:LO:HI]  an HBM input: random values from --seed, uniform\n"
+           "                  in [LO, HI) (default -1, 1), e.g. a_input=bf16:256x1024\n"
+           "  --arg NAME=LITERAL  a Python literal for a non-tensor parameter, e.g. shape2D=(4,8)\n"
+           "  --reference FILE.py:FUNC  a numpy function of the inputs (float64) returning the\n"
+           "                  outputs; the outputs are checked against it with the dtype-aware\n"
+           "                  tolerance. Without it the outputs are not checked.\n"
+           "  --keep-program F  keep the traced program (.gsk) at F (for `nki replay`)\n"
+           "  --max-instructions N  stop a kernel that issues more (default 4000000)\n"
+           "  --no-schedule   keep the traced program order (default: the scheduler reorders\n"
+           "                  each engine's instructions within the dependencies, docs/NKI.md)\n"
+           "  replay          run a traced program again (no Python)\n"
+           "  caps            print the generation's capabilities as the front end sees them\n"
+           "An operation the model lacks is status `unsupported` naming it and the kernel line;\n"
+           "an error in the kernel (bad index, exception, overflow) names the kernel line.\n"
+           "Environment: GENSWEEP_PYTHON (default /usr/bin/python3), GENSWEEP_FRONTEND (the\n"
+           "directory holding the nki and gensweep packages; default: the repository's python/\n"
+           "or the installed share/gensweep/python).\n"
+           "exit status: as `gensweep run`; 2 also for a kernel that cannot be traced\n");
+}
+
+static int is_dir(const char *p)
+{
+    struct stat sb;
+    return stat(p, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
+/* The interpreter: GENSWEEP_PYTHON, else Debian's /usr/bin/python3 (it sees python3-numpy),
+ * else python3 on PATH. */
+static const char *python_exe(void)
+{
+    const char *e = getenv("GENSWEEP_PYTHON");
+    if (e && *e) return e;
+    if (access("/usr/bin/python3", X_OK) == 0) return "/usr/bin/python3";
+    return "python3";
+}
+
+/* The directory holding the front end's packages. */
+static const char *frontend_dir(void)
+{
+    static char dir[PATH_MAX];
+    const char *e = getenv("GENSWEEP_FRONTEND");
+    if (e && *e) return e;
+#ifdef GS_SOURCE_PYTHON_DIR
+    if (is_dir(GS_SOURCE_PYTHON_DIR "/nki")) return GS_SOURCE_PYTHON_DIR;
+#endif
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash) {
+            *slash = '\0';
+            char rel[PATH_MAX + 32];
+            snprintf(rel, sizeof rel, "%s/../share/gensweep/python", exe);
+            if (is_dir(rel) && realpath(rel, dir)) return dir;
+        }
+    }
+    return "python";
+}
+
+/* The target's capabilities as the front end reads them (its tile sizes, dtypes, cores). */
+static gs_status write_caps(const gs_config *cfg, const char *path, gs_error *err)
+{
+    gs_program *p = gs_program_create(cfg);
+    gs_kb *kb = p ? gs_kb_create(p, 0) : NULL;
+    if (!kb) {
+        gs_program_free(p);
+        return gs_error_set(err, GS_ERR_NOMEM, NULL, 0, 0, "out of memory");
+    }
+    const gs_caps *c = gs_kb_caps(kb);
+    gs_sb sb;
+    gs_sb_init(&sb);
+    gs_jw w;
+    gs_jw_init(&w, &sb);
+    gs_jw_begin_object(&w, GS_JW_COMPACT);
+    gs_jw_kstr(&w, "generation", cfg->name);
+    gs_jw_kint(&w, "partitions", c->partitions);
+    gs_jw_kint(&w, "pe_rows", c->pe_rows);
+    gs_jw_kint(&w, "pe_cols", c->pe_cols);
+    gs_jw_kint(&w, "moving_free_max", c->moving_free_max);
+    gs_jw_kint(&w, "sbuf_partition_bytes", (int64_t)c->sbuf_partition_bytes);
+    gs_jw_kint(&w, "psum_partition_bytes", (int64_t)c->psum_partition_bytes);
+    gs_jw_kint(&w, "psum_bank_bytes", (int64_t)c->psum_bank_bytes);
+    gs_jw_kint(&w, "psum_banks", c->psum_banks);
+    gs_jw_kint(&w, "max_free_sbuf", c->max_free_sbuf);
+    gs_jw_kint(&w, "max_free_psum", c->max_free_psum);
+    gs_jw_kint(&w, "cores", c->cores);
+    gs_jw_kint(&w, "dma_queues", c->dma_queues);
+    gs_jw_kbool(&w, "has_gpsimd", c->has_gpsimd);
+    gs_jw_kbool(&w, "dma_transpose", c->dma_transpose);
+    gs_jw_key(&w, "dtypes");
+    gs_jw_begin_array(&w, GS_JW_COMPACT);
+    for (int t = 0; t < GS_DTYPE_COUNT; t++)
+        if (c->dtypes & (1u << t)) gs_jw_str(&w, gs_dtype_name((gs_dtype)t));
+    gs_jw_end_array(&w);
+    gs_jw_key(&w, "matmul_dtypes");
+    gs_jw_begin_array(&w, GS_JW_COMPACT);
+    for (int t = 0; t < GS_DTYPE_COUNT; t++)
+        if (c->matmul_dtypes & (1u << t)) gs_jw_str(&w, gs_dtype_name((gs_dtype)t));
+    gs_jw_end_array(&w);
+    gs_jw_key(&w, "ops");
+    gs_jw_begin_array(&w, GS_JW_COMPACT);
+    for (int o = 0; o < GS_OPCODE_COUNT; o++)
+        if (c->ops & (1ull << o)) gs_jw_str(&w, gs_opcode_name((gs_opcode)o));
+    gs_jw_end_array(&w);
+    gs_jw_end_object(&w);
+    gs_kb_free(kb);
+    gs_program_free(p);
+    gs_status st = gs_jw_finish(&w, err);
+    if (st == GS_OK && !strcmp(path, "-")) {
+        fputs(gs_sb_cstr(&sb), stdout);
+        fputc('\n', stdout);
+    } else if (st == GS_OK) {
+        st = gs_sb_write_file(&sb, path, err);
+    }
+    gs_sb_free(&sb);
+    return st;
+}
+
+typedef struct nki_opts {
+    const char *file; /* FILE.py, or PROG.gsk for replay */
+    const char *kernel;
+    const char *config;
+    const char *reference;
+    const char *keep;
+    const char *max_instr; /* --max-instructions N: the tracer's cap (a runaway loop stops) */
+    int no_schedule;       /* --no-schedule: program order, as traced */
+    const char *args[MAX_ARGS];
+    int n_args;
+    const char *sets[MAX_ARGS];
+    int n_sets;
+    const char *pass[2 * MAX_ARGS]; /* options handed to run / disasm as they are */
+    int n_pass;
+} nki_opts;
+
+/* Options of run / disasm that take a value (handed over as they are). */
+static int run_option_with_value(const char *a)
+{
+    static const char *const with[] = {"--seed",         "--trace",      "--record",
+                                       "--sim-limit-ns", "--wall-limit", "--mem-limit",
+                                       "--executor",     "--outputs",    NULL};
+    for (int i = 0; with[i]; i++)
+        if (!strcmp(a, with[i])) return 1;
+    return 0;
+}
+
+static int run_option_flag(const char *a)
+{
+    return !strcmp(a, "--timing-only") || !strcmp(a, "--json") || !strcmp(a, "--timeline");
+}
+
+static int parse(int argc, char **argv, nki_opts *o, const char *sub)
+{
+    memset(o, 0, sizeof *o);
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        int has_value = i + 1 < argc;
+        if (a[0] != '-' && !o->file) {
+            o->file = a;
+            continue;
+        }
+        const char **one = NULL;
+        if (!strcmp(a, "--kernel") || !strcmp(a, "-k"))
+            one = &o->kernel;
+        else if (!strcmp(a, "--config") || !strcmp(a, "-c"))
+            one = &o->config;
+        else if (!strcmp(a, "--reference"))
+            one = &o->reference;
+        else if (!strcmp(a, "--keep-program"))
+            one = &o->keep;
+        else if (!strcmp(a, "--max-instructions"))
+            one = &o->max_instr;
+        if (one) {
+            if (!has_value) {
+                fprintf(stderr, "gensweep nki %s: option %s needs a value\n", sub, a);
+                return 0;
+            }
+            *one = argv[++i];
+            continue;
+        }
+        if (!strcmp(a, "--no-schedule")) {
+            o->no_schedule = 1;
+            continue;
+        }
+        if (!strcmp(a, "--arg") || !strcmp(a, "--set")) {
+            if (!has_value) {
+                fprintf(stderr, "gensweep nki %s: option %s needs a value\n", sub, a);
+                return 0;
+            }
+            int is_arg = a[2] == 'a';
+            int *n = is_arg ? &o->n_args : &o->n_sets;
+            if (*n == MAX_ARGS) {
+                fprintf(stderr, "gensweep nki %s: too many %s options\n", sub, a);
+                return 0;
+            }
+            (is_arg ? o->args : o->sets)[(*n)++] = argv[++i];
+            continue;
+        }
+        if (run_option_with_value(a) || run_option_flag(a)) {
+            int take = run_option_with_value(a);
+            if (take && !has_value) {
+                fprintf(stderr, "gensweep nki %s: option %s needs a value\n", sub, a);
+                return 0;
+            }
+            o->pass[o->n_pass++] = a;
+            if (take) o->pass[o->n_pass++] = argv[++i];
+            continue;
+        }
+        fprintf(stderr, "gensweep nki %s: unknown option '%s' (see gensweep nki --help)\n", sub, a);
+        return 0;
+    }
+    int replay = !strcmp(sub, "replay");
+    if (!o->file || !o->config || (!replay && !o->kernel)) {
+        fprintf(stderr, "gensweep nki %s: %s, --config%s are required (see gensweep nki --help)\n",
+                sub, replay ? "PROG.gsk" : "FILE.py", replay ? "" : " and --kernel");
+        return 0;
+    }
+    if (replay && (o->kernel || o->n_args || o->reference)) {
+        fprintf(stderr, "gensweep nki replay: --kernel, --arg and --reference belong to the "
+                        "trace (nki run); a traced program has them already\n");
+        return 0;
+    }
+    return 1;
+}
+
+static void print_diags(gs_diags *d)
+{
+    char buf[2048];
+    gs_sb esc;
+    gs_sb_init(&esc);
+    for (size_t i = 0; i < d->count; i++) {
+        gs_error_format(&d->items[i], buf, sizeof buf);
+        gs_sb_reset(&esc);
+        gs_sb_term(&esc, buf);
+        fprintf(stderr, "%s\n", gs_sb_cstr(&esc));
+    }
+    gs_sb_free(&esc);
+}
+
+/* Trace the kernel into prog. Returns an exit status (GS_EXIT_OK: traced). */
+static int trace(const nki_opts *o, const gs_config *cfg, const char *caps, const char *prog)
+{
+    gs_error err;
+    gs_error_clear(&err);
+    if (write_caps(cfg, caps, &err) != GS_OK) {
+        char buf[2048];
+        gs_error_format(&err, buf, sizeof buf);
+        fprintf(stderr, "gensweep nki: %s\n", buf);
+        return GS_EXIT_FAIL;
+    }
+    const char *argv[16 + 2 * MAX_ARGS];
+    int n = 0;
+    const char *py = python_exe();
+    argv[n++] = py;
+    argv[n++] = "-m";
+    argv[n++] = "gensweep.trace";
+    argv[n++] = "--caps";
+    argv[n++] = caps;
+    argv[n++] = "--out";
+    argv[n++] = prog;
+    if (o->no_schedule) argv[n++] = "--no-schedule";
+    if (o->max_instr) {
+        argv[n++] = "--max-instructions";
+        argv[n++] = o->max_instr;
+    }
+    if (o->reference) {
+        argv[n++] = "--reference";
+        argv[n++] = o->reference;
+    }
+    for (int i = 0; i < o->n_args; i++) {
+        argv[n++] = "--arg";
+        argv[n++] = o->args[i];
+    }
+    argv[n++] = o->file;
+    argv[n++] = o->kernel;
+    argv[n] = NULL;
+    gs_proc_opts po;
+    memset(&po, 0, sizeof po);
+    po.kind = GS_PROC_EXEC;
+    po.exe = py;
+    po.argv = argv;
+    po.out = GS_PROC_INHERIT;
+    po.err = GS_PROC_INHERIT;
+    po.env_name = "PYTHONPATH";
+    po.env_value = frontend_dir();
+    po.exec_fail_who = "gensweep nki";
+    gs_proc *proc = gs_proc_start(&po);
+    if (!proc) {
+        fprintf(stderr, "gensweep nki: cannot start %s: %s\n", py, strerror(errno));
+        return GS_EXIT_FAIL;
+    }
+    const gs_proc_result *r = gs_proc_wait(proc);
+    int rc = r->exited ? r->exit_code : GS_EXIT_FAIL;
+    if (!r->exited)
+        fprintf(stderr, "gensweep nki: the front end was killed by %s\n",
+                gs_proc_signal_name(r->signal));
+    else if (rc == 127)
+        fprintf(stderr, "gensweep nki: no Python interpreter at %s (set GENSWEEP_PYTHON)\n", py);
+    gs_proc_free(proc);
+    if (rc == 0) return GS_EXIT_OK;
+    return rc == GS_EXIT_USAGE ? GS_EXIT_USAGE : GS_EXIT_FAIL;
+}
+
+/* Run (or list) the loaded program through `run` / `disasm`. */
+static int run_program(const nki_opts *o, const char *prog_path, int disasm)
+{
+    gs_error err;
+    gs_error_clear(&err);
+    gs_nki_prog *prog = gs_nki_prog_load(prog_path, &err);
+    if (!prog) {
+        char buf[2048];
+        gs_error_format(&err, buf, sizeof buf);
+        fprintf(stderr, "gensweep nki: %s\n", buf);
+        return err.code == GS_ERR_IO || err.code == GS_ERR_INVALID ? GS_EXIT_USAGE : GS_EXIT_FAIL;
+    }
+    gs_nki_prog_set_python(prog, python_exe(), frontend_dir());
+    const gs_kernel_def *k = gs_nki_prog_kernel(prog);
+    gs_suite_set_extra(k);
+    const char *words[16 + 4 * MAX_ARGS];
+    int n = 0;
+    words[n++] = disasm ? "disasm" : "run";
+    words[n++] = "--config";
+    words[n++] = o->config;
+    words[n++] = "--kernel";
+    words[n++] = k->name;
+    words[n++] = "--shape";
+    words[n++] = gs_nki_prog_shape(prog);
+    words[n++] = "--dtype";
+    words[n++] = gs_nki_prog_dtype(prog);
+    for (int i = 0; i < o->n_sets; i++) {
+        words[n++] = "--set";
+        words[n++] = o->sets[i];
+    }
+    for (int i = 0; i < o->n_pass; i++)
+        words[n++] = o->pass[i];
+    /* run / disasm take a mutable argv, as main's */
+    char *argv[16 + 4 * MAX_ARGS + 1];
+    int ok = 1;
+    for (int i = 0; i < n; i++)
+        ok &= (argv[i] = gs_strdup(words[i])) != NULL;
+    argv[n] = NULL;
+    if (!ok) {
+        for (int i = 0; i < n; i++)
+            gs_free(argv[i]);
+        gs_suite_set_extra(NULL);
+        gs_nki_prog_free(prog);
+        fprintf(stderr, "gensweep nki: out of memory\n");
+        return GS_EXIT_FAIL;
+    }
+    int rc = disasm ? gs_cmd_disasm(n, argv) : gs_cmd_run(n, argv);
+    for (int i = 0; i < n; i++)
+        gs_free(argv[i]);
+    if (gs_nki_prog_reference_status(prog, &err) != GS_OK) {
+        char buf[2048];
+        gs_error_format(&err, buf, sizeof buf);
+        fprintf(stderr, "gensweep nki: %s\n", buf);
+        if (rc == GS_EXIT_OK) rc = GS_EXIT_FAIL;
+    }
+    gs_suite_set_extra(NULL);
+    gs_nki_prog_free(prog);
+    return rc;
+}
+
+static void remove_tmp(const char *dir, const char *caps, const char *prog, int keep_prog)
+{
+    unlink(caps);
+    if (!keep_prog) unlink(prog);
+    rmdir(dir);
+}
+
+/* `nki caps --config CFG [--set K=V]...`: the capabilities the front end traces with. */
+static int caps_main(int argc, char **argv)
+{
+    const char *config = NULL;
+    const char *sets[MAX_ARGS];
+    int n_sets = 0;
+    for (int i = 0; i < argc; i++) {
+        int is_cfg = !strcmp(argv[i], "--config") || !strcmp(argv[i], "-c");
+        if ((is_cfg || !strcmp(argv[i], "--set")) && i + 1 < argc && n_sets < MAX_ARGS) {
+            if (is_cfg)
+                config = argv[++i];
+            else
+                sets[n_sets++] = argv[++i];
+            continue;
+        }
+        fprintf(stderr, "gensweep nki caps: unexpected '%s' (--config CFG [--set K=V]...)\n",
+                argv[i]);
+        return GS_EXIT_USAGE;
+    }
+    if (!config) {
+        fprintf(stderr, "gensweep nki caps: --config is required\n");
+        return GS_EXIT_USAGE;
+    }
+    gs_diags d;
+    gs_diags_init(&d);
+    gs_config *cfg = gs_config_load_with(config, sets, (size_t)n_sets, &d);
+    if (!cfg) {
+        print_diags(&d);
+        gs_diags_free(&d);
+        return GS_EXIT_USAGE;
+    }
+    gs_diags_free(&d);
+    gs_error err;
+    gs_error_clear(&err);
+    gs_status st = write_caps(cfg, "-", &err);
+    gs_config_free(cfg);
+    if (st != GS_OK) {
+        char buf[2048];
+        gs_error_format(&err, buf, sizeof buf);
+        fprintf(stderr, "gensweep nki caps: %s\n", buf);
+        return GS_EXIT_FAIL;
+    }
+    return GS_EXIT_OK;
+}
+
+int gs_cmd_nki(int argc, char **argv)
+{
+    if (argc < 2) {
+        gs_help_nki();
+        return GS_EXIT_USAGE;
+    }
+    const char *sub = argv[1];
+    int is_run = !strcmp(sub, "run"), is_disasm = !strcmp(sub, "disasm");
+    if (!strcmp(sub, "caps")) return caps_main(argc - 2, argv + 2);
+    if (!is_run && !is_disasm && strcmp(sub, "replay") != 0) {
+        fprintf(stderr, "gensweep nki: unknown subcommand '%s' (run, disasm, replay, caps)\n", sub);
+        return GS_EXIT_USAGE;
+    }
+    nki_opts o;
+    if (!parse(argc - 2, argv + 2, &o, sub)) return GS_EXIT_USAGE;
+    if (is_disasm && o.n_pass) {
+        fprintf(stderr, "gensweep nki disasm: %s is a run option\n", o.pass[0]);
+        return GS_EXIT_USAGE;
+    }
+    if (!is_run && !is_disasm) return run_program(&o, o.file, 0);
+    if (o.keep && gs_sb_check_output(o.keep, &(gs_error){0}) != GS_OK) {
+        fprintf(stderr, "gensweep nki run: --keep-program %s: not a writable file path\n", o.keep);
+        return GS_EXIT_USAGE;
+    }
+    gs_diags d;
+    gs_diags_init(&d);
+    gs_config *cfg = gs_config_load_with(o.config, o.sets, (size_t)o.n_sets, &d);
+    if (!cfg) {
+        print_diags(&d);
+        gs_diags_free(&d);
+        return GS_EXIT_USAGE;
+    }
+    gs_diags_free(&d);
+    char dir[] = "/tmp/gensweep-nki-XXXXXX";
+    if (!mkdtemp(dir)) {
+        fprintf(stderr, "gensweep nki: cannot create a temporary directory: %s\n", strerror(errno));
+        gs_config_free(cfg);
+        return GS_EXIT_FAIL;
+    }
+    char caps[64], prog[PATH_MAX];
+    snprintf(caps, sizeof caps, "%s/caps.json", dir);
+    if (o.keep)
+        snprintf(prog, sizeof prog, "%s", o.keep);
+    else
+        snprintf(prog, sizeof prog, "%s/kernel.gsk", dir);
+    int rc = trace(&o, cfg, caps, prog);
+    gs_config_free(cfg);
+    if (rc == GS_EXIT_OK) rc = run_program(&o, prog, is_disasm);
+    remove_tmp(dir, caps, prog, o.keep != NULL);
+    return rc;
+}

@@ -1,0 +1,479 @@
+/*
+ * cmd_sweep.c - `gensweep sweep`, `merge`, `compare` and `baseline update`, and the options
+ * every command that runs a sweep shares (gs_sweep_parse_common); the session they run is
+ * session.c.
+ */
+#include <errno.h>
+#include <math.h>
+#include <unistd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "across.h"
+#include "cli_util.h"
+#include "commands.h"
+#include "compare.h"
+#include "worker.h"
+#include "gs/strbuf.h"
+#include "gs/units.h"
+#include "results.h"
+#include "sweep.h"
+
+#define MAX_LIST GS_SWEEP_MAX_LIST
+
+/* An error whose text may quote ids and values from a file: control characters escaped. */
+static void print_escaped_error(const char *cmd, const char *msg)
+{
+    gs_sb sb;
+    gs_sb_init(&sb);
+    gs_sb_term(&sb, msg);
+    fprintf(stderr, "gensweep %s: %s\n", cmd, gs_sb_cstr(&sb));
+    gs_sb_free(&sb);
+}
+
+static int need(int argc, char **argv, int *i)
+{
+    if (*i + 1 >= argc) {
+        fprintf(stderr, "gensweep %s: option %s needs a value\n", argv[0], argv[*i]);
+        return 0;
+    }
+    (*i)++;
+    return 1;
+}
+
+static int parse_int(const char *cmd, const char *opt, const char *s, int lo, int *out)
+{
+    gs_error err;
+    gs_error_clear(&err);
+    int64_t v;
+    if (gs_parse_int(s, lo, 100000, &v, &err) != 0) {
+        fprintf(stderr, "gensweep %s: %s: %s\n", cmd, opt, err.message);
+        return 0;
+    }
+    *out = (int)v;
+    return 1;
+}
+
+/* "4GiB", "512MiB", "0" (no limit) */
+static int parse_bytes(const char *cmd, const char *opt, const char *s, double *out)
+{
+    gs_error err;
+    gs_error_clear(&err);
+    if (gs_parse_size(s, out, &err) != 0) {
+        fprintf(stderr, "gensweep %s: %s: %s\n", cmd, opt, err.message);
+        return 0;
+    }
+    return 1;
+}
+
+/* Options shared by sweep, baseline update and whatif. Returns 1 if argv[*i] was one of them
+ * (consuming its value), 0 if not, -1 on a bad value. */
+int gs_sweep_parse_common(int argc, char **argv, int *i, gs_sweep_opts *o, const char **lists,
+                          size_t *n_cfg, const char **sets, size_t *n_sets)
+{
+    const char *a = argv[*i];
+    const char *cmd = argv[0];
+    if (!strcmp(a, "--configs") || !strcmp(a, "--config") || !strcmp(a, "-c")) {
+        if (!need(argc, argv, i)) return -1;
+        /* --configs takes one or more values, up to the next option */
+        do {
+            if (*n_cfg >= MAX_LIST) {
+                fprintf(stderr, "gensweep %s: too many configs\n", cmd);
+                return -1;
+            }
+            if (!argv[*i][0]) {
+                fprintf(stderr, "gensweep %s: %s: empty path\n", cmd, a);
+                return -1;
+            }
+            lists[(*n_cfg)++] = argv[*i];
+        } while (*i + 1 < argc && argv[*i + 1][0] != '-' && ++*i);
+    } else if (!strcmp(a, "--kernels") || !strcmp(a, "--kernel") || !strcmp(a, "-k")) {
+        if (!need(argc, argv, i)) return -1;
+        if (strspn(argv[*i], ", ") == strlen(argv[*i])) {
+            fprintf(stderr, "gensweep %s: %s: empty list (see gensweep list kernels)\n", cmd, a);
+            return -1;
+        }
+        o->kernels = argv[*i];
+    } else if (!strcmp(a, "--suite")) {
+        if (!need(argc, argv, i)) return -1;
+        if (!strcmp(argv[*i], "check"))
+            o->suite = GS_SWEEP_CHECK;
+        else if (!strcmp(argv[*i], "perf"))
+            o->suite = GS_SWEEP_PERF;
+        else if (!strcmp(argv[*i], "all"))
+            o->suite = GS_SWEEP_ALL;
+        else {
+            fprintf(stderr, "gensweep %s: --suite must be check, perf or all\n", cmd);
+            return -1;
+        }
+    } else if (!strcmp(a, "-j") || !strcmp(a, "--jobs")) {
+        if (!need(argc, argv, i) || !parse_int(cmd, a, argv[*i], 1, &o->jobs)) return -1;
+    } else if (!strncmp(a, "-j", 2) && a[2]) {
+        if (!parse_int(cmd, "-j", a + 2, 1, &o->jobs)) return -1;
+    } else if (!strcmp(a, "--set")) {
+        if (!need(argc, argv, i)) return -1;
+        if (*n_sets >= MAX_LIST) {
+            fprintf(stderr, "gensweep %s: too many --set options\n", cmd);
+            return -1;
+        }
+        sets[(*n_sets)++] = argv[*i];
+    } else if (!strcmp(a, "--timeout")) {
+        if (!need(argc, argv, i)) return -1;
+        gs_error err;
+        gs_error_clear(&err);
+        double v = 0;
+        if (gs_parse_real(argv[*i], 0.0, 1e9, &v, &err) != 0 || !(v > 0)) {
+            fprintf(stderr, "gensweep %s: --timeout: '%s' is not a positive number of seconds\n",
+                    cmd, argv[*i]);
+            return -1;
+        }
+        o->timeout_s = v;
+    } else if (!strcmp(a, "--mem-limit")) {
+        if (!need(argc, argv, i) || !parse_bytes(cmd, a, argv[*i], &o->mem_limit)) return -1;
+    } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
+        o->quiet = 1;
+    } else if (!strcmp(a, "--no-tuning")) {
+        o->no_tuning = 1;
+    } else if (!strcmp(a, "--out") || !strcmp(a, "-o")) {
+        if (!need(argc, argv, i)) return -1;
+        o->out_dir = argv[*i];
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+void gs_help_sweep(void)
+{
+    printf(
+        "usage: gensweep sweep [--configs DIR|FILE...] [--kernels LIST] [--suite check|perf|all]\n"
+        "                      [-j N] [--shard I/N] [--out DIR] [--baseline FILE|DIR]...\n"
+        "                      [--threshold 2%%] [--set KEY=VALUE]... [--timeout SECONDS]\n"
+        "                      [--mem-limit SIZE] [--quiet] [--trace-dir DIR] [--no-tuning]\n"
+        "                      [--no-report] [--timelines | --no-timelines]\n"
+        "                      [--calibration CASES.yaml|CALIBRATION.json]\n\n"
+        "Run every selected kernel on every generation, each job in its own process, and write\n"
+        "results.json (results/RESULTS.md), results.csv, junit.xml and report.html to DIR.\n"
+        "  --configs      config files or directories of *.yaml (default: ./configs if it\n"
+        "                 exists, else the configs installed with gensweep)\n"
+        "  --kernels      comma-separated kernel names (default: all; see list kernels)\n"
+        "  --suite        check: check shapes, functional + timing (default);\n"
+        "                 perf: perf shapes, timing only; all: both\n"
+        "  -j N           jobs at once (default: number of CPUs)\n"
+        "  --shard I/N    run the I-th of N deterministic slices of the jobs (see merge)\n"
+        "  --out DIR      output directory, locked while the sweep runs "
+        "(default: " GS_SWEEP_DEFAULT_OUT ")\n"
+        "  --baseline F   compare with a results.json, a baseline file or a directory of them;\n"
+        "                 regressions (time +threshold, worse status, larger error) exit 1\n"
+        "  --set K=V      override a config value for every generation (x1.5 / 1.5x relative)\n"
+        "  --timeout S    kill a job after S seconds (default %.0f)\n"
+        "  --mem-limit N  address-space limit per job, e.g. 2GiB; 0 = none (default 4GiB)\n"
+        "  --trace-dir D  also write each job's Perfetto trace into D\n"
+        "  --no-tuning    ignore configs/tuning/<gen>.json (tuned default params)\n"
+        "  --timelines    aggregated timelines for every job (default: check jobs only)\n"
+        "  --calibration F  add a model-vs-measured section to the report: a case file\n"
+        "                 (calibration/cases.yaml: run on the sweep's configs, results in\n"
+        "                 DIR/calibration.json) or a gensweep calibrate --json result\n"
+        "exit status: 0 all passed (or cleanly unsupported / does-not-fit); 1 a job failed,\n"
+        "crashed, timed out or deadlocked, a regression, or interrupted; 2 usage error\n",
+        GS_SWEEP_DEFAULT_TIMEOUT);
+}
+
+int gs_cmd_sweep(int argc, char **argv)
+{
+    gs_worker_set_server(gs_run_serve); /* jobs start as forks serving a request (worker.h) */
+    gs_sweep_opts o;
+    const char *calibration = NULL;
+    gs_sweep_opts_default(&o);
+    const char *cfgs[MAX_LIST], *sets[MAX_LIST], *bases[MAX_LIST];
+    size_t n_cfg = 0, n_sets = 0, n_bases = 0;
+    for (int i = 1; i < argc; i++) {
+        int r = gs_sweep_parse_common(argc, argv, &i, &o, cfgs, &n_cfg, sets, &n_sets);
+        if (r < 0) return GS_EXIT_USAGE;
+        if (r > 0) continue;
+        const char *a = argv[i];
+        if (!strcmp(a, "--shard")) {
+            if (!need(argc, argv, &i)) return GS_EXIT_USAGE;
+            const char *slash = strchr(argv[i], '/');
+            int64_t si = 0, sn = 0;
+            gs_error err;
+            gs_error_clear(&err);
+            char first[32] = "";
+            if (slash && (size_t)(slash - argv[i]) < sizeof first)
+                memcpy(first, argv[i], (size_t)(slash - argv[i]));
+            if (!slash || gs_parse_int(first, 1, 1000000, &si, &err) != 0 ||
+                gs_parse_int(slash + 1, 1, 1000000, &sn, &err) != 0 || si > sn) {
+                fprintf(stderr,
+                        "gensweep sweep: --shard: '%s' is not I/N with 1 <= I <= N <= 1000000\n",
+                        argv[i]);
+                return GS_EXIT_USAGE;
+            }
+            o.shard_index = (int)si;
+            o.shard_count = (int)sn;
+        } else if (!strcmp(a, "--baseline")) {
+            if (!need(argc, argv, &i)) return GS_EXIT_USAGE;
+            if (n_bases < MAX_LIST) bases[n_bases++] = argv[i];
+        } else if (!strcmp(a, "--threshold")) {
+            if (!need(argc, argv, &i)) return GS_EXIT_USAGE;
+            if (gs_compare_parse_threshold(argv[i], &o.threshold) != 0) {
+                fprintf(stderr, "gensweep sweep: --threshold: '%s' is not e.g. 2%% or 0.02\n",
+                        argv[i]);
+                return GS_EXIT_USAGE;
+            }
+        } else if (!strcmp(a, "--trace-dir")) {
+            if (!need(argc, argv, &i)) return GS_EXIT_USAGE;
+            o.trace_dir = argv[i];
+        } else if (!strcmp(a, "--no-report")) {
+            o.no_report = 1;
+        } else if (!strcmp(a, "--calibration")) {
+            if (!need(argc, argv, &i)) return GS_EXIT_USAGE;
+            calibration = argv[i];
+        } else if (!strcmp(a, "--timelines")) {
+            o.timelines = 1;
+        } else if (!strcmp(a, "--no-timelines")) {
+            o.timelines = 0;
+        } else {
+            fprintf(stderr, "gensweep sweep: unknown option '%s' (see gensweep sweep --help)\n", a);
+            return GS_EXIT_USAGE;
+        }
+    }
+    o.configs = cfgs;
+    o.n_configs = n_cfg;
+    o.sets = sets;
+    o.n_sets = n_sets;
+    o.baselines = bases;
+    o.n_baselines = n_bases;
+    return gs_sweep_main(&o, calibration);
+}
+
+void gs_help_merge(void)
+{
+    printf("usage: gensweep merge --out DIR SHARD_DIR|results.json...\n\n"
+           "Merge the outputs of `sweep --shard I/N` runs into one results set in DIR\n"
+           "(results.json, results.csv, junit.xml): equal to the unsharded sweep's apart from\n"
+           "\"wall\". Refuses different schema versions, different sweeps and duplicate jobs.\n");
+}
+
+int gs_cmd_merge(int argc, char **argv)
+{
+    const char *out = NULL;
+    size_t n = 0;
+    char **paths = gs_calloc(argc > 0 ? (size_t)argc : 1, sizeof *paths);
+    int rc = GS_EXIT_USAGE;
+    if (!paths) {
+        fprintf(stderr, "gensweep merge: out of memory\n");
+        return GS_EXIT_FAIL;
+    }
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--out") || !strcmp(argv[i], "-o")) {
+            if (!need(argc, argv, &i)) goto done;
+            out = argv[i];
+        } else if (argv[i][0] == '-') {
+            fprintf(stderr, "gensweep merge: unknown option '%s'\n", argv[i]);
+            goto done;
+        } else {
+            size_t len = strlen(argv[i]);
+            gs_sb p;
+            gs_sb_init(&p);
+            if (len > 5 && !strcmp(argv[i] + len - 5, ".json"))
+                gs_sb_puts(&p, argv[i]);
+            else
+                gs_sb_printf(&p, "%s/results.json", argv[i]);
+            paths[n] = gs_sb_take(&p);
+            if (!paths[n]) {
+                fprintf(stderr, "gensweep merge: out of memory\n");
+                rc = GS_EXIT_FAIL;
+                goto done;
+            }
+            n++;
+        }
+    }
+    if (!out || !n) {
+        fprintf(stderr, "gensweep merge: need --out DIR and at least one shard directory\n");
+        goto done;
+    }
+    gs_error err;
+    gs_error_clear(&err);
+    char *why = NULL;
+    cJSON *doc = gs_results_merge((const char *const *)paths, n, &why, &err);
+    /* every input is read and checked before anything is written */
+    gs_status st = doc ? gs_results_write_dir(doc, out, &err) : err.code;
+    if (st != GS_OK) {
+        char buf[2048];
+        gs_error_format(&err, buf, sizeof buf);
+        print_escaped_error("merge", buf);
+        /* bad inputs or an unusable --out are usage errors; a failed write is a failure */
+        rc = !doc || st == GS_ERR_USAGE ? GS_EXIT_USAGE : GS_EXIT_FAIL;
+    } else {
+        int complete = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(doc, "complete"));
+        printf("merged %zu result sets (%d jobs%s) -> %s/results.json\n", n,
+               cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(doc, "jobs")),
+               complete ? "" : ", \"complete\": false", out);
+        if (!complete)
+            fprintf(stderr, "gensweep merge: incomplete: %s\n",
+                    why ? why : "shards missing or interrupted");
+        rc = complete ? GS_EXIT_OK : GS_EXIT_FAIL;
+    }
+    gs_free(why);
+    cJSON_Delete(doc);
+done:
+    for (size_t i = 0; i < n; i++)
+        gs_free(paths[i]);
+    gs_free(paths);
+    return rc;
+}
+
+void gs_help_compare(void)
+{
+    printf("usage: gensweep compare BASE NEW [--threshold 2%%] [--quiet]\n\n"
+           "Compare two results.json files (BASE may also be a baseline file or a directory of\n"
+           "them, e.g. tests/baselines). A job regressed when its simulated time grew by more\n"
+           "than the threshold, its status got worse, or its max abs error grew by more than\n"
+           "10%% of its tolerance; improvements and new jobs are listed too. Exit 1 when\n"
+           "anything regressed, or when NEW did not run everything (interrupted, marked\n"
+           "incomplete, planned jobs absent, a generation of its configs without a job).\n\n"
+           "usage: gensweep compare --across BASE_GEN OTHER_GEN [results.json...]\n"
+           "                        [--mode timing|functional] [--quiet]\n\n"
+           "Which generation is faster on what: match the jobs of two generations by\n"
+           "kernel/variant/dtype/shape (in one results file or several; default\n"
+           "%s) and print each job's speedup (time on BASE_GEN / time\n"
+           "on OTHER_GEN), the geometric mean per kernel class and overall. --mode timing\n"
+           "keeps the perf (timing-only) jobs. Exit 2 when a generation is missing or nothing\n"
+           "matches.\n",
+           GS_ACROSS_DEFAULT_RESULTS);
+}
+
+int gs_cmd_compare(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--across")) return gs_across_main(argc, argv);
+    const char *pos[2];
+    int n = 0, quiet = 0;
+    double thr = 0.02;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--threshold")) {
+            if (!need(argc, argv, &i)) return GS_EXIT_USAGE;
+            if (gs_compare_parse_threshold(argv[i], &thr) != 0) {
+                fprintf(stderr, "gensweep compare: --threshold: '%s' is not e.g. 2%% or 0.02\n",
+                        argv[i]);
+                return GS_EXIT_USAGE;
+            }
+        } else if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q")) {
+            quiet = 1;
+        } else if (argv[i][0] == '-') {
+            fprintf(stderr, "gensweep compare: unknown option '%s'\n", argv[i]);
+            return GS_EXIT_USAGE;
+        } else if (n < 2) {
+            pos[n++] = argv[i];
+        } else {
+            fprintf(stderr, "gensweep compare: expected exactly two files\n");
+            return GS_EXIT_USAGE;
+        }
+    }
+    if (n != 2) {
+        fprintf(stderr, "usage: gensweep compare BASE NEW [--threshold 2%%]\n");
+        return GS_EXIT_USAGE;
+    }
+    gs_error err;
+    gs_error_clear(&err);
+    cJSON *a = gs_compare_load(pos[0], &err);
+    cJSON *b = a ? gs_compare_load(pos[1], &err) : NULL;
+    if (!a || !b) {
+        char buf[2048];
+        gs_error_format(&err, buf, sizeof buf);
+        print_escaped_error("compare", buf);
+        cJSON_Delete(a);
+        return GS_EXIT_USAGE;
+    }
+    gs_compare_summary s;
+    /* what the new file did not run is said even with --quiet: it fails the gate */
+    gs_compare_docs(a, b, thr, quiet ? NULL : stdout, &s);
+    if (quiet && s.incomplete) {
+        char *gaps = gs_compare_gaps(b);
+        gs_sb msg;
+        gs_sb_init(&msg);
+        gs_sb_printf(&msg, "%s: did not run everything: %s", pos[1], gaps ? gaps : "?");
+        print_escaped_error("compare", gs_sb_cstr(&msg));
+        gs_sb_free(&msg);
+        gs_free(gaps);
+    }
+    printf("%d compared, %d regressions, %d improvements, %d changed, %d new, %d missing%s "
+           "(threshold %.3g%%)\n",
+           s.compared, s.regressions, s.improvements, s.changed, s.added, s.missing,
+           s.incomplete ? ", incomplete" : "", thr * 100);
+    cJSON_Delete(a);
+    cJSON_Delete(b);
+    return gs_compare_failed(&s) ? GS_EXIT_FAIL : GS_EXIT_OK;
+}
+
+void gs_help_baseline(void)
+{
+    printf("usage: gensweep baseline update [--out DIR] [--from results.json] [--configs ...]\n"
+           "                                [--kernels LIST] [-j N]\n\n"
+           "Rewrite the committed check-suite baselines DIR/check-<generation>.json (default DIR\n"
+           "tests/baselines): id, status, simulated time and max abs error of every job. Runs\n"
+           "the check sweep (into build/sweep-baseline) unless --from gives its results. Do it\n"
+           "deliberately, when a model or kernel change is meant to move the results.\n");
+}
+
+int gs_cmd_baseline(int argc, char **argv)
+{
+    if (argc < 2 || strcmp(argv[1], "update") != 0) {
+        fprintf(stderr, "usage: gensweep baseline update [--out DIR] [--from results.json]\n");
+        return GS_EXIT_USAGE;
+    }
+    gs_sweep_opts o;
+    gs_sweep_opts_default(&o);
+    o.out_dir = "build/sweep-baseline";
+    o.no_report = 1;
+    const char *cfgs[MAX_LIST], *sets[MAX_LIST];
+    size_t n_cfg = 0, n_sets = 0;
+    const char *dir = "tests/baselines", *from = NULL;
+    for (int i = 2; i < argc; i++) {
+        if (!strcmp(argv[i], "--out")) {
+            if (!need(argc, argv, &i)) return GS_EXIT_USAGE;
+            dir = argv[i];
+            continue;
+        }
+        if (!strcmp(argv[i], "--from")) {
+            if (!need(argc, argv, &i)) return GS_EXIT_USAGE;
+            from = argv[i];
+            continue;
+        }
+        int r = gs_sweep_parse_common(argc, argv, &i, &o, cfgs, &n_cfg, sets, &n_sets);
+        if (r < 0) return GS_EXIT_USAGE;
+        if (r == 0 || n_sets) {
+            fprintf(stderr, "gensweep baseline: unsupported option '%s'\n", argv[i]);
+            return GS_EXIT_USAGE;
+        }
+    }
+    o.configs = cfgs;
+    o.n_configs = n_cfg;
+    char path[4096];
+    if (!from) {
+        o.suite = GS_SWEEP_CHECK;
+        int rc = gs_sweep_main(&o, NULL);
+        if (rc == GS_EXIT_USAGE) return rc;
+        if (rc != GS_EXIT_OK)
+            fprintf(stderr, "gensweep baseline: note: some jobs failed; their status is recorded "
+                            "in the baseline as it is\n");
+        snprintf(path, sizeof path, "%s/results.json", o.out_dir);
+        from = path;
+    }
+    gs_error err;
+    gs_error_clear(&err);
+    cJSON *doc = gs_results_load(from, &err);
+    gs_status st = doc ? gs_baseline_write(doc, dir, stdout, &err) : err.code;
+    if (st != GS_OK) {
+        char buf[2048];
+        gs_error_format(&err, buf, sizeof buf);
+        print_escaped_error("baseline", buf);
+        cJSON_Delete(doc);
+        /* a valid input whose baseline could not be written (disk full) is a failure */
+        return doc && st == GS_ERR_IO ? GS_EXIT_FAIL : GS_EXIT_USAGE;
+    }
+    cJSON_Delete(doc);
+    return GS_EXIT_OK;
+}

@@ -1,0 +1,2 @@
+/* job.c - a library source that includes a command header (not allowed). */
+#include "commands.h"
