@@ -43,7 +43,7 @@ static void print_changes(void *ctx, const gs_attribute_result *r)
     for (int i = 0; i < r->n_changes; i++) {
         const gs_attribute_change *c = &r->changes[i];
         printf("  %-44s %.6g -> %.6g %s%s%s\n", c->key, c->from, c->to,
-               gs_record_unit_name(c->unit),
+               gs_unit_record_name(c->unit),
                c->alone_ok ? "" : "  (invalid alone: ", c->alone_ok ? "" : c->why);
     }
 }

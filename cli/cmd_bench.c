@@ -15,7 +15,7 @@
 void gs_help_bench(void)
 {
     printf("usage: gensweep bench [--quick] [--json FILE] [--configs DIR] [--no-sweep]\n"
-           "                      [--check-targets]\n\n"
+           "                      [--check-targets] [--scaling [--scaling-kernels K,...]]\n\n"
            "Measure the simulator itself and compare with its targets:\n"
            "  1. timing-only simulated instructions per wall second (large matmul and an\n"
            "     instruction-dense elementwise_add) on every generation of DIR\n"
@@ -29,6 +29,10 @@ void gs_help_bench(void)
            "     jobs, scalar references, full-scan dependency tracking): the largest\n"
            "     timing-only job and a functional matmul as sweep jobs, the check sweep's CPU\n"
            "     time (section 3), and the SystemC floor (two SC_THREADs, timed ping-pong)\n"
+           "  8. with --scaling, instead of 1-6: CPU and peak RSS per simulated instruction of\n"
+           "     every suite kernel at about 10k, 100k and 1M instructions (timing-only, the\n"
+           "     last generation; one dimension of the first perf shape scaled; --quick: 100x\n"
+           "     fewer), and the spread of the CPU figure (target: within 1.5x)\n"
            "The generations are every DIR/NAME.yaml in name order; the first runs the largest\n"
            "timing-only job of section 6, the second the functional, memory and trace runs.\n"
            "Every model run is its own child process. Use a Release build for figures.\n"
@@ -37,6 +41,8 @@ void gs_help_bench(void)
            "  --configs DIR    the generation configs (default: configs, else the installed ones)\n"
            "  --no-sweep       skip the sweep timings (section 3 and its old-path run)\n"
            "  --check-targets  exit 1 when a target is missed\n"
+           "  --scaling        run section 8 only (a few minutes)\n"
+           "  --scaling-kernels K,...  section 8 on these suite kernels only\n"
            "exit status: 0 measured, 1 a measurement failed (or a target was missed with\n"
            "--check-targets), 2 usage error\n");
 }
@@ -84,14 +90,20 @@ int gs_cmd_bench(int argc, char **argv)
             o.quick = 1;
         } else if (!strcmp(a, "--no-sweep")) {
             o.no_sweep = 1;
+        } else if (!strcmp(a, "--scaling")) {
+            o.scaling = 1;
         } else if (!strcmp(a, "--check-targets")) {
             check_targets = 1;
-        } else if (!strcmp(a, "--json") || !strcmp(a, "--configs")) {
+        } else if (!strcmp(a, "--json") || !strcmp(a, "--configs") ||
+                   !strcmp(a, "--scaling-kernels")) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "gensweep bench: option %s needs a value\n", a);
                 return GS_EXIT_USAGE;
             }
-            *(!strcmp(a, "--json") ? &json : &o.configs) = argv[++i];
+            const char **dst = !strcmp(a, "--json")      ? &json
+                               : !strcmp(a, "--configs") ? &o.configs
+                                                         : &o.scaling_kernels;
+            *dst = argv[++i];
         } else {
             fprintf(stderr, "gensweep bench: unknown option '%s' (see gensweep bench --help)\n", a);
             return GS_EXIT_USAGE;

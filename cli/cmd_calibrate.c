@@ -12,18 +12,26 @@
 void gs_help_calibrate(void)
 {
     printf("usage: gensweep calibrate CASES.yaml [--configs DIR|FILE]... [--fit KEY,...]\n"
-           "                          [--json FILE] [-j N] [--set KEY=VALUE]... [--timeout S]\n\n"
+           "                          [--json FILE] [--check] [-j N] [--set KEY=VALUE]...\n"
+           "                          [--timeout S]\n\n"
            "Run every case of CASES.yaml (calibration/README.md) on its generation's config and\n"
            "print the model's time against the cited measurement, their ratio, and the\n"
-           "geometric-mean error factor exp(mean |ln(model / measured)|) (1.00 = exact).\n"
+           "geometric-mean error factor exp(mean |ln(model / measured)|) (1.00 = exact), for\n"
+           "the fit cases and the validation cases apart (each case's role:), with the worst\n"
+           "case of each.\n"
            "  --fit KEYS   fit these config keys per generation (only values tagged [assumed]\n"
-           "               or [fit] are fitted; sourced ones are left alone) to the cases of\n"
-           "               that generation, and print the fitted values as config lines\n"
-           "               tagged [fit: CASES, N cases, geomean error before -> after]\n"
+           "               or [fit] are fitted; sourced ones are left alone) to the fit cases\n"
+           "               of that generation (never the validation cases), and print the\n"
+           "               fitted values as config lines tagged\n"
+           "               [fit: CASES, N cases, geomean error before -> after]\n"
+           "  --check      fail (exit 1) when the validation geomean error is above the case\n"
+           "               file's targets: validate_geomean_error (or there is no timed\n"
+           "               validation case)\n"
            "  --json FILE  write the results (cases, errors, fit) as JSON; `gensweep sweep\n"
            "               --calibration FILE` puts them in the report\n"
-           "exit status: 0 ok, 1 a case did not run or a structural expectation (engines:)\n"
-           "failed, 2 usage or input error (bad case file: file:line:col: key: message)\n");
+           "exit status: 0 ok, 1 a case did not run, a structural expectation (engines:)\n"
+           "failed or --check failed, 2 usage or input error (bad case file:\n"
+           "file:line:col: key: message)\n");
 }
 
 static void progress(const char *line, void *ctx)
@@ -41,11 +49,16 @@ int gs_cmd_calibrate(int argc, char **argv)
     const char *cfgs[GS_SWEEP_MAX_LIST], *sets[GS_SWEEP_MAX_LIST];
     size_t n_cfg = 0, n_sets = 0;
     const char *cases_path = NULL, *fit_arg = NULL, *json_out = NULL;
+    int check = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             gs_help_calibrate();
             return GS_EXIT_OK;
+        }
+        if (!strcmp(a, "--check")) {
+            check = 1;
+            continue;
         }
         if (!strcmp(a, "--fit") || !strcmp(a, "--json")) {
             if (i + 1 >= argc || !argv[i + 1][0]) {
@@ -145,6 +158,14 @@ int gs_cmd_calibrate(int argc, char **argv)
         return GS_EXIT_USAGE;
     }
     gs_diags_free(&d);
+    if (check && !gs_calib_has_target(c)) {
+        fprintf(stderr,
+                "gensweep calibrate: --check: %s has no targets: validate_geomean_error to "
+                "check against\n",
+                cases_path);
+        gs_calib_free(c);
+        return GS_EXIT_USAGE;
+    }
 
     gs_calib_fit_opts fo = {keys, n_keys, 0, progress, NULL};
     gs_error err;
@@ -159,8 +180,8 @@ int gs_cmd_calibrate(int argc, char **argv)
         return GS_EXIT_FAIL;
     }
 
-    printf("%-22s %-6s %-34s %-9s %12s %12s %7s  %s\n", "case", "gen", "job", "measure",
-           "measured ns", "model ns", "ratio", "source");
+    printf("%-28s %-6s %-8s %-34s %-18s %12s %12s %7s  %s\n", "case", "gen", "role", "job",
+           "measure", "measured ns", "model ns", "ratio", "source");
     const cJSON *k;
     int structure_failed = 0;
     cJSON_ArrayForEach(k, cJSON_GetObjectItemCaseSensitive(doc, "cases"))
@@ -187,8 +208,8 @@ int gs_cmd_calibrate(int argc, char **argv)
         gs_sb_term(&name, gs_json_str(k, "name"));
         gs_sb_term(&gen, gs_json_str(k, "generation"));
         gs_sb_term(&src, gs_json_str(k, "source"));
-        printf("%-22s %-6s %-34s %-9s ", gs_sb_cstr(&name), gs_sb_cstr(&gen), job,
-               gs_json_str(k, "measure"));
+        printf("%-28s %-6s %-8s %-34s %-18s ", gs_sb_cstr(&name), gs_sb_cstr(&gen),
+               gs_json_str(k, "role"), job, gs_json_str(k, "measure"));
         if (isnan(m))
             printf("%12s %12.1f %7s", "-", mod, "-");
         else
@@ -199,7 +220,7 @@ int gs_cmd_calibrate(int argc, char **argv)
         gs_sb_free(&src);
         const cJSON *em = cJSON_GetObjectItemCaseSensitive(k, "engines_match");
         if (em) {
-            printf("%-22s expects %.0f DMA engine(s): the model used %.0f (%s)\n", "",
+            printf("%-28s expects %.0f DMA engine(s): the model used %.0f (%s)\n", "",
                    gs_json_num(k, "expected_engines"), gs_json_num(k, "model_engines"),
                    cJSON_IsTrue(em) ? "ok" : "MISMATCH");
             if (!cJSON_IsTrue(em)) structure_failed = 1;
@@ -213,6 +234,35 @@ int gs_cmd_calibrate(int argc, char **argv)
         printf("geomean error factor: %.3f before the fit, %.3f after\n", before, after);
     else
         printf("geomean error factor: %.3f\n", after);
+    int check_failed = 0;
+    for (int role = 0; role < 2; role++) {
+        const char *rn = role ? "validate" : "fit";
+        char key[64];
+        snprintf(key, sizeof key, "geomean_error_%s", rn);
+        const double g = gs_json_num(doc, key);
+        snprintf(key, sizeof key, "%s_cases", rn);
+        const double n = gs_json_num(doc, key);
+        snprintf(key, sizeof key, "worst_%s", rn);
+        const cJSON *w = cJSON_GetObjectItemCaseSensitive(doc, key);
+        printf("%-10s %3.0f timed case(s): ", role ? "validation" : "fit", n);
+        if (isnan(g) || !cJSON_IsObject(w)) {
+            printf("geomean error factor -\n");
+            continue;
+        }
+        gs_sb wn;
+        gs_sb_init(&wn);
+        gs_sb_term(&wn, gs_json_str(w, "name"));
+        printf("geomean error factor %.3f, worst %s (model / measured %.3f)\n", g, gs_sb_cstr(&wn),
+               gs_json_num(w, "ratio"));
+        gs_sb_free(&wn);
+    }
+    const cJSON *tok = cJSON_GetObjectItemCaseSensitive(doc, "target_ok");
+    if (tok) {
+        printf("validation target (%s:%.0f): geomean error factor <= %.3f: %s\n", cases_path,
+               gs_json_num(doc, "target_line"), gs_json_num(doc, "target_validate_geomean_error"),
+               cJSON_IsTrue(tok) ? "met" : "NOT MET");
+        check_failed = check && !cJSON_IsTrue(tok);
+    }
     const char *yaml = gs_json_str(doc, "yaml");
     if (yaml[0]) printf("\nfitted values (paste into the configs):\n%s", yaml);
     const cJSON *f;
@@ -226,7 +276,14 @@ int gs_cmd_calibrate(int argc, char **argv)
                    gs_json_str(f, "generation"), gs_json_str(f, "key"), gs_json_num(f, "after"),
                    gs_json_str(f, "unit"), gs_json_str(f, "at_bound"));
     }
-    int rc = structure_failed ? GS_EXIT_FAIL : GS_EXIT_OK;
+    if (check_failed)
+        fprintf(stderr,
+                "gensweep calibrate: --check: the validation geomean error factor %.3f is above "
+                "the committed target %.3f (%s:%.0f)\n",
+                gs_json_num(doc, "geomean_error_validate"),
+                gs_json_num(doc, "target_validate_geomean_error"), cases_path,
+                gs_json_num(doc, "target_line"));
+    int rc = structure_failed || check_failed ? GS_EXIT_FAIL : GS_EXIT_OK;
     if (json_out) {
         char *text = cJSON_Print(doc);
         FILE *out = text ? fopen(json_out, "w") : NULL;

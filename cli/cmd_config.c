@@ -147,7 +147,8 @@ static void print_tflops(double flops)
 /* A SIMD engine's bf16 throughput of one core, 1e9 elements/s ("-" when it has no bf16). */
 static void print_elems(const gs_simd_cfg *e)
 {
-    double epc = e->elems_per_cycle[GS_BF16].v;
+    /* the peak: the vector performance mode's rate where the engine has one */
+    double epc = GS_MAX(e->elems_per_cycle[GS_BF16].v, e->perf_mode_epc[GS_BF16].v);
     if (!e->present || !(epc > 0)) {
         printf(" %8s", "-");
         return;

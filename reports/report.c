@@ -156,12 +156,18 @@ static gs_status render_docs(const cJSON *root, const char *results_name, const 
         r.answer_timing |= !strcmp(gs_rp_jstr(r.jobs[i].o, "mode"), "timing");
     for (size_t i = 0; i < r.n_jobs; i++)
         r.jobs[i].answer = gs_rp_answer_job(&r, &r.jobs[i]);
+    if (gs_rp_index_jobs(&r) != GS_OK) {
+        st = gs_error_set(err, GS_ERR_NOMEM, NULL, 0, 0, "out of memory");
+        goto out;
+    }
     render_page(&r);
     if (!gs_sb_ok(out)) st = gs_error_set(err, GS_ERR_NOMEM, NULL, 0, 0, "out of memory");
 out:
     gs_free(r.jobs);
     gs_free(r.bjobs);
     gs_free(r.rows);
+    gs_free(r.row_jobs);
+    gs_free(r.row_start);
     return st;
 }
 

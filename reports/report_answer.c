@@ -35,29 +35,85 @@ static int passed(const rjob *j)
     return !strcmp(j->status, "pass") && j->time_ns > 0;
 }
 
-/* The generation a job on generation g is compared with: --base-gen, else the nearest earlier
- * generation where the same kernel/variant/dtype/shape passed. NULL when there is none. */
-static const rjob *reference_job(const rep *r, const rjob *j)
+/* Jobs by kernel row, shape, generation, then file order. */
+static int by_row_shape_gen(const void *x, const void *y)
 {
-    if (r->base_given) {
-        if (j->gen_i == r->base_gen) return NULL;
-        for (size_t i = 0; i < r->n_jobs; i++) {
-            const rjob *b = &r->jobs[i];
-            if (b->gen_i == r->base_gen && b->row_i == j->row_i && b->answer && passed(b) &&
-                !strcmp(b->shape, j->shape))
-                return b;
+    const rjob *a = *(const rjob *const *)x, *b = *(const rjob *const *)y;
+    if (a->row_i != b->row_i) return a->row_i < b->row_i ? -1 : 1;
+    int c = strcmp(a->shape, b->shape);
+    if (c) return c;
+    if (a->gen_i != b->gen_i) return a->gen_i < b->gen_i ? -1 : 1;
+    return (a > b) - (a < b);
+}
+
+static int qualifies(const rjob *b)
+{
+    return b->answer && passed(b);
+}
+
+/* The references of one (row, shape) group g[0..n-1], sorted by generation then file order. A
+ * job on generation g is compared with --base-gen's job, else with the one of the nearest earlier
+ * generation where the same kernel/variant/dtype/shape passed (on a generation with several, the
+ * first in the file). */
+static void group_refs(const rep *r, rjob **g, size_t n)
+{
+    int count = 0;
+    const rjob *base = NULL;
+    for (size_t i = 0; i < n; i++) {
+        count += qualifies(g[i]);
+        if (!base && g[i]->gen_i == r->base_gen && qualifies(g[i])) base = g[i];
+    }
+    const rjob *best = NULL; /* the nearest earlier generation's */
+    for (size_t i = 0; i < n;) {
+        size_t e = i;
+        while (e < n && g[e]->gen_i == g[i]->gen_i)
+            e++;
+        const rjob *level = NULL;
+        for (size_t k = i; k < e; k++) {
+            g[k]->shape_passed = count;
+            if (r->base_given)
+                g[k]->ref = g[k]->gen_i == r->base_gen ? NULL : base;
+            else
+                g[k]->ref = best;
+            if (!level && qualifies(g[k])) level = g[k];
         }
-        return NULL;
+        if (level) best = level;
+        i = e;
     }
-    const rjob *best = NULL;
-    for (size_t i = 0; i < r->n_jobs; i++) {
-        const rjob *b = &r->jobs[i];
-        if (b->gen_i >= j->gen_i || b->row_i != j->row_i || !b->answer || !passed(b) ||
-            strcmp(b->shape, j->shape) != 0)
-            continue;
-        if (!best || b->gen_i > best->gen_i) best = b;
+}
+
+gs_status gs_rp_index_jobs(rep *r)
+{
+    size_t n = r->n_jobs;
+    r->row_start = gs_calloc(r->n_rows + 1, sizeof *r->row_start);
+    r->row_jobs = gs_calloc(n ? n : 1, sizeof *r->row_jobs);
+    rjob **o = gs_calloc(n ? n : 1, sizeof *o);
+    size_t *fill = gs_calloc(r->n_rows + 1, sizeof *fill);
+    if (!r->row_start || !r->row_jobs || !o || !fill) {
+        gs_free(o);
+        gs_free(fill);
+        return GS_ERR_NOMEM;
     }
-    return best;
+    for (size_t i = 0; i < n; i++)
+        r->row_start[r->jobs[i].row_i + 1]++; /* every job of the main file has a row */
+    for (size_t k = 0; k < r->n_rows; k++)
+        r->row_start[k + 1] += r->row_start[k];
+    for (size_t i = 0; i < n; i++) {
+        size_t k = (size_t)r->jobs[i].row_i;
+        r->row_jobs[r->row_start[k] + fill[k]++] = i;
+        o[i] = &r->jobs[i];
+    }
+    qsort(o, n, sizeof *o, by_row_shape_gen);
+    for (size_t i = 0; i < n;) {
+        size_t e = i + 1;
+        while (e < n && o[e]->row_i == o[i]->row_i && !strcmp(o[e]->shape, o[i]->shape))
+            e++;
+        group_refs(r, o + i, e - i);
+        i = e;
+    }
+    gs_free(o);
+    gs_free(fill);
+    return GS_OK;
 }
 
 /* Most frequent bottleneck of passing answer jobs of a kernel class on generation g. */
@@ -330,8 +386,8 @@ void gs_rp_sec_verdict(rep *r)
 static int heatmap_row_shown(rep *r, size_t k, void *ctx)
 {
     (void)ctx;
-    for (size_t i = 0; i < r->n_jobs; i++)
-        if (r->jobs[i].row_i == (int)k && r->jobs[i].answer) return 1;
+    for (size_t q = 0; q < gs_rp_row_count(r, k); q++)
+        if (gs_rp_row_job(r, k, q)->answer) return 1;
     return 0;
 }
 
@@ -344,11 +400,11 @@ static void heatmap_cell(rep *r, size_t k, int g, void *ctx)
     int n = 0, other_ref = -1, mixed = 0;
     const rjob *first = NULL; /* the first job that ran: its status when none has a reference */
     gs_sb_reset(tip);
-    for (size_t i = 0; i < r->n_jobs; i++) {
-        const rjob *j = &r->jobs[i];
-        if (j->row_i != (int)k || j->gen_i != g || !j->answer) continue;
+    for (size_t q = 0; q < gs_rp_row_count(r, k); q++) {
+        const rjob *j = gs_rp_row_job(r, k, q);
+        if (j->gen_i != g || !j->answer) continue;
         if (!first) first = j;
-        const rjob *ref = passed(j) ? reference_job(r, j) : NULL;
+        const rjob *ref = passed(j) ? j->ref : NULL;
         gs_sb_puts(tip, tip->len ? "\n" : "");
         gs_sb_puts(tip, j->shape);
         if (!ref) {
@@ -463,13 +519,10 @@ static const char *roofline_shape(const rep *r, size_t row)
     const char *best = NULL;
     int best_n = 0;
     double best_size = 0;
-    for (size_t i = 0; i < r->n_jobs; i++) {
-        const rjob *j = &r->jobs[i];
-        if (j->row_i != (int)row || !j->answer || !passed(j)) continue;
-        int n = 0;
-        for (size_t k = 0; k < r->n_jobs; k++)
-            n += r->jobs[k].row_i == (int)row && r->jobs[k].answer && passed(&r->jobs[k]) &&
-                 !strcmp(r->jobs[k].shape, j->shape);
+    for (size_t q = 0; q < gs_rp_row_count(r, row); q++) {
+        const rjob *j = gs_rp_row_job(r, row, q);
+        if (!j->answer || !passed(j)) continue;
+        int n = j->shape_passed;
         if (n > best_n || (n == best_n && j->size > best_size)) {
             best = j->shape;
             best_n = n;
@@ -504,10 +557,10 @@ void gs_rp_sec_rooflines(rep *r)
         double ai[64], tf[64], cc[64], mc[64], dc[64], hc[64];
         double xmin = INFINITY, xmax = 0, ymin = INFINITY, ymax = 0;
         int npts = 0;
-        for (size_t i = 0; i < r->n_jobs; i++) {
-            const rjob *j = &r->jobs[i];
-            if (j->row_i != (int)k || !j->answer || !passed(j) || strcmp(j->shape, shape) ||
-                j->gen_i >= 64 || pt[j->gen_i])
+        for (size_t q = 0; q < gs_rp_row_count(r, k); q++) {
+            const rjob *j = gs_rp_row_job(r, k, q);
+            if (!j->answer || !passed(j) || strcmp(j->shape, shape) || j->gen_i >= 64 ||
+                pt[j->gen_i])
                 continue;
             int g = j->gen_i;
             ai[g] = gs_rp_jnum(j->o, "arith_intensity");

@@ -2,6 +2,7 @@
  * (`gensweep calibrate --json`, schema "gensweep-calibration") with their cited measurements,
  * the model's value, the ratio and the geometric-mean error, and any fitted values. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "report_int.h"
@@ -16,6 +17,40 @@ static void shape_text(gs_sb *sb, const cJSON *shape)
         gs_sb_printf(sb, "%s%.0f", first ? "" : "x", d->valuedouble);
         first = 0;
     }
+}
+
+/* One role's summary: its timed cases, geomean error factor and worst case (the JSON's
+ * "<role>_cases", "geomean_error_<role>", "worst_<role>"), and for the validation cases the
+ * committed target. */
+static void role_line(gs_sb *sb, const cJSON *doc, const char *role, const char *what)
+{
+    char key[64];
+    snprintf(key, sizeof key, "%s_cases", role);
+    const double n = gs_rp_jnum(doc, key);
+    snprintf(key, sizeof key, "geomean_error_%s", role);
+    const double g = gs_rp_jnum(doc, key);
+    snprintf(key, sizeof key, "worst_%s", role);
+    const cJSON *w = gs_rp_jget(doc, key);
+    gs_sb_printf(sb, "<p>%s: %.0f timed", what, isnan(n) ? 0.0 : n);
+    if (isnan(g) || !cJSON_IsObject(w)) {
+        gs_sb_puts(sb, ", no error factor.</p>\n");
+        return;
+    }
+    gs_sb_puts(sb, ", geometric-mean error factor <strong>");
+    gs_rp_put_num(sb, g);
+    gs_sb_puts(sb, "</strong>, worst ");
+    gs_rp_text(sb, gs_rp_jstr(w, "name"));
+    gs_sb_puts(sb, " (model / measured ");
+    gs_rp_put_num(sb, gs_rp_jnum(w, "ratio"));
+    gs_sb_puts(sb, ")");
+    const cJSON *ok = gs_rp_jget(doc, "target_ok");
+    if (!strcmp(role, "validate") && ok) {
+        gs_sb_puts(sb, "; committed target &le; ");
+        gs_rp_put_num(sb, gs_rp_jnum(doc, "target_validate_geomean_error"));
+        gs_sb_printf(sb, ": <span class=\"%s\">%s</span>", cJSON_IsTrue(ok) ? "ok" : "bad",
+                     cJSON_IsTrue(ok) ? "met" : "NOT MET");
+    }
+    gs_sb_puts(sb, ".</p>\n");
 }
 
 void gs_rp_sec_calibration(rep *r)
@@ -35,19 +70,25 @@ void gs_rp_sec_calibration(rep *r)
         gs_sb_puts(sb, "<p>Published measurements of the hardware, each rerun as a micro-benchmark "
                        "on the generation it was measured on (case file ");
         gs_rp_text(sb, gs_rp_jstr(doc, "cases_file"));
-        gs_sb_puts(sb, "). Geometric-mean error factor exp(mean |ln(model / measured)|): <strong>");
+        gs_sb_puts(sb, "). Geometric-mean error factor exp(mean |ln(model / measured)|), 1 = "
+                       "exact, over all timed cases: <strong>");
         gs_rp_put_num(sb, gs_rp_jnum(doc, "geomean_error"));
-        gs_sb_puts(sb,
-                   "</strong> (1 = exact).</p>\n<div class=\"scroll\"><table class=\"sortable\">"
-                   "<thead><tr><th>case</th><th>generation</th><th>job</th><th>measure</th>"
-                   "<th>measured</th><th>model</th><th>model / measured</th><th>source</th>"
-                   "<th>what was measured</th></tr></thead><tbody>\n");
+        gs_sb_puts(sb, "</strong>.</p>\n");
+        role_line(sb, doc, "fit", "Fit cases (the only ones <code>calibrate --fit</code> uses)");
+        role_line(sb, doc, "validate",
+                  "Validation cases (measurements the model was never fitted to)");
+        gs_sb_puts(sb, "<div class=\"scroll\"><table class=\"sortable\">"
+                       "<thead><tr><th>case</th><th>role</th><th>generation</th><th>job</th>"
+                       "<th>measure</th>"
+                       "<th>measured</th><th>model</th><th>model / measured</th><th>source</th>"
+                       "<th>what was measured</th></tr></thead><tbody>\n");
         const cJSON *k;
         cJSON_ArrayForEach(k, gs_rp_jget(doc, "cases"))
         {
             if (gs_rp_budget_hit(r)) break;
             gs_sb_puts(sb, "<tr>");
             gs_rp_td_text(sb, gs_rp_jstr(k, "name"));
+            gs_rp_td_text(sb, gs_rp_jstr(k, "role"));
             gs_rp_td_text(sb, gs_rp_jstr(k, "generation"));
             gs_sb_puts(sb, "<td>");
             gs_rp_text(sb, gs_rp_jstr(k, "kernel"));

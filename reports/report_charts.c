@@ -15,11 +15,9 @@
 static const rjob *timeline_job(const rep *r, size_t row, int gen)
 {
     const rjob *best = NULL;
-    for (size_t i = 0; i < r->n_jobs; i++) {
-        const rjob *j = &r->jobs[i];
-        if (j->row_i != (int)row || j->gen_i != gen ||
-            !cJSON_IsObject(gs_rp_jget(j->o, "timeline")))
-            continue;
+    for (size_t q = 0; q < gs_rp_row_count(r, row); q++) {
+        const rjob *j = gs_rp_row_job(r, row, q);
+        if (j->gen_i != gen || !cJSON_IsObject(gs_rp_jget(j->o, "timeline"))) continue;
         if (!best || j->size > best->size) best = j;
     }
     return best;

@@ -32,6 +32,10 @@ typedef struct rjob {
     int row_i;        /* kernel row (kernel/variant/dtype) */
     int answer;       /* counts for the verdict, heatmap and rooflines (gs_rp_answer_job) */
     gs_job_diff diff; /* against the baseline (gs_rp_judge_baseline); zero without one */
+    /* gs_rp_index_jobs: the job its speedup is taken against (the heatmap's reference; NULL:
+     * none), and how many passing answer jobs its row has at its shape (on any generation) */
+    const struct rjob *ref;
+    int shape_passed;
 } rjob;
 
 typedef struct krow {
@@ -47,6 +51,9 @@ typedef struct rep {
     size_t n_jobs;
     krow *rows;
     size_t n_rows;
+    /* gs_rp_index_jobs: row k's jobs are jobs[row_jobs[row_start[k] .. row_start[k + 1] - 1]],
+     * in file order (the sections that look at one row at a time read only its jobs) */
+    size_t *row_jobs, *row_start;
     const cJSON *broot; /* baseline or NULL */
     rjob *bjobs;
     size_t n_bjobs;
@@ -97,6 +104,19 @@ int gs_rp_gen_index(rep *r, const char *g);
 gs_status gs_rp_load_jobs(rep *r, const cJSON *root, const char *name, rjob **out, size_t *n,
                           int main_file, gs_error *err);
 const rjob *gs_rp_representative(const rep *r, size_t row, int gen);
+/* Once the jobs are loaded and their `answer` set: the per-row job lists and every job's `ref`
+ * and `shape_passed` (sorting, not a scan of every job per job). GS_ERR_NOMEM or GS_OK. */
+gs_status gs_rp_index_jobs(rep *r);
+/* The jobs of kernel row k: for (const rjob *j = ...) over gs_rp_row_job(r, k, q), q from 0 to
+ * gs_rp_row_count(r, k) - 1. */
+static inline size_t gs_rp_row_count(const rep *r, size_t k)
+{
+    return r->row_start[k + 1] - r->row_start[k];
+}
+static inline const rjob *gs_rp_row_job(const rep *r, size_t k, size_t q)
+{
+    return &r->jobs[r->row_jobs[r->row_start[k] + q]];
+}
 gs_status gs_rp_judge_baseline(rep *r, gs_error *err);
 void gs_rp_section_open(gs_sb *sb, const char *id, const char *title);
 void gs_rp_section_close(gs_sb *sb);

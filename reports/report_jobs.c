@@ -68,8 +68,8 @@ static int job_checked(const rjob *j)
 static int row_checked(rep *r, size_t k, void *ctx)
 {
     (void)ctx;
-    for (size_t i = 0; i < r->n_jobs; i++)
-        if (r->jobs[i].row_i == (int)k && job_checked(&r->jobs[i])) return 1;
+    for (size_t q = 0; q < gs_rp_row_count(r, k); q++)
+        if (job_checked(gs_rp_row_job(r, k, q))) return 1;
     return 0;
 }
 
@@ -80,9 +80,9 @@ static void checked_cell(rep *r, size_t k, int g, void *ctx)
     gs_sb *sb = r->sb;
     int checked = 0, ok = 0;
     double worst = NAN;
-    for (size_t i = 0; i < r->n_jobs; i++) {
-        const rjob *j = &r->jobs[i];
-        if (j->row_i != (int)k || j->gen_i != g || !job_checked(j)) continue;
+    for (size_t q = 0; q < gs_rp_row_count(r, k); q++) {
+        const rjob *j = gs_rp_row_job(r, k, q);
+        if (j->gen_i != g || !job_checked(j)) continue;
         const cJSON *e = gs_rp_jget(j->o, "error");
         checked++;
         ok += !strcmp(j->status, "pass");

@@ -31,9 +31,8 @@ static void portability_attrs(rep *r, size_t k, void *ctx)
     portability_ctx *c = ctx;
     gs_sb_reset(&c->gens);
     gs_sb_reset(&c->sts);
-    for (size_t i = 0; i < r->n_jobs; i++) {
-        const rjob *j = &r->jobs[i];
-        if (j->row_i != (int)k) continue;
+    for (size_t q = 0; q < gs_rp_row_count(r, k); q++) {
+        const rjob *j = gs_rp_row_job(r, k, q);
         gs_sb_puts(&c->gens, r->gens[j->gen_i]);
         gs_sb_putc(&c->gens, '|');
         gs_sb_puts(&c->sts, j->status);
@@ -47,9 +46,9 @@ static void portability_cell(rep *r, size_t k, int g, void *ctx)
     gs_sb *sb = r->sb, *tip = &((portability_ctx *)ctx)->tip;
     const char *worst = NULL;
     gs_sb_reset(tip);
-    for (size_t i = 0; i < r->n_jobs; i++) {
-        const rjob *j = &r->jobs[i];
-        if (j->row_i != (int)k || j->gen_i != g) continue;
+    for (size_t q = 0; q < gs_rp_row_count(r, k); q++) {
+        const rjob *j = gs_rp_row_job(r, k, q);
+        if (j->gen_i != g) continue;
         if (!worst || gs_rp_worse_status(worst, j->status)) worst = j->status;
         gs_sb_printf(tip, "%s%s: %s", tip->len ? "\n" : "", j->shape, j->status);
         if (isfinite(j->time_ns)) {

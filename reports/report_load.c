@@ -388,9 +388,9 @@ gs_status gs_rp_load_jobs(rep *r, const cJSON *root, const char *name, rjob **ou
 const rjob *gs_rp_representative(const rep *r, size_t row, int gen)
 {
     const rjob *best = NULL;
-    for (size_t i = 0; i < r->n_jobs; i++) {
-        const rjob *j = &r->jobs[i];
-        if (j->row_i != (int)row || j->gen_i != gen) continue;
+    for (size_t q = 0; q < gs_rp_row_count(r, row); q++) {
+        const rjob *j = gs_rp_row_job(r, row, q);
+        if (j->gen_i != gen) continue;
         int jt = isfinite(j->time_ns), bt = best && isfinite(best->time_ns);
         if (!best || (jt && !bt) || (jt == bt && j->size > best->size)) best = j;
     }

@@ -375,11 +375,14 @@ gs_status gs_results_validate(const cJSON *doc, const char *name, gs_error *err)
     if (wj && !cJSON_IsNull(wj) && !cJSON_IsObject(wj))
         return gs_error_set(err, GS_ERR_INVALID, name, 0, 0, "\"wall.jobs\" must be an object");
     static const char *const nums[] = {
-        "time_ns",          "instructions",    "cores_used",        "flops",
-        "tensor_flops",     "hbm_bytes",       "dma_bytes",         "arith_intensity",
-        "achieved_tflops",  "peak_tflops",     "achieved_hbm_gbps", "peak_hbm_gbps",
-        "compute_bound_ns", "memory_bound_ns", "roofline_ns",       "roofline_ratio",
-        "bound_ns",         "bound_ratio",     "sbuf_high_water",   "psum_high_water"};
+        "time_ns",           "launch_ns",       "time_with_launch_ns",
+        "instructions",      "cores_used",      "flops",
+        "tensor_flops",      "hbm_bytes",       "dma_bytes",
+        "arith_intensity",   "achieved_tflops", "peak_tflops",
+        "achieved_hbm_gbps", "peak_hbm_gbps",   "compute_bound_ns",
+        "memory_bound_ns",   "roofline_ns",     "roofline_ratio",
+        "bound_ns",          "bound_ratio",     "sbuf_high_water",
+        "psum_high_water"};
     const cJSON *jobs = cJSON_GetObjectItemCaseSensitive(doc, "jobs");
     st = check_jobs(jobs, name, nums, GS_ARRAY_LEN(nums), 0, err);
     if (st != GS_OK) return st;

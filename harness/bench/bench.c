@@ -689,13 +689,18 @@ gs_status gs_bench_run(const gs_bench_opts *opts, gs_bench_result *res, gs_diags
     b->doc = cJSON_CreateObject();
 
     gs_bench_header(b);
-    bench_sim_speed(b);
-    bench_functional_matmul(b);
-    bench_sweep(b);
-    bench_memory(b);
-    bench_trace(b);
-    bench_end_to_end(b);
-    res->missed = gs_bench_targets(b);
+    if (b->o.scaling) {
+        gs_bench_scaling(b);
+        res->missed = b->scale_missed;
+    } else {
+        bench_sim_speed(b);
+        bench_functional_matmul(b);
+        bench_sweep(b);
+        bench_memory(b);
+        bench_trace(b);
+        bench_end_to_end(b);
+        res->missed = gs_bench_targets(b);
+    }
     res->failures = b->failures;
     res->doc = b->doc;
     nftw(b->tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);

@@ -6,9 +6,10 @@
  * instruction-dense elementwise_add) on every generation; 2. the functional matmul data path
  * against single-threaded OpenBLAS sgemm; 3. the check-suite sweep at -j1 and -j2 and through
  * the old paths; 4. peak RSS; 5. trace cost; 6. end to end against the old paths and the SystemC
- * floor. The generations are every DIR/NAME.yaml of the configs directory, in name order; the
- * first runs section 6's largest timing-only job, the second (the first when it is alone) the
- * functional, memory and trace measurements.
+ * floor; 8. (its own run, opts.scaling) CPU and memory per simulated instruction of every suite
+ * kernel at about 10k, 100k and 1M instructions. The generations are every DIR/NAME.yaml of the
+ * configs directory, in name order; the first runs section 6's largest timing-only job, the second
+ * (the first when it is alone) the functional, memory and trace measurements.
  *
  * Never prints and never exits: the human-readable report comes through the progress callback
  * as each figure is measured, the figures as a document (the JSON of `bench --json`, schema
@@ -32,11 +33,13 @@ extern "C" {
 typedef void (*gs_bench_progress)(void *ctx, const char *text);
 
 typedef struct gs_bench_opts {
-    int quick;                  /* smaller shapes (seconds) */
-    int no_sweep;               /* skip section 3 and its old-path runs */
-    const char *configs;        /* the generations' directory; NULL: gs_default_configs_dir() */
-    const char *exe;            /* the gensweep binary; NULL: this process's own */
-    gs_bench_progress progress; /* NULL: no report text */
+    int quick;                   /* smaller shapes (seconds) */
+    int no_sweep;                /* skip section 3 and its old-path runs */
+    int scaling;                 /* run section 8 (every kernel at three sizes) instead of 1-6 */
+    const char *scaling_kernels; /* section 8: "a,b" = only these kernels; NULL: every one */
+    const char *configs;         /* the generations' directory; NULL: gs_default_configs_dir() */
+    const char *exe;             /* the gensweep binary; NULL: this process's own */
+    gs_bench_progress progress;  /* NULL: no report text */
     void *progress_ctx;
 } gs_bench_opts;
 

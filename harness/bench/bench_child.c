@@ -129,9 +129,10 @@ static void child_job(const job_req *q, child_result *r)
     for (int i = 0; q->param_name && i < spec.kernel->n_params; i++)
         if (!strcmp(spec.kernel->param_names[i], q->param_name)) spec.params[i] = q->param_value;
 
-    double t0 = now_s();
+    double t0 = now_s(), build_c0 = cpu_s();
     st = gs_job_build(&spec, &job, &err);
     r->build_s = now_s() - t0;
+    r->build_cpu_s = cpu_s() - build_c0;
     if (st == GS_OK && q->functional) st = gs_job_init_memory(job, &err);
     if (st == GS_OK) {
         gs_model *m = gs_model_create(cfg, &err);

@@ -17,23 +17,6 @@
 #include "results.h"
 #include "speedup.h"
 
-/* Suffix that makes an absolute --set value mean base units. */
-static const char *unit_suffix(gs_unit u)
-{
-    switch (u) {
-    case GS_UNIT_BYTES:
-        return "B";
-    case GS_UNIT_BANDWIDTH:
-        return "B/ns";
-    case GS_UNIT_FREQ:
-        return "Hz";
-    case GS_UNIT_TIME:
-        return "ns";
-    default:
-        return "";
-    }
-}
-
 /* Passing time of the job with this key in doc (NAN when absent or not passed). */
 static double time_of(const cJSON *doc, const char *key)
 {
@@ -114,7 +97,8 @@ static gs_status find_changes(const gs_config *a, const gs_config *b, const gs_a
         c->unit = fields[i].unit;
         c->from = va->v;
         c->to = vb->v;
-        snprintf(c->assign, sizeof c->assign, "%s=%.17g%s", c->key, c->to, unit_suffix(c->unit));
+        snprintf(c->assign, sizeof c->assign, "%s=%.17g%s", c->key, c->to,
+                 gs_unit_base_name(c->unit));
     }
     if (!r->n_changes) {
         gs_diags_add(d, GS_ERR_USAGE, NULL, 0, 0,
@@ -245,7 +229,7 @@ static void emit_doc(gs_jw *w, const gs_attribute_opts *o, gs_attribute_result *
             best = c;
         gs_jw_begin_object(w, GS_JW_COMPACT);
         gs_jw_kstr(w, "key", ch[c].key);
-        gs_jw_kstr(w, "unit", gs_record_unit_name(ch[c].unit));
+        gs_jw_kstr(w, "unit", gs_unit_record_name(ch[c].unit));
         gs_jw_knum(w, "from", ch[c].from);
         gs_jw_knum(w, "to", ch[c].to);
         gs_jw_knum(w, "geomean", g);

@@ -20,11 +20,18 @@
 
 #define CAL_MAX_FILE (1024 * 1024)
 
-const char *const gs_calib_measure_names[3] = {"kernel", "transfer", "per_step"};
+const char *const gs_calib_measure_names[4] = {"kernel", "transfer", "per_step",
+                                               "kernel_with_launch"};
+const char *const gs_calib_role_names[2] = {"fit", "validate"};
 
 size_t gs_calib_case_count(const gs_calib *c)
 {
     return c ? c->n : 0;
+}
+
+int gs_calib_has_target(const gs_calib *c)
+{
+    return c && c->target_validate > 0;
 }
 
 void gs_calib_free(gs_calib *c)
@@ -132,7 +139,7 @@ static void load_case(loader *L, yaml_node_t *m, size_t index)
     memset(&k, 0, sizeof k);
     k.line = (int)m->start_mark.line + 1;
     k.measure = CAL_KERNEL;
-    int ok = 1, have_shape = 0, have_kernel = 0;
+    int ok = 1, have_shape = 0, have_kernel = 0, have_role = 0;
     yaml_node_t *kernel_node = m, *params_node = NULL, *variant_node = NULL, *dtype_node = NULL,
                 *shape_node = m;
     char key[80];
@@ -190,13 +197,29 @@ static void load_case(loader *L, yaml_node_t *m, size_t index)
         } else if (!strcmp(ks, "measure")) {
             const char *s = scalar(vn);
             int found = 0;
-            for (int i = 0; s && i < 3; i++)
+            for (int i = 0; s && i < 4; i++)
                 if (!strcmp(s, gs_calib_measure_names[i])) {
                     k.measure = (cal_measure)i;
                     found = 1;
                 }
             if (!found) {
-                LERR(L, vn, "%s: expected kernel, transfer or per_step", key);
+                LERR(L, vn, "%s: expected kernel, kernel_with_launch, transfer or per_step", key);
+                ok = 0;
+            }
+        } else if (!strcmp(ks, "role")) {
+            const char *s = scalar(vn);
+            int found = 0;
+            for (int i = 0; s && i < 2; i++)
+                if (!strcmp(s, gs_calib_role_names[i])) {
+                    k.role = (cal_role)i;
+                    found = 1;
+                }
+            have_role = 1;
+            if (!found) {
+                LERR(L, vn,
+                     "%s: expected fit (a measurement --fit may use) or validate (one the model "
+                     "is checked against, never fitted to)",
+                     key);
                 ok = 0;
             }
         } else if (!strcmp(ks, "time")) {
@@ -215,7 +238,7 @@ static void load_case(loader *L, yaml_node_t *m, size_t index)
         } else {
             LERR(L, kn,
                  "%s: unknown key (expected name, config, kernel, variant, dtype, params, shape, "
-                 "measure, time, engine_bandwidth, engines, source, note)",
+                 "measure, role, time, engine_bandwidth, engines, source, note)",
                  key);
             ok = 0;
         }
@@ -225,6 +248,7 @@ static void load_case(loader *L, yaml_node_t *m, size_t index)
     if (!k.config[0]) LERR(L, m, "%s: config: is required", key), ok = 0;
     if (!have_kernel) LERR(L, m, "%s: kernel: is required", key), ok = 0;
     if (!have_shape) LERR(L, m, "%s: shape: is required", key), ok = 0;
+    if (!have_role) LERR(L, m, "%s: role: is required (fit or validate)", key), ok = 0;
     if (!k.source[0]) LERR(L, m, "%s: source: is required (a key of sources:)", key), ok = 0;
     if (k.source[0]) {
         int found = 0;
@@ -311,6 +335,36 @@ static void load_case(loader *L, yaml_node_t *m, size_t index)
     c->cases[c->n++] = k;
 }
 
+/* targets: {validate_geomean_error: X}: the committed ceiling of the validation cases' geomean
+ * error factor (>= 1), which `calibrate --check` holds the model to. */
+static void load_targets(loader *L, yaml_node_t *m)
+{
+    if (m->type != YAML_MAPPING_NODE) {
+        LERR(L, m, "targets: expected a mapping (validate_geomean_error: X)");
+        return;
+    }
+    for (yaml_node_pair_t *p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top; p++) {
+        yaml_node_t *kn = yaml_document_get_node(&L->doc, p->key);
+        yaml_node_t *vn = yaml_document_get_node(&L->doc, p->value);
+        const char *ks = scalar(kn), *vs = scalar(vn);
+        if (!ks || strcmp(ks, "validate_geomean_error") != 0) {
+            LERR(L, kn, "targets.%.40s: unknown key (expected validate_geomean_error)",
+                 ks ? ks : "?");
+            continue;
+        }
+        char *end = NULL;
+        const double v = vs && vs[0] ? strtod(vs, &end) : (double)NAN;
+        if (!vs || !vs[0] || !end || *end || !isfinite(v) || v < 1 || v > 1000) {
+            LERR(L, vn,
+                 "targets.validate_geomean_error: expected a number in 1..1000 (an error "
+                 "factor: 1 = exact)");
+            continue;
+        }
+        L->c->target_validate = v;
+        L->c->target_line = (int)vn->start_mark.line + 1;
+    }
+}
+
 gs_calib *gs_calib_load(const char *path, const gs_sweep_opts *o, gs_diags *diags)
 {
     struct stat sb;
@@ -375,6 +429,8 @@ gs_calib *gs_calib_load(const char *path, const gs_sweep_opts *o, gs_diags *diag
             const char *ks = scalar(kn);
             if (ks && !strcmp(ks, "cases")) {
                 cases = vn;
+            } else if (ks && !strcmp(ks, "targets")) {
+                load_targets(&L, vn);
             } else if (ks && !strcmp(ks, "sources")) {
                 if (vn->type != YAML_MAPPING_NODE) {
                     LERR(&L, vn, "sources: expected a mapping KEY: citation");
@@ -393,7 +449,8 @@ gs_calib *gs_calib_load(const char *path, const gs_sweep_opts *o, gs_diags *diag
                         c->n_src++;
                 }
             } else {
-                LERR(&L, kn, "%s: unknown key (expected sources and cases)", ks ? ks : "?");
+                LERR(&L, kn, "%s: unknown key (expected sources, targets and cases)",
+                     ks ? ks : "?");
             }
         }
         if (!cases || cases->type != YAML_SEQUENCE_NODE) {

@@ -5,19 +5,22 @@
  *
  * A case file (YAML):
  *   sources: {KEY: citation, ...}
+ *   targets: {validate_geomean_error: 1.5}   # optional: the ceiling `--check` holds to
  *   cases:
  *     - name: dmao-4x4096            # unique
  *       config: gen3                 # a generation name among the loaded configs
  *       kernel: ubench_dma           # [variant: V] [dtype: T] [params: {name: value}]
  *       shape: [4, 4096]
- *       measure: transfer            # kernel | transfer | per_step
+ *       measure: transfer            # kernel | kernel_with_launch | transfer | per_step
+ *       role: fit                    # fit (--fit may use it) | validate (never fitted to)
  *       time: 1416ns                 # or engine_bandwidth: 23GB/s (transfer only)
  *       engines: 1                   # optional structural check (transfer only)
  *       source: DMAO                 # a key of sources:
  *       note: "what was measured, where"
- * measure: kernel = the job's simulated time; transfer = instruction 0's span from its first
- * engine share to its end (a DMA transfer, without the issue latency before it); per_step = the
- * slope of the job's time over its first dimension, (time(2N) - time(N)) / N.
+ * measure: kernel = the job's simulated time (time_ns); kernel_with_launch = that plus one
+ * launch (time_with_launch_ns: what end-to-end benchmark latencies measure); transfer = instruction
+ * 0's span from its first engine share to its end (a DMA transfer, without the issue latency before
+ * it); per_step = the slope of the job's time over its first dimension, (time(2N) - time(N)) / N.
  *
  * The runs are ordinary timing-only jobs in their own processes (the sweep library), so a
  * calibrated number comes from the same code path as every other job.
@@ -41,6 +44,8 @@ typedef struct gs_calib gs_calib;
 gs_calib *gs_calib_load(const char *path, const gs_sweep_opts *o, gs_diags *diags);
 void gs_calib_free(gs_calib *c); /* NULL ok */
 size_t gs_calib_case_count(const gs_calib *c);
+/* Does the case file commit a validation target (targets: validate_geomean_error)? */
+int gs_calib_has_target(const gs_calib *c);
 
 typedef struct gs_calib_fit_opts {
     const char *const *keys; /* config keys to fit (each must be [assumed] or [fit]) */

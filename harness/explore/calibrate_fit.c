@@ -56,10 +56,17 @@ static gs_job_spec case_spec(const cal_case *k, const gs_config *cfg, int rep)
     return spec;
 }
 
-/* Run the cases of generation `cfg` (every case when cfg == SIZE_MAX) at point p; fills
- * model[i] (ns, NAN when not run) and engines[i]. Returns GS_OK, or an error when a job did
- * not pass. */
-static gs_status run_cases(gs_calib *c, size_t cfg, const cal_point *p, double *model,
+/* Is case k run by this pass? (fit_only: the fit's own evaluations, which need only the fit
+ * cases; the validation cases are rerun once at the fitted values.) */
+static int case_runs(const cal_case *k, size_t g, int fit_only)
+{
+    return k->cfg == g && (!fit_only || k->role == CAL_ROLE_FIT);
+}
+
+/* Run the cases of generation `cfg` (every case when cfg == SIZE_MAX; only the fit cases when
+ * fit_only) at point p; fills model[i] (ns, NAN when not run) and engines[i]. Returns GS_OK, or
+ * an error when a job did not pass. */
+static gs_status run_cases(gs_calib *c, size_t cfg, const cal_point *p, int fit_only, double *model,
                            unsigned *engines, gs_error *err)
 {
     gs_status result = GS_OK;
@@ -68,7 +75,7 @@ static gs_status run_cases(gs_calib *c, size_t cfg, const cal_point *p, double *
         if (cfg != SIZE_MAX && g != cfg) continue;
         int any = 0;
         for (size_t i = 0; i < c->n; i++)
-            any |= c->cases[i].cfg == g;
+            any |= case_runs(&c->cases[i], g, fit_only);
         if (!any) continue;
         char sets_buf[16][256];
         const char *sets[GS_SWEEP_MAX_LIST];
@@ -102,7 +109,7 @@ static gs_status run_cases(gs_calib *c, size_t cfg, const cal_point *p, double *
         /* per_step cases run twice: dims[0] = N and 2N */
         for (size_t i = 0; i < c->n; i++) {
             const cal_case *k = &c->cases[i];
-            if (k->cfg != g) continue;
+            if (!case_runs(k, g, fit_only)) continue;
             for (int rep = 0; rep < (k->measure == CAL_PER_STEP ? 2 : 1); rep++) {
                 const gs_job_spec spec = case_spec(k, gs_sweep_config(s, 0), rep);
                 if (gs_sweep_add(s, 0, &spec, 0) != 0) {
@@ -124,7 +131,7 @@ static gs_status run_cases(gs_calib *c, size_t cfg, const cal_point *p, double *
         }
         for (size_t i = 0; i < c->n; i++) {
             const cal_case *k = &c->cases[i];
-            if (k->cfg != g) continue;
+            if (!case_runs(k, g, fit_only)) continue;
             double t[2] = {NAN, NAN};
             for (int rep = 0; rep < (k->measure == CAL_PER_STEP ? 2 : 1); rep++) {
                 const gs_job_spec spec = case_spec(k, gs_sweep_config(s, 0), rep);
@@ -152,7 +159,9 @@ static gs_status run_cases(gs_calib *c, size_t cfg, const cal_point *p, double *
                     t[rep] = gs_json_num(fi, "end_ns") - gs_json_num(fi, "start_ns");
                     engines[i] = (unsigned)gs_json_num(fi, "dma_engines");
                 } else {
-                    t[rep] = gs_json_num(found, "time_ns");
+                    t[rep] = gs_json_num(found, k->measure == CAL_KERNEL_WITH_LAUNCH
+                                                    ? "time_with_launch_ns"
+                                                    : "time_ns");
                 }
             }
             model[i] = k->measure == CAL_PER_STEP ? (t[1] - t[0]) / (double)k->dims[0] : t[0];
@@ -177,14 +186,22 @@ static double measured_ns(const cal_case *k, unsigned engines)
     return 0;
 }
 
-/* Sum of squared log errors over the timed cases of generation g (all when SIZE_MAX). */
+/* Does case i count for generation g (every generation when SIZE_MAX) and role (every role
+ * when < 0)? */
+static int case_counts(const cal_case *k, size_t g, int role)
+{
+    return (g == SIZE_MAX || k->cfg == g) && (role < 0 || (int)k->role == role);
+}
+
+/* Sum of squared log errors over the timed fit cases of generation g (all when SIZE_MAX): what
+ * the fit minimises. */
 static double log_error(const gs_calib *c, size_t g, const double *model, const unsigned *engines,
                         int *n_timed)
 {
     double e = 0;
     int n = 0;
     for (size_t i = 0; i < c->n; i++) {
-        if (g != SIZE_MAX && c->cases[i].cfg != g) continue;
+        if (!case_counts(&c->cases[i], g, CAL_ROLE_FIT)) continue;
         const double m = measured_ns(&c->cases[i], engines[i]);
         if (!(m > 0)) continue;
         const double r = model[i] / m;
@@ -195,14 +212,15 @@ static double log_error(const gs_calib *c, size_t g, const double *model, const 
     return e;
 }
 
-/* Geometric-mean error factor: exp(mean |ln(model / measured)|) (1 = exact). */
-static double geomean_error(const gs_calib *c, size_t g, const double *model,
+/* Geometric-mean error factor over the timed cases of generation g (SIZE_MAX: all) and role
+ * (< 0: both): exp(mean |ln(model / measured)|) (1 = exact). */
+static double geomean_error(const gs_calib *c, size_t g, int role, const double *model,
                             const unsigned *engines)
 {
     int n = 0;
     double s = 0;
     for (size_t i = 0; i < c->n; i++) {
-        if (g != SIZE_MAX && c->cases[i].cfg != g) continue;
+        if (!case_counts(&c->cases[i], g, role)) continue;
         const double m = measured_ns(&c->cases[i], engines[i]);
         if (!(m > 0) || !(model[i] > 0)) continue;
         s += fabs(log(model[i] / m));
@@ -229,7 +247,7 @@ static double objective(fit_ctx *f)
 {
     if (f->st != GS_OK) return INFINITY;
     f->evals++;
-    f->st = run_cases(f->c, f->g, &f->p, f->model, f->engines, f->err);
+    f->st = run_cases(f->c, f->g, &f->p, 1, f->model, f->engines, f->err);
     if (f->st != GS_OK) return INFINITY;
     double e = log_error(f->c, f->g, f->model, f->engines, NULL);
     for (size_t k = 0; k < f->p.n_keys; k++) {
@@ -331,10 +349,49 @@ static void search_key(fit_ctx *f, size_t k)
     f->bound_is_limit[k] = f->at_bound[k] > 0 ? lim_hi : f->at_bound[k] < 0 ? lim_lo : 0;
 }
 
+/* The document's summary of one role: "<role>_cases" (timed ones), "geomean_error_<role>" (null
+ * when none is timed) and "worst_<role>" (the case furthest from its measurement, by factor). */
+static void role_summary(cJSON *doc, const gs_calib *c, cal_role role, const double *model,
+                         const unsigned *engines)
+{
+    const char *rn = gs_calib_role_names[role];
+    char key[64];
+    int n = 0;
+    size_t worst = SIZE_MAX;
+    double worst_f = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        if (c->cases[i].role != role) continue;
+        const double m = measured_ns(&c->cases[i], engines[i]);
+        if (!(m > 0) || !(model[i] > 0)) continue;
+        n++;
+        const double f = fabs(log(model[i] / m));
+        if (worst == SIZE_MAX || f > worst_f) worst = i, worst_f = f;
+    }
+    snprintf(key, sizeof key, "%s_cases", rn);
+    cJSON_AddNumberToObject(doc, key, n);
+    snprintf(key, sizeof key, "geomean_error_%s", rn);
+    const double g = geomean_error(c, SIZE_MAX, (int)role, model, engines);
+    if (isnan(g))
+        cJSON_AddNullToObject(doc, key);
+    else
+        cJSON_AddNumberToObject(doc, key, g);
+    snprintf(key, sizeof key, "worst_%s", rn);
+    if (worst == SIZE_MAX) {
+        cJSON_AddNullToObject(doc, key);
+        return;
+    }
+    cJSON *w = cJSON_AddObjectToObject(doc, key);
+    cJSON_AddStringToObject(w, "name", c->cases[worst].name);
+    cJSON_AddNumberToObject(w, "ratio",
+                            model[worst] / measured_ns(&c->cases[worst], engines[worst]));
+    cJSON_AddNumberToObject(w, "error_factor", exp(worst_f));
+}
+
 static cJSON *case_json(const cal_case *k, double model, unsigned engines)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "name", k->name);
+    cJSON_AddStringToObject(o, "role", gs_calib_role_names[k->role]);
     cJSON_AddStringToObject(o, "generation", k->config);
     cJSON_AddStringToObject(o, "kernel", k->kernel->name);
     cJSON_AddStringToObject(o, "variant", k->kernel->variants[k->variant]);
@@ -370,7 +427,7 @@ cJSON *gs_calib_run(gs_calib *c, const gs_calib_fit_opts *fit, gs_error *err)
     unsigned engines[CAL_MAX_CASES], engines0[CAL_MAX_CASES];
     for (size_t i = 0; i < CAL_MAX_CASES; i++)
         model[i] = model0[i] = NAN, engines[i] = engines0[i] = 0;
-    if (run_cases(c, SIZE_MAX, NULL, model0, engines0, err) != GS_OK) return NULL;
+    if (run_cases(c, SIZE_MAX, NULL, 0, model0, engines0, err) != GS_OK) return NULL;
     memcpy(model, model0, sizeof model);
     memcpy(engines, engines0, sizeof engines);
 
@@ -382,7 +439,11 @@ cJSON *gs_calib_run(gs_calib *c, const gs_calib_fit_opts *fit, gs_error *err)
     for (size_t i = 0; i < c->n_src; i++)
         cJSON_AddStringToObject(srcs, c->src_keys[i], c->src_refs[i]);
     cJSON_AddNumberToObject(doc, "geomean_error_before",
-                            geomean_error(c, SIZE_MAX, model0, engines0));
+                            geomean_error(c, SIZE_MAX, -1, model0, engines0));
+    cJSON_AddNumberToObject(doc, "geomean_error_fit_before",
+                            geomean_error(c, SIZE_MAX, CAL_ROLE_FIT, model0, engines0));
+    cJSON_AddNumberToObject(doc, "geomean_error_validate_before",
+                            geomean_error(c, SIZE_MAX, CAL_ROLE_VALIDATE, model0, engines0));
 
     gs_sb yaml;
     gs_sb_init(&yaml);
@@ -424,7 +485,7 @@ cJSON *gs_calib_run(gs_calib *c, const gs_calib_fit_opts *fit, gs_error *err)
                 f.p.n_keys++;
             }
             if (!f.p.n_keys) continue;
-            const double before = geomean_error(c, g, model0, engines0);
+            const double before = geomean_error(c, g, CAL_ROLE_FIT, model0, engines0);
             const int rounds = fit->rounds > 0 ? fit->rounds : 3;
             for (int r = 0; r < rounds && f.st == GS_OK; r++) {
                 for (size_t k = 0; k < f.p.n_keys && f.st == GS_OK; k++)
@@ -451,12 +512,12 @@ cJSON *gs_calib_run(gs_calib *c, const gs_calib_fit_opts *fit, gs_error *err)
                 if (!point_loads(c, g, &f.p)) f.p.v[k] = exact;
             }
             /* the cases at the fitted values */
-            if (run_cases(c, g, &f.p, model, engines, err) != GS_OK) {
+            if (run_cases(c, g, &f.p, 0, model, engines, err) != GS_OK) {
                 gs_sb_free(&yaml);
                 cJSON_Delete(doc);
                 return NULL;
             }
-            const double after = geomean_error(c, g, model, engines);
+            const double after = geomean_error(c, g, CAL_ROLE_FIT, model, engines);
             gs_sb_printf(&yaml, "# %s (%s)\n", cfg->name, gs_sweep_config_path(c->cfgs, g));
             for (size_t k = 0; k < f.p.n_keys; k++) {
                 if (f.p.v[k] == f.start[k]) {
@@ -501,7 +562,16 @@ cJSON *gs_calib_run(gs_calib *c, const gs_calib_fit_opts *fit, gs_error *err)
         cJSON_AddItemToArray(cases, case_json(&c->cases[i], model[i], engines[i]));
         if (c->cases[i].engines && c->cases[i].engines != engines[i]) engines_ok = 0;
     }
-    cJSON_AddNumberToObject(doc, "geomean_error", geomean_error(c, SIZE_MAX, model, engines));
+    cJSON_AddNumberToObject(doc, "geomean_error", geomean_error(c, SIZE_MAX, -1, model, engines));
+    role_summary(doc, c, CAL_ROLE_FIT, model, engines);
+    role_summary(doc, c, CAL_ROLE_VALIDATE, model, engines);
+    if (c->target_validate > 0) {
+        const double v = geomean_error(c, SIZE_MAX, CAL_ROLE_VALIDATE, model, engines);
+        cJSON_AddNumberToObject(doc, "target_validate_geomean_error", c->target_validate);
+        cJSON_AddNumberToObject(doc, "target_line", c->target_line);
+        /* no timed validation case: nothing to hold to the target, which is a failure too */
+        cJSON_AddBoolToObject(doc, "target_ok", !isnan(v) && v <= c->target_validate);
+    }
     cJSON_AddBoolToObject(doc, "structure_ok", engines_ok);
     cJSON_AddStringToObject(doc, "yaml", gs_sb_cstr(&yaml));
     gs_sb_free(&yaml);

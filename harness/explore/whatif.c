@@ -79,7 +79,7 @@ static gs_status whatif_param(const gs_whatif_opts *o, const gs_config *base, co
     size_t nf = 0;
     const gs_config_field *fields = gs_config_fields(&nf);
     for (size_t i = 0; i < nf; i++)
-        if (!strcmp(fields[i].path, key)) w->unit = gs_record_unit_name(fields[i].unit);
+        if (!strcmp(fields[i].path, key)) w->unit = gs_unit_record_name(fields[i].unit);
     if (strlen(values) >= sizeof w->buf) {
         gs_diags_add(d, GS_ERR_USAGE, NULL, 0, 0, "--values for %s is too long", key);
         return GS_ERR_USAGE;

@@ -63,10 +63,6 @@ const char *gs_record_rel_path(const char *path);
 /* gs_error_format with paths under the working directory made relative to it. */
 void gs_record_format_error(const gs_error *err, char *buf, size_t size);
 
-/* Unit name written in config records for a gs_unit ("B", "B/ns", "Hz", "ns", "cycles",
- * "count", ""). */
-const char *gs_record_unit_name(gs_unit u);
-
 #ifdef __cplusplus
 }
 #endif

@@ -25,21 +25,6 @@ _Static_assert(GS_OPCODE_COUNT <= 64, "ops is a uint64_t bit set");
 _Static_assert(GS_DTYPE_COUNT <= 32, "dtypes is a uint32_t bit set");
 
 /* ------------------------------------------------------------------------------------------ */
-/* names                                                                                      */
-
-static const char *const engine_names[] = {
-#define GS_ENGINE_NAME(e, n) n,
-    GS_ENGINE_TABLE(GS_ENGINE_NAME)
-#undef GS_ENGINE_NAME
-};
-
-const char *gs_engine_name(gs_engine e)
-{
-    if ((int)e < 0 || e >= GS_ENGINE_COUNT) return "?";
-    return engine_names[e];
-}
-
-/* ------------------------------------------------------------------------------------------ */
 /* the store: strings owned by a config, and locations of non-numeric values                 */
 
 typedef struct store_str {

@@ -26,6 +26,13 @@
 #define VEC_EPC_ROW(e, n, b, f)                                                                    \
     GS_F("engines.vector.elems_per_cycle." n, GS_UNIT_REAL, 0, EPC_DESC,                           \
          vector.elems_per_cycle[e], 0, GS_ENG_VECTOR, e, 0)
+#define PERF_DESC                                                                                  \
+    "performance-mode elements per cycle per lane: tensor_copy / tensor_scalar whose tile "        \
+    "operands are all in SBUF, contiguous innermost and of a dtype with a rate here (unset: "      \
+    "elems_per_cycle)"
+#define VEC_PERF_ROW(e, n, b, f)                                                                   \
+    GS_F("engines.vector.perf_mode_elems_per_cycle." n, GS_UNIT_REAL, 0, PERF_DESC,                \
+         vector.perf_mode_epc[e], 0, GS_ENG_VECTOR, e, 0)
 #define SCA_EPC_ROW(e, n, b, f)                                                                    \
     GS_F("engines.scalar.elems_per_cycle." n, GS_UNIT_REAL, 0, EPC_DESC,                           \
          scalar.elems_per_cycle[e], 0, GS_ENG_SCALAR, e, 0)
@@ -82,6 +89,17 @@
          psum_banks, 0, NOENG, NODT, 0)                                                            \
     GS_F("core.semaphore_latency", GS_UNIT_TIME, 1, "cross-engine semaphore signal-to-wake cost",  \
          sem_latency, FF_ZERO_OK, NOENG, NODT, 0)                                                  \
+    GS_F("core.pool_alignment", GS_UNIT_BYTES, 0,                                                  \
+         "byte boundary each SBUF pool buffer starts on, per partition (default 64)",              \
+         pool_alignment, 0, NOENG, NODT, 64)                                                       \
+    GS_F("core.partition_quadrants", GS_UNIT_COUNT, 0,                                             \
+         "compute instructions start at a multiple of partitions / N (a quarter when N = 4), "     \
+         "of twice that when they span more than one, at 0 when more than two (default 4)",        \
+         partition_quadrants, 0, NOENG, NODT, 4)                                                   \
+    GS_F("core.launch_overhead", GS_UNIT_TIME, 0,                                                  \
+         "cost of one kernel launch end to end (runtime trigger to completion seen by the host), " \
+         "outside the kernel's time: records carry launch_ns and time_with_launch_ns",             \
+         launch_overhead, FF_ZERO_OK, NOENG, NODT, 0)                                              \
     GS_F("core.dma.engines", GS_UNIT_COUNT, 1,                                                     \
          "DMA engines per core; a transfer is split over them by partition group", dma.engines, 0, \
          NOENG, NODT, 0)                                                                           \
@@ -128,6 +146,7 @@
     GS_DTYPE_TABLE(RATE_ROW)                                                                       \
     SIMD_HEAD("vector", vector, GS_ENG_VECTOR)                                                     \
     GS_DTYPE_TABLE(VEC_EPC_ROW)                                                                    \
+    GS_DTYPE_TABLE(VEC_PERF_ROW)                                                                   \
     SIMD_TAIL("vector", vector, GS_ENG_VECTOR)                                                     \
     SIMD_LIMITS("vector", vector, GS_ENG_VECTOR)                                                   \
     SIMD_HEAD("scalar", scalar, GS_ENG_SCALAR)                                                     \
@@ -220,6 +239,7 @@ static const special_def specials[] = {
     {"engines.vector", SK_MAP},
     {"engines.vector.present", SK_BOOL},
     {"engines.vector.elems_per_cycle", SK_MAP},
+    {"engines.vector.perf_mode_elems_per_cycle", SK_MAP},
     {"engines.scalar", SK_MAP},
     {"engines.scalar.present", SK_BOOL},
     {"engines.scalar.elems_per_cycle", SK_MAP},

@@ -113,6 +113,16 @@ void gs_cfg_validate(const gs_config *c, const unsigned char *bad, gs_diags *d)
         verr(&V, &c->sbuf_bytes, "core.sbuf",
              "%.17g B is not divisible by core.partitions (%.17g)%s", c->sbuf_bytes.v, P->v,
              also_at(c, &c->sbuf_bytes, P, also, sizeof also));
+    if (usable(&V, &c->pool_alignment) &&
+        (c->pool_alignment.v != floor(c->pool_alignment.v) ||
+         ((uint64_t)c->pool_alignment.v & ((uint64_t)c->pool_alignment.v - 1)) != 0))
+        verr(&V, &c->pool_alignment, "core.pool_alignment", "%.17g B is not a power of two",
+             c->pool_alignment.v);
+    if (usable(&V, &c->partition_quadrants) && usable(&V, P) &&
+        fmod(P->v, c->partition_quadrants.v) != 0)
+        verr(&V, &c->partition_quadrants, "core.partition_quadrants",
+             "%.17g does not divide core.partitions (%.17g)%s", c->partition_quadrants.v, P->v,
+             also_at(c, &c->partition_quadrants, P, also, sizeof also));
     int psum_ok = usable(&V, &c->psum_bytes) && usable(&V, P);
     if (psum_ok && fmod(c->psum_bytes.v, P->v) != 0) {
         psum_ok = 0;
@@ -196,11 +206,15 @@ void gs_cfg_validate(const gs_config *c, const unsigned char *bad, gs_diags *d)
             verr(&V, &s->max_free_psum, path_of(c, &s->max_free_psum),
                  "%.17g fp32 elements (%.17g B) exceed PSUM per partition (%.17g B)",
                  s->max_free_psum.v, s->max_free_psum.v * 4, c->psum_bytes.v / P->v);
-        for (int t = 0; t < GS_DTYPE_COUNT; t++)
+        for (int t = 0; t < GS_DTYPE_COUNT; t++) {
             if (s->elems_per_cycle[t].src && s->elems_per_cycle[t].src[0] &&
                 !(c->dtypes & (1u << t)))
                 verr(&V, &s->elems_per_cycle[t], path_of(c, &s->elems_per_cycle[t]),
                      "dtype %s is not in dtypes", gs_dtype_name((gs_dtype)t));
+            if (s->perf_mode_epc[t].src && s->perf_mode_epc[t].src[0] && !(c->dtypes & (1u << t)))
+                verr(&V, &s->perf_mode_epc[t], path_of(c, &s->perf_mode_epc[t]),
+                     "dtype %s is not in dtypes", gs_dtype_name((gs_dtype)t));
+        }
     }
     for (int t = 0; t < GS_DTYPE_COUNT; t++)
         if (c->tensor.rate[t].src && c->tensor.rate[t].src[0] && !(c->dtypes & (1u << t)))

@@ -12,6 +12,11 @@
  *    as a second input, do not set N or P and do not lower elems_per_cycle (so a bf16
  *    tensor_scalar with an fp32 [P,1] operand keeps the bf16 rate). A PSUM-resident operand of
  *    any kind does trigger psum_read_factor.
+ *  - Vector performance mode (perf_mode_elems_per_cycle): tensor_copy and tensor_scalar on the
+ *    vector engine whose streamed operands are all in SBUF, contiguous in their innermost free
+ *    dimension (stride 1) and each of a dtype with a performance-mode rate run at the slowest
+ *    of those rates instead of elems_per_cycle. Anything else (another op, a PSUM or strided
+ *    operand, a dtype without the mode) keeps elems_per_cycle.
  *  - Function tables: see gs_cost_act_uses_table().
  *  - table_load is added after the min_ii floor: a table load is a serial step before the
  *    instruction streams, so it cannot hide under the initiation interval.
@@ -200,11 +205,45 @@ static simd_shape simd_operands(const gs_simd_cfg *e, const gs_instr *in)
     return s;
 }
 
+/* Is a streamed operand eligible for the vector performance mode: in SBUF, contiguous
+ * innermost (stride 1, or a single element), and of a dtype with a mode rate (returned, else
+ * 0)? */
+static double perf_mode_rate(const gs_simd_cfg *e, const gs_ap *a)
+{
+    if (a->space != GS_MEM_SBUF || a->ndim < 1) return 0.0;
+    const unsigned last = (unsigned)a->ndim - 1;
+    if (a->stride[last] != 1 && a->shape[last] > 1) return 0.0;
+    return e->perf_mode_epc[a->dtype].v;
+}
+
+/* The performance-mode rate of a tensor_copy / tensor_scalar whose streamed operands all
+ * qualify (the slowest of their rates), or 0 when the instruction does not run in the mode. */
+static double perf_mode_epc(const gs_simd_cfg *e, const gs_instr *in)
+{
+    if (in->engine != GS_ENG_VECTOR ||
+        (in->op != GS_OP_TENSOR_COPY && in->op != GS_OP_TENSOR_SCALAR))
+        return 0.0;
+    double epc = 0.0;
+    int any = 0;
+    for (int i = 0; i < GS_INSTR_MAX_IN + GS_INSTR_MAX_OUT; i++) {
+        const int is_in = i < GS_INSTR_MAX_IN, k = is_in ? i : i - GS_INSTR_MAX_IN;
+        if (is_in ? (!in_used(in, k) || in_is_side(in, k))
+                  : (!out_used(in, k) || out_is_side(in, k)))
+            continue;
+        const double r = perf_mode_rate(e, is_in ? in->in[k] : in->out[k]);
+        if (!(r > 0.0)) return 0.0;
+        epc = any ? GS_MIN(epc, r) : r;
+        any = 1;
+    }
+    return any ? epc : 0.0;
+}
+
 static double simd_cycles(const gs_config *c, const gs_instr *in, gs_cost_state *st)
 {
     const gs_simd_cfg *e = simd_cfg(c, in->engine);
     const simd_shape sh = simd_operands(e, in);
-    const double P = sh.P, N = sh.N, epc = sh.epc;
+    const double fast = perf_mode_epc(e, in);
+    const double P = sh.P, N = sh.N, epc = fast > 0.0 ? fast : sh.epc;
     const int streamed_inputs = sh.streamed_inputs, psum = sh.psum;
 
     double formula;
@@ -269,9 +308,11 @@ double gs_cost_peak_ns(const gs_config *c, const gs_instr *in)
     const gs_simd_cfg *e = simd_cfg(c, in->engine);
     if (!e || in->op == GS_OP_GATHER || !(e->lanes.v > 0.0) || !(e->clock.v > 0.0)) return 0.0;
     const simd_shape sh = simd_operands(e, in);
-    /* every element once at the full width and this dtype's rate: no initiation interval,
-     * startup, pass rounding or operand factors, so never more than the cost model charges */
-    return sh.P * sh.N / (e->lanes.v * sh.epc) / e->clock.v * GS_NS_PER_S;
+    /* every element once at the full width and this dtype's rate (the performance mode's where
+     * it applies): no initiation interval, startup, pass rounding or operand factors, so never
+     * more than the cost model charges */
+    const double fast = perf_mode_epc(e, in), epc = fast > 0.0 ? fast : sh.epc;
+    return sh.P * sh.N / (e->lanes.v * epc) / e->clock.v * GS_NS_PER_S;
 }
 
 /* ---- DMA ---- */

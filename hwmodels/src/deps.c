@@ -9,14 +9,25 @@
  * RUN_LIMIT runs, and falls back to bounding boxes (conservative: an extra dependency, never a
  * missing one) beyond that. An access that is fully covered by a later dense write is dropped
  * from its list: anything overlapping it later also overlaps the write, which is ordered after it.
+ * Likewise an SBUF/PSUM read covered by a later dense read on the same compute engine of the
+ * same core: an engine runs its instructions one after the other, so the later read ends after
+ * the earlier one and a write waiting for it waits for both (same start time: the semaphore
+ * latency is the same for both). Without this a tile written piecewise (one column at a time)
+ * and read whole every round piles up its reads, and every new write depends on all of them:
+ * quadratic in the rounds, in the dependency lists themselves. In SBUF/PSUM an access whose
+ * pattern is not dense makes the earlier accesses of the very same (interned) pattern redundant
+ * in the same way (a write: any earlier one; a read: earlier reads on its engine): a strided view
+ * written and read every round (matmul_mx's MX scales) would otherwise pile up too.
  *
  * Long HBM histories (an output written tile by tile, a tensor read thousands of times) get an
  * index: a grid over the tensor seen as rows of one pitch, each access filed under the cells its
  * rectangle covers (a superset of its elements), so a new access is compared only with the
- * accesses that share a cell. Candidates are then tested exactly as in a full scan and taken in
- * list order, so the dependencies are the same as scanning the whole list, at a cost per access
- * that does not grow with the program. Dropped accesses stay in an indexed list as tombstones
- * until they are half of it (then the list is compacted and the index rebuilt when next needed).
+ * accesses that share a cell. Long SBUF/PSUM histories (a tile written one column per step, a
+ * scan) get one too: the buffer's bytes of a partition in cells as wide as its narrowest access.
+ * Candidates are then tested exactly as in a full scan and taken in list order, so the dependencies
+ * are the same as scanning the whole list, at a cost per access that does not grow with the
+ * program. Dropped accesses stay in an indexed list as tombstones until they are half of it (then
+ * the list is compacted and the index rebuilt when next needed).
  *
  * Reads of HBM are recorded lazily. An HBM read list is only ever consulted by a write to the
  * same tensor (a write scans it for WAR dependencies; a dense write prunes it), and the inputs
@@ -46,7 +57,8 @@
 #define RUN_LIMIT 4096
 #define INDEX_MIN 32       /* list length from which an HBM list is indexed */
 #define INDEX_MAX_CELLS 64 /* an access covering more cells is kept in the index's wide list */
-#define INDEX_GRID_CELLS (1u << 18) /* cells per index at most (cells grow to fit) */
+#define INDEX_GRID_CELLS (1u << 18)  /* cells per index at most (cells grow to fit) */
+#define INDEX_LOCAL_CELLS (1u << 12) /* the same for an SBUF/PSUM buffer's index */
 
 /* ---- footprints ---- */
 
@@ -82,9 +94,12 @@ typedef struct index_cell {
     uint32_t n, cap;
 } index_cell;
 
-/* The grid of an indexed HBM list (see the file comment). Rows are `pitch` elements; a cell is
- * ch rows x cw elements. */
+/* The grid of an indexed list (see the file comment). HBM: rows are `pitch` elements; a cell is
+ * ch rows x cw elements. SBUF/PSUM (local): one row, the buffer's bytes [base, base + pitch) of
+ * a partition, a cell cw bytes (partitions are compared by the exact test). */
 typedef struct list_index {
+    int local;
+    int64_t base;
     int64_t pitch, ch, cw, rows;
     int64_t gr, gc; /* grid rows and columns of cells */
     index_cell *cells;
@@ -147,6 +162,8 @@ void gs_kb_tracker_free(void *v)
         gs_free(t->buf[i].writes.items);
         gs_free(t->buf[i].reads.blocks);
         gs_free(t->buf[i].writes.blocks);
+        index_free(t->buf[i].reads.idx);
+        index_free(t->buf[i].writes.idx);
     }
     gs_free(t->hbm);
     gs_free(t->buf);
@@ -154,6 +171,7 @@ void gs_kb_tracker_free(void *v)
     gs_free(t->tile_bytes);
     gs_free(t->released);
     gs_free(t->alloc);
+    gs_free(t->held);
     gs_free(t);
 }
 
@@ -173,6 +191,9 @@ int gs_kb_tracker_note_buffer(tracker *t, int32_t id)
     tile_alloc *al = gs_realloc(t->alloc, n * sizeof *al);
     if (!al) return 0;
     t->alloc = al;
+    int32_t *h = gs_realloc(t->held, n * sizeof *h);
+    if (!h) return 0;
+    t->held = h;
     for (size_t i = t->n_tile; i < n; i++) {
         t->tile_parts[i] = 0;
         t->tile_bytes[i] = 0;
@@ -529,7 +550,15 @@ static int index_cells(const list_index *x, const gs_ap *ap, const access *acc, 
                        int64_t *g1, int64_t *h0, int64_t *h1)
 {
     int64_t r0, r1, c0, c1;
-    hbm_rect(ap, acc, x->pitch, &r0, &r1, &c0, &c1);
+    if (x->local) {
+        /* an access outside the buffer (inherited from a released one) goes in the wide list */
+        r0 = r1 = 0;
+        c0 = acc->lo - x->base;
+        c1 = acc->hi - 1 - x->base;
+        if (c0 < 0 || c1 >= x->pitch || c1 < c0) return 0;
+    } else {
+        hbm_rect(ap, acc, x->pitch, &r0, &r1, &c0, &c1);
+    }
     if (r0 < 0 || r1 >= x->rows) return 0;
     *g0 = r0 / x->ch;
     *g1 = r1 / x->ch;
@@ -548,31 +577,64 @@ static int index_insert(list_index *x, const access *acc, const gs_ap *ap, uint3
     return 1;
 }
 
-/* Build the index of HBM list l (tensor `tensor`), its geometry taken from the tensor's rows and
- * the first row-pattern access of the list (cells of about one tile). */
-static int index_build(gs_kb *kb, access_list *l, int32_t tensor)
+/* The geometry of the index of SBUF/PSUM list l of buffer `buffer`: its bytes, in cells as wide
+ * as the narrowest access of the list (a tile written a column at a time: one column). 0 when
+ * the buffer is unknown. */
+static int index_local_geometry(const gs_kb *kb, const access_list *l, int32_t buffer,
+                                list_index *x)
 {
-    const gs_tensor_info *ti = gs_program_tensor(kb->p, tensor);
-    if (!ti || ti->elems == 0) return 1; /* leave it unindexed */
-    list_index *x = gs_calloc(1, sizeof *x);
-    if (!x) return 0;
-    x->pitch = ti->ndim > 0 ? ti->shape[ti->ndim - 1] : (int64_t)ti->elems;
-    if (x->pitch <= 0) x->pitch = (int64_t)ti->elems;
-    x->rows = ((int64_t)ti->elems + x->pitch - 1) / x->pitch;
+    const gs_buffer_info *bi = gs_program_buffer(kb->p, buffer);
+    if (!bi || bi->bytes == 0) return 0;
+    x->local = 1;
+    x->base = (int64_t)bi->offset;
+    x->pitch = (int64_t)bi->bytes;
+    x->rows = 1;
     x->ch = 1;
     x->cw = x->pitch;
-    for (size_t i = 0; i < l->n; i++) {
-        row_pattern r;
-        if (l->items[i].dead || !as_rows(access_ap(kb, &l->items[i]), &r)) continue;
-        if (r.rows > 1 && r.pitch != x->pitch) continue;
-        x->ch = GS_MAX(r.rows, 1);
-        x->cw = GS_MIN(GS_MAX(r.n, 1), x->pitch);
-        break;
+    for (size_t i = 0; i < l->n; i++)
+        if (!l->items[i].dead && l->items[i].hi > l->items[i].lo)
+            x->cw = GS_MIN(x->cw, l->items[i].hi - l->items[i].lo);
+    return 1;
+}
+
+/* Build the index of list l (HBM tensor or SBUF/PSUM buffer `id`). HBM: the geometry is taken
+ * from the tensor's rows and the first row-pattern access of the list (cells of about one
+ * tile); local: index_local_geometry. */
+static int index_build(gs_kb *kb, access_list *l, gs_memspace space, int32_t id)
+{
+    list_index *x = gs_calloc(1, sizeof *x);
+    if (!x) return 0;
+    int64_t max_cells = INDEX_GRID_CELLS;
+    if (space != GS_MEM_HBM) {
+        if (!index_local_geometry(kb, l, id, x)) {
+            gs_free(x);
+            return 1; /* leave it unindexed */
+        }
+        max_cells = INDEX_LOCAL_CELLS;
+    } else {
+        const gs_tensor_info *ti = gs_program_tensor(kb->p, id);
+        if (!ti || ti->elems == 0) {
+            gs_free(x);
+            return 1; /* leave it unindexed */
+        }
+        x->pitch = ti->ndim > 0 ? ti->shape[ti->ndim - 1] : (int64_t)ti->elems;
+        if (x->pitch <= 0) x->pitch = (int64_t)ti->elems;
+        x->rows = ((int64_t)ti->elems + x->pitch - 1) / x->pitch;
+        x->ch = 1;
+        x->cw = x->pitch;
+        for (size_t i = 0; i < l->n; i++) {
+            row_pattern r;
+            if (l->items[i].dead || !as_rows(access_ap(kb, &l->items[i]), &r)) continue;
+            if (r.rows > 1 && r.pitch != x->pitch) continue;
+            x->ch = GS_MAX(r.rows, 1);
+            x->cw = GS_MIN(GS_MAX(r.n, 1), x->pitch);
+            break;
+        }
     }
     for (;;) {
         x->gr = (x->rows + x->ch - 1) / x->ch;
         x->gc = (x->pitch + x->cw - 1) / x->cw;
-        if (x->gr * x->gc <= (int64_t)INDEX_GRID_CELLS) break;
+        if (x->gr * x->gc <= max_cells) break;
         if (x->gr >= x->gc)
             x->ch *= 2;
         else
@@ -632,7 +694,7 @@ static int index_candidates(gs_kb *kb, const access_list *l, const access *acc, 
                 if (!cand_push(kb, c->pos[k])) return 0;
         }
     int one_run = x->wide.n == 0 && g0 == g1 && h0 == h1; /* a cell's positions are increasing */
-    if (!one_run) qsort(kb->cand, kb->cand_n, sizeof *kb->cand, cmp_u32);
+    if (!one_run && kb->cand_n > 1) qsort(kb->cand, kb->cand_n, sizeof *kb->cand, cmp_u32);
     size_t m = 0;
     for (size_t i = 0; i < kb->cand_n; i++) {
         uint32_t pos = kb->cand[i];
@@ -647,8 +709,8 @@ static int index_candidates(gs_kb *kb, const access_list *l, const access *acc, 
 static int use_index(gs_kb *kb, access_list *l, const gs_ap *ap)
 {
     if (l->idx) return 1;
-    if (!kb->indexed || ap->space != GS_MEM_HBM || l->n - l->n_dead < INDEX_MIN) return 0;
-    if (!index_build(kb, l, ap->tensor)) return -1;
+    if (!kb->indexed || l->n - l->n_dead < INDEX_MIN) return 0;
+    if (!index_build(kb, l, ap->space, ap->tensor)) return -1;
     return l->idx != NULL;
 }
 
@@ -797,14 +859,28 @@ static int covers(const access *w, const access *old)
     return w->dense && w->p0 <= old->p0 && w->p1 >= old->p1 && w->lo <= old->lo && w->hi >= old->hi;
 }
 
-/* prune() of an indexed list: the covered accesses become tombstones. */
-static int prune_indexed(gs_kb *kb, access_list *l, const access *w, const gs_ap *ap)
+/* Whether access `old` of a list is dropped because of access w (see the file comment): w
+ * covers it and, for a read w (by instruction `in`), old is a read by the same compute engine of
+ * the same core. */
+static int dropped_by(const gs_kb *kb, const access *w, const gs_ap *wap, const access *old,
+                      const gs_instr_draft *in)
+{
+    /* a pattern not dense covers the accesses of the same (interned) pattern */
+    if (!covers(w, old) && (w->dense || access_ap(kb, old) != wap)) return 0;
+    if (w->write) return 1;
+    const gs_instr *e = gs_program_instr(kb->p, old->instr);
+    return e->core == in->core && e->engine == in->engine;
+}
+
+/* prune() of an indexed list: the dropped accesses become tombstones. */
+static int prune_indexed(gs_kb *kb, access_list *l, const access *w, const gs_ap *ap,
+                         const gs_instr_draft *in)
 {
     /* a covered access lies inside w, so it is among w's candidates */
     if (!index_candidates(kb, l, w, ap)) return 0;
     for (size_t i = 0; i < kb->cand_n; i++) {
         access *it = &l->items[kb->cand[i]];
-        if (covers(w, it)) {
+        if (dropped_by(kb, w, ap, it, in)) {
             it->dead = 1;
             l->n_dead++;
         }
@@ -822,16 +898,18 @@ static int prune_indexed(gs_kb *kb, access_list *l, const access *w, const gs_ap
     return 1;
 }
 
-/* Drop the accesses a dense write covers (see the file comment). */
-static inline int prune(gs_kb *kb, access_list *l, const access *w, const gs_ap *ap)
+/* Drop the accesses of list l that dense access w (of instruction `in`) makes redundant (see the
+ * file comment). */
+static inline int prune(gs_kb *kb, access_list *l, const access *w, const gs_ap *ap,
+                        const gs_instr_draft *in)
 {
     /* a short list is never indexed (use_index): skip the question */
     int ix = !l->idx && l->n < INDEX_MIN ? 0 : use_index(kb, l, ap);
     if (ix < 0) return 0;
-    if (ix) return prune_indexed(kb, l, w, ap);
+    if (ix) return prune_indexed(kb, l, w, ap, in);
     size_t m = 0;
     for (size_t i = 0; i < l->n; i++) {
-        if (!covers(w, &l->items[i])) {
+        if (!dropped_by(kb, w, ap, &l->items[i], in)) {
             if (m != i) l->items[m] = l->items[i];
             m++;
         } else if (m < l->summarized) {
@@ -842,15 +920,18 @@ static inline int prune(gs_kb *kb, access_list *l, const access *w, const gs_ap 
     return 1;
 }
 
-static int record(gs_kb *kb, const access *acc, const gs_ap *ap)
+static int record(gs_kb *kb, const access *acc, const gs_ap *ap, const gs_instr_draft *in)
 {
     region *r = region_of(kb->tr, ap);
     if (!r) return 0;
     if (!acc->write && ap->space == GS_MEM_HBM && kb->indexed) return defer_read(r, acc);
     /* the eager path of a builder with the index off may follow lazy ones on a shared tracker */
     if ((!acc->write || acc->dense) && !materialize(kb, r)) return 0;
-    if (acc->write && acc->dense &&
-        (!prune(kb, &r->reads, acc, ap) || !prune(kb, &r->writes, acc, ap)))
+    const int local = ap->space != GS_MEM_HBM;
+    if (acc->write && (acc->dense || local) &&
+        (!prune(kb, &r->reads, acc, ap, in) || !prune(kb, &r->writes, acc, ap, in)))
+        return 0;
+    if (!acc->write && local && in->engine != GS_ENG_DMA && !prune(kb, &r->reads, acc, ap, in))
         return 0;
     return list_push(acc->write ? &r->writes : &r->reads, acc, ap);
 }
@@ -861,6 +942,7 @@ static int cmp_access(const void *x, const void *y)
     return (a->instr > b->instr) - (a->instr < b->instr);
 }
 
+/* Append src's live accesses to dst, which is not indexed (its items are sorted after). */
 static int list_append_all(access_list *dst, const access_list *src)
 {
     if (src->n == 0) return 1;
@@ -871,8 +953,13 @@ static int list_append_all(access_list *dst, const access_list *src)
         dst->items = n;
         dst->cap = nc;
     }
-    memcpy(dst->items + dst->n, src->items, src->n * sizeof *src->items);
-    dst->n += src->n;
+    if (!src->n_dead) {
+        memcpy(dst->items + dst->n, src->items, src->n * sizeof *src->items);
+        dst->n += src->n;
+        return 1;
+    }
+    for (size_t i = 0; i < src->n; i++)
+        if (!src->items[i].dead) dst->items[dst->n++] = src->items[i];
     return 1;
 }
 
@@ -882,16 +969,35 @@ static int list_append_all(access_list *dst, const access_list *src)
  * absolute bytes, so the overlap checks stay exact), so the first accesses to the new tiles wait
  * for the last accesses of the old ones exactly as they would in one buffer. Without this a
  * kernel that releases and re-creates pools (bmm: one matmul per batch) loses its WAR/WAW
- * dependencies and the model may run a load before the previous tile's last reader.
+ * dependencies and the model may run a load before the previous tile's last reader. Only the
+ * released buffers that still hold a history are looked at (tracker.held), in id order as a scan
+ * of every buffer would take them.
  */
+static int cmp_i32(const void *x, const void *y)
+{
+    int32_t a = *(const int32_t *)x, b = *(const int32_t *)y;
+    return (a > b) - (a < b);
+}
+
 int gs_kb_inherit_history(gs_kb *kb, const gs_pool *pool)
 {
     tracker *t = kb->tr;
+    /* the released buffers (every one is older than the pool) in id order; those without a
+     * history (passed on, or never used) leave the list for good: released, they get none */
+    size_t m = 0;
+    for (size_t i = 0; i < t->n_held; i++) {
+        int32_t old = t->held[i];
+        if ((size_t)old < t->n_buf && (t->buf[old].reads.n || t->buf[old].writes.n))
+            t->held[m++] = old;
+    }
+    t->n_held = m;
+    if (m > 1) qsort(t->held, m, sizeof *t->held, cmp_i32);
     for (unsigned b = 0; b < pool->bufs; b++) {
         int32_t nid = pool->first_buffer + (int32_t)b;
         const gs_buffer_info *nb = gs_program_buffer(kb->p, nid);
         int copied = 0;
-        for (int32_t old = 0; old < pool->first_buffer; old++) {
+        for (size_t hi = 0; hi < t->n_held; hi++) {
+            int32_t old = t->held[hi];
             if (!t->released[old] || (size_t)old >= t->n_buf) continue;
             const gs_buffer_info *ob = gs_program_buffer(kb->p, old);
             if (ob->space != nb->space || ob->core != nb->core) continue;
@@ -907,11 +1013,33 @@ int gs_kb_inherit_history(gs_kb *kb, const gs_pool *pool)
                 !list_append_all(&nr->writes, &t->buf[old].writes))
                 return 0;
             copied = 1;
+            if (nb->offset <= ob->offset && ob->offset + ob->bytes <= nb->offset + nb->bytes &&
+                nb->part_start <= ob->part_start &&
+                ob->part_start + ob->part_count <= nb->part_start + nb->part_count) {
+                /* the new buffer holds all of the old one's bytes: from now on its history is the
+                 * new buffer's (a later buffer over those bytes overlaps the new one, and only
+                 * once it is released), so it is passed on once, not again to every pool that
+                 * reuses the bytes (bmm: one matmul per batch, quadratic in the batches) */
+                region *o = &t->buf[old];
+                o->reads.n = o->writes.n = 0;
+                o->reads.n_dead = o->writes.n_dead = 0;
+                o->reads.summarized = o->writes.summarized = 0;
+                index_free(o->reads.idx);
+                index_free(o->writes.idx);
+                o->reads.idx = o->writes.idx = NULL;
+            }
         }
         if (copied) {
             region *nr = &t->buf[nid];
-            qsort(nr->reads.items, nr->reads.n, sizeof *nr->reads.items, cmp_access);
-            qsort(nr->writes.items, nr->writes.n, sizeof *nr->writes.items, cmp_access);
+            /* the items are reordered: an index (never made yet for a new buffer) would be stale */
+            index_free(nr->reads.idx);
+            index_free(nr->writes.idx);
+            nr->reads.idx = nr->writes.idx = NULL;
+            nr->reads.n_dead = nr->writes.n_dead = 0;
+            if (nr->reads.n) /* qsort's base may not be NULL, even for none */
+                qsort(nr->reads.items, nr->reads.n, sizeof *nr->reads.items, cmp_access);
+            if (nr->writes.n)
+                qsort(nr->writes.items, nr->writes.n, sizeof *nr->writes.items, cmp_access);
             nr->reads.summarized = nr->writes.summarized = 0; /* items moved */
         }
     }
@@ -964,7 +1092,7 @@ int gs_kb_deps_append(gs_kb *kb, const gs_instr_draft *in, const gs_kb_operands 
     if (idx < 0) return 0;
     for (int i = 0; i < na; i++) {
         accs[i].instr = (uint32_t)idx;
-        if (!record(kb, &accs[i], aps[i])) return 0;
+        if (!record(kb, &accs[i], aps[i], in)) return 0;
     }
     return 1;
 }

@@ -15,8 +15,6 @@
 #include "kb_internal.h"
 #include "program.h"
 
-#define POOL_ALIGN 64 /* bytes: SBUF pool buffers start on this boundary (assumption) */
-
 _Static_assert(GS_ENGINE_COUNT <= 32, "gs_kb.engines holds one bit per engine");
 
 /* GS_BASELINE_PATHS=1, =all or a value naming "build" in the environment: scan every history
@@ -195,7 +193,8 @@ gs_pool *gs_pool_create_at(gs_kb *kb, const char *file, int line, gs_memspace sp
         uint64_t bank = kb->caps.psum_bank_bytes;
         bytes = (bytes_per_partition + bank - 1) / bank * bank;
     } else {
-        bytes = (bytes_per_partition + POOL_ALIGN - 1) / POOL_ALIGN * POOL_ALIGN;
+        const uint64_t align = (uint64_t)kb->cfg->pool_alignment.v; /* core.pool_alignment */
+        bytes = (bytes_per_partition + align - 1) / align * align;
     }
     uint64_t need = bytes * bufs;
     if (bytes_per_partition > cap || need > cap - kb->top[space]) {
@@ -269,8 +268,10 @@ void gs_pool_release(gs_kb *kb, gs_pool *pool)
     for (size_t i = kb->n_pools; i-- > first;) {
         gs_pool *q = kb->pools[i];
         if (q->base < kb->top[q->space]) kb->top[q->space] = q->base;
-        for (unsigned b = 0; b < q->bufs; b++)
+        for (unsigned b = 0; b < q->bufs; b++) {
             kb->tr->released[q->first_buffer + (int32_t)b] = 1;
+            kb->tr->held[kb->tr->n_held++] = q->first_buffer + (int32_t)b;
+        }
         gs_free(q);
     }
     kb->n_pools = first;
@@ -783,12 +784,13 @@ static gs_status check_operand(gs_kb *kb, const char *file, int line, const gs_i
     return check_ap_tile(kb, file, line, in, a, what, x->lo, x->hi);
 }
 
-/* Compute engines address a tile from partition 0, 32, 64 or 96 depending on its span. */
+/* Compute engines address a tile from partition 0, 32, 64 or 96 depending on its span (with 128
+ * partitions in core.partition_quadrants = 4 quarters). */
 static gs_status check_alignment(gs_kb *kb, const char *file, int line, const gs_instr_draft *in,
                                  const gs_ap *a, const char *what)
 {
     if (a->space == GS_MEM_HBM) return GS_OK;
-    unsigned q = kb->caps.partitions / 4;
+    unsigned q = kb->caps.partitions / (unsigned)kb->cfg->partition_quadrants.v;
     if (q == 0) return GS_OK;
     unsigned span = a->part_count;
     unsigned align = span > 2 * q ? kb->caps.partitions : span > q ? 2 * q : q;

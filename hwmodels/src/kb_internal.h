@@ -30,6 +30,10 @@ typedef struct tracker {
     uint8_t *released;        /* the buffer's pool was released: its tiles may not be used again */
     struct tile_alloc *alloc; /* per buffer, the tile now in it (stale handles, kb.c) */
     size_t n_tile;
+    /* released buffers whose history may still pass to a new pool (deps.c; room for every
+     * buffer, so that releasing never fails): a new pool looks at these, not at every buffer */
+    int32_t *held;
+    size_t n_held;
 } tracker;
 
 /* The tile a buffer now holds: its allocation number (gs_ap.gen of every handle to it; the

@@ -46,57 +46,43 @@ static int kind_has_units(gs_unit k)
     return k == GS_UNIT_BYTES || k == GS_UNIT_BANDWIDTH || k == GS_UNIT_FREQ || k == GS_UNIT_TIME;
 }
 
+/* Per kind: its human name, the base unit it is stored in (an absolute --set value with it
+ * means base units), its name in records and documents, and the unit names it accepts. */
+static const struct {
+    const char *kind, *base, *record, *list;
+} kinds[] = {
+    [GS_UNIT_COUNT] = {"count", "", "count", ""},
+    [GS_UNIT_REAL] = {"number", "", "", ""},
+    [GS_UNIT_BYTES] = {"size", "B", "B", "B, KiB, MiB, GiB, TiB, KB, MB, GB, TB"},
+    [GS_UNIT_BANDWIDTH] = {"bandwidth", "B/ns", "B/ns", "GB/s, B/ns, GiB/s, TB/s, MB/s, MiB/s"},
+    [GS_UNIT_FREQ] = {"frequency", "Hz", "Hz", "GHz, MHz, kHz, Hz"},
+    [GS_UNIT_TIME] = {"time", "ns", "ns", "ns, us, ms, s"},
+    [GS_UNIT_CYCLES] = {"cycle count", "", "cycles", ""},
+};
+
+static int kind_ok(gs_unit k)
+{
+    return (int)k >= 0 && (size_t)k < sizeof kinds / sizeof kinds[0];
+}
+
 const char *gs_unit_kind_name(gs_unit kind)
 {
-    switch (kind) {
-    case GS_UNIT_COUNT:
-        return "count";
-    case GS_UNIT_REAL:
-        return "number";
-    case GS_UNIT_BYTES:
-        return "size";
-    case GS_UNIT_BANDWIDTH:
-        return "bandwidth";
-    case GS_UNIT_FREQ:
-        return "frequency";
-    case GS_UNIT_TIME:
-        return "time";
-    case GS_UNIT_CYCLES:
-        return "cycle count";
-    }
-    return "?";
+    return kind_ok(kind) ? kinds[kind].kind : "?";
 }
 
 const char *gs_unit_base_name(gs_unit kind)
 {
-    switch (kind) {
-    case GS_UNIT_BYTES:
-        return "B";
-    case GS_UNIT_BANDWIDTH:
-        return "B/ns";
-    case GS_UNIT_FREQ:
-        return "Hz";
-    case GS_UNIT_TIME:
-        return "ns";
-    default:
-        return "";
-    }
+    return kind_ok(kind) ? kinds[kind].base : "";
+}
+
+const char *gs_unit_record_name(gs_unit kind)
+{
+    return kind_ok(kind) ? kinds[kind].record : "";
 }
 
 const char *gs_unit_list(gs_unit kind)
 {
-    switch (kind) {
-    case GS_UNIT_BYTES:
-        return "B, KiB, MiB, GiB, TiB, KB, MB, GB, TB";
-    case GS_UNIT_BANDWIDTH:
-        return "GB/s, B/ns, GiB/s, TB/s, MB/s, MiB/s";
-    case GS_UNIT_FREQ:
-        return "GHz, MHz, kHz, Hz";
-    case GS_UNIT_TIME:
-        return "ns, us, ms, s";
-    default:
-        return "";
-    }
+    return kind_ok(kind) ? kinds[kind].list : "";
 }
 
 static void set_msg(char *msg, size_t size, const char *fmt, ...) GS_PRINTF(3, 4);

@@ -262,6 +262,17 @@ TEST(Report, CheckFixtureContent)
     expect_self_contained(html);
 }
 
+// Each heatmap cell's tooltip names the job its speedup is taken against: the same shape on the
+// nearest earlier generation where it passed (gen1's fp8 matmul is unsupported, so gen2's has
+// none and gen3's is against gen2).
+TEST(Report, HeatmapReferencesAreTheNearestEarlierPassingJob)
+{
+    std::string html = render("check.json");
+    EXPECT_NE(html.find("2.68× vs gen1 (213.7 µs → 79.62 µs)"), std::string::npos);
+    EXPECT_NE(html.find("128x128x512: pass, no reference"), std::string::npos);
+    EXPECT_NE(html.find("128x128x512: 2.9× vs gen2 (25.15 µs → 8.668 µs)"), std::string::npos);
+}
+
 TEST(Report, TidyFindsNoErrors)
 {
     if (!have_tidy()) GTEST_SKIP() << "tidy is not installed (apt-get install tidy; .ci/deps does)";

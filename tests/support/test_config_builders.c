@@ -41,6 +41,8 @@ void gs_test_config_gen2_like(gs_config *c)
     gs_test_num_set(&c->psum_bytes, 2.0 * 1024 * 1024);
     gs_test_num_set(&c->psum_banks, 8);
     gs_test_num_set(&c->sem_latency, 50);
+    gs_test_num_set(&c->pool_alignment, 64);
+    gs_test_num_set(&c->partition_quadrants, 4);
 
     gs_tensor_cfg *t = &c->tensor;
     gs_test_num_set(&t->rows, 128);

@@ -261,6 +261,46 @@ TEST(Builder, StartPartitionAlignment)
         << f.error();
 }
 
+// core.partition_quadrants sets the start-partition rule: with 2 halves of 128, 32 partitions
+// must start at 0 or 64.
+void halves(gs_config *c)
+{
+    gs_test_config_gen2_like(c);
+    gs_test_num_set(&c->partition_quadrants, 2);
+}
+
+TEST(Builder, StartPartitionRuleFollowsTheConfig)
+{
+    Fixture f(halves);
+    gs_pool *p = gs_pool_create(f.kb, GS_MEM_SBUF, "x", 1, 1024);
+    gs_tile t = gs_tile_alloc(p, GS_FP32, 128, 64);
+    EXPECT_EQ(gs_memset(f.kb, GS_ENG_VECTOR, gs_tile_view(&t, 64, 32, 0, 64), 0.f), GS_OK);
+    EXPECT_EQ(gs_memset(f.kb, GS_ENG_VECTOR, gs_tile_view(&t, 32, 32, 0, 64), 0.f), GS_ERR_INVALID);
+    EXPECT_NE(f.error().find("start partition 32 not allowed for 32 partitions (must be a "
+                             "multiple of 64)"),
+              std::string::npos)
+        << f.error();
+}
+
+// core.pool_alignment rounds each SBUF pool buffer up to its boundary.
+void align256(gs_config *c)
+{
+    gs_test_config_gen2_like(c);
+    gs_test_num_set(&c->pool_alignment, 256);
+}
+
+TEST(Builder, PoolBuffersStartOnTheConfiguredAlignment)
+{
+    for (int k = 0; k < 2; k++) {
+        Fixture f(k ? align256 : gs_test_config_gen2_like);
+        gs_pool_create(f.kb, GS_MEM_SBUF, "a", 1, 100);
+        gs_pool_create(f.kb, GS_MEM_SBUF, "b", 1, 100);
+        ASSERT_TRUE(gs_kb_ok(f.kb)) << f.error();
+        ASSERT_EQ(gs_program_buffer_count(f.p), 2u);
+        EXPECT_EQ(gs_program_buffer(f.p, 1)->offset, k ? 256u : 128u);
+    }
+}
+
 TEST(Builder, MatmulChecks)
 {
     Fixture f;

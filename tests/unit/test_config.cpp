@@ -278,13 +278,16 @@ TEST(RealConfigs, GenerationSpecifics)
     // the dependent-instruction chain: 64 vector cycles + semaphore ~ 189 ns (PG)
     double chain = 64.0 / g2.c->vector.clock.v * 1e9 + g2.c->sem_latency.v;
     EXPECT_NEAR(chain, 189.0, 2.0);
-    // gen3: 28 MiB = 128 x 224 KiB, DGE 600 ns, transpose, vector 4 bf16 / 2 other per lane
+    // gen3: 28 MiB = 128 x 224 KiB, DGE 600 ns, transpose, vector 2 per lane (bf16/fp16 4 in
+    // the performance mode of SBUF-only tensor_copy / tensor_scalar)
     EXPECT_EQ(gs_config_sbuf_partition_bytes(g3.c), 224u * 1024);
     EXPECT_EQ(g3.c->dma.issue_latency.v, 600);
     EXPECT_TRUE(g3.c->dma.hw_descriptors);
     EXPECT_TRUE(g3.c->dma.transpose);
     EXPECT_TRUE(g3.c->ops & (1ull << GS_OP_DMA_TRANSPOSE));
-    EXPECT_EQ(g3.c->vector.elems_per_cycle[GS_BF16].v * g3.c->vector.lanes.v, 512);
+    EXPECT_EQ(g3.c->vector.elems_per_cycle[GS_BF16].v * g3.c->vector.lanes.v, 256);
+    EXPECT_EQ(g3.c->vector.perf_mode_epc[GS_BF16].v * g3.c->vector.lanes.v, 512);
+    EXPECT_EQ(g3.c->vector.perf_mode_epc[GS_FP16].v * g3.c->vector.lanes.v, 512);
     EXPECT_EQ(g3.c->vector.elems_per_cycle[GS_FP32].v * g3.c->vector.lanes.v, 256);
     EXPECT_EQ(g3.c->vector.clock.v, 0.96e9);
     // fp8 at 2x bf16 through double row (K 256 per matmul), not through a faster column rate
@@ -458,6 +461,25 @@ TEST(ConfigValidate, ZeroIsAllowedForOverheads)
     load_str(l, "extends: gen2\ncore:\n  semaphore_latency: 0ns [assumed]\n  dma:\n"
                 "    descriptor_overhead: 0ns [assumed]\n");
     EXPECT_NE(l.c, nullptr) << l.errors();
+}
+
+TEST(ConfigValidate, PoolAlignmentAndQuadrantsAreCheckedAndDefault)
+{
+    Loaded l;
+    load_str(l, "extends: gen2\ncore:\n  pool_alignment: 48B [assumed]\n"
+                "  partition_quadrants: 3 [assumed]\n");
+    EXPECT_EQ(l.c, nullptr);
+    EXPECT_NE(l.errors().find("core.pool_alignment: 48 B is not a power of two"), std::string::npos)
+        << l.errors();
+    EXPECT_NE(l.errors().find("core.partition_quadrants: 3 does not divide core.partitions (128)"),
+              std::string::npos)
+        << l.errors();
+    // a config that does not give them has the defaults (the shipped ones give them)
+    Loaded d;
+    load_str(d, "extends: gen2\ndelete: [core.pool_alignment, core.partition_quadrants]\n");
+    ASSERT_NE(d.c, nullptr) << d.errors();
+    EXPECT_EQ(d.c->pool_alignment.v, 64);
+    EXPECT_EQ(d.c->partition_quadrants.v, 4);
 }
 
 TEST(ConfigValidate, MissingRequiredKeysAreNamed)

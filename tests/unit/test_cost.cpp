@@ -286,6 +286,53 @@ TEST_F(Cost, PsumReadFactor)
     EXPECT_EQ(cycles(g2, gp), 512.0 + g2.gpsimd.fixed_overhead.v);
 }
 
+// The vector performance mode (perf_mode_elems_per_cycle) applies to tensor_copy and
+// tensor_scalar only, and only when every streamed operand is in SBUF, contiguous innermost and
+// of a dtype with a mode rate; everything else costs what it costs without the mode.
+TEST_F(Cost, VectorPerformanceModeOnlyForCopyAndScalarFromContiguousSbuf)
+{
+    gs_config on = g3, off = g3;
+    for (gs_config *c : {&on, &off}) {
+        c->vector.elems_per_cycle[GS_BF16].v = 2;
+        c->vector.elems_per_cycle[GS_FP16].v = 2;
+        c->vector.fixed_overhead.v = 0;
+    }
+    on.vector.perf_mode_epc[GS_BF16].v = 4;
+    on.vector.perf_mode_epc[GS_FP16].v = 4;
+    const gs_ap b = tile(GS_BF16, 128, 4096), h = tile(GS_FP16, 128, 4096);
+    // eligible: bf16 -> fp16 copy and a bf16 tensor_scalar, SBUF to SBUF, contiguous
+    gs_instr_draft cp = unary(GS_OP_TENSOR_COPY, GS_ENG_VECTOR, h, b);
+    EXPECT_EQ(cycles(on, cp), 4096.0 / 4);
+    EXPECT_EQ(cycles(off, cp), 4096.0 / 2);
+    gs_instr_draft ts = unary(GS_OP_TENSOR_SCALAR, GS_ENG_VECTOR, b, b);
+    EXPECT_EQ(cycles(on, ts), 4096.0 / 4);
+    // the roofline's engine bound uses the mode's rate too (never above what is charged)
+    EXPECT_DOUBLE_EQ(gs_cost_peak_ns(&on, view(cp)),
+                     128.0 * 4096 / (on.vector.lanes.v * 4) / on.vector.clock.v * 1e9);
+    // not eligible, so exactly the cost without the mode:
+    std::vector<gs_instr_draft> slow;
+    slow.push_back(
+        unary(GS_OP_TENSOR_COPY, GS_ENG_VECTOR, b, tile(GS_BF16, 128, 4096, GS_MEM_PSUM)));
+    slow.push_back(
+        unary(GS_OP_TENSOR_COPY, GS_ENG_VECTOR, tile(GS_BF16, 128, 4096, GS_MEM_PSUM), b));
+    slow.push_back(unary(GS_OP_TENSOR_COPY, GS_ENG_VECTOR, tile(GS_FP32, 128, 4096), b));
+    gs_ap strided = b;
+    strided.stride[0] = 2;
+    slow.push_back(unary(GS_OP_TENSOR_COPY, GS_ENG_VECTOR, b, strided));
+    gs_instr_draft tt = unary(GS_OP_TENSOR_TENSOR, GS_ENG_VECTOR, b, b);
+    tt.n_in = 2;
+    tt.in[1] = b;
+    slow.push_back(tt);
+    slow.push_back(unary(GS_OP_TENSOR_REDUCE, GS_ENG_VECTOR, tile(GS_BF16, 128, 1), b));
+    gs_instr_draft on_gpsimd = cp;
+    on_gpsimd.engine = GS_ENG_GPSIMD;
+    slow.push_back(on_gpsimd);
+    for (size_t i = 0; i < slow.size(); i++) {
+        EXPECT_EQ(cycles(on, slow[i]), cycles(off, slow[i])) << "case " << i;
+        EXPECT_GT(cycles(on, slow[i]), cycles(on, cp)) << "case " << i;
+    }
+}
+
 TEST_F(Cost, TableLoadOnlyOnFunctionChange)
 {
     const double body = 512.0 + g2.scalar.fixed_overhead.v;

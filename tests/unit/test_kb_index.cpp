@@ -4,7 +4,10 @@
 //  - on every kernel x variant x generation config in configs/, at the check shapes and at the
 //    perf shapes halved in every dimension (long enough histories to be indexed);
 //  - on random mixes of reads, sparse writes and dense (pruning) writes of one HBM tensor,
-//    including strided patterns that are not rows of the tensor's pitch and wide accesses.
+//    including strided patterns that are not rows of the tensor's pitch and wide accesses;
+//  - on random mixes of column-slice reads and writes of one SBUF tile by the compute engines and
+//    DMA (a tile's own history indexed: a scan writing one column per step), including whole-tile
+//    and partial-partition accesses.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -236,6 +239,78 @@ TEST(KbIndex, RandomHistoriesGiveTheSameDependencies)
     }
     // the mix produces dependencies (and so exercises the comparison)
     EXPECT_GT(total, 3000u);
+}
+
+// One SBUF tile [128 x kTileCols] fp32 whose columns are read and written at random: engine
+// copies between column slices (partitions and widths at random, some whole-tile), DMA loads of
+// columns from HBM and stores of columns to it.
+constexpr uint32_t kTileCols = 512;
+
+Deps random_tile_program(uint32_t seed, bool baseline, size_t *n)
+{
+    Baseline b(baseline);
+    std::mt19937 rng(seed);
+    auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+    gs_config cfg;
+    gs_test_config_gen2_like(&cfg);
+    gs_program *p = gs_program_create(&cfg);
+    gs_kb *kb = gs_kb_create(p, 0);
+    int64_t shape[2] = {128, kTileCols};
+    gs_error err;
+    gs_tensor t{};
+    t.id = gs_program_add_tensor(p, "T", GS_FP32, GS_TENSOR_OUTPUT, 2, shape, &err);
+    t.dtype = GS_FP32;
+    t.ndim = 2;
+    t.shape[0] = 128;
+    t.shape[1] = kTileCols;
+    gs_pool *pool = gs_pool_create(kb, GS_MEM_SBUF, "s", 1, kTileCols * 4);
+    gs_tile tile = gs_tile_alloc(pool, GS_FP32, 128, kTileCols);
+    const gs_engine engines[3] = {GS_ENG_VECTOR, GS_ENG_SCALAR, GS_ENG_GPSIMD};
+    for (int i = 0; i < 3000 && gs_kb_ok(kb); i++) {
+        uint32_t w = pick(0, 9) == 0 ? kTileCols / 2 : (uint32_t)pick(1, 4);
+        // engines start a partition range at a multiple of its size: quarters of the tile
+        const bool quarter = pick(0, 3) == 0;
+        unsigned p0 = quarter ? 32u * (unsigned)pick(0, 3) : 0;
+        unsigned np = quarter ? 32 : 128;
+        uint32_t c0 = (uint32_t)pick(0, (int)(kTileCols - w));
+        gs_ap col = gs_tile_view(&tile, p0, np, c0, w);
+        switch (pick(0, 4)) {
+        case 0:
+            gs_dma_copy(kb, col, gs_hbm_rows(&t, p0, np, c0, w), -1);
+            break;
+        case 1:
+            gs_dma_copy(kb, gs_hbm_rows(&t, p0, np, c0, w), col, -1);
+            break;
+        default: {
+            uint32_t c1 = (uint32_t)pick(0, (int)(kTileCols - w));
+            gs_tensor_copy(kb, engines[pick(0, 2)], gs_tile_view(&tile, p0, np, c1, w), col);
+            break;
+        }
+        }
+    }
+    if (!gs_kb_ok(kb)) ADD_FAILURE() << gs_kb_error(kb)->message;
+    Deps d = deps_of(p);
+    *n = 0;
+    for (const auto &x : d)
+        *n += x.size();
+    gs_kb_free(kb);
+    gs_program_free(p);
+    return d;
+}
+
+TEST(KbIndex, RandomTileHistoriesGiveTheSameDependencies)
+{
+    size_t total = 0;
+    for (uint32_t seed = 1; seed <= 6; seed++) {
+        size_t n1 = 0, n2 = 0;
+        Deps fast = random_tile_program(seed, false, &n1);
+        Deps full = random_tile_program(seed, true, &n2);
+        ASSERT_EQ(fast.size(), full.size()) << "seed " << seed;
+        for (size_t i = 0; i < fast.size(); i++)
+            ASSERT_EQ(fast[i], full[i]) << "seed " << seed << ", instruction " << i;
+        total += n1;
+    }
+    EXPECT_GT(total, 10000u);
 }
 
 } // namespace

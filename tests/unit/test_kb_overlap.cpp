@@ -3,6 +3,7 @@
 // dependency exactly when the two element sets intersect (checked by brute force).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <set>
@@ -177,6 +178,161 @@ TEST(KbOverlap, LongHistoriesKeepEveryDependency)
     }
     gs_kb_free(kb);
     gs_program_free(p);
+}
+
+} // namespace
+
+namespace
+{
+
+struct TileRounds {
+    gs_config cfg;
+    gs_program *p = nullptr;
+    gs_kb *kb = nullptr;
+    gs_tensor a{}, b{};
+    TileRounds()
+    {
+        gs_test_config_gen2_like(&cfg);
+        p = gs_program_create(&cfg);
+        kb = gs_kb_create(p, 0);
+        int64_t shape[2] = {128, 1};
+        gs_error err;
+        for (gs_tensor *t : {&a, &b}) {
+            t->id = gs_program_add_tensor(p, t == &a ? "A" : "B", GS_FP32, GS_TENSOR_INPUT, 2,
+                                          shape, &err);
+            t->dtype = GS_FP32;
+            t->ndim = 2;
+            t->shape[0] = 128;
+            t->shape[1] = 1;
+        }
+    }
+    ~TileRounds()
+    {
+        gs_kb_free(kb);
+        gs_program_free(p);
+    }
+    const gs_instr *last() const { return gs_program_instr(p, gs_program_count(p) - 1); }
+};
+
+// A tile written a column at a time and read whole every round (fused_elementwise's per-row
+// scale and bias at an Rx1 shape): each round's reads on the one engine make the earlier ones
+// redundant, so a column write depends on a bounded number of instructions however many rounds
+// ran (it used to depend on every earlier round's read: quadratic in the rounds).
+TEST(KbOverlap, ReadsOfOneEngineDoNotPileUp)
+{
+    TileRounds r;
+    gs_pool *pab = gs_pool_create(r.kb, GS_MEM_SBUF, "ab", 1, 8);
+    gs_pool *pout = gs_pool_create(r.kb, GS_MEM_SBUF, "o", 2, 8);
+    gs_tile ab = gs_tile_alloc(pab, GS_FP32, 128, 2);
+    uint32_t last_read = 0;
+    for (int round = 0; round < 200; round++) {
+        gs_dma_copy(r.kb, gs_tile_view(&ab, 0, 128, 0, 1), gs_hbm_rows(&r.a, 0, 128, 0, 1), -1);
+        gs_dma_copy(r.kb, gs_tile_view(&ab, 0, 128, 1, 1), gs_hbm_rows(&r.b, 0, 128, 0, 1), -1);
+        gs_tile o = gs_tile_alloc(pout, GS_FP32, 128, 2);
+        gs_tensor_copy(r.kb, GS_ENG_VECTOR, o.ap, ab.ap);
+        last_read = (uint32_t)gs_program_count(r.p) - 1;
+    }
+    gs_dma_copy(r.kb, gs_tile_view(&ab, 0, 128, 0, 1), gs_hbm_rows(&r.a, 0, 128, 0, 1), -1);
+    ASSERT_TRUE(gs_kb_ok(r.kb)) << gs_kb_error(r.kb)->message;
+    const gs_instr *w = r.last();
+    // WAW on the previous write of the column, WAR on the last whole-tile read
+    ASSERT_EQ(w->n_deps, 2u);
+    EXPECT_EQ(w->deps[1], last_read);
+}
+
+// Reads on different engines are not ordered with each other: a write after them waits for
+// each, and a partial read is not made redundant by a later whole one on another engine.
+TEST(KbOverlap, ReadsOfDifferentEnginesAreAllKept)
+{
+    TileRounds r;
+    gs_pool *pt = gs_pool_create(r.kb, GS_MEM_SBUF, "t", 1, 8);
+    gs_pool *pout = gs_pool_create(r.kb, GS_MEM_SBUF, "o", 4, 8);
+    gs_tile t = gs_tile_alloc(pt, GS_FP32, 128, 2);
+    gs_tile o1 = gs_tile_alloc(pout, GS_FP32, 128, 2);
+    gs_tile o2 = gs_tile_alloc(pout, GS_FP32, 128, 2);
+    gs_tile o3 = gs_tile_alloc(pout, GS_FP32, 128, 1);
+    gs_tensor_copy(r.kb, GS_ENG_SCALAR, o3.ap, gs_tile_view(&t, 0, 128, 0, 1)); // 0
+    gs_tensor_copy(r.kb, GS_ENG_VECTOR, o1.ap, t.ap);                           // 1
+    gs_tensor_copy(r.kb, GS_ENG_SCALAR, o2.ap, t.ap);                           // 2: drops 0
+    gs_tensor_copy(r.kb, GS_ENG_VECTOR, o1.ap, t.ap);                           // 3: drops 1
+    gs_dma_copy(r.kb, gs_tile_view(&t, 0, 128, 0, 1), gs_hbm_rows(&r.a, 0, 128, 0, 1), -1);
+    ASSERT_TRUE(gs_kb_ok(r.kb)) << gs_kb_error(r.kb)->message;
+    const gs_instr *w = r.last();
+    ASSERT_EQ(w->n_deps, 2u);
+    EXPECT_EQ(w->deps[0], 2u);
+    EXPECT_EQ(w->deps[1], 3u);
+}
+
+} // namespace
+
+namespace
+{
+
+// A pool created and released over and over at the same bytes (bmm: one matmul per batch): the
+// new pool's first write waits for the last round's accesses to those bytes, not for every
+// round's (each released buffer's history is passed on once, to the buffer that takes over all of
+// its bytes).
+TEST(KbOverlap, ReusedPoolBytesInheritOnlyTheLastHistory)
+{
+    TileRounds r;
+    uint32_t last_write = 0, last_read = 0;
+    for (int round = 0; round < 300; round++) {
+        gs_pool *pt = gs_pool_create(r.kb, GS_MEM_SBUF, "t", 1, 8);
+        gs_pool *po = gs_pool_create(r.kb, GS_MEM_SBUF, "o", 1, 8);
+        gs_tile t = gs_tile_alloc(pt, GS_FP32, 128, 1);
+        gs_tile o = gs_tile_alloc(po, GS_FP32, 128, 1);
+        gs_dma_copy(r.kb, t.ap, gs_hbm_rows(&r.a, 0, 128, 0, 1), -1);
+        last_write = (uint32_t)gs_program_count(r.p) - 1;
+        gs_tensor_copy(r.kb, GS_ENG_VECTOR, o.ap, t.ap);
+        last_read = (uint32_t)gs_program_count(r.p) - 1;
+        gs_pool_release(r.kb, po);
+        gs_pool_release(r.kb, pt);
+        ASSERT_TRUE(gs_kb_ok(r.kb)) << gs_kb_error(r.kb)->message;
+    }
+    gs_pool *pt = gs_pool_create(r.kb, GS_MEM_SBUF, "t", 1, 8);
+    gs_tile t = gs_tile_alloc(pt, GS_FP32, 128, 1);
+    gs_dma_copy(r.kb, t.ap, gs_hbm_rows(&r.a, 0, 128, 0, 1), -1);
+    ASSERT_TRUE(gs_kb_ok(r.kb)) << gs_kb_error(r.kb)->message;
+    const gs_instr *w = r.last();
+    ASSERT_EQ(w->n_deps, 2u);
+    EXPECT_EQ(w->deps[0], last_write);
+    EXPECT_EQ(w->deps[1], last_read);
+}
+
+} // namespace
+
+namespace
+{
+
+// A strided (not dense) view written and read every round, as matmul_mx's MX scale tiles are:
+// the accesses of the same pattern are made redundant by the next write of it (and a read by
+// the next read on the same engine), so the lists do not grow with the rounds and the last write
+// depends on the last round only.
+TEST(KbOverlap, StridedViewsOfOnePatternDoNotPileUp)
+{
+    TileRounds r;
+    gs_pool *pt = gs_pool_create(r.kb, GS_MEM_SBUF, "t", 1, 32);
+    gs_pool *po = gs_pool_create(r.kb, GS_MEM_SBUF, "o", 2, 16);
+    gs_tile t = gs_tile_alloc(pt, GS_FP32, 128, 8);
+    gs_ap every_other = gs_tile_view2(&t, 0, 128, 0, 4, 1, 2); // columns 0, 2, 4, 6
+    uint32_t last_write = 0, last_read = 0;
+    for (int round = 0; round < 200; round++) {
+        gs_tile o = gs_tile_alloc(po, GS_FP32, 128, 4);
+        gs_tensor_copy(r.kb, GS_ENG_SCALAR, every_other, o.ap);
+        last_write = (uint32_t)gs_program_count(r.p) - 1;
+        gs_tile o2 = gs_tile_alloc(po, GS_FP32, 128, 4);
+        gs_tensor_copy(r.kb, GS_ENG_VECTOR, o2.ap, every_other);
+        last_read = (uint32_t)gs_program_count(r.p) - 1;
+    }
+    gs_tile o = gs_tile_alloc(po, GS_FP32, 128, 4);
+    gs_tensor_copy(r.kb, GS_ENG_SCALAR, every_other, o.ap);
+    ASSERT_TRUE(gs_kb_ok(r.kb)) << gs_kb_error(r.kb)->message;
+    const gs_instr *w = r.last();
+    // the tile o it reads (WAR on its last reader), the last write and read of the strided view
+    std::vector<uint32_t> deps(w->deps, w->deps + w->n_deps);
+    EXPECT_LE(deps.size(), 3u);
+    EXPECT_NE(std::find(deps.begin(), deps.end(), last_write), deps.end());
+    EXPECT_NE(std::find(deps.begin(), deps.end(), last_read), deps.end());
 }
 
 } // namespace

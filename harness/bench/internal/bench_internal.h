@@ -24,11 +24,12 @@ typedef struct child_result {
     char status[24]; /* job status name */
     char error[480]; /* first error, formatted */
     uint64_t instructions;
-    double build_s;   /* kernel build (program + dependencies) */
-    double sim_s;     /* gs_model_run's own wall clock (stats.wall_s) */
-    double run_s;     /* gs_model_run call including elaboration */
-    double run_cpu_s; /* its CPU time */
-    double exec_s;    /* pure-C executor over the same program (functional children) */
+    double build_s;     /* kernel build (program + dependencies) */
+    double build_cpu_s; /* its CPU time */
+    double sim_s;       /* gs_model_run's own wall clock (stats.wall_s) */
+    double run_s;       /* gs_model_run call including elaboration */
+    double run_cpu_s;   /* its CPU time */
+    double exec_s;      /* pure-C executor over the same program (functional children) */
     double exec_cpu_s;
     int exec_ok;
     double sgemm_s;     /* best cblas_sgemm on the same M, N, K */
@@ -99,7 +100,12 @@ typedef struct bench_run {
     proc_result big[2], fjob[2]; /* [0] current, [1] old */
     int big_runs;                /* runs of the largest job per path (the best is big[]) */
     double e2e_rate, func_speedup, sweep_cpu_ratio, e2e_cpu_rate;
+    double scale_worst; /* section 8: the largest spread of CPU per instruction */
+    int scale_missed;   /* kernels over the section's target */
 } bench_run;
+
+/* ---- section 8, its own run (bench_scaling.c) ---- */
+void gs_bench_scaling(bench_run *b);
 
 /* ---- child processes (bench_child.c) ---- */
 

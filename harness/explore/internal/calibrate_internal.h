@@ -16,9 +16,18 @@
 #define CAL_MAX_CASES 256
 #define CAL_MAX_SOURCES 64
 
-typedef enum cal_measure { CAL_KERNEL, CAL_TRANSFER, CAL_PER_STEP } cal_measure;
+typedef enum cal_measure {
+    CAL_KERNEL,
+    CAL_TRANSFER,
+    CAL_PER_STEP,
+    CAL_KERNEL_WITH_LAUNCH
+} cal_measure;
+/* What a case is for: fit cases are the only ones `--fit` minimises over; validation cases are
+ * measurements the model was not fitted to (their error is reported on its own). */
+typedef enum cal_role { CAL_ROLE_FIT, CAL_ROLE_VALIDATE } cal_role;
+extern const char *const gs_calib_role_names[2];
 /* The names of cal_measure in the case file and the document. */
-extern const char *const gs_calib_measure_names[3];
+extern const char *const gs_calib_measure_names[4];
 
 typedef struct cal_case {
     char name[64];
@@ -30,6 +39,7 @@ typedef struct cal_case {
     int64_t dims[GS_SUITE_MAX_DIMS];
     int64_t params[GS_KERNEL_MAX_PARAMS];
     cal_measure measure;
+    cal_role role;
     double time_ns;   /* measured time, or 0 */
     double engine_bw; /* measured per-engine bytes/ns (transfer), or 0 */
     unsigned engines; /* expected engines of the transfer, or 0 */
@@ -48,6 +58,9 @@ struct gs_calib {
     char src_keys[CAL_MAX_SOURCES][48];
     char src_refs[CAL_MAX_SOURCES][512];
     size_t n_src;
+    /* targets: the committed ceiling of the validation geomean error factor (0: none) */
+    double target_validate;
+    int target_line;
 };
 
 #endif

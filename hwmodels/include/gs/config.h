@@ -62,6 +62,10 @@ typedef struct gs_simd_cfg {
     gs_num fixed_overhead; /* startup cycles per instruction (gpsimd ~150) */
     gs_num elems_per_cycle[GS_DTYPE_COUNT]; /* per lane, for a one-input op; 0/unset: dtype
                                                unsupported on this engine */
+    gs_num perf_mode_epc[GS_DTYPE_COUNT];   /* vector: per lane, the performance mode's rate for
+                                               tensor_copy / tensor_scalar whose streamed operands
+                                               are all in SBUF, contiguous innermost and of a
+                                               dtype with a rate here; 0/unset: no such mode */
     gs_num two_input_factor;                /* multiplier for ops reading two tensors (vector ~2) */
     gs_num slow_op_factor;                  /* multiplier for divide / reciprocal class ops (~8) */
     gs_num psum_read_factor;                /* multiplier when the input is in PSUM */
@@ -115,7 +119,12 @@ typedef struct gs_config {
     gs_num sbuf_bytes; /* whole SBUF (all partitions) */
     gs_num psum_bytes; /* whole PSUM */
     gs_num psum_banks;
-    gs_num sem_latency; /* ns: cross-engine semaphore signal-to-wake cost */
+    gs_num sem_latency;         /* ns: cross-engine semaphore signal-to-wake cost */
+    gs_num pool_alignment;      /* bytes: SBUF pool buffers start on this boundary */
+    gs_num partition_quadrants; /* compute instructions start at multiples of partitions / this */
+    /* ns: host-visible cost of one kernel launch, outside the kernel's own time (records carry
+     * it as launch_ns and time_with_launch_ns; time_ns does not include it) */
+    gs_num launch_overhead;
 
     gs_tensor_cfg tensor;
     gs_simd_cfg vector;

@@ -43,6 +43,9 @@ gs_status gs_units_parse(const char *text, gs_unit kind, double *out, char *msg,
 const char *gs_unit_kind_name(gs_unit kind);
 /* The base unit a kind is stored in ("B", "B/ns", "Hz", "ns", "" for plain numbers). */
 const char *gs_unit_base_name(gs_unit kind);
+/* A kind's unit in records and documents (results/RESULTS.md: "B", "B/ns", "Hz", "ns", "count",
+ * "cycles", "" for plain numbers). */
+const char *gs_unit_record_name(gs_unit kind);
 /* The accepted unit names of a kind as "B, KiB, MiB, ..." ("" for plain numbers). */
 const char *gs_unit_list(gs_unit kind);
 
