@@ -22,6 +22,10 @@ static const gs_kernel_def *const kernels[] = {
     &gs_kernel_ubench_chain,
     &gs_kernel_ubench_matmul_stream,
     &gs_kernel_matmul_mx,
+    &gs_kernel_rope,
+    &gs_kernel_swiglu_mlp,
+    &gs_kernel_maxpool2d,
+    &gs_kernel_attention_decode,
 };
 
 static const gs_kernel_def *const *appended;

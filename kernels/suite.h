@@ -47,6 +47,10 @@ extern const gs_kernel_def gs_kernel_ubench_dma;
 extern const gs_kernel_def gs_kernel_ubench_chain;
 extern const gs_kernel_def gs_kernel_ubench_matmul_stream;
 extern const gs_kernel_def gs_kernel_matmul_mx;
+extern const gs_kernel_def gs_kernel_rope;
+extern const gs_kernel_def gs_kernel_swiglu_mlp;
+extern const gs_kernel_def gs_kernel_maxpool2d;
+extern const gs_kernel_def gs_kernel_attention_decode;
 
 #ifdef __cplusplus
 }
