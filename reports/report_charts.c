@@ -156,12 +156,42 @@ static void timeline_chart(rep *r, const rjob *j, const cJSON *tl, int slice_bud
                      ntr - shown);
 }
 
+/* The timelines are sampled to one row per kernel and variant: its bf16 row, or, when that has
+ * no timeline (or there is none), each of its other rows (the file keeps every timeline).
+ * sampled[k] for every row; NULL on OOM (then every row is drawn). */
+static int *sampled_rows(const rep *r)
+{
+    int *has = gs_calloc(r->n_rows + 1, sizeof *has), *out = gs_calloc(r->n_rows + 1, sizeof *out);
+    if (!has || !out) {
+        gs_free(has);
+        gs_free(out);
+        return NULL;
+    }
+    for (size_t k = 0; k < r->n_rows; k++)
+        for (int g = 0; g < r->n_gens && !has[k]; g++)
+            has[k] = timeline_job(r, k, g) != NULL;
+    for (size_t k = 0; k < r->n_rows; k++) {
+        const krow *row = &r->rows[k];
+        out[k] = 1;
+        if (!strcmp(row->dtype, "bf16")) continue;
+        for (size_t i = 0; i < r->n_rows && out[k]; i++) {
+            const krow *o = &r->rows[i];
+            if (has[i] && !strcmp(o->dtype, "bf16") && !strcmp(o->kernel, row->kernel) &&
+                !strcmp(o->variant, row->variant))
+                out[k] = 0;
+        }
+    }
+    gs_free(has);
+    return out;
+}
+
 void gs_rp_sec_timelines(rep *r)
 {
     gs_sb *sb = r->sb;
     gs_rp_section_open(sb, "timelines", "Timelines");
     gs_sb_puts(sb,
-               "<p>For each kernel row's largest shape with a timeline, engines and DMA "
+               "<p>For each kernel and variant (its bf16 row; the other dtypes' timelines are "
+               "in the results file), the largest shape with a timeline: engines and DMA "
                "queues over time (aggregated: a bar may stand for several instructions, and one "
                "that spans idle time is drawn as dense as the track was busy in it; each "
                "track ends with its busy share of the run). The generations of one kernel share "
@@ -176,16 +206,18 @@ void gs_rp_sec_timelines(rep *r)
         gs_sb_printf(sb, "<span><b class=\"sw\" style=\"color:%s\">■</b> %s</span> ",
                      gs_svg_colour(kinds[i].colour), kinds[i].name);
     gs_sb_puts(sb, "</p>\n");
+    int *sampled = sampled_rows(r);
     int ntl = 0;
     for (size_t k = 0; k < r->n_rows; k++)
         for (int g = 0; g < r->n_gens; g++)
-            ntl += timeline_job(r, k, g) != NULL;
+            ntl += (!sampled || sampled[k]) && timeline_job(r, k, g) != NULL;
     if (!ntl) gs_sb_puts(sb, "<p>No job in these results carries a timeline.</p>\n");
     int budget = ntl ? TIMELINE_TOTAL_SLICES / ntl : 0;
     if (budget < TIMELINE_MIN_SLICES) budget = TIMELINE_MIN_SLICES;
     int first = 1;
     for (size_t k = 0; k < r->n_rows; k++) {
         if (gs_rp_budget_hit(r)) break;
+        if (sampled && !sampled[k]) continue;
         const rjob *tj[MAX_GENS];
         double axis = 0; /* the longest of the row's timelines */
         int any = 0;
@@ -229,6 +261,7 @@ void gs_rp_sec_timelines(rep *r)
         }
         gs_sb_puts(sb, "</details>\n");
     }
+    gs_free(sampled);
     gs_rp_section_close(sb);
 }
 

@@ -614,6 +614,35 @@ std::string tag_attr(const std::string &tag, const std::string &name)
     return tag.substr(v, tag.find('"', v) - v);
 }
 
+// Timelines are sampled to one row per kernel and variant: its bf16 row when that has one, else
+// each row that has one (here: k/v draws bf16 only, k/w has no bf16 row and draws fp32).
+TEST(Report, TimelinesAreSampledToTheBf16RowOfEachKernelAndVariant)
+{
+    auto job = [](const char *variant, const char *dtype) {
+        return std::string("{\"id\":\"gen2/k/") + variant + "/" + dtype +
+               "/128\",\"generation\":\"gen2\",\"kernel\":\"k\",\"variant\":\"" + variant +
+               "\",\"dtype\":\"" + dtype +
+               "\",\"shape\":[128],\"status\":\"pass\",\"time_ns\":100,\"cores_used\":1,"
+               "\"timeline\":{\"total_ns\":100,\"tracks\":[{\"name\":\"c0 vector\",\"slices\":"
+               "[[0,100,\"tensor_tensor\",\"kernels/k.c:3\",1]]}]},\"trace\":null}";
+    };
+    std::string j = "{\"schema\":\"gensweep-results\",\"schema_version\":1,\"configs\":[{\"name\":"
+                    "\"gen2\",\"peaks\":{\"bf16_tflops\":90,\"hbm_gbps\":800},\"params\":{}}],"
+                    "\"jobs\":[" +
+                    job("v", "bf16") + "," + job("v", "fp32") + "," + job("w", "fp32") + "]}";
+    const std::string in = out_path("sampled.json"), out = out_path("sampled.html");
+    spit(in, j);
+    gs_error err;
+    ASSERT_EQ(gs_report_write(in.c_str(), nullptr, out.c_str(), &err), GS_OK) << err.message;
+    const std::string html = slurp(out);
+    const size_t a = html.find("id=\"timelines\""), b = html.find("id=\"correctness\"");
+    ASSERT_NE(a, std::string::npos);
+    const std::string tl = html.substr(a, b - a);
+    EXPECT_NE(tl.find("<h4>gen2/k/v/bf16/128"), std::string::npos) << tl;
+    EXPECT_EQ(tl.find("<h4>gen2/k/v/fp32/128"), std::string::npos) << tl;
+    EXPECT_NE(tl.find("<h4>gen2/k/w/fp32/128"), std::string::npos) << tl;
+}
+
 // Timelines drawn from the real slices: a bar that spans idle time (a record's slice merged
 // across gaps, or bars the report groups to stay within its budget) is drawn as dense as the
 // track was busy in it, and every track is labelled with its busy share. Parses the SVG: for
