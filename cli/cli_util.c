@@ -69,3 +69,17 @@ void gs_cli_print_diags(const char *cmd, const gs_diags *d)
             fprintf(stderr, "gensweep %s: %s\n", cmd, buf);
     }
 }
+
+void gs_cli_print_diags_escaped(const gs_diags *d)
+{
+    char buf[2048];
+    gs_sb esc;
+    gs_sb_init(&esc);
+    for (size_t i = 0; d && i < d->count; i++) {
+        gs_error_format(&d->items[i], buf, sizeof buf);
+        gs_sb_reset(&esc);
+        gs_sb_term(&esc, buf); /* messages quote text from the config file */
+        fprintf(stderr, "%s\n", gs_sb_cstr(&esc));
+    }
+    gs_sb_free(&esc);
+}

@@ -36,6 +36,10 @@ void gs_cli_args_free(gs_cli_args *a);
  * "file:line:col: message", a command's own (no file) as "gensweep CMD: message". */
 void gs_cli_print_diags(const char *cmd, const gs_diags *d);
 
+/* The same, each line as it is ("file:line:col: message", or the bare message), with terminal
+ * control characters escaped (messages quote text from config files): `run`, `disasm`, `nki`. */
+void gs_cli_print_diags_escaped(const gs_diags *d);
+
 #ifdef __cplusplus
 }
 #endif

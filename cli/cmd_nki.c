@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli_util.h"
 #include "commands.h"
 #include "gs/builder.h"
 #include "gs/jsonw.h"
@@ -263,20 +264,6 @@ static int parse(int argc, char **argv, nki_opts *o, const char *sub)
     return 1;
 }
 
-static void print_diags(gs_diags *d)
-{
-    char buf[2048];
-    gs_sb esc;
-    gs_sb_init(&esc);
-    for (size_t i = 0; i < d->count; i++) {
-        gs_error_format(&d->items[i], buf, sizeof buf);
-        gs_sb_reset(&esc);
-        gs_sb_term(&esc, buf);
-        fprintf(stderr, "%s\n", gs_sb_cstr(&esc));
-    }
-    gs_sb_free(&esc);
-}
-
 /* Trace the kernel into prog. Returns an exit status (GS_EXIT_OK: traced). */
 static int trace(const nki_opts *o, const gs_config *cfg, const char *caps, const char *prog)
 {
@@ -435,7 +422,7 @@ static int caps_main(int argc, char **argv)
     gs_diags_init(&d);
     gs_config *cfg = gs_config_load_with(config, sets, (size_t)n_sets, &d);
     if (!cfg) {
-        print_diags(&d);
+        gs_cli_print_diags_escaped(&d);
         gs_diags_free(&d);
         return GS_EXIT_USAGE;
     }
@@ -481,7 +468,7 @@ int gs_cmd_nki(int argc, char **argv)
     gs_diags_init(&d);
     gs_config *cfg = gs_config_load_with(o.config, o.sets, (size_t)o.n_sets, &d);
     if (!cfg) {
-        print_diags(&d);
+        gs_cli_print_diags_escaped(&d);
         gs_diags_free(&d);
         return GS_EXIT_USAGE;
     }

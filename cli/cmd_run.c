@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_util.h"
 #include "commands.h"
 #include "gs/config.h"
 #include "gs/strbuf.h"
@@ -146,20 +147,6 @@ static int parse_job_opts(int argc, char **argv, job_opts *o, int allow_run_opts
     return 1;
 }
 
-static void print_diags(gs_diags *d)
-{
-    char buf[2048];
-    gs_sb esc;
-    gs_sb_init(&esc);
-    for (size_t i = 0; i < d->count; i++) {
-        gs_error_format(&d->items[i], buf, sizeof buf);
-        gs_sb_reset(&esc);
-        gs_sb_term(&esc, buf); /* messages quote text from the config file */
-        fprintf(stderr, "%s\n", gs_sb_cstr(&esc));
-    }
-    gs_sb_free(&esc);
-}
-
 /* Load config, apply --set, resolve the job options into spec. Returns an exit status
  * (GS_EXIT_OK to continue). */
 static int make_spec(const char *cmd, const job_opts *o, gs_config **cfg_out, gs_job_spec *spec)
@@ -168,7 +155,7 @@ static int make_spec(const char *cmd, const job_opts *o, gs_config **cfg_out, gs
     gs_diags_init(&d);
     gs_config *cfg = gs_config_load_with(o->config, o->sets, (size_t)o->n_sets, &d);
     if (!cfg) {
-        print_diags(&d);
+        gs_cli_print_diags_escaped(&d);
         gs_diags_free(&d);
         return GS_EXIT_USAGE;
     }
