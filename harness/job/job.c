@@ -39,11 +39,17 @@ struct gs_job {
     gs_kernel_args args;
     gs_tensor_decl decl[MAX_TENSORS];
     int n_decl;
+    uint64_t tracker_work; /* gs_kb_tracker_work summed over the cores' builders */
 };
 
 const gs_program *gs_job_program(const gs_job *j)
 {
     return j ? j->p : NULL;
+}
+
+uint64_t gs_job_tracker_work(const gs_job *j)
+{
+    return j ? j->tracker_work : 0;
 }
 
 gs_mem *gs_job_memory(gs_job *j)
@@ -128,6 +134,7 @@ gs_status gs_job_build(const gs_job_spec *spec, gs_job **out, gs_error *err)
         gs_kb *kb = gs_kb_create(j->p, c);
         if (!kb) return gs_error_set(err, GS_ERR_NOMEM, NULL, 0, 0, "out of memory");
         gs_status st = k->build(kb, a);
+        j->tracker_work += gs_kb_tracker_work(kb);
         if (st == GS_OK) st = gs_kb_status(kb);
         if (st != GS_OK) {
             if (err) {

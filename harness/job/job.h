@@ -53,6 +53,8 @@ typedef struct gs_job gs_job;
 gs_status gs_job_build(const gs_job_spec *spec, gs_job **out, gs_error *err);
 void gs_job_free(gs_job *j); /* NULL ok */
 const gs_program *gs_job_program(const gs_job *j);
+/* The dependency tracker's work while building (gs_kb_tracker_work over every core). */
+uint64_t gs_job_tracker_work(const gs_job *j);
 
 /* Create device memory, fill inputs (seeded) and outputs with a sentinel (NaN for float
  * dtypes), poison SBUF/PSUM. */

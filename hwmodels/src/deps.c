@@ -447,6 +447,7 @@ static inline int acc_overlap(const gs_kb *kb, const access *x, const gs_ap *xap
 
 static inline int add_dep(gs_kb *kb, uint32_t d)
 {
+    kb->work += kb->n_deps;
     for (size_t i = 0; i < kb->n_deps; i++)
         if (kb->deps[i] == d) return 1;
     if (kb->n_deps == kb->cap_deps) {
@@ -681,6 +682,7 @@ static int index_candidates(gs_kb *kb, const access_list *l, const access *acc, 
     int64_t g0, g1, h0, h1;
     if (!index_cells(x, ap, acc, &g0, &g1, &h0, &h1)) {
         /* a wide access: every live item is a candidate */
+        kb->work += l->n;
         for (size_t i = 0; i < l->n; i++)
             if (!l->items[i].dead && !cand_push(kb, (uint32_t)i)) return 0;
         return 1;
@@ -693,6 +695,7 @@ static int index_candidates(gs_kb *kb, const access_list *l, const access *acc, 
             for (uint32_t k = 0; k < c->n; k++)
                 if (!cand_push(kb, c->pos[k])) return 0;
         }
+    kb->work += kb->cand_n + (uint64_t)((g1 - g0 + 1) * (h1 - h0 + 1));
     int one_run = x->wide.n == 0 && g0 == g1 && h0 == h1; /* a cell's positions are increasing */
     if (!one_run && kb->cand_n > 1) qsort(kb->cand, kb->cand_n, sizeof *kb->cand, cmp_u32);
     size_t m = 0;
@@ -730,8 +733,10 @@ static int scan_long(gs_kb *kb, int which, access_list *l, const access *acc, co
     if (!summarize(l)) return 0;
     for (size_t b = 0; b * ACCESS_BLOCK < l->n; b++) {
         const access_block *s = &l->blocks[b];
+        kb->work++;
         if (acc->p1 <= s->p0 || s->p1 <= acc->p0 || acc->hi <= s->lo || s->hi <= acc->lo) continue;
         size_t end = GS_MIN(l->n, (b + 1) * ACCESS_BLOCK);
+        kb->work += end - b * ACCESS_BLOCK;
         for (size_t k = b * ACCESS_BLOCK; k < end; k++)
             if (acc_overlap(kb, acc, ap, &l->items[k]) && !push_match(kb, which, l->items[k].instr))
                 return 0;
@@ -746,6 +751,7 @@ static inline int scan(gs_kb *kb, int which, access_list *l, const access *acc, 
     if (l->idx || l->n >= INDEX_MIN) return scan_long(kb, which, l, acc, ap);
     /* a short list (most are: a dense write prunes its tile's history) is never indexed
      * (use_index), and its one block's summary would only repeat the items' own tests */
+    kb->work += l->n;
     for (size_t k = 0; k < l->n; k++)
         if (acc_overlap(kb, acc, ap, &l->items[k]) && !push_match(kb, which, l->items[k].instr))
             return 0;
@@ -907,6 +913,7 @@ static inline int prune(gs_kb *kb, access_list *l, const access *w, const gs_ap 
     int ix = !l->idx && l->n < INDEX_MIN ? 0 : use_index(kb, l, ap);
     if (ix < 0) return 0;
     if (ix) return prune_indexed(kb, l, w, ap, in);
+    kb->work += l->n;
     size_t m = 0;
     for (size_t i = 0; i < l->n; i++) {
         if (!dropped_by(kb, w, ap, &l->items[i], in)) {

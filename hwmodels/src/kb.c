@@ -121,6 +121,11 @@ gs_program *gs_kb_program(gs_kb *kb)
     return kb ? kb->p : NULL;
 }
 
+uint64_t gs_kb_tracker_work(const gs_kb *kb)
+{
+    return kb ? kb->work : 0;
+}
+
 gs_kb *gs_kb_create(gs_program *p, unsigned core)
 {
     if (!p) return NULL;

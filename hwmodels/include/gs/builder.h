@@ -22,6 +22,10 @@ gs_kb *gs_kb_create(gs_program *p, unsigned core);
 void gs_kb_free(gs_kb *kb); /* releases its pools' tracking, not the program; NULL ok */
 /* The program kb appends to (harness side: tests that add raw instructions a kernel cannot). */
 gs_program *gs_kb_program(gs_kb *kb);
+/* How many history entries (accesses, index candidates, block summaries, dependencies already
+ * taken) the dependency tracker has examined for kb's instructions so far: the tracker's cost,
+ * counted rather than timed, so that tests can check it stays proportional to the program. */
+uint64_t gs_kb_tracker_work(const gs_kb *kb);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,106 @@
+// The dependency tracker's cost per instruction must not grow with the program: at 270K-410K
+// instructions it may be at most 1.5x what it is at ~10K, for a matmul (long read histories,
+// tiles of the output; the naive and the pipelined schedule) and an instruction-dense
+// elementwise_add (an output written in 64-column tiles). The cost is counted, not timed
+// (gs_job_tracker_work: the history entries the tracker examined), so the check is exact and
+// the same on a loaded machine; CPU time per instruction is a benchmark (`gensweep bench
+// --scaling`). GS_BASELINE_PATHS=1 (full history scans) makes the elementwise check fail (13x).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "gs/config.h"
+#include "job.h"
+
+namespace
+{
+
+constexpr double kMaxGrowth = 1.5;
+
+struct Work {
+    double work = -1;
+    double instrs = 0;
+};
+
+Work build(const gs_job_spec &spec)
+{
+    gs_job *job = nullptr;
+    gs_error err;
+    gs_error_clear(&err);
+    gs_status st = gs_job_build(&spec, &job, &err);
+    Work w;
+    if (st == GS_OK) {
+        w.work = (double)gs_job_tracker_work(job);
+        w.instrs = (double)gs_program_count(gs_job_program(job));
+    } else {
+        ADD_FAILURE() << "build failed: " << err.message;
+    }
+    gs_job_free(job);
+    return w;
+}
+
+void check_growth(const char *kernel, const char *variant, int n, const int64_t *small,
+                  const int64_t *large, int chunk_param)
+{
+    gs_diags d;
+    gs_diags_init(&d);
+    std::string path = std::string(GS_SOURCE_DIR) + "/configs/gen1.yaml";
+    gs_config *cfg = gs_config_load(path.c_str(), &d);
+    gs_diags_free(&d);
+    ASSERT_NE(cfg, nullptr);
+    gs_job_spec spec{};
+    spec.cfg = cfg;
+    spec.kernel = gs_suite_find(kernel);
+    ASSERT_NE(spec.kernel, nullptr);
+    spec.variant = gs_suite_variant(spec.kernel, variant);
+    spec.dtype = GS_BF16;
+    spec.seed = 1;
+    spec.n_dims = n;
+    if (chunk_param >= 0) spec.params[chunk_param] = 64;
+    std::copy(small, small + n, spec.dims);
+    Work a = build(spec);
+    std::copy(large, large + n, spec.dims);
+    Work b = build(spec);
+    gs_config_free(cfg);
+    ASSERT_GT(a.work, 0) << kernel << ": the small build failed or did no tracking";
+    ASSERT_GT(b.work, 0) << kernel << ": the large build failed or did no tracking";
+    EXPECT_GE(a.instrs, 8000);
+    EXPECT_LE(a.instrs, 15000);
+    EXPECT_GE(b.instrs, 250000);
+    double ua = a.work / a.instrs, ub = b.work / b.instrs;
+    std::printf("%s/%s: %.0f instructions %.1f entries each, %.0f instructions %.1f entries "
+                "each: %.2fx\n",
+                kernel, variant, a.instrs, ua, b.instrs, ub, ub / ua);
+    EXPECT_LE(ub / ua, kMaxGrowth)
+        << kernel << ": tracker work per instruction grows " << ub / ua << "x from " << a.instrs
+        << " to " << b.instrs << " instructions";
+}
+
+} // namespace
+
+TEST(TrackerScaling, MatmulWorkPerInstructionIsFlat)
+{
+    const int64_t small[3] = {256, 8192, 8192}, large[3] = {8192, 8192, 8192};
+    check_growth("matmul", "naive", 3, small, large, -1);
+}
+
+TEST(TrackerScaling, PipelinedMatmulWorkPerInstructionIsFlat)
+{
+    const int64_t small[3] = {256, 8192, 8192}, large[3] = {8192, 8192, 8192};
+    check_growth("matmul", "pipelined", 3, small, large, -1);
+}
+
+TEST(TrackerScaling, DenseElementwiseWorkPerInstructionIsFlat)
+{
+    // 4 instructions per 128 x 64 tile: 2560 rows ~10K instructions, 102400 rows ~410K
+    const int64_t small[2] = {2560, 8192}, large[2] = {102400, 8192};
+    const gs_kernel_def *k = gs_suite_find("elementwise_add");
+    ASSERT_NE(k, nullptr);
+    int chunk = -1;
+    for (int i = 0; i < k->n_params; i++)
+        if (!std::strcmp(k->param_names[i], "chunk")) chunk = i;
+    ASSERT_GE(chunk, 0);
+    check_growth("elementwise_add", "default", 2, small, large, chunk);
+}
