@@ -1,31 +1,12 @@
-/* suite.c - the registry of kernels (see suite.h). */
+/* suite.c - the registry of kernels (see suite.h): the list of kernels.def. */
 #include "suite.h"
 
 #include <string.h>
 
 static const gs_kernel_def *const kernels[] = {
-    &gs_kernel_elementwise_add,
-    &gs_kernel_matmul,
-    &gs_kernel_fused_elementwise,
-    &gs_kernel_softmax,
-    &gs_kernel_layernorm,
-    &gs_kernel_rmsnorm,
-    &gs_kernel_attention,
-    &gs_kernel_reduce,
-    &gs_kernel_embedding,
-    &gs_kernel_transpose,
-    &gs_kernel_bmm,
-    &gs_kernel_mlp,
-    &gs_kernel_avgpool2d,
-    &gs_kernel_matmul_fp8,
-    &gs_kernel_ubench_dma,
-    &gs_kernel_ubench_chain,
-    &gs_kernel_ubench_matmul_stream,
-    &gs_kernel_matmul_mx,
-    &gs_kernel_rope,
-    &gs_kernel_swiglu_mlp,
-    &gs_kernel_maxpool2d,
-    &gs_kernel_attention_decode,
+#define GS_KERNEL(name, source) &gs_kernel_##name,
+#include "kernels.def"
+#undef GS_KERNEL
 };
 
 static const gs_kernel_def *const *appended;

@@ -28,29 +28,10 @@ void gs_suite_append(const gs_kernel_def *const *k, size_t n);
 /* Variant index by name, or -1. */
 int gs_suite_variant(const gs_kernel_def *k, const char *name);
 
-/* The kernels (one source each). */
-extern const gs_kernel_def gs_kernel_elementwise_add;
-extern const gs_kernel_def gs_kernel_matmul;
-extern const gs_kernel_def gs_kernel_fused_elementwise;
-extern const gs_kernel_def gs_kernel_softmax;
-extern const gs_kernel_def gs_kernel_layernorm;
-extern const gs_kernel_def gs_kernel_rmsnorm;
-extern const gs_kernel_def gs_kernel_attention;
-extern const gs_kernel_def gs_kernel_reduce;
-extern const gs_kernel_def gs_kernel_embedding;
-extern const gs_kernel_def gs_kernel_transpose;
-extern const gs_kernel_def gs_kernel_bmm;
-extern const gs_kernel_def gs_kernel_mlp;
-extern const gs_kernel_def gs_kernel_avgpool2d;
-extern const gs_kernel_def gs_kernel_matmul_fp8;
-extern const gs_kernel_def gs_kernel_ubench_dma;
-extern const gs_kernel_def gs_kernel_ubench_chain;
-extern const gs_kernel_def gs_kernel_ubench_matmul_stream;
-extern const gs_kernel_def gs_kernel_matmul_mx;
-extern const gs_kernel_def gs_kernel_rope;
-extern const gs_kernel_def gs_kernel_swiglu_mlp;
-extern const gs_kernel_def gs_kernel_maxpool2d;
-extern const gs_kernel_def gs_kernel_attention_decode;
+/* The kernels, declared from the one list (kernels.def). */
+#define GS_KERNEL(name, source) extern const gs_kernel_def gs_kernel_##name;
+#include "kernels.def"
+#undef GS_KERNEL
 
 #ifdef __cplusplus
 }
