@@ -22,12 +22,12 @@ static const gs_family *const table[] = {
 };
 
 static const char *const feature_names[] = {
-#define GS_FEAT_NAME(e, n, how) n,
+#define GS_FEAT_NAME(e, n, how, on) n,
     GS_FEATURE_TABLE(GS_FEAT_NAME)
 #undef GS_FEAT_NAME
 };
 static const char *const feature_keys[] = {
-#define GS_FEAT_KEY(e, n, how) how,
+#define GS_FEAT_KEY(e, n, how, on) how,
     GS_FEATURE_TABLE(GS_FEAT_KEY)
 #undef GS_FEAT_KEY
 };
@@ -46,11 +46,10 @@ uint32_t gs_config_features(const gs_config *c)
 {
     uint32_t f = 0;
     if (!c) return 0;
-    if (c->tensor.double_row) f |= 1u << GS_FEAT_FP8_DOUBLE_ROW;
-    if (c->tensor.bf16_psum) f |= 1u << GS_FEAT_BF16_PSUM;
-    if (c->ops & (1ull << GS_OP_EXPONENTIAL)) f |= 1u << GS_FEAT_VECTOR_EXP;
-    if (c->ops & (1ull << GS_OP_MATMUL_MX)) f |= 1u << GS_FEAT_MX_MATMUL;
-    if (c->ops & (1ull << GS_OP_QUANTIZE_MX)) f |= 1u << GS_FEAT_QUANTIZE_MX;
+#define GS_FEAT_ON(e, n, how, on)                                                                  \
+    if (on) f |= 1u << (e);
+    GS_FEATURE_TABLE(GS_FEAT_ON)
+#undef GS_FEAT_ON
     return f;
 }
 

@@ -29,16 +29,19 @@
 extern "C" {
 #endif
 
-/* X(enum, name, what enables it in a config) */
+/* X(enum, name, what enables it in a config, whether config `c` enables it): the one place a
+ * feature is declared; its detection is the last column (gs_config_features), not code. */
 #define GS_FEATURE_TABLE(X)                                                                        \
-    X(GS_FEAT_FP8_DOUBLE_ROW, "fp8_double_row", "engines.tensor.double_row: true")                 \
-    X(GS_FEAT_MX_MATMUL, "mx_matmul", "ops: matmul_mx")                                            \
-    X(GS_FEAT_QUANTIZE_MX, "quantize_mx", "ops: quantize_mx")                                      \
-    X(GS_FEAT_BF16_PSUM, "bf16_psum", "engines.tensor.bf16_psum: true")                            \
-    X(GS_FEAT_VECTOR_EXP, "vector_exponential", "ops: exponential")
+    X(GS_FEAT_FP8_DOUBLE_ROW, "fp8_double_row", "engines.tensor.double_row: true",                 \
+      c->tensor.double_row)                                                                        \
+    X(GS_FEAT_MX_MATMUL, "mx_matmul", "ops: matmul_mx", (c->ops >> GS_OP_MATMUL_MX) & 1u)          \
+    X(GS_FEAT_QUANTIZE_MX, "quantize_mx", "ops: quantize_mx", (c->ops >> GS_OP_QUANTIZE_MX) & 1u)  \
+    X(GS_FEAT_BF16_PSUM, "bf16_psum", "engines.tensor.bf16_psum: true", c->tensor.bf16_psum)       \
+    X(GS_FEAT_VECTOR_EXP, "vector_exponential", "ops: exponential",                                \
+      (c->ops >> GS_OP_EXPONENTIAL) & 1u)
 
 typedef enum gs_feature {
-#define GS_FEAT_ENUM(e, n, how) e,
+#define GS_FEAT_ENUM(e, n, how, on) e,
     GS_FEATURE_TABLE(GS_FEAT_ENUM)
 #undef GS_FEAT_ENUM
         GS_FEATURE_COUNT
