@@ -5,12 +5,12 @@
  * Dependencies: every region (an HBM tensor, or one SBUF/PSUM pool buffer) keeps a list of the
  * accesses made to it. A new instruction depends on earlier writes that overlap what it reads
  * (RAW), and on earlier reads and writes that overlap what it writes (WAR, WAW). Overlap is exact
- * (the contiguous runs of both access patterns are intersected) when the patterns have at most
- * RUN_LIMIT runs, and falls back to bounding boxes (conservative: an extra dependency, never a
- * missing one) beyond that. An access that is fully covered by a later dense write is dropped
- * from its list: anything overlapping it later also overlaps the write, which is ordered after it.
- * Likewise an SBUF/PSUM read covered by a later dense read on the same compute engine of the
- * same core: an engine runs its instructions one after the other, so the later read ends after
+ * (the contiguous runs of both access patterns are intersected, ap.c) when the patterns have at
+ * most a few thousand runs, and falls back to bounding boxes (conservative: an extra dependency,
+ * never a missing one) beyond that. An access that is fully covered by a later dense write is
+ * dropped from its list: anything overlapping it later also overlaps the write, which is ordered
+ * after it. Likewise an SBUF/PSUM read covered by a later dense read on the same compute engine of
+ * the same core: an engine runs its instructions one after the other, so the later read ends after
  * the earlier one and a write waiting for it waits for both (same start time: the semaphore
  * latency is the same for both). Without this a tile written piecewise (one column at a time)
  * and read whole every round piles up its reads, and every new write depends on all of them:
@@ -43,9 +43,11 @@
  * tile and stay short, and gs_kb_inherit_history copies them. With the index off
  * (GS_BASELINE_PATHS, the reference behaviour) every read is recorded eagerly.
  *
- * One file (a little over 900 lines) on purpose: the index answers exactly the overlap question
- * the hazard rules ask, and the two are tested and changed together; splitting them would put
- * the invariant "indexed candidates == a full scan" across a file boundary.
+ * The geometry of single patterns (bounding boxes, density, row patterns, exact overlap) is in
+ * ap.c (ap_geom.h), which knows nothing of the builder. The hazard rules and the index stay in
+ * this one file (a little over 900 lines) on purpose: the index answers exactly the overlap
+ * question the rules ask, and the two are tested and changed together; splitting them would
+ * put the invariant "indexed candidates == a full scan" across a file boundary.
  */
 #include "kb_internal.h"
 
@@ -54,17 +56,12 @@
 
 #include "program.h"
 
-#define RUN_LIMIT 4096
 #define INDEX_MIN 32       /* list length from which an HBM list is indexed */
 #define INDEX_MAX_CELLS 64 /* an access covering more cells is kept in the index's wide list */
 #define INDEX_GRID_CELLS (1u << 18)  /* cells per index at most (cells grow to fit) */
 #define INDEX_LOCAL_CELLS (1u << 12) /* the same for an SBUF/PSUM buffer's index */
 
 /* ---- footprints ---- */
-
-typedef struct run {
-    int64_t lo, hi; /* [lo, hi) in bytes (SBUF/PSUM, within a partition) or elements (HBM) */
-} run;
 
 /* One operand access in a region's history. The access pattern itself is not copied: it is
  * operand `slot` of instruction `instr` in the program (0..GS_INSTR_MAX_IN-1: in[slot], then
@@ -204,126 +201,6 @@ int gs_kb_tracker_note_buffer(tracker *t, int32_t id)
     return 1;
 }
 
-/* ---- footprint geometry ---- */
-
-static int cmp_run(const void *x, const void *y)
-{
-    const run *a = x, *b = y;
-    return (a->lo > b->lo) - (a->lo < b->lo);
-}
-
-/* Enumerate the contiguous runs of a pattern (sorted, merged). Returns the count, or -1 if it
- * would exceed `limit`. */
-static long ap_runs(const gs_ap *a, run *out, long limit)
-{
-    /* dims as (shape, stride) including HBM's partition dim as the outermost */
-    uint32_t shape[GS_AP_MAX_DIMS + 1];
-    int64_t stride[GS_AP_MAX_DIMS + 1];
-    int nd = 0;
-    if (a->space == GS_MEM_HBM) {
-        shape[nd] = a->part_count;
-        stride[nd++] = a->part_stride;
-    }
-    for (int k = 0; k < a->ndim; k++) {
-        shape[nd] = a->shape[k];
-        stride[nd++] = a->stride[k];
-    }
-    int64_t unit = a->space == GS_MEM_HBM ? 1 : (int64_t)gs_dtype_size(a->dtype);
-    int64_t base = a->offset;
-    /* the innermost dim is one run if its stride is 1 */
-    int64_t inner_len = 1;
-    int inner_dims = nd;
-    if (nd > 0 && stride[nd - 1] == 1) {
-        inner_len = shape[nd - 1];
-        inner_dims = nd - 1;
-    }
-    long count = 1;
-    for (int k = 0; k < inner_dims; k++) {
-        if (count > limit / (long)GS_MAX(shape[k], 1u)) return -1;
-        count *= (long)shape[k];
-    }
-    if (count > limit) return -1;
-    uint32_t idx[GS_AP_MAX_DIMS + 1] = {0};
-    for (long r = 0; r < count; r++) {
-        int64_t off = 0;
-        for (int k = 0; k < inner_dims; k++)
-            off += (int64_t)idx[k] * stride[k];
-        if (a->space == GS_MEM_HBM) {
-            out[r].lo = base + off;
-            out[r].hi = base + off + inner_len;
-        } else {
-            out[r].lo = base + off * unit;
-            out[r].hi = base + (off + inner_len) * unit;
-        }
-        for (int k = inner_dims - 1; k >= 0; k--) {
-            if (++idx[k] < shape[k]) break;
-            idx[k] = 0;
-        }
-    }
-    /* row-major patterns with increasing strides enumerate their runs in order already */
-    int sorted = 1;
-    for (long r = 1; r < count && sorted; r++)
-        sorted = out[r - 1].lo <= out[r].lo;
-    if (!sorted) qsort(out, (size_t)count, sizeof *out, cmp_run);
-    long m = 0;
-    for (long r = 0; r < count; r++) {
-        if (m > 0 && out[r].lo <= out[m - 1].hi) {
-            if (out[r].hi > out[m - 1].hi) out[m - 1].hi = out[r].hi;
-        } else {
-            out[m++] = out[r];
-        }
-    }
-    return m;
-}
-
-static run g_runs_a[RUN_LIMIT], g_runs_b[RUN_LIMIT];
-
-/* Exact overlap when both run lists are small, else bounding boxes (already known to overlap). */
-static int ap_overlap_exact(const gs_ap *a, const gs_ap *b)
-{
-    long na = ap_runs(a, g_runs_a, RUN_LIMIT);
-    if (na < 0) return 1;
-    long nb = ap_runs(b, g_runs_b, RUN_LIMIT);
-    if (nb < 0) return 1;
-    long i = 0, j = 0;
-    while (i < na && j < nb) {
-        if (g_runs_a[i].hi <= g_runs_b[j].lo)
-            i++;
-        else if (g_runs_b[j].hi <= g_runs_a[i].lo)
-            j++;
-        else
-            return 1;
-    }
-    return 0;
-}
-
-/* Whether the pattern is one contiguous run: ap_runs(a, ..., 2) == 1, without enumerating
- * when the count of unmerged runs decides it (0: none; 1: one; over 2: more than ap_runs
- * enumerates). Only a count of exactly 2 (two runs that may touch) is enumerated. The count is
- * ap_runs' own, step by step. */
-static int is_dense(const gs_ap *a)
-{
-    uint32_t shape[GS_AP_MAX_DIMS + 1];
-    int64_t stride[GS_AP_MAX_DIMS + 1];
-    int nd = 0;
-    if (a->space == GS_MEM_HBM) {
-        shape[nd] = a->part_count;
-        stride[nd++] = a->part_stride;
-    }
-    for (int k = 0; k < a->ndim; k++) {
-        shape[nd] = a->shape[k];
-        stride[nd++] = a->stride[k];
-    }
-    const int inner_dims = nd > 0 && stride[nd - 1] == 1 ? nd - 1 : nd;
-    long count = 1;
-    for (int k = 0; k < inner_dims; k++) {
-        if (count > 2 / (long)GS_MAX(shape[k], 1u)) return 0;
-        count *= (long)shape[k];
-    }
-    if (count != 2) return count == 1;
-    return ap_runs(a, g_runs_a, 2) == 1;
-}
-
 static region *region_of(tracker *t, const gs_ap *a)
 {
     region **arr = a->space == GS_MEM_HBM ? &t->hbm : &t->buf;
@@ -340,26 +217,10 @@ static region *region_of(tracker *t, const gs_ap *a)
     return &(*arr)[id];
 }
 
-const gs_ap_facts *gs_kb_footprint_facts(const gs_ap *a, gs_ap_facts *f)
-{
-    if (f->known & GS_FACT_FOOTPRINT) return f;
-    if (a->space == GS_MEM_HBM) {
-        f->p0 = 0;
-        f->p1 = 1;
-    } else {
-        f->p0 = a->part_start;
-        f->p1 = a->part_start + a->part_count;
-    }
-    gs_kb_ap_bbox(a, &f->lo, &f->hi);
-    f->dense = (uint8_t)is_dense(a);
-    f->known |= GS_FACT_FOOTPRINT;
-    return f;
-}
-
 /* An access's footprint: its pattern's, computed once per distinct pattern. */
 static void footprint(const gs_ap *a, gs_ap_facts *f, access *acc)
 {
-    const gs_ap_facts *x = gs_kb_footprint(a, f);
+    const gs_ap_facts *x = gs_ap_footprint(a, f);
     acc->p0 = x->p0;
     acc->p1 = x->p1;
     acc->lo = x->lo;
@@ -373,68 +234,16 @@ static const gs_ap *access_ap(const gs_kb *kb, const access *a)
     return a->slot < GS_INSTR_MAX_IN ? in->in[a->slot] : in->out[a->slot - GS_INSTR_MAX_IN];
 }
 
-/* A pattern as `rows` runs of `n` units, the first at `base`, one every `pitch` units (units:
- * elements in HBM, bytes in SBUF/PSUM; partitions of SBUF/PSUM are compared separately). */
-typedef struct row_pattern {
-    int64_t base, pitch, n;
-    int64_t rows;
-} row_pattern;
-
-/* Describe the common shapes (one contiguous run per HBM partition-row, or up to two free dims
- * with a contiguous inner one) as row patterns; 0 for anything else. */
-static int as_rows(const gs_ap *a, row_pattern *r)
-{
-    const int hbm = a->space == GS_MEM_HBM;
-    const int64_t unit = hbm ? 1 : (int64_t)gs_dtype_size(a->dtype);
-    const int nd = a->ndim;
-    if (nd < 1 || nd > 2) return 0;
-    const uint32_t inner = a->shape[nd - 1];
-    if (inner > 1 && a->stride[nd - 1] != 1) return 0;
-    r->base = a->offset;
-    r->n = (int64_t)inner * unit;
-    if (nd == 1) {
-        r->rows = hbm ? a->part_count : 1;
-        r->pitch = hbm ? a->part_stride : 0;
-    } else {
-        if (hbm && a->part_count > 1) return 0;
-        r->rows = a->shape[0];
-        r->pitch = a->stride[0] * unit;
-    }
-    if (r->rows > 1 && r->pitch <= 0) return 0;
-    return 1;
-}
-
-static int64_t floor_div(int64_t a, int64_t b)
-{
-    int64_t q = a / b;
-    return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
-
-/* Exact overlap of two row patterns with the same pitch, in O(1): runs of row i of x and row j
- * of y intersect iff d - n_x < k * pitch < d + n_y with d = base_y - base_x and k = i - j.
- * Returns -1 when the pitches differ (not decided here). */
-static int rows_overlap(const row_pattern *x, const row_pattern *y)
-{
-    int64_t pitch = x->rows > 1 ? x->pitch : y->pitch;
-    if (x->rows > 1 && y->rows > 1 && x->pitch != y->pitch) return -1;
-    const int64_t d = y->base - x->base;
-    const int64_t kmin = -(y->rows - 1), kmax = x->rows - 1;
-    if (kmin == 0 && kmax == 0) return d - x->n < 0 && 0 < d + y->n;
-    int64_t k = floor_div(d - x->n, pitch) + 1; /* smallest k with k * pitch > d - n_x */
-    if (k < kmin) k = kmin;
-    return k <= kmax && k * pitch < d + y->n;
-}
-
 /* acc_overlap when the partitions and bounding boxes overlap and not both accesses are dense. */
 static int acc_overlap_exact(const gs_kb *kb, const gs_ap *xap, const access *y)
 {
     const gs_ap *yap = access_ap(kb, y);
-    row_pattern rx, ry;
-    if (as_rows(xap, &rx) && as_rows(yap, &ry)) {
-        int o = rows_overlap(&rx, &ry);
+    gs_row_pattern rx, ry;
+    if (gs_ap_as_rows(xap, &rx) && gs_ap_as_rows(yap, &ry)) {
+        int o = gs_rows_overlap(&rx, &ry);
         if (o >= 0) return o;
     }
-    return ap_overlap_exact(xap, yap);
+    return gs_ap_overlap_exact(xap, yap);
 }
 
 static inline int acc_overlap(const gs_kb *kb, const access *x, const gs_ap *xap, const access *y)
@@ -514,16 +323,16 @@ static inline int push_match(gs_kb *kb, int which, uint32_t instr)
 static void hbm_rect(const gs_ap *ap, const access *acc, int64_t pitch, int64_t *r0, int64_t *r1,
                      int64_t *c0, int64_t *c1)
 {
-    row_pattern r;
-    if (!as_rows(ap, &r) || (r.rows > 1 && r.pitch != pitch) || r.pitch < 0) {
+    gs_row_pattern r;
+    if (!gs_ap_as_rows(ap, &r) || (r.rows > 1 && r.pitch != pitch) || r.pitch < 0) {
         r.base = acc->lo;
         r.n = acc->hi - acc->lo;
         r.rows = 1;
     }
-    int64_t q = floor_div(r.base, pitch), col = r.base - q * pitch;
+    int64_t q = gs_floor_div(r.base, pitch), col = r.base - q * pitch;
     int64_t last = r.base + (r.rows - 1) * pitch + r.n - 1;
     *r0 = q;
-    *r1 = floor_div(last, pitch);
+    *r1 = gs_floor_div(last, pitch);
     if (col + r.n <= pitch) {
         *c0 = col;
         *c1 = col + r.n - 1;
@@ -624,8 +433,8 @@ static int index_build(gs_kb *kb, access_list *l, gs_memspace space, int32_t id)
         x->ch = 1;
         x->cw = x->pitch;
         for (size_t i = 0; i < l->n; i++) {
-            row_pattern r;
-            if (l->items[i].dead || !as_rows(access_ap(kb, &l->items[i]), &r)) continue;
+            gs_row_pattern r;
+            if (l->items[i].dead || !gs_ap_as_rows(access_ap(kb, &l->items[i]), &r)) continue;
             if (r.rows > 1 && r.pitch != x->pitch) continue;
             x->ch = GS_MAX(r.rows, 1);
             x->cw = GS_MIN(GS_MAX(r.n, 1), x->pitch);

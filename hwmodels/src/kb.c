@@ -645,7 +645,7 @@ static gs_status check_ap_fixed(gs_kb *kb, const char *file, int line, const gs_
                            "unsupported: %s %s dtype %s on this target", op, what,
                            gs_dtype_name(a->dtype));
     int64_t lo, hi;
-    gs_kb_ap_bbox(a, &lo, &hi);
+    gs_ap_bbox(a, &lo, &hi);
     *lo_out = lo;
     *hi_out = hi;
     if (a->space == GS_MEM_HBM) {
@@ -782,7 +782,7 @@ static gs_status check_operand(gs_kb *kb, const char *file, int line, const gs_i
         f->known |= GS_FACT_CHECKED;
     }
     if (a->space == GS_MEM_HBM) return GS_OK;
-    const gs_ap_facts *x = gs_kb_footprint(a, f);
+    const gs_ap_facts *x = gs_ap_footprint(a, f);
     if (tile_ok(kb, a, x) && gen == kb->tr->alloc[a->tensor].gen) return GS_OK;
     if (a->core == kb->core && !kb->tr->released[a->tensor] && gen != kb->tr->alloc[a->tensor].gen)
         return stale_tile(kb, file, line, in, a, gen, what);

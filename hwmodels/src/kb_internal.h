@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "gs/builder.h"
+#include "ap_geom.h"
 #include "program.h"
 
 #ifdef __cplusplus
@@ -119,13 +120,6 @@ typedef struct gs_kb_operands {
 /* Derive the dependencies of `in` (checked operands, interned in ops) from the regions it
  * touches, append it to the program with them and record its accesses; 0 on OOM. */
 int gs_kb_deps_append(gs_kb *kb, const gs_instr_draft *in, const gs_kb_operands *ops);
-/* f's footprint facts (GS_FACT_FOOTPRINT: bounding box, partitions, dense) for pattern `a`,
- * computed unless already known; `a` must be a valid pattern (checked). Returns f. */
-const gs_ap_facts *gs_kb_footprint_facts(const gs_ap *a, gs_ap_facts *f);
-static inline const gs_ap_facts *gs_kb_footprint(const gs_ap *a, gs_ap_facts *f)
-{
-    return (f->known & GS_FACT_FOOTPRINT) ? f : gs_kb_footprint_facts(a, f);
-}
 /* gs_ap_free_elems (ap.c), inline for the builder: its operations size every operand of every
  * instruction. The same definition (a unit test compares the two). */
 static inline uint64_t gs_kb_free_elems(const gs_ap *a)
@@ -135,45 +129,6 @@ static inline uint64_t gs_kb_free_elems(const gs_ap *a)
     for (unsigned k = 0; k < a->ndim; k++)
         n *= a->shape[k];
     return n;
-}
-
-/* Min and max (inclusive) of sum(i_k * stride_k) over the free dims (and, for HBM, the
- * partition dim), in elements. */
-static inline void gs_kb_ap_extent(const gs_ap *a, int64_t *mn, int64_t *mx)
-{
-    int64_t lo = 0, hi = 0;
-    for (int k = 0; k < a->ndim; k++) {
-        int64_t span = (int64_t)(a->shape[k] - 1) * a->stride[k];
-        if (span < 0)
-            lo += span;
-        else
-            hi += span;
-    }
-    if (a->space == GS_MEM_HBM) {
-        int64_t span = (int64_t)(a->part_count - 1) * a->part_stride;
-        if (span < 0)
-            lo += span;
-        else
-            hi += span;
-    }
-    *mn = lo;
-    *mx = hi;
-}
-
-/* Bounding box of an access pattern in region units: bytes within a partition (SBUF/PSUM) or
- * elements (HBM). Inline: every operand of every instruction needs it (checks and tracking). */
-static inline void gs_kb_ap_bbox(const gs_ap *a, int64_t *lo, int64_t *hi)
-{
-    int64_t mn, mx;
-    gs_kb_ap_extent(a, &mn, &mx);
-    if (a->space == GS_MEM_HBM) {
-        *lo = a->offset + mn;
-        *hi = a->offset + mx + 1;
-    } else {
-        int64_t es = (int64_t)gs_dtype_size(a->dtype);
-        *lo = a->offset + mn * es;
-        *hi = a->offset + mx * es + es;
-    }
 }
 
 #ifdef __cplusplus

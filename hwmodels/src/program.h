@@ -29,7 +29,7 @@ int64_t gs_program_append(gs_program *p, const gs_instr_draft *in, const uint32_
  * config, tensors and buffers), may be cached here.
  */
 typedef struct gs_ap_facts {
-    int64_t lo, hi;      /* GS_FACT_FOOTPRINT: bounding box (gs_kb_ap_bbox) */
+    int64_t lo, hi;      /* GS_FACT_FOOTPRINT: bounding box (gs_ap_bbox) */
     uint64_t buf_offset; /* GS_FACT_CHECKED, SBUF/PSUM: the byte offset of its buffer */
     uint32_t p0, p1;     /* GS_FACT_FOOTPRINT: partitions [p0, p1) of the footprint (HBM: [0, 1)) */
     uint8_t known;       /* GS_FACT_* bits */

@@ -40,7 +40,7 @@ void expect_facts_fresh(gs_program *p, const std::string &what, size_t *footprin
             if (f->known & GS_FACT_FOOTPRINT) {
                 gs_ap_facts fresh;
                 std::memset(&fresh, 0, sizeof fresh);
-                gs_kb_footprint_facts(a, &fresh);
+                gs_ap_footprint_facts(a, &fresh);
                 ASSERT_EQ(f->lo, fresh.lo) << what << ": instruction " << i;
                 ASSERT_EQ(f->hi, fresh.hi) << what << ": instruction " << i;
                 ASSERT_EQ(f->p0, fresh.p0) << what << ": instruction " << i;
@@ -48,7 +48,7 @@ void expect_facts_fresh(gs_program *p, const std::string &what, size_t *footprin
                 ASSERT_EQ(f->dense, fresh.dense) << what << ": instruction " << i;
                 // and the footprint is what it says: the bounding box of the pattern
                 int64_t lo, hi;
-                gs_kb_ap_bbox(a, &lo, &hi);
+                gs_ap_bbox(a, &lo, &hi);
                 ASSERT_EQ(f->lo, lo);
                 ASSERT_EQ(f->hi, hi);
                 ++*footprints;
