@@ -36,6 +36,8 @@ static const gs_command commands[] = {
      gs_cmd_calibrate, gs_help_calibrate},
     {"attribute", "which parameter changes explain the speedup from one config to another",
      gs_cmd_attribute, gs_help_attribute},
+    {"workload", "a model layer (workloads/*.yaml) as kernel invocations on one generation",
+     gs_cmd_workload, gs_help_workload},
     {"bench", "measure the simulator itself (speed, memory, sweep, trace) against its targets",
      gs_cmd_bench, gs_help_bench},
     {"report", "write the self-contained HTML report from a results file", gs_cmd_report,

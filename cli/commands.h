@@ -88,6 +88,10 @@ void gs_help_whatif(void);
 int gs_cmd_tune(int argc, char **argv);
 void gs_help_tune(void);
 
+/* cmd_workload.c: a model layer as kernel invocations */
+int gs_cmd_workload(int argc, char **argv);
+void gs_help_workload(void);
+
 /* attribute.c: which parameter changes explain a speedup between two configs */
 int gs_cmd_attribute(int argc, char **argv);
 void gs_help_attribute(void);

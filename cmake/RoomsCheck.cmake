@@ -8,9 +8,10 @@
 #   cmake -DGS_ROOT=DIR -P cmake/RoomsCheck.cmake      (or include() with GS_ROOT set)
 # Fails with "FILE includes NAME, a header of ROOM: ..." naming each violation.
 cmake_minimum_required(VERSION 3.22)
-set(gs_rooms cli harness/explore harness/bench harness/history harness/sweep harness/run harness/job)
-set(gs_allow_cli cli harness/explore harness/bench harness/history harness/sweep harness/run harness/job)
+set(gs_rooms cli harness/explore harness/workload harness/bench harness/history harness/sweep harness/run harness/job)
+set(gs_allow_cli cli harness/explore harness/workload harness/bench harness/history harness/sweep harness/run harness/job)
 set(gs_allow_harness/explore harness/explore harness/sweep harness/job)
+set(gs_allow_harness/workload harness/workload harness/sweep harness/job)
 set(gs_allow_harness/bench harness/bench harness/sweep harness/job)
 set(gs_allow_harness/history harness/history harness/sweep harness/job)
 set(gs_allow_harness/sweep harness/sweep harness/job)

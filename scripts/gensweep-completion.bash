@@ -63,6 +63,10 @@ _gensweep()
             mapfile -t COMPREPLY < <(compgen -W "update" -- "$cur")
             return
             ;;
+        workload)
+            mapfile -t COMPREPLY < <(compgen -W "run" -- "$cur")
+            return
+            ;;
         help)
             local cmds
             cmds=$("$gs" --help 2>/dev/null | awk '/^commands:/{f=1;next} f&&/^$/{exit} f{print $1}')

@@ -1,0 +1,139 @@
+/* wl_expr.c - the integer expressions of workload shapes (workload.h, gs_wl_expr_eval): a
+ * recursive-descent evaluator over int64 that refuses overflow, inexact division and unknown
+ * names instead of giving a wrong shape. */
+#include <ctype.h>
+#include <string.h>
+
+#include "workload.h"
+
+typedef struct ex {
+    const char *s;
+    size_t i;
+    const char *const *names;
+    const int64_t *values;
+    int n;
+    gs_error *err;
+    size_t *pos;
+    int failed;
+    int depth;
+} ex;
+
+static void fail(ex *e, size_t at, const char *msg, const char *arg)
+{
+    if (e->failed) return;
+    e->failed = 1;
+    if (e->pos) *e->pos = at;
+    gs_error_set(e->err, GS_ERR_PARSE, NULL, 0, 0, arg ? "%s '%s'" : "%s", msg, arg);
+}
+
+static void skip(ex *e)
+{
+    while (e->s[e->i] == ' ' || e->s[e->i] == '\t')
+        e->i++;
+}
+
+static int64_t sum(ex *e);
+
+static int64_t atom(ex *e)
+{
+    skip(e);
+    const size_t at = e->i;
+    const char c = e->s[at];
+    if (++e->depth > 64) {
+        fail(e, at, "expression nested too deeply", NULL);
+        return 0;
+    }
+    int64_t v = 0;
+    if (c == '(') {
+        e->i++;
+        v = sum(e);
+        skip(e);
+        if (e->s[e->i] != ')')
+            fail(e, e->i, "expected ')'", NULL);
+        else
+            e->i++;
+    } else if (c == '-') {
+        e->i++;
+        v = atom(e);
+        if (v == INT64_MIN) fail(e, at, "overflow", NULL);
+        v = -v;
+    } else if (isdigit((unsigned char)c)) {
+        while (isdigit((unsigned char)e->s[e->i])) {
+            if (__builtin_mul_overflow(v, 10, &v) ||
+                __builtin_add_overflow(v, e->s[e->i] - '0', &v)) {
+                fail(e, at, "number too large", NULL);
+                return 0;
+            }
+            e->i++;
+        }
+    } else if (isalpha((unsigned char)c) || c == '_') {
+        size_t end = at;
+        while (isalnum((unsigned char)e->s[end]) || e->s[end] == '_')
+            end++;
+        char name[GS_WL_NAME_MAX];
+        size_t len = end - at < sizeof name - 1 ? end - at : sizeof name - 1;
+        memcpy(name, e->s + at, len);
+        name[len] = '\0';
+        e->i = end;
+        int k = 0;
+        while (k < e->n && strcmp(e->names[k], name) != 0)
+            k++;
+        if (k == e->n)
+            fail(e, at, "unknown dimension", name);
+        else
+            v = e->values[k];
+    } else {
+        fail(e, at, c ? "expected a number, a dimension name or '('" : "unexpected end", NULL);
+    }
+    e->depth--;
+    return v;
+}
+
+static int64_t product(ex *e)
+{
+    int64_t v = atom(e);
+    for (;;) {
+        skip(e);
+        const char op = e->s[e->i];
+        if (e->failed || (op != '*' && op != '/')) return v;
+        const size_t at = e->i++;
+        int64_t r = atom(e);
+        if (e->failed) return v;
+        if (op == '*') {
+            if (__builtin_mul_overflow(v, r, &v)) fail(e, at, "overflow in '*'", NULL);
+        } else if (r == 0) {
+            fail(e, at, "division by zero", NULL);
+        } else if (v % r != 0) {
+            fail(e, at, "inexact division (a shape must divide evenly)", NULL);
+        } else {
+            v /= r;
+        }
+    }
+}
+
+static int64_t sum(ex *e)
+{
+    int64_t v = product(e);
+    for (;;) {
+        skip(e);
+        const char op = e->s[e->i];
+        if (e->failed || (op != '+' && op != '-')) return v;
+        const size_t at = e->i++;
+        int64_t r = product(e);
+        if (e->failed) return v;
+        if (op == '+' ? __builtin_add_overflow(v, r, &v) : __builtin_sub_overflow(v, r, &v))
+            fail(e, at, op == '+' ? "overflow in '+'" : "overflow in '-'", NULL);
+    }
+}
+
+gs_status gs_wl_expr_eval(const char *expr, const char *const *names, const int64_t *values, int n,
+                          int64_t *out, size_t *pos, gs_error *err)
+{
+    ex e = {.s = expr, .names = names, .values = values, .n = n, .err = err, .pos = pos};
+    int64_t v = sum(&e);
+    skip(&e);
+    if (!e.failed && e.s[e.i]) fail(&e, e.i, "unexpected character after the expression", NULL);
+    if (e.failed) return GS_ERR_PARSE;
+    *out = v;
+    return GS_OK;
+}

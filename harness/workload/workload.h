@@ -1,0 +1,96 @@
+/*
+ * workload.h - model-level workloads (`gensweep workload run`): one model layer as a list of
+ * suite-kernel invocations whose shapes are integer expressions of named model dimensions
+ * (workloads/README.md: the file format and which kernel stands for which layer step).
+ *
+ * Loading checks the whole file (YAML, kernels, dimension expressions) and reports every
+ * problem at its file:line:col; running puts every invocation x variant into one timing-only
+ * sweep through the sweep library (one job per process, the one job path) and takes the
+ * fastest variant that ran for each invocation. Never prints and never exits.
+ */
+#ifndef GS_WORKLOAD_H
+#define GS_WORKLOAD_H
+
+#include <stdint.h>
+
+#include "gs/common.h"
+#include "gs/kernel.h"
+#include "sweep.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GS_WL_MAX_DIMS 32
+#define GS_WL_MAX_STEPS 64
+#define GS_WL_NAME_MAX 64
+#define GS_WL_DEFAULT_OUT "build/workload"
+
+/* Evaluate an integer expression (decimal literals, names, + - * /, unary -, parentheses) with
+ * the named values. GS_OK with *out, or GS_ERR_PARSE with err naming the problem: unknown name,
+ * division by zero, a remainder (division must be exact), overflow, syntax; *pos (when not
+ * NULL) receives the 0-based offset of the problem in expr. Positivity is the caller's check. */
+gs_status gs_wl_expr_eval(const char *expr, const char *const *names, const int64_t *values, int n,
+                          int64_t *out, size_t *pos, gs_error *err);
+
+typedef struct gs_wl_step {
+    char name[GS_WL_NAME_MAX];
+    const gs_kernel_def *kernel;
+    int n_dims;
+    int64_t dims[GS_SUITE_MAX_DIMS];
+    int64_t count; /* the kernel runs this many times (heads run one after another) */
+    int variant;   /* the one variant the step allows (variant: in the file), or -1: the fastest */
+    char note[512];
+    int line; /* of the step in the file */
+} gs_wl_step;
+
+typedef struct gs_workload {
+    char path[4096];
+    char name[GS_WL_NAME_MAX];
+    char phase[16]; /* "prefill" or "decode" */
+    gs_dtype dtype;
+    int n_dims;
+    char dim_names[GS_WL_MAX_DIMS][GS_WL_NAME_MAX];
+    int64_t dim_values[GS_WL_MAX_DIMS];
+    int64_t batch; /* tokens per layer pass in decode: the "batch" dimension (1 when absent) */
+    int n_steps;
+    gs_wl_step steps[GS_WL_MAX_STEPS];
+} gs_workload;
+
+/* Load and check a workload file. dim_sets ("name=value", n_dim_sets of them) replace a
+ * dimension's value before the shapes are evaluated. NULL with every problem in d (located
+ * file:line:col; GS_ERR_IO for a file that cannot be read, GS_ERR_PARSE for its content). */
+gs_workload *gs_workload_load(const char *path, const char *const *dim_sets, size_t n_dim_sets,
+                              gs_diags *d);
+void gs_workload_free(gs_workload *w); /* NULL ok */
+
+typedef struct gs_wl_row {
+    int variant;     /* the chosen variant (fastest that passed); -1 when none ran */
+    double time_ns;  /* one run x count; NAN when none ran */
+    double one_ns;   /* one run */
+    double bound_ns; /* the run's roofline bound x count (NAN when absent) */
+    double bound_ratio;
+    char bottleneck[64];
+    char status[32]; /* "pass" or the best status among the variants (unsupported, ...) */
+    char reason[256];
+    int variants_tried;
+} gs_wl_row;
+
+typedef struct gs_wl_result {
+    char generation[128];
+    gs_wl_row rows[GS_WL_MAX_STEPS];
+    double time_ns; /* sum of the rows that ran */
+    int n_failed;   /* rows that could not run */
+    int interrupted;
+} gs_wl_result;
+
+/* Run every step on so's one config (so->configs[0], with so->sets). GS_OK when the sweep ran
+ * (r->n_failed says how many steps could not); GS_ERR_USAGE for a config that does not load;
+ * another status when the jobs could not run. */
+gs_status gs_workload_run(const gs_workload *w, const gs_sweep_opts *so, gs_wl_result *r,
+                          gs_diags *d);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
