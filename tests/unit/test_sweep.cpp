@@ -195,6 +195,24 @@ TEST(SweepTrace, UnwritableTraceIsAWarningNotAJobError)
     EXPECT_EQ(warned, 1);
 }
 
+// With several outputs the check's "worst at" names the output where the worst element is:
+// fault_two_outputs is wrong only in Y[3, 7] of its first output Y; Z, checked last, matches.
+TEST(SweepRecord, WorstAtNamesTheOutputWithTheWorstError)
+{
+    CliRun r =
+        faults("run --config configs/gen2.yaml --kernel fault_two_outputs --dtype fp32 --json");
+    EXPECT_EQ(r.rc, 1) << r.err;
+    cJSON *j = cJSON_Parse(r.out.c_str());
+    ASSERT_NE(j, nullptr) << r.out;
+    EXPECT_STREQ(gs_json_str(j, "status"), "fail");
+    const cJSON *e = cJSON_GetObjectItemCaseSensitive(j, "error");
+    EXPECT_STREQ(gs_json_str(e, "worst"), "Y[3, 7]");
+    EXPECT_EQ(gs_json_num(e, "mismatches"), 1.0);
+    EXPECT_NE(std::string(gs_json_str(j, "reason")).find("worst at Y[3, 7]:"), std::string::npos)
+        << gs_json_str(j, "reason");
+    cJSON_Delete(j);
+}
+
 // The record's timeline comes from the run itself, not from its trace: per track it must hold
 // exactly the instructions the trace shows on that engine or queue, over the same time span.
 TEST(SweepRecord, TimelineAgreesWithTheTraceOfTheSameRun)
