@@ -338,6 +338,7 @@ gs_status gs_results_validate(const cJSON *doc, const char *name, gs_error *err)
     } top[] = {{"suite", cJSON_String},
                {"complete", cJSON_True | cJSON_False},
                {"interrupted", cJSON_True | cJSON_False},
+               {"missing", cJSON_String},
                {"shard", cJSON_Object},
                {"overrides", cJSON_Array},
                {"planned_jobs", cJSON_Number},
