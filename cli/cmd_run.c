@@ -294,6 +294,11 @@ static int run_job(const char *cmd, const gs_job_spec *spec, const gs_job_run_op
     }
     if (r.st != GS_OK) print_error(cmd, &r.err);
     int rc = gs_job_status_is_failure(r.status) ? GS_EXIT_FAIL : GS_EXIT_OK;
+    /* a trace not written (disk full) is an output missing, not a different job status */
+    if (ro->trace && r.trace_err.code != GS_OK) {
+        print_error("run --trace", &r.trace_err);
+        if (rc == GS_EXIT_OK) rc = GS_EXIT_FAIL;
+    }
     if (r.bad_input) {
         fprintf(stderr, "gensweep %s: kernel %s refused the arguments (--shape/--param/--dtype)\n",
                 cmd, spec->kernel->name);
@@ -330,5 +335,7 @@ int gs_cmd_run(int argc, char **argv)
 int gs_run_serve(const gs_job_request *rq)
 {
     if (!apply_mem_limit("run", rq->mem_limit)) return GS_EXIT_FAIL;
-    return run_job("run", rq->spec, &rq->run, rq->record, rq->run.trace, 0);
+    /* a sweep job's trace path is not checked first: one that cannot be written is a warning
+     * in the record (trace_error), the job's status and numbers stay */
+    return run_job("run", rq->spec, &rq->run, rq->record, NULL, 0);
 }

@@ -465,6 +465,16 @@ int gs_cmd_baseline(int argc, char **argv)
     gs_error err;
     gs_error_clear(&err);
     cJSON *doc = gs_results_load(from, &err);
+    /* an interrupted sweep or one shard holds only some jobs: its baselines would silently
+     * drop the rest, so nothing is written */
+    if (doc && cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(doc, "complete"))) {
+        fprintf(stderr,
+                "gensweep baseline: %s is incomplete (interrupted, a shard, or jobs missing): "
+                "no baseline written\n",
+                from);
+        cJSON_Delete(doc);
+        return GS_EXIT_FAIL;
+    }
     gs_status st = doc ? gs_baseline_write(doc, dir, stdout, &err) : err.code;
     if (st != GS_OK) {
         char buf[2048];

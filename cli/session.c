@@ -98,6 +98,18 @@ static void fmt_dur(double s, char *buf, size_t n)
 void gs_sweep_cli_progress(void *ctx, const gs_sweep_progress *p)
 {
     (void)ctx;
+    /* a trace not written is a warning beside the job's status, printed even when quiet */
+    const cJSON *te = p->event == GS_SWEEP_JOB_DONE && p->record
+                          ? cJSON_GetObjectItemCaseSensitive(p->record, "trace_error")
+                          : NULL;
+    if (cJSON_IsString(te)) {
+        gs_sb why;
+        gs_sb_init(&why);
+        gs_sb_term(&why, te->valuestring);
+        fprintf(stderr, "gensweep sweep: %s: warning: trace not written: %s\n", p->id,
+                gs_sb_cstr(&why));
+        gs_sb_free(&why);
+    }
     if (p->quiet) {
         if (p->event != GS_SWEEP_JOB_DONE || !p->record || !p->failed) return;
         gs_sb why;

@@ -583,6 +583,14 @@ cJSON *gs_results_merge(const char *const *paths, size_t n, char **why, gs_error
     cJSON_ReplaceItemInObjectCaseSensitive(out, "shard", sh);
     cJSON_ReplaceItemInObjectCaseSensitive(out, "complete", cJSON_CreateBool(all && !interrupted));
     cJSON_ReplaceItemInObjectCaseSensitive(out, "interrupted", cJSON_CreateBool(interrupted));
+    /* what the merged file lacks, in the file itself (a merge run by a batch job has no one
+     * reading its stderr); "wall" stays the last member */
+    cJSON_DeleteItemFromObjectCaseSensitive(out, "missing");
+    if (note.len) {
+        cJSON *wall = cJSON_DetachItemFromObjectCaseSensitive(out, "wall");
+        cJSON_AddStringToObject(out, "missing", gs_sb_cstr(&note));
+        if (wall) cJSON_AddItemToObject(out, "wall", wall);
+    }
     gs_free(seen);
     if (why && note.len) *why = gs_sb_take(&note);
     gs_sb_free(&note);

@@ -280,8 +280,9 @@ static gs_status check_jobs(const cJSON *jobs, const char *name, const char *con
                                     "jobs[%d] (%.200s): \"%s\" must be a number or null", i, idv,
                                     nums[k]);
         if (!baseline) {
-            static const char *const strs[] = {"generation", "kernel", "variant",    "dtype",
-                                               "mode",       "reason", "stderr_tail"};
+            static const char *const strs[] = {"generation",  "kernel",     "variant",
+                                               "dtype",       "mode",       "reason",
+                                               "stderr_tail", "trace_error"};
             for (size_t k = 0; k < GS_ARRAY_LEN(strs); k++) {
                 const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, strs[k]);
                 if (v && !cJSON_IsString(v) && !cJSON_IsNull(v))
@@ -337,6 +338,7 @@ gs_status gs_results_validate(const cJSON *doc, const char *name, gs_error *err)
     } top[] = {{"suite", cJSON_String},
                {"complete", cJSON_True | cJSON_False},
                {"interrupted", cJSON_True | cJSON_False},
+               {"missing", cJSON_String},
                {"shard", cJSON_Object},
                {"overrides", cJSON_Array},
                {"planned_jobs", cJSON_Number},

@@ -139,7 +139,7 @@ static void child_job(const job_req *q, child_result *r)
         if (!m) {
             st = err.code != GS_OK ? err.code : GS_ERR_INTERNAL;
         } else {
-            gs_run_opts ro = {q->functional, 0, 0, q->trace, NULL, NULL};
+            gs_run_opts ro = {q->functional, 0, 0, q->trace, NULL, NULL, NULL};
             gs_run_stats stats;
             t0 = now_s();
             double c0 = cpu_s();

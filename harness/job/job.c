@@ -295,6 +295,9 @@ gs_status gs_job_check_outputs(gs_job *j, gs_job_check *res, gs_error *err)
         j->spec.kernel->error_bound(&j->args, in, (const double *const *)outv, bound);
     }
     int oi = 0;
+    /* over all outputs: "worst at" names the element furthest outside (or least inside) its
+     * tolerance in whichever output it is, not the worst of the last output checked */
+    double worst_excess = -1.0;
     for (int i = 0; i < j->n_decl; i++) {
         if (j->decl[i].kind == GS_TENSOR_INPUT) continue;
         const gs_tensor_info *ti = gs_program_tensor(j->p, j->args.t[i].id);
@@ -322,7 +325,6 @@ gs_status gs_job_check_outputs(gs_job *j, gs_job_check *res, gs_error *err)
         }
         res->tol_abs = GS_MAX(res->tol_abs, atol);
         res->tol_rel = rtol;
-        double worst_excess = -1.0;
         float chunk[CHUNK];
         for (uint64_t e0 = 0; e0 < ti->elems; e0 += CHUNK) {
             const size_t n = (size_t)GS_MIN((uint64_t)CHUNK, ti->elems - e0);

@@ -294,6 +294,7 @@ gs_status gs_record_write_job(gs_sb *sb, const gs_record_job_info *r)
         gs_jw_raw(&w, r->timeline_json);
     }
     gs_jw_kstr(&w, "trace", r->trace_path);
+    if (r->trace_error) gs_jw_kstr(&w, "trace_error", r->trace_error);
     if (r->wall_s >= 0) gs_jw_knum(&w, "wall_s", r->wall_s);
     gs_jw_end_object(&w);
     return gs_jw_finish(&w, NULL);

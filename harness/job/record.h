@@ -35,6 +35,7 @@ typedef struct gs_record_job_info {
     const gs_job_check *check; /* NULL or !checked: "error": null */
     const char *timeline_json; /* a rendered timeline object, or NULL ("timeline" omitted) */
     const char *trace_path;    /* NULL: "trace": null */
+    const char *trace_error;   /* why the asked-for trace was not written; NULL: no member */
     double wall_s;             /* simulation wall seconds; < 0: no "wall_s" key */
 } gs_record_job_info;
 

@@ -58,7 +58,10 @@ static gs_status execute(const gs_job_spec *spec, const gs_job_run_opts *o, gs_j
         return gs_exec_program(gs_job_memory(r->job), gs_job_program(r->job), &r->err);
     gs_model *m = gs_model_create(spec->cfg, &r->err);
     if (!m) return r->err.code != GS_OK ? r->err.code : GS_ERR_INTERNAL;
-    gs_run_opts ro = {o->functional, o->sim_limit_ns, o->wall_limit_s, o->trace, NULL, NULL};
+    /* the trace is a by-product: one that cannot be written leaves the job's status and
+     * numbers alone and is reported beside them (r->trace_err, the record's "trace_error") */
+    gs_run_opts ro = {o->functional, o->sim_limit_ns, o->wall_limit_s, o->trace, NULL,
+                      NULL,          &r->trace_err};
     if (o->timeline) {
         ro.on_timeline = timeline_of_run;
         ro.on_timeline_ud = r;
@@ -123,6 +126,9 @@ gs_status gs_job_record(gs_sb *sb, const gs_job_spec *spec, const gs_job_run_opt
 {
     char reason[2048] = "";
     if (r->st != GS_OK) gs_record_format_error(&r->err, reason, sizeof reason);
+    char trace_error[2048] = "";
+    if (o->trace && r->trace_err.code != GS_OK)
+        gs_record_format_error(&r->trace_err, trace_error, sizeof trace_error);
     const gs_run_stats *stats = r->ran_model ? &r->stats : NULL;
     int complete = stats && (r->st == GS_OK || r->st == GS_ERR_MISMATCH);
     int have_tl = o->timeline && complete && r->timeline_st == GS_OK;
@@ -137,7 +143,8 @@ gs_status gs_job_record(gs_sb *sb, const gs_job_spec *spec, const gs_job_run_opt
         .program = r->job ? gs_job_program(r->job) : NULL,
         .check = &r->check,
         .timeline_json = have_tl && r->timeline.len ? r->timeline.data : NULL,
-        .trace_path = o->trace,
+        .trace_path = r->trace_err.code == GS_OK ? o->trace : NULL,
+        .trace_error = trace_error[0] ? trace_error : NULL,
         .wall_s = stats ? stats->wall_s : 0.0,
     };
     gs_status rs = gs_record_write_job(sb, &info);

@@ -34,6 +34,7 @@ typedef struct gs_job_result {
     gs_sb timeline;        /* the aggregated timeline (opts.timeline and the model ran) */
     gs_status timeline_st; /* GS_OK, or why the timeline is missing (timeline_err says) */
     gs_error timeline_err;
+    gs_error trace_err; /* code GS_OK, or why the trace was not written (the job goes on) */
 } gs_job_result;
 
 /*

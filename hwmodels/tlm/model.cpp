@@ -149,6 +149,7 @@ gs_status gs_model_run(gs_model *m, const gs_program *p, gs_mem *mem, const gs_r
         opts = *opts_in;
     else
         opts.functional = mem != nullptr;
+    if (opts.trace_warn) gs_error_clear(opts.trace_warn);
     if (opts.functional && !mem)
         return gs_error_set(err, GS_ERR_USAGE, nullptr, 0, 0,
                             "gs_model_run: functional mode needs memory");
@@ -198,9 +199,14 @@ gs_status gs_model_run(gs_model *m, const gs_program *p, gs_mem *mem, const gs_r
     try {
         g_chip = new Chip("chip", r);
         if (opts.trace_path) {
-            st = r.trace.open(opts.trace_path, err);
-            if (st != GS_OK) return st; /* the model stays elaborated; the process cannot rerun */
-            write_trace_header(r);
+            if (opts.trace_warn) {
+                /* a by-product: the run goes on untraced (the writer does nothing unopened) */
+                if (r.trace.open(opts.trace_path, opts.trace_warn) == GS_OK) write_trace_header(r);
+            } else {
+                st = r.trace.open(opts.trace_path, err);
+                if (st != GS_OK) return st; /* the model stays elaborated; it cannot rerun */
+                write_trace_header(r);
+            }
         }
         if (opts.sim_limit_ns > 0)
             sc_core::sc_start(sc_core::sc_time::from_value(ns_to_ps(opts.sim_limit_ns)),
@@ -246,9 +252,13 @@ gs_status gs_model_run(gs_model *m, const gs_program *p, gs_mem *mem, const gs_r
     if (r.hbm_counter) r.hbm_counter->finish();
     gs_error terr;
     r.hbm_counter.reset(); /* the trace owns the counter's state */
-    if (r.trace.close(&terr) != GS_OK && st == GS_OK) {
-        st = terr.code;
-        if (err) *err = terr;
+    if (r.trace.close(&terr) != GS_OK) {
+        if (opts.trace_warn) {
+            if (opts.trace_warn->code == GS_OK) *opts.trace_warn = terr;
+        } else if (st == GS_OK) {
+            st = terr.code;
+            if (err) *err = terr;
+        }
     }
     return st;
 }

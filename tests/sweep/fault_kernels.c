@@ -1,6 +1,6 @@
 /*
  * fault_kernels.c - test-only kernels that misbehave, and the `gensweep_faults` binary that
- * carries them: every real gensweep command (the gs_cli library) with four extra kernels
+ * carries them: every real gensweep command (the gs_cli library) with five extra kernels
  * appended to the suite (gs_suite_append). They never ship: the normal gensweep binary does not
  * link this file; the harness code under test is exactly the shipped code.
  *
@@ -8,6 +8,9 @@
  *   fault_hang      an endless loop inside build (the sweep's timeout must kill it)
  *   fault_deadlock  a real model deadlock: a raw instruction waiting on a later one
  *   fault_oom       allocates until the per-job memory limit stops it
+ *   fault_two_outputs  copies X to two outputs Y and Z; its reference differs from the copy
+ *                   in one element of Y (the first output), Z matches: the output check's
+ *                   "worst at" must name Y, not the last output checked
  */
 #include <signal.h>
 #include <stdio.h>
@@ -75,13 +78,25 @@ static gs_status build_oom(gs_kb *kb, const gs_kernel_args *a)
     }
 }
 
-static int tensors(const gs_kernel_args *a, gs_tensor_decl *t, int max, gs_error *err)
+/* X -> SBUF -> Y and Z (fault_two_outputs) */
+static gs_status build_two_outputs(gs_kb *kb, const gs_kernel_args *a)
 {
-    (void)err;
-    if (max < 2) return -1;
-    for (int i = 0; i < 2; i++) {
+    const gs_tensor *X = &a->t[0], *Y = &a->t[1], *Z = &a->t[2];
+    gs_pool *pool = gs_pool_create(kb, GS_MEM_SBUF, "x", 1, 256);
+    gs_tile t = gs_tile_alloc(pool, GS_FP32, 128, 64);
+    gs_dma_copy(kb, t.ap, gs_hbm_rows(X, 0, 128, 0, 64), -1);
+    gs_dma_copy(kb, gs_hbm_rows(Y, 0, 128, 0, 64), t.ap, -1);
+    gs_dma_copy(kb, gs_hbm_rows(Z, 0, 128, 0, 64), t.ap, -1);
+    return gs_kb_status(kb);
+}
+
+static int tensors_n(const gs_kernel_args *a, gs_tensor_decl *t, int max, int n)
+{
+    static const char *const names[] = {"X", "Y", "Z"};
+    if (max < n) return -1;
+    for (int i = 0; i < n; i++) {
         memset(&t[i], 0, sizeof t[i]);
-        snprintf(t[i].name, sizeof t[i].name, "%s", i ? "Y" : "X");
+        snprintf(t[i].name, sizeof t[i].name, "%s", names[i]);
         t[i].kind = i ? GS_TENSOR_OUTPUT : GS_TENSOR_INPUT;
         t[i].dtype = a->dtype;
         t[i].ndim = 2;
@@ -90,7 +105,19 @@ static int tensors(const gs_kernel_args *a, gs_tensor_decl *t, int max, gs_error
         t[i].lo = -1;
         t[i].hi = 1;
     }
-    return 2;
+    return n;
+}
+
+static int tensors(const gs_kernel_args *a, gs_tensor_decl *t, int max, gs_error *err)
+{
+    (void)err;
+    return tensors_n(a, t, max, 2);
+}
+
+static int tensors_two_outputs(const gs_kernel_args *a, gs_tensor_decl *t, int max, gs_error *err)
+{
+    (void)err;
+    return tensors_n(a, t, max, 3);
 }
 
 static void reference(const gs_kernel_args *a, const double *const *in, double *const *out)
@@ -99,7 +126,16 @@ static void reference(const gs_kernel_args *a, const double *const *in, double *
         out[0][i] = in[0][i];
 }
 
-#define FAULT_KERNEL(sym, nm, fn)                                                                  \
+/* Y = Z = X, except Y[3, 7] (the copy is wrong there by 8, far outside any tolerance) */
+static void reference_two_outputs(const gs_kernel_args *a, const double *const *in,
+                                  double *const *out)
+{
+    for (int64_t i = 0; i < a->dims[0] * a->dims[1]; i++)
+        out[0][i] = out[1][i] = in[0][i];
+    out[0][3 * a->dims[1] + 7] += 8.0;
+}
+
+#define FAULT_KERNEL_T(sym, nm, fn, tens, ref)                                                     \
     static const gs_kernel_def sym = {                                                             \
         .name = nm,                                                                                \
         .summary = "test-only fault injection",                                                    \
@@ -110,17 +146,22 @@ static void reference(const gs_kernel_args *a, const double *const *in, double *
         .check_shapes = {{2, {128, 64}}},                                                          \
         .perf_shapes = {{2, {128, 64}}},                                                           \
         .dtypes = 1u << GS_FP32,                                                                   \
-        .tensors = tensors,                                                                        \
+        .tensors = tens,                                                                           \
         .build = fn,                                                                               \
-        .reference = reference,                                                                    \
+        .reference = ref,                                                                          \
     };
+
+#define FAULT_KERNEL(sym, nm, fn) FAULT_KERNEL_T(sym, nm, fn, tensors, reference)
 
 FAULT_KERNEL(k_crash, "fault_crash", build_crash)
 FAULT_KERNEL(k_hang, "fault_hang", build_hang)
 FAULT_KERNEL(k_deadlock, "fault_deadlock", build_deadlock)
 FAULT_KERNEL(k_oom, "fault_oom", build_oom)
+FAULT_KERNEL_T(k_two_outputs, "fault_two_outputs", build_two_outputs, tensors_two_outputs,
+               reference_two_outputs)
 
-static const gs_kernel_def *const faults[] = {&k_crash, &k_hang, &k_deadlock, &k_oom};
+static const gs_kernel_def *const faults[] = {&k_crash, &k_hang, &k_deadlock, &k_oom,
+                                              &k_two_outputs};
 
 int main(int argc, char **argv)
 {

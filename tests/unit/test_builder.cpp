@@ -647,6 +647,54 @@ TEST(Executor, RoundTripThroughSbufWithActivationAndAccumulate)
     gs_mem_free(m);
 }
 
+// tensor_scalar with negative operands and inputs, non-commutative ops and both operand
+// forms in both positions (immediate first then per-partition, and the reverse): out = (x op0
+// s0) op1 s1 exactly as fp32 computes it. A sign dropped from an operand or the input, or the
+// operands swapped, changes the result.
+TEST(Executor, TensorScalarKeepsSignsAndOperandOrder)
+{
+    const int P = 4, N = 8;
+    for (int order = 0; order < 2; order++) {
+        Fixture f;
+        gs_tensor X = f.tensor("X", GS_FP32, P, N);
+        gs_tensor S = f.tensor("S", GS_FP32, P, 1);
+        gs_tensor Y = f.tensor("Y", GS_FP32, P, N, GS_TENSOR_OUTPUT);
+        gs_pool *p = gs_pool_create(f.kb, GS_MEM_SBUF, "x", 3, 64);
+        gs_tile x = gs_tile_alloc(p, GS_FP32, P, N);
+        gs_tile s = gs_tile_alloc(p, GS_FP32, P, 1);
+        gs_tile y = gs_tile_alloc(p, GS_FP32, P, N);
+        gs_dma_copy(f.kb, x.ap, gs_hbm_rows(&X, 0, P, 0, N), -1);
+        gs_dma_copy(f.kb, s.ap, gs_hbm_rows(&S, 0, P, 0, 1), -1);
+        const float imm = -3.0f;
+        if (order == 0)
+            gs_tensor_scalar(f.kb, GS_ENG_VECTOR, y.ap, x.ap, GS_ALU_SUB, gs_imm(imm), GS_ALU_DIV,
+                             gs_per_partition(s.ap));
+        else
+            gs_tensor_scalar(f.kb, GS_ENG_VECTOR, y.ap, x.ap, GS_ALU_DIV, gs_per_partition(s.ap),
+                             GS_ALU_SUB, gs_imm(imm));
+        gs_dma_copy(f.kb, gs_hbm_rows(&Y, 0, P, 0, N), y.ap, -1);
+        ASSERT_TRUE(gs_kb_ok(f.kb)) << f.error();
+        gs_error err;
+        gs_mem *m = gs_mem_create(f.p, &err);
+        ASSERT_NE(m, nullptr);
+        float *xd = (float *)gs_mem_tensor(m, X.id), *sd = (float *)gs_mem_tensor(m, S.id);
+        for (int i = 0; i < P * N; i++)
+            xd[i] = 0.5f * (float)i - 7.0f; // negative and positive, zero included
+        const float per_part[P] = {-2.0f, 4.0f, -0.5f, 8.0f};
+        for (int r = 0; r < P; r++)
+            sd[r] = per_part[r];
+        ASSERT_EQ(gs_exec_program(m, f.p, &err), GS_OK) << err.message;
+        for (int r = 0; r < P; r++)
+            for (int j = 0; j < N; j++) {
+                const float xv = xd[r * N + j];
+                const float want = order == 0 ? (xv - imm) / per_part[r] : xv / per_part[r] - imm;
+                EXPECT_EQ(get(m, f.p, Y.id, (size_t)(r * N + j)), want)
+                    << "order " << order << " at [" << r << ", " << j << "]";
+            }
+        gs_mem_free(m);
+    }
+}
+
 TEST(Executor, MatmulAccumulatesInPsum)
 {
     Fixture f;

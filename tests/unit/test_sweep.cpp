@@ -154,6 +154,65 @@ TEST(SweepRecord, RunWritesAJobRecordWithTimeline)
     EXPECT_NE(access((d + "/rec.json.trace.json").c_str(), F_OK), 0);
 }
 
+// A trace that cannot be written (here: a directory where one job's trace goes) is a warning
+// recorded with that job: it keeps its status and its times, the others their traces, and the
+// sweep's exit status is unchanged.
+TEST(SweepTrace, UnwritableTraceIsAWarningNotAJobError)
+{
+    std::string d = tmpdir("tracefail");
+    std::string t = d + "/traces";
+    const std::string bad = t + "/gen2_elementwise_add_default_bf16_1x5.json";
+    ASSERT_EQ(std::system(("mkdir -p '" + bad + "'").c_str()), 0);
+    CliRun r = gensweep("sweep " + std::string(kEw) + " -j 2 --out '" + d + "/out' --trace-dir '" +
+                        t + "'");
+    EXPECT_EQ(r.rc, 0) << r.err;
+    EXPECT_NE(r.err.find("gen2/elementwise_add/default/bf16/1x5: warning: trace not written"),
+              std::string::npos)
+        << r.err;
+    Doc doc(d + "/out/results.json");
+    ASSERT_NE(doc.d, nullptr);
+    int warned = 0;
+    const cJSON *j;
+    cJSON_ArrayForEach(j, cJSON_GetObjectItemCaseSensitive(doc.d, "jobs"))
+    {
+        std::string id = gs_json_str(j, "id");
+        EXPECT_STREQ(gs_json_str(j, "status"), "pass") << id;
+        EXPECT_GT(gs_json_num(j, "time_ns"), 0.0) << id;
+        const cJSON *te = cJSON_GetObjectItemCaseSensitive(j, "trace_error");
+        const cJSON *tr = cJSON_GetObjectItemCaseSensitive(j, "trace");
+        if (id == "gen2/elementwise_add/default/bf16/1x5") {
+            warned++;
+            ASSERT_TRUE(cJSON_IsString(te)) << id;
+            EXPECT_NE(std::string(te->valuestring).find("cannot create trace file"),
+                      std::string::npos);
+            EXPECT_TRUE(cJSON_IsNull(tr)) << id; // never announce a path that was not written
+        } else {
+            EXPECT_EQ(te, nullptr) << id;
+            ASSERT_TRUE(cJSON_IsString(tr)) << id;
+            EXPECT_EQ(access(tr->valuestring, R_OK), 0) << tr->valuestring;
+        }
+    }
+    EXPECT_EQ(warned, 1);
+}
+
+// With several outputs the check's "worst at" names the output where the worst element is:
+// fault_two_outputs is wrong only in Y[3, 7] of its first output Y; Z, checked last, matches.
+TEST(SweepRecord, WorstAtNamesTheOutputWithTheWorstError)
+{
+    CliRun r =
+        faults("run --config configs/gen2.yaml --kernel fault_two_outputs --dtype fp32 --json");
+    EXPECT_EQ(r.rc, 1) << r.err;
+    cJSON *j = cJSON_Parse(r.out.c_str());
+    ASSERT_NE(j, nullptr) << r.out;
+    EXPECT_STREQ(gs_json_str(j, "status"), "fail");
+    const cJSON *e = cJSON_GetObjectItemCaseSensitive(j, "error");
+    EXPECT_STREQ(gs_json_str(e, "worst"), "Y[3, 7]");
+    EXPECT_EQ(gs_json_num(e, "mismatches"), 1.0);
+    EXPECT_NE(std::string(gs_json_str(j, "reason")).find("worst at Y[3, 7]:"), std::string::npos)
+        << gs_json_str(j, "reason");
+    cJSON_Delete(j);
+}
+
 // The record's timeline comes from the run itself, not from its trace: per track it must hold
 // exactly the instructions the trace shows on that engine or queue, over the same time span.
 TEST(SweepRecord, TimelineAgreesWithTheTraceOfTheSameRun)

@@ -31,6 +31,10 @@ typedef struct gs_run_opts {
      * timeline) without a trace. NULL: not called. */
     void (*on_timeline)(const gs_timeline *tl, void *ud);
     void *on_timeline_ud;
+    /* Non-NULL: a trace that cannot be created or written (bad path, disk full) is reported
+     * here and the run goes on without it, its status and statistics untouched (a sweep job's
+     * trace is a by-product); code GS_OK when the trace was written. NULL: it fails the run. */
+    gs_error *trace_warn;
 } gs_run_opts;
 
 typedef struct gs_model gs_model;
