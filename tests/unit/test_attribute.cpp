@@ -158,8 +158,6 @@ TEST(Attribute, GroupSwapsAllItsKeys)
                  "core.dma.bandwidth_per_engine");
     EXPECT_STREQ(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(keys, 1), "key")->valuestring,
                  "core.dma.fixed_latency");
-    // the group's run is A with both DMA keys of B: its time of each job is the time of a
-    // run with the two keys set by hand
     cJSON_Delete(doc);
     // --keys: one item (and one run) per key again
     std::string outk = dir() + "/out-keys";
