@@ -15,17 +15,23 @@
 
 void gs_help_attribute(void)
 {
-    printf("usage: gensweep attribute --from A.yaml --to B.yaml [--suite perf|check|all]\n"
-           "                          [--kernels LIST] [-j N] [--out DIR] [--timeout S]\n\n"
-           "Why is B faster (or slower) than A? Lists the numeric parameters that differ, runs\n"
-           "the suite timing-only on A, on A with each change alone, on A with every change,\n"
-           "and on B, and reports each kernel's speedup over A and the share of it each\n"
-           "parameter explains (log space: ln(speedup alone) / ln(speedup with every change);\n"
-           "the rest is the interaction between changes). Tuning files are not used (they\n"
-           "differ per generation and would blur the attribution). Writes DIR/attribute.json\n"
-           "(default DIR %s), which `gensweep report --attribute` renders.\n"
+    printf("usage: gensweep attribute --from A.yaml --to B.yaml [--keys] [--pairs N]\n"
+           "                          [--suite perf|check|all] [--kernels LIST] [-j N]\n"
+           "                          [--out DIR] [--timeout S]\n\n"
+           "Why is B faster (or slower) than A? Lists the numeric parameters that differ,\n"
+           "gathered into the config schema's parameter groups (configs/SCHEMA.md: all tensor\n"
+           "rates, all DMA costs, HBM bandwidth and latency, ...; --keys: one key each), runs\n"
+           "the suite timing-only on A, on A with each group swapped alone (all its keys), on A\n"
+           "with every change, on B, and on A with each pair of the N groups that move most\n"
+           "alone (--pairs, default %d, 0 .. %d), and reports each kernel's speedup over A and\n"
+           "the share of it each group explains (log space: ln(speedup alone) / ln(speedup\n"
+           "with every change); the rest is the interaction, broken down by pair: ln(pair) -\n"
+           "ln(first alone) - ln(second alone), so two groups that only help together show as\n"
+           "their pair). Tuning files are not used (they differ per generation and would blur\n"
+           "the attribution). Writes DIR/attribute.json (default DIR %s), which `gensweep\n"
+           "report --attribute` renders.\n"
            "Exit 0 ok, 1 failed jobs, 2 usage (bad configs, nothing differs).\n",
-           GS_ATTRIBUTE_DEFAULT_OUT);
+           GS_ATTRIBUTE_DEFAULT_PAIRS, GS_ATTRIBUTE_MAX_PAIR_ITEMS, GS_ATTRIBUTE_DEFAULT_OUT);
 }
 
 typedef struct attr_ctx {
@@ -39,12 +45,20 @@ static void print_changes(void *ctx, const gs_attribute_result *r)
         printf("  %-44s %s only (not attributed: a capability, not a value)\n", r->one_sided[i],
                r->one_sided_on[i]);
     if (!r->n_changes) return;
-    printf("%s -> %s: %d numeric parameters differ:\n", r->from_name, r->to_name, r->n_changes);
-    for (int i = 0; i < r->n_changes; i++) {
-        const gs_attribute_change *c = &r->changes[i];
-        printf("  %-44s %.6g -> %.6g %s%s%s\n", c->key, c->from, c->to,
-               gs_unit_record_name(c->unit),
-               c->alone_ok ? "" : "  (invalid alone: ", c->alone_ok ? "" : c->why);
+    printf("%s -> %s: %d numeric parameters differ", r->from_name, r->to_name, r->n_changes);
+    if (r->n_items && r->items[0].group)
+        printf(", in %d parameter groups:\n", r->n_items);
+    else
+        printf(":\n");
+    for (int g = 0; g < r->n_items; g++) {
+        const gs_attribute_item *it = &r->items[g];
+        if (it->group) printf("  %s\n", it->name);
+        for (int i = 0; i < r->n_changes; i++) {
+            const gs_attribute_change *c = &r->changes[i];
+            if (c->item != g) continue;
+            printf("  %s%-44s %s -> %s\n", it->group ? "  " : "", c->key, c->from_text, c->to_text);
+        }
+        if (!it->alone_ok) printf("    (invalid alone: %s)\n", it->why);
     }
 }
 
@@ -68,50 +82,118 @@ static double num_at(const cJSON *arr, int i)
     return cJSON_IsNumber(v) ? v->valuedouble : (double)NAN;
 }
 
+/* Longest item name a table column shows in full; longer ones are numbered with a legend. */
+#define COL_NAME_MAX 16
+
+/* Item c's column header into buf: its name, or "[c+1]" when longer than COL_NAME_MAX. */
+static const char *col_name(const gs_attribute_result *r, int c, char *buf, size_t size)
+{
+    if (strlen(r->items[c].name) <= COL_NAME_MAX)
+        snprintf(buf, size, "%s", r->items[c].name);
+    else
+        snprintf(buf, size, "[%d]", c + 1);
+    return buf;
+}
+
+/* "1.234x" right-aligned in width w, or "-" when v is not a number. */
+static void put_x(double v, int w)
+{
+    if (isfinite(v))
+        printf(" %*.3fx", w - 1, v);
+    else
+        printf(" %*s", w, "-");
+}
+
+/* "explains 12.3%", or "explains -" with the document's reason when there is no share. */
+static void put_share(double sh, const char *na)
+{
+    if (isfinite(sh))
+        printf("explains %5.1f%%", 100 * sh);
+    else
+        printf("explains -  (%s)", na && *na ? na : "no share");
+}
+
 /* The table and the summary, from the attribute.json document. */
 static void print_doc(const gs_attribute_result *r)
 {
-    const int nc = r->n_changes;
+    const int ni = r->n_items;
     const cJSON *doc = r->doc;
+    int width[GS_ATTRIBUTE_MAX_PARAMS], legend = 0, dash = 0;
+    char h[48];
+    for (int c = 0; c < ni; c++) {
+        size_t n = strlen(col_name(r, c, h, sizeof h));
+        width[c] = n > 9 ? (int)n : 9;
+        legend |= h[0] == '[';
+    }
+    if (legend)
+        for (int c = 0; c < ni; c++)
+            if (strlen(r->items[c].name) > COL_NAME_MAX)
+                printf("  [%d] %s\n", c + 1, r->items[c].name);
     printf("\n%-52s %9s", "job (speedup over the 'from' config)", "all");
-    for (int c = 0; c < nc; c++)
-        printf(" %9.9s", strrchr(r->changes[c].key, '.') + 1);
-    printf(" %9s\n", r->to_name);
+    for (int c = 0; c < ni; c++)
+        printf(" %*s", width[c], col_name(r, c, h, sizeof h));
+    int wto = strlen(r->to_name) > 9 ? (int)strlen(r->to_name) : 9;
+    printf(" %*s\n", wto, r->to_name);
     const cJSON *j;
     cJSON_ArrayForEach(j, cJSON_GetObjectItemCaseSensitive(doc, "jobs"))
     {
-        printf("%-52.52s %8.3fx", gs_json_str(j, "key"), num(j, "speedup_all"));
+        printf("%-52.52s", gs_json_str(j, "key"));
+        put_x(num(j, "speedup_all"), 9);
         const cJSON *sp = cJSON_GetObjectItemCaseSensitive(j, "speedup");
-        for (int c = 0; c < nc; c++)
-            printf(" %8.3fx", num_at(sp, c));
-        double to = num(j, "speedup_to");
-        if (isfinite(to))
-            printf(" %8.3fx\n", to);
-        else
-            printf(" %9s\n", "-");
+        for (int c = 0; c < ni; c++) {
+            double v = num_at(sp, c);
+            dash |= !isfinite(v);
+            put_x(v, width[c]);
+        }
+        dash |= !isfinite(num(j, "speedup_to"));
+        put_x(num(j, "speedup_to"), wto);
+        printf("\n");
     }
+    if (dash) printf("(-: not run, invalid alone, or the job did not pass on %s)\n", r->to_name);
     const int njok = r->jobs;
     if (!njok) return;
     const cJSON *all = cJSON_GetObjectItemCaseSensitive(doc, "all"),
                 *to_all = cJSON_GetObjectItemCaseSensitive(doc, "to_all");
     printf("\n%s vs %s: %.3fx geomean over %d jobs with every numeric change on %s (%s "
-           "itself: %.3fx over %d jobs)\n",
-           r->to_name, r->from_name, num(all, "geomean"), njok, r->from_name, r->to_name,
-           num(to_all, "geomean"), (int)num(to_all, "jobs"));
+           "itself: ",
+           r->to_name, r->from_name, num(all, "geomean"), njok, r->from_name, r->to_name);
+    if (isfinite(num(to_all, "geomean")))
+        printf("%.3fx over %d jobs)\n", num(to_all, "geomean"), (int)num(to_all, "jobs"));
+    else
+        printf("- , %s)\n", gs_json_str(to_all, "na"));
     const cJSON *params = cJSON_GetObjectItemCaseSensitive(doc, "params");
-    for (int c = 0; c < nc; c++) {
+    for (int c = 0; c < ni; c++) {
         const cJSON *p = cJSON_GetArrayItem(params, c);
-        if (!r->changes[c].alone_ok) {
-            printf("  %-44s cannot run alone (counted in the interactions)\n", r->changes[c].key);
+        if (!r->items[c].alone_ok) {
+            printf("  %-44s cannot run alone (counted in the interactions): %s\n", r->items[c].name,
+                   r->items[c].why);
             continue;
         }
-        printf("  %-44s %7.3fx alone, explains %5.1f%%%s\n", r->changes[c].key, num(p, "geomean"),
-               100 * num(p, "share"), c == r->best ? "  <- most" : "");
+        printf("  %-44s %7.3fx alone, ", r->items[c].name, num(p, "geomean"));
+        put_share(num(p, "share"), gs_json_str(p, "na"));
+        printf("%s\n", c == r->best ? "  <- most" : "");
     }
     double inter = num(doc, "interaction_share");
-    if (isfinite(inter))
-        printf("  %-44s explains %5.1f%%%s\n", "interactions (parts do not add up)", 100 * inter,
-               fabs(inter) >= 0.05 ? "" : " (negligible)");
+    printf("  %-44s ", "interactions (parts do not add up)");
+    put_share(inter, gs_json_str(doc, "interaction_na"));
+    printf("%s\n", isfinite(inter) && fabs(inter) < 0.05 ? " (negligible)" : "");
+    const cJSON *pairs = cJSON_GetObjectItemCaseSensitive(doc, "pairs"), *p;
+    if (!cJSON_GetArraySize(pairs)) return;
+    cJSON_ArrayForEach(p, pairs)
+    {
+        char name[200];
+        snprintf(name, sizeof name, "%s + %s together", gs_json_str(p, "a"), gs_json_str(p, "b"));
+        printf("    %-42s ", name);
+        if (isfinite(num(p, "interaction")))
+            printf("%7.3fx beyond alone, ", num(p, "interaction"));
+        else
+            printf("%7s beyond alone, ", "-");
+        put_share(num(p, "share"), gs_json_str(p, "na"));
+        printf("\n");
+    }
+    printf("    %-42s ", "the rest (not pairwise among these)");
+    put_share(num(doc, "residual_share"), gs_json_str(doc, "interaction_na"));
+    printf("\n");
 }
 
 int gs_cmd_attribute(int argc, char **argv)
@@ -121,6 +203,7 @@ int gs_cmd_attribute(int argc, char **argv)
     gs_sweep_opts_default(&o.sweep);
     o.sweep.suite = GS_SWEEP_PERF;
     o.sweep.no_tuning = 1;
+    o.pairs = GS_ATTRIBUTE_DEFAULT_PAIRS;
     const char *cfgs[GS_SWEEP_MAX_LIST], *sets[GS_SWEEP_MAX_LIST];
     size_t n_cfg = 0, n_sets = 0;
     for (int i = 1; i < argc; i++) {
@@ -133,6 +216,24 @@ int gs_cmd_attribute(int argc, char **argv)
                 o.from = argv[++i];
             else
                 o.to = argv[++i];
+            continue;
+        }
+        if (!strcmp(argv[i], "--keys")) {
+            o.by_keys = 1;
+            continue;
+        }
+        if (!strcmp(argv[i], "--pairs")) {
+            int64_t v = 0;
+            gs_error err;
+            gs_error_clear(&err);
+            if (i + 1 >= argc ||
+                gs_parse_int(argv[i + 1], 0, GS_ATTRIBUTE_MAX_PAIR_ITEMS, &v, &err) != 0) {
+                fprintf(stderr, "gensweep attribute: --pairs needs a count 0 .. %d\n",
+                        GS_ATTRIBUTE_MAX_PAIR_ITEMS);
+                return GS_EXIT_USAGE;
+            }
+            o.pairs = (int)v;
+            i++;
             continue;
         }
         int r = gs_sweep_parse_common(argc, argv, &i, &o.sweep, cfgs, &n_cfg, sets, &n_sets);

@@ -257,7 +257,9 @@ static void verdict_pair(rep *r, const cJSON **jobs, size_t nj, int a, int b)
     if (at) {
         const cJSON *ps = gs_rp_jget(at, "params"), *best = NULL;
         const cJSON *q;
-        cJSON_ArrayForEach(q, ps) if (!best || gs_rp_jnum(q, "share") > gs_rp_jnum(best, "share"))
+        /* a share that could not be formed (null) is never the best */
+        cJSON_ArrayForEach(q, ps) if (isfinite(gs_rp_jnum(q, "share")) &&
+                                      (!best || gs_rp_jnum(q, "share") > gs_rp_jnum(best, "share")))
             best = q;
         gs_sb_puts(sb, "<p class=\"cause\"><b>Why</b> (attribution, ");
         gs_rp_text(sb, gs_rp_jstr(at, "suite"));
@@ -299,8 +301,23 @@ static void verdict_pair(rep *r, const cJSON **jobs, size_t nj, int a, int b)
             }
             if (small) gs_sb_printf(sb, "; %d more under 5 %% each", small);
             double inter = gs_rp_jnum(at, "interaction_share");
-            if (isfinite(inter) && fabs(inter) >= 0.05)
+            if (isfinite(inter) && fabs(inter) >= 0.05) {
                 gs_sb_printf(sb, "; interactions %.0f %% (the parts do not add up)", 100 * inter);
+                /* the pair carrying most of them, by name */
+                const cJSON *bp = NULL;
+                cJSON_ArrayForEach(
+                    q, gs_rp_jget(at, "pairs")) if (isfinite(gs_rp_jnum(q, "share")) &&
+                                                    (!bp || fabs(gs_rp_jnum(q, "share")) >
+                                                                fabs(gs_rp_jnum(bp, "share")))) bp =
+                    q;
+                if (bp) {
+                    gs_sb_puts(sb, ", most of them <code>");
+                    gs_rp_text(sb, gs_rp_jstr(bp, "a"));
+                    gs_sb_puts(sb, "</code> + <code>");
+                    gs_rp_text(sb, gs_rp_jstr(bp, "b"));
+                    gs_sb_printf(sb, "</code> together (%.0f %%)", 100 * gs_rp_jnum(bp, "share"));
+                }
+            }
         }
         gs_sb_puts(sb, ". <a href=\"#attribution\">details</a></p>");
     }

@@ -283,10 +283,12 @@ gs_status gs_rp_add_extra(rep *r, const cJSON *root, const char *name, gs_error 
                             "not a what-if, tuning, attribution or calibration file: \"schema\" is "
                             "none of \"gensweep-whatif\", \"gensweep-tuning\", "
                             "\"gensweep-attribute\", \"gensweep-calibration\"");
-    if (gs_rp_jnum(root, "schema_version") != 1)
+    /* attribution 2 added parameter groups, pairs and value texts; 1 still renders */
+    double v = gs_rp_jnum(root, "schema_version"), vmax = attrib ? 2 : 1;
+    if (v != 1 && v != vmax)
         return gs_error_set(err, GS_ERR_INVALID, name, 0, 0,
-                            "%s schema_version %g is not supported (this gensweep reads 1)", schema,
-                            gs_rp_jnum(root, "schema_version"));
+                            "%s schema_version %g is not supported (this gensweep reads %s)",
+                            schema, v, attrib ? "1 and 2" : "1");
     if (whatif)
         r->whatif[r->n_whatif++] = root;
     else if (tuning)

@@ -329,20 +329,57 @@ static void attribution(rep *r, const cJSON *at)
     {
         gs_sb_puts(sb, "<tr><td><code>");
         gs_rp_text(sb, gs_rp_jstr(q, "key"));
-        gs_sb_puts(sb, "</code></td><td class=\"n\">");
-        gs_rp_put_param(sb, gs_rp_jnum(q, "from"), gs_rp_jstr(q, "unit"));
+        gs_sb_puts(sb, "</code>");
+        const cJSON *keys = gs_rp_jget(q, "keys");
+        if (cJSON_IsTrue(gs_rp_jget(q, "group"))) {
+            /* a group: its keys with their values in their units */
+            const cJSON *k;
+            cJSON_ArrayForEach(k, keys)
+            {
+                gs_sb_puts(sb, "<br><span class=\"note\"><code>");
+                gs_rp_text(sb, gs_rp_jstr(k, "key"));
+                gs_sb_puts(sb, "</code> ");
+                gs_rp_text(sb, gs_rp_jstr(k, "from_text"));
+                gs_sb_puts(sb, " → ");
+                gs_rp_text(sb, gs_rp_jstr(k, "to_text"));
+                gs_sb_puts(sb, "</span>");
+            }
+        }
         gs_sb_puts(sb, "</td><td class=\"n\">");
-        gs_rp_put_param(sb, gs_rp_jnum(q, "to"), gs_rp_jstr(q, "unit"));
+        if (cJSON_GetArraySize(keys) > 1)
+            gs_sb_printf(sb, "%d keys", cJSON_GetArraySize(keys));
+        else if (*gs_rp_jstr(q, "from_text"))
+            gs_rp_text(sb, gs_rp_jstr(q, "from_text"));
+        else
+            gs_rp_put_param(sb, gs_rp_jnum(q, "from"), gs_rp_jstr(q, "unit"));
+        gs_sb_puts(sb, "</td><td class=\"n\">");
+        if (cJSON_GetArraySize(keys) > 1)
+            gs_sb_puts(sb, "(above)");
+        else if (*gs_rp_jstr(q, "to_text"))
+            gs_rp_text(sb, gs_rp_jstr(q, "to_text"));
+        else
+            gs_rp_put_param(sb, gs_rp_jnum(q, "to"), gs_rp_jstr(q, "unit"));
         gs_sb_puts(sb, "</td>");
         double g = gs_rp_jnum(q, "geomean"), sh = gs_rp_jnum(q, "share");
+        const char *na = *gs_rp_jstr(q, "na") ? gs_rp_jstr(q, "na") : "not formed";
         gs_sb_puts(sb, "<td class=\"n\"");
         gs_rp_put_dv(sb, g);
-        gs_sb_printf(sb, ">%.4g×</td><td class=\"n\"", g);
+        if (isfinite(g)) {
+            gs_sb_printf(sb, ">%.4g×</td>", g);
+        } else {
+            gs_sb_puts(sb, ">— <span class=\"note\">(");
+            gs_rp_text(sb, na);
+            gs_sb_puts(sb, ")</span></td>");
+        }
+        gs_sb_puts(sb, "<td class=\"n\"");
         gs_rp_put_dv(sb, sh);
-        if (isfinite(sh))
+        if (isfinite(sh)) {
             gs_sb_printf(sb, ">%.1f %%</td></tr>", 100 * sh);
-        else
-            gs_sb_puts(sb, ">—</td></tr>");
+        } else {
+            gs_sb_puts(sb, ">— <span class=\"note\">(");
+            gs_rp_text(sb, na);
+            gs_sb_puts(sb, ")</span></td></tr>");
+        }
     }
     double inter = gs_rp_jnum(at, "interaction_share");
     gs_sb_puts(sb, "<tr><td>interactions (the parts do not add up)</td><td></td><td></td><td></td>"
@@ -352,6 +389,42 @@ static void attribution(rep *r, const cJSON *at)
         gs_sb_printf(sb, ">%.1f %%</td></tr>", 100 * inter);
     else
         gs_sb_puts(sb, ">—</td></tr>");
+    /* the interactions broken down by pair: the joint swap beyond the two alone */
+    const cJSON *pr;
+    cJSON_ArrayForEach(pr, gs_rp_jget(at, "pairs"))
+    {
+        gs_sb_puts(sb, "<tr><td>&nbsp;&nbsp;<code>");
+        gs_rp_text(sb, gs_rp_jstr(pr, "a"));
+        gs_sb_puts(sb, "</code> + <code>");
+        gs_rp_text(sb, gs_rp_jstr(pr, "b"));
+        gs_sb_puts(sb, "</code> together</td><td></td><td></td>");
+        double in = gs_rp_jnum(pr, "interaction"), sh = gs_rp_jnum(pr, "share");
+        gs_sb_puts(sb, "<td class=\"n\"");
+        gs_rp_put_dv(sb, in);
+        if (isfinite(in))
+            gs_sb_printf(sb, ">%.4g× beyond alone</td>", in);
+        else
+            gs_sb_puts(sb, ">—</td>");
+        gs_sb_puts(sb, "<td class=\"n\"");
+        gs_rp_put_dv(sb, sh);
+        if (isfinite(sh)) {
+            gs_sb_printf(sb, ">%.1f %%</td></tr>", 100 * sh);
+        } else {
+            gs_sb_puts(sb, ">— <span class=\"note\">(");
+            gs_rp_text(sb, *gs_rp_jstr(pr, "na") ? gs_rp_jstr(pr, "na") : "not formed");
+            gs_sb_puts(sb, ")</span></td></tr>");
+        }
+    }
+    if (cJSON_GetArraySize(gs_rp_jget(at, "pairs"))) {
+        double res = gs_rp_jnum(at, "residual_share");
+        gs_sb_puts(sb, "<tr><td>&nbsp;&nbsp;the rest (not pairwise among these)</td><td></td>"
+                       "<td></td><td></td><td class=\"n\"");
+        gs_rp_put_dv(sb, res);
+        if (isfinite(res))
+            gs_sb_printf(sb, ">%.1f %%</td></tr>", 100 * res);
+        else
+            gs_sb_puts(sb, ">—</td></tr>");
+    }
     gs_sb_puts(sb, "</tbody></table></div>");
     /* per job: the all-changes speedup and the parameter explaining most of it */
     gs_sb_puts(sb, "<details><summary>Per job</summary><div class=\"scroll\"><table "

@@ -37,7 +37,7 @@ _gensweep()
         mapfile -t COMPREPLY < <(compgen -W "check perf all" -- "$cur")
         return
         ;;
-    --out | -o | --trace-dir | --db | --baseline | --trace | --record | --json | --from | --whatif | --tuning)
+    --out | -o | --trace-dir | --db | --baseline | --trace | --record | --json | --from | --to | --whatif | --tuning)
         compopt -o filenames 2>/dev/null
         mapfile -t COMPREPLY < <(compgen -f -- "$cur")
         return

@@ -9,6 +9,7 @@
  */
 #include "config_internal.h"
 
+#include <fnmatch.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -213,6 +214,54 @@ const gs_num *gs_config_get(const gs_config *c, const char *path)
     int i = gs_cfg_field_index(path);
     if (!c || i < 0) return NULL;
     return gs_cfg_cnum_at(c, (size_t)i);
+}
+
+/* The parameter groups, matched in this order (the first match wins, so the catch-alls of an
+ * engine or section come after its specific groups). SCHEMA.md lists them. */
+static const gs_config_group groups[] = {
+    {"tensor_rates", "matmul throughput of every dtype relative to bf16", "engines.tensor.rate.*"},
+    {"vector_rates", "vector elements per cycle of every dtype, plain and performance mode",
+     "engines.vector.elems_per_cycle.* engines.vector.perf_mode_elems_per_cycle.*"},
+    {"scalar_rates", "scalar elements per cycle of every dtype",
+     "engines.scalar.elems_per_cycle.*"},
+    {"gpsimd_rates", "gpsimd elements per cycle of every dtype",
+     "engines.gpsimd.elems_per_cycle.*"},
+    {"clocks", "every engine clock", "engines.*.clock"},
+    {"hbm", "device memory bandwidth and latency", "chip.hbm.bandwidth chip.hbm.latency"},
+    {"dma", "DMA engines, queues, bandwidth and every DMA cost", "core.dma.*"},
+    {"onchip_memory", "SBUF and PSUM sizes and banks", "core.sbuf core.psum.*"},
+    {"tensor_engine", "tensor engine shape, issue and overheads", "engines.tensor.*"},
+    {"vector_engine", "vector engine lanes, issue, overheads, factors and limits",
+     "engines.vector.*"},
+    {"scalar_engine", "scalar engine lanes, issue, overheads, factors and limits",
+     "engines.scalar.*"},
+    {"gpsimd_engine", "gpsimd engine lanes, issue, overheads, factors and limits",
+     "engines.gpsimd.*"},
+    {"chip_core", "cores, HBM capacity, partitions, semaphores, alignment, launch",
+     "chip.* core.*"},
+};
+
+const gs_config_group *gs_config_groups(size_t *n)
+{
+    if (n) *n = GS_ARRAY_LEN(groups);
+    return groups;
+}
+
+int gs_config_group_of(const char *path)
+{
+    if (gs_cfg_field_index(path) < 0) return -1;
+    for (size_t g = 0; g < GS_ARRAY_LEN(groups); g++) {
+        const char *p = groups[g].patterns;
+        while (*p) {
+            char pat[96];
+            size_t len = strcspn(p, " ");
+            snprintf(pat, sizeof pat, "%.*s", (int)len, p);
+            if (fnmatch(pat, path, 0) == 0) return (int)g;
+            p += len;
+            p += strspn(p, " ");
+        }
+    }
+    return -1;
 }
 
 /* The non-numeric keys (their kinds: config_internal.h). */

@@ -939,3 +939,38 @@ TEST(ConfigAlloc, SurvivesEveryAllocationFailure)
         EXPECT_GT(budget, 300) << g << ": a load needs hundreds of allocations";
     }
 }
+
+// Every numeric key is in exactly one parameter group (the first matching), and the groups
+// `gensweep attribute` relies on hold what their names say.
+TEST(ConfigSchema, EveryKeyHasAGroup)
+{
+    size_t n = 0, ng = 0;
+    const gs_config_field *f = gs_config_fields(&n);
+    const gs_config_group *g = gs_config_groups(&ng);
+    ASSERT_GT(ng, 0u);
+    for (size_t i = 0; i < n; i++) {
+        int gi = gs_config_group_of(f[i].path);
+        ASSERT_GE(gi, 0) << f[i].path << " is in no parameter group";
+        std::string p = f[i].path, name = g[gi].name;
+        if (p.rfind("engines.tensor.rate.", 0) == 0) {
+            EXPECT_EQ(name, "tensor_rates") << p;
+        }
+        if (p.rfind("core.dma.", 0) == 0) {
+            EXPECT_EQ(name, "dma") << p;
+        }
+        if (p.size() > 6 && p.compare(p.size() - 6, 6, ".clock") == 0) {
+            EXPECT_EQ(name, "clocks") << p;
+        }
+    }
+    EXPECT_STREQ(g[gs_config_group_of("chip.hbm.bandwidth")].name, "hbm");
+    EXPECT_STREQ(g[gs_config_group_of("chip.hbm.latency")].name, "hbm");
+    EXPECT_STREQ(g[gs_config_group_of("core.psum.size")].name, "onchip_memory");
+    EXPECT_STREQ(g[gs_config_group_of("engines.vector.perf_mode_elems_per_cycle.bf16")].name,
+                 "vector_rates");
+    EXPECT_EQ(gs_config_group_of("no.such.key"), -1);
+    // every group is documented in SCHEMA.md
+    std::string doc = read_all(kConfigs + "/SCHEMA.md");
+    for (size_t i = 0; i < ng; i++)
+        EXPECT_NE(doc.find(std::string("| `") + g[i].name + "` |"), std::string::npos)
+            << g[i].name << " is not in configs/SCHEMA.md";
+}

@@ -207,6 +207,21 @@ const gs_config_field *gs_config_fields(size_t *n);
 /* Look a numeric key up in a loaded config (NULL if unknown). */
 const gs_num *gs_config_get(const gs_config *c, const char *path);
 
+/* A parameter group: keys that move together when one generation succeeds another (all
+ * tensor rates, all DMA costs, ...), so `gensweep attribute` swaps them as one change. Every
+ * numeric key belongs to exactly one group: the first whose patterns (fnmatch, '*' also
+ * matches '.') match its path. */
+typedef struct gs_config_group {
+    const char *name;        /* e.g. "tensor_rates" */
+    const char *description; /* one line */
+    const char *patterns;    /* space-separated fnmatch patterns over key paths */
+} gs_config_group;
+
+/* All groups in matching order; *n receives the count. */
+const gs_config_group *gs_config_groups(size_t *n);
+/* Index in gs_config_groups() of the group of numeric key path (-1 when the key is unknown). */
+int gs_config_group_of(const char *path);
+
 /* Hard limits of the loader (inputs beyond them are rejected with an error). */
 #define GS_CONFIG_MAX_BYTES (1024 * 1024) /* a config file larger than 1 MiB */
 #define GS_CONFIG_MAX_DEPTH 16            /* YAML nesting levels */
