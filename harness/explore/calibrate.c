@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <yaml.h>
 
 #include "gs/strbuf.h"
 #include "gs/units.h"
+#include "gs/yamldoc.h"
 #include "jobspec.h"
 #include "record.h"
 #include "results.h"
@@ -391,30 +391,14 @@ gs_calib *gs_calib_load(const char *path, const gs_sweep_opts *o, gs_diags *diag
         gs_calib_free(c);
         return NULL;
     }
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        gs_diags_add(diags, GS_ERR_IO, path, 0, 0, "cannot open the case file");
-        gs_calib_free(c);
-        return NULL;
-    }
-    yaml_parser_t parser;
-    yaml_parser_initialize(&parser);
-    yaml_parser_set_input_file(&parser, f);
     loader L;
     memset(&L, 0, sizeof L);
     L.c = c;
     L.d = diags;
-    if (!yaml_parser_load(&parser, &L.doc)) {
-        gs_diags_add(diags, GS_ERR_PARSE, path, (int)parser.problem_mark.line + 1,
-                     (int)parser.problem_mark.column + 1, "YAML: %s",
-                     parser.problem ? parser.problem : "malformed");
-        yaml_parser_delete(&parser);
-        fclose(f);
+    if (!gs_yaml_load_file(path, "the case file", &L.doc, diags)) {
         gs_calib_free(c);
         return NULL;
     }
-    yaml_parser_delete(&parser);
-    fclose(f);
     const size_t before = diags->count;
     yaml_node_t *root = yaml_document_get_root_node(&L.doc);
     yaml_node_t *cases = NULL;

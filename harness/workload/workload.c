@@ -5,10 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <yaml.h>
 
 #include "gs/dtype.h"
 #include "gs/strbuf.h"
+#include "gs/yamldoc.h"
 #include "suite.h"
 
 typedef struct loader {
@@ -265,32 +265,16 @@ gs_workload *gs_workload_load(const char *path, const char *const *dim_sets, siz
     snprintf(w->path, sizeof w->path, "%s", path);
     w->dtype = GS_BF16;
     w->batch = 1;
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        gs_diags_add(d, GS_ERR_IO, path, 0, 0, "cannot open the workload file");
-        gs_free(w);
-        return NULL;
-    }
-    yaml_parser_t parser;
-    yaml_parser_initialize(&parser);
-    yaml_parser_set_input_file(&parser, f);
     loader L;
     memset(&L, 0, sizeof L);
     L.w = w;
     L.d = d;
     L.sets = dim_sets;
     L.n_sets = n_dim_sets;
-    if (!yaml_parser_load(&parser, &L.doc)) {
-        gs_diags_add(d, GS_ERR_PARSE, path, (int)parser.problem_mark.line + 1,
-                     (int)parser.problem_mark.column + 1, "YAML: %s",
-                     parser.problem ? parser.problem : "malformed");
-        yaml_parser_delete(&parser);
-        fclose(f);
+    if (!gs_yaml_load_file(path, "the workload file", &L.doc, d)) {
         gs_free(w);
         return NULL;
     }
-    yaml_parser_delete(&parser);
-    fclose(f);
     const size_t before = d->count;
     yaml_node_t *root = yaml_document_get_root_node(&L.doc);
     if (!root || root->type != YAML_MAPPING_NODE)
