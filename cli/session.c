@@ -102,7 +102,7 @@ void gs_sweep_cli_progress(void *ctx, const gs_sweep_progress *p)
     const cJSON *te = p->event == GS_SWEEP_JOB_DONE && p->record
                           ? cJSON_GetObjectItemCaseSensitive(p->record, "trace_error")
                           : NULL;
-    if (cJSON_IsString(te)) {
+    if (te && cJSON_IsString(te) && te->valuestring) {
         gs_sb why;
         gs_sb_init(&why);
         gs_sb_term(&why, te->valuestring);
