@@ -54,32 +54,15 @@ typedef struct loader {
     gs_diags_add((L)->d, GS_ERR_PARSE, (L)->c->path, (int)(nd)->start_mark.line + 1,               \
                  (int)(nd)->start_mark.column + 1, __VA_ARGS__)
 
-static const char *scalar(yaml_node_t *n)
-{
-    return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
-}
-
-/* A scalar copied into buf; an error (and 0) when it is not a scalar, empty, has a NUL or does
- * not fit. */
 static int copy_str(loader *L, yaml_node_t *n, const char *key, char *buf, size_t size)
 {
-    const char *s = scalar(n);
-    if (!s || !s[0] || strlen(s) != n->data.scalar.length) {
-        LERR(L, n, "%s: expected a non-empty string", key);
-        return 0;
-    }
-    if (strlen(s) >= size) {
-        LERR(L, n, "%s: longer than %zu characters", key, size - 1);
-        return 0;
-    }
-    snprintf(buf, size, "%s", s);
-    return 1;
+    return gs_yaml_copy_str(L->d, L->c->path, n, key, buf, size);
 }
 
 static int parse_int(loader *L, yaml_node_t *n, const char *key, int64_t lo, int64_t hi,
                      int64_t *out)
 {
-    const char *s = scalar(n);
+    const char *s = gs_yaml_scalar(n);
     char *end = NULL;
     long long v = 0;
     if (s && s[0]) v = strtoll(s, &end, 10);
@@ -97,7 +80,7 @@ static int parse_int(loader *L, yaml_node_t *n, const char *key, int64_t lo, int
 static int parse_unit(loader *L, yaml_node_t *n, const char *key, gs_unit u, double lo, double hi,
                       const char *range, double *out)
 {
-    const char *s = scalar(n);
+    const char *s = gs_yaml_scalar(n);
     char msg[160];
     if (!s || gs_units_parse(s, u, out, msg, sizeof msg) != GS_OK) {
         LERR(L, n, "%s: %s", key, s ? msg : "expected a value with a unit");
@@ -146,7 +129,7 @@ static void load_case(loader *L, yaml_node_t *m, size_t index)
     for (yaml_node_pair_t *p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top; p++) {
         yaml_node_t *kn = yaml_document_get_node(&L->doc, p->key);
         yaml_node_t *vn = yaml_document_get_node(&L->doc, p->value);
-        const char *ks = scalar(kn);
+        const char *ks = gs_yaml_scalar(kn);
         if (!ks) {
             LERR(L, kn, "cases[%zu]: keys must be plain names", index);
             ok = 0;
@@ -162,7 +145,7 @@ static void load_case(loader *L, yaml_node_t *m, size_t index)
                 ok = 0;
             }
         } else if (!strcmp(ks, "kernel")) {
-            const char *s = scalar(vn);
+            const char *s = gs_yaml_scalar(vn);
             k.kernel = s ? gs_suite_find(s) : NULL;
             kernel_node = vn;
             have_kernel = 1;
@@ -195,7 +178,7 @@ static void load_case(loader *L, yaml_node_t *m, size_t index)
                                 &k.dims[k.n_dims++]);
             }
         } else if (!strcmp(ks, "measure")) {
-            const char *s = scalar(vn);
+            const char *s = gs_yaml_scalar(vn);
             int found = 0;
             for (int i = 0; s && i < 4; i++)
                 if (!strcmp(s, gs_calib_measure_names[i])) {
@@ -207,7 +190,7 @@ static void load_case(loader *L, yaml_node_t *m, size_t index)
                 ok = 0;
             }
         } else if (!strcmp(ks, "role")) {
-            const char *s = scalar(vn);
+            const char *s = gs_yaml_scalar(vn);
             int found = 0;
             for (int i = 0; s && i < 2; i++)
                 if (!strcmp(s, gs_calib_role_names[i])) {
@@ -276,13 +259,13 @@ static void load_case(loader *L, yaml_node_t *m, size_t index)
         return;
     }
     k.dtype = (kd->dtypes & (1u << GS_BF16)) ? GS_BF16 : GS_FP32;
-    const char *ds = scalar(dtype_node);
+    const char *ds = gs_yaml_scalar(dtype_node);
     if (dtype_node &&
         (!ds || gs_dtype_parse(ds, &k.dtype) != 0 || !(kd->dtypes & (1u << k.dtype)))) {
         LERR(L, dtype_node, "%s.dtype: %s does not take dtype '%s'", key, kd->name, ds ? ds : "");
         return;
     }
-    const char *vs = scalar(variant_node);
+    const char *vs = gs_yaml_scalar(variant_node);
     if (variant_node && (!vs || (k.variant = gs_suite_variant(kd, vs)) < 0)) {
         LERR(L, variant_node, "%s.variant: %s has no variant '%s'", key, kd->name, vs ? vs : "");
         return;
@@ -294,7 +277,7 @@ static void load_case(loader *L, yaml_node_t *m, size_t index)
         }
         for (yaml_node_pair_t *p = params_node->data.mapping.pairs.start;
              p < params_node->data.mapping.pairs.top; p++) {
-            const char *pn = scalar(yaml_document_get_node(&L->doc, p->key));
+            const char *pn = gs_yaml_scalar(yaml_document_get_node(&L->doc, p->key));
             int idx = -1;
             for (int i = 0; pn && i < kd->n_params; i++)
                 if (!strcmp(kd->param_names[i], pn)) idx = i;
@@ -346,7 +329,7 @@ static void load_targets(loader *L, yaml_node_t *m)
     for (yaml_node_pair_t *p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top; p++) {
         yaml_node_t *kn = yaml_document_get_node(&L->doc, p->key);
         yaml_node_t *vn = yaml_document_get_node(&L->doc, p->value);
-        const char *ks = scalar(kn), *vs = scalar(vn);
+        const char *ks = gs_yaml_scalar(kn), *vs = gs_yaml_scalar(vn);
         if (!ks || strcmp(ks, "validate_geomean_error") != 0) {
             LERR(L, kn, "targets.%.40s: unknown key (expected validate_geomean_error)",
                  ks ? ks : "?");
@@ -410,7 +393,7 @@ gs_calib *gs_calib_load(const char *path, const gs_sweep_opts *o, gs_diags *diag
              p++) {
             yaml_node_t *kn = yaml_document_get_node(&L.doc, p->key);
             yaml_node_t *vn = yaml_document_get_node(&L.doc, p->value);
-            const char *ks = scalar(kn);
+            const char *ks = gs_yaml_scalar(kn);
             if (ks && !strcmp(ks, "cases")) {
                 cases = vn;
             } else if (ks && !strcmp(ks, "targets")) {

@@ -23,31 +23,16 @@ typedef struct loader {
     gs_diags_add((L)->d, GS_ERR_PARSE, (L)->w->path, (int)(nd)->start_mark.line + 1,               \
                  (int)(nd)->start_mark.column + 1, __VA_ARGS__)
 
-static const char *scalar(yaml_node_t *n)
-{
-    return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
-}
-
 static int copy_str(loader *L, yaml_node_t *n, const char *key, char *buf, size_t size)
 {
-    const char *s = scalar(n);
-    if (!s || !s[0] || strlen(s) != n->data.scalar.length) {
-        LERR(L, n, "%s: expected a non-empty string", key);
-        return 0;
-    }
-    if (strlen(s) >= size) {
-        LERR(L, n, "%s: longer than %zu characters", key, size - 1);
-        return 0;
-    }
-    snprintf(buf, size, "%s", s);
-    return 1;
+    return gs_yaml_copy_str(L->d, L->w->path, n, key, buf, size);
 }
 
 /* An expression scalar evaluated on the dimensions known so far; must be >= 1. The column of a
  * problem is the one of the character at fault (plain and quoted scalars on one line). */
 static int eval_node(loader *L, yaml_node_t *n, const char *key, const char *text, int64_t *out)
 {
-    const char *s = text ? text : scalar(n);
+    const char *s = text ? text : gs_yaml_scalar(n);
     if (!s || !s[0] || (!text && strlen(s) != n->data.scalar.length)) {
         LERR(L, n, "%s: expected an integer expression of the dimensions", key);
         return 0;
@@ -138,11 +123,11 @@ static void load_step(loader *L, yaml_node_t *m)
     for (yaml_node_pair_t *p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top; p++) {
         yaml_node_t *kn = yaml_document_get_node(&L->doc, p->key);
         yaml_node_t *vn = yaml_document_get_node(&L->doc, p->value);
-        const char *k = scalar(kn);
+        const char *k = gs_yaml_scalar(kn);
         if (k && !strcmp(k, "name")) {
             ok &= copy_str(L, vn, "name", st->name, sizeof st->name);
         } else if (k && !strcmp(k, "kernel")) {
-            const char *s = scalar(vn);
+            const char *s = gs_yaml_scalar(vn);
             st->kernel = s ? gs_suite_find(s) : NULL;
             if (!st->kernel) {
                 LERR(L, vn, "kernel: unknown kernel '%s' (gensweep list kernels)", s ? s : "");
@@ -167,7 +152,7 @@ static void load_step(loader *L, yaml_node_t *m)
         return;
     }
     if (variant) {
-        const char *s = scalar(variant);
+        const char *s = gs_yaml_scalar(variant);
         st->variant = s ? gs_suite_variant(st->kernel, s) : -1;
         if (st->variant < 0) {
             LERR(L, variant, "variant: %s has no variant '%s'", st->kernel->name, s ? s : "");
@@ -207,17 +192,17 @@ static void load_root(loader *L, yaml_node_t *root)
          p++) {
         yaml_node_t *kn = yaml_document_get_node(&L->doc, p->key);
         yaml_node_t *vn = yaml_document_get_node(&L->doc, p->value);
-        const char *k = scalar(kn);
+        const char *k = gs_yaml_scalar(kn);
         if (k && !strcmp(k, "name")) {
             copy_str(L, vn, "name", w->name, sizeof w->name);
         } else if (k && !strcmp(k, "phase")) {
-            const char *s = scalar(vn);
+            const char *s = gs_yaml_scalar(vn);
             if (!s || (strcmp(s, "prefill") != 0 && strcmp(s, "decode") != 0))
                 LERR(L, vn, "phase: expected prefill or decode");
             else
                 snprintf(w->phase, sizeof w->phase, "%s", s);
         } else if (k && !strcmp(k, "dtype")) {
-            const char *s = scalar(vn);
+            const char *s = gs_yaml_scalar(vn);
             if (!s || gs_dtype_parse(s, &w->dtype) != 0)
                 LERR(L, vn, "dtype: unknown dtype '%s'", s ? s : "");
         } else if (k && !strcmp(k, "dims")) {

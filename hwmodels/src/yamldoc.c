@@ -2,6 +2,7 @@
 #include "gs/yamldoc.h"
 
 #include <stdio.h>
+#include <string.h>
 
 int gs_yaml_load_file(const char *path, const char *what, yaml_document_t *doc, gs_diags *d)
 {
@@ -21,4 +22,28 @@ int gs_yaml_load_file(const char *path, const char *what, yaml_document_t *doc, 
     yaml_parser_delete(&parser);
     fclose(f);
     return ok;
+}
+
+const char *gs_yaml_scalar(const yaml_node_t *n)
+{
+    return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
+}
+
+int gs_yaml_copy_str(gs_diags *d, const char *path, const yaml_node_t *n, const char *key,
+                     char *buf, size_t size)
+{
+    const char *s = gs_yaml_scalar(n);
+    if (!s || !s[0] || strlen(s) != n->data.scalar.length) {
+        gs_diags_add(d, GS_ERR_PARSE, path, n ? (int)n->start_mark.line + 1 : 0,
+                     n ? (int)n->start_mark.column + 1 : 0, "%s: expected a non-empty string", key);
+        return 0;
+    }
+    if (strlen(s) >= size) {
+        gs_diags_add(d, GS_ERR_PARSE, path, (int)n->start_mark.line + 1,
+                     (int)n->start_mark.column + 1, "%s: longer than %zu characters", key,
+                     size - 1);
+        return 0;
+    }
+    snprintf(buf, size, "%s", s);
+    return 1;
 }
