@@ -414,8 +414,10 @@ void gs_help_baseline(void)
            "                                [--kernels LIST] [-j N]\n\n"
            "Rewrite the committed check-suite baselines DIR/check-<generation>.json (default DIR\n"
            "tests/baselines): id, status, simulated time and max abs error of every job. Runs\n"
-           "the check sweep (into build/sweep-baseline) unless --from gives its results. Do it\n"
-           "deliberately, when a model or kernel change is meant to move the results.\n");
+           "the check sweep (into build/sweep-baseline) unless --from gives its results. With\n"
+           "--kernels, only those kernels' jobs are replaced (in place); the other kernels' jobs\n"
+           "in each file stay as they are. Do it deliberately, when a model or kernel change is\n"
+           "meant to move the results.\n");
 }
 
 int gs_cmd_baseline(int argc, char **argv)
@@ -475,7 +477,7 @@ int gs_cmd_baseline(int argc, char **argv)
         cJSON_Delete(doc);
         return GS_EXIT_FAIL;
     }
-    gs_status st = doc ? gs_baseline_write(doc, dir, stdout, &err) : err.code;
+    gs_status st = doc ? gs_baseline_write(doc, o.kernels, dir, stdout, &err) : err.code;
     if (st != GS_OK) {
         char buf[2048];
         gs_error_format(&err, buf, sizeof buf);

@@ -396,7 +396,101 @@ static int cstr_cmp(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-gs_status gs_baseline_write(const cJSON *results, const char *dir, FILE *out, gs_error *err)
+/* the kernel segment of a job id (generation/kernel/variant/...) equals one of the
+ * comma-separated names in list */
+static int id_kernel_in(const char *id, const char *list)
+{
+    const char *k = id ? strchr(id, '/') : NULL;
+    if (!k || !list) return 0;
+    k++;
+    const char *ke = strchr(k, '/');
+    size_t kn = ke ? (size_t)(ke - k) : strlen(k);
+    for (const char *t = list; *t;) {
+        const char *te = strchr(t, ',');
+        size_t tn = te ? (size_t)(te - t) : strlen(t);
+        if (tn == kn && !strncmp(t, k, kn)) return 1;
+        if (!te) break;
+        t = te + 1;
+    }
+    return 0;
+}
+
+/* the kernel segment of two ids is the same */
+static int same_kernel(const char *a, const char *b)
+{
+    const char *ka = strchr(a, '/'), *kb = strchr(b, '/');
+    if (!ka || !kb) return 0;
+    const char *ea = strchr(ka + 1, '/'), *eb = strchr(kb + 1, '/');
+    size_t na = ea ? (size_t)(ea - ka) : strlen(ka), nb = eb ? (size_t)(eb - kb) : strlen(kb);
+    return na == nb && !strncmp(ka, kb, na);
+}
+
+static void baseline_job(gs_jw *w, const cJSON *q)
+{
+    gs_jw_begin_object(w, GS_JW_COMPACT);
+    gs_jw_kstr(w, "id", gs_json_str(q, "id"));
+    gs_jw_kstr(w, "status", gs_json_str(q, "status"));
+    gs_jw_knum(w, "time_ns", gs_json_num(q, "time_ns"));
+    gs_jw_knum(w, "max_abs", job_max_abs(q));
+    gs_jw_knum(w, "tol_abs", job_tol_abs(q));
+    gs_jw_end_object(w);
+}
+
+/* the new jobs of generation gen (and, with kernels, of those kernels only); with same_as, only
+ * those of same_as's kernel */
+static void baseline_new_jobs(gs_jw *w, const cJSON *jobs, const char *gen, const char *kernels,
+                              const char *same_as)
+{
+    const cJSON *q;
+    cJSON_ArrayForEach(q, jobs)
+    {
+        const char *id = gs_json_str(q, "id");
+        if (strcmp(gs_json_str(q, "generation"), gen) != 0) continue;
+        if (kernels && !id_kernel_in(id, kernels)) continue;
+        if (same_as && !same_kernel(id, same_as)) continue;
+        baseline_job(w, q);
+    }
+}
+
+/* Jobs of one generation's file. Without kernels: the results' jobs. With kernels: the old
+ * file's jobs (old, NULL when there is none) with each listed kernel's jobs replaced by the
+ * results' ones at the place of that kernel's first old job; a listed kernel with no old jobs
+ * goes at the end. So a partial update that changes nothing rewrites the same bytes. */
+static void baseline_gen_jobs(gs_jw *w, const cJSON *jobs, const char *gen, const char *kernels,
+                              const cJSON *old)
+{
+    if (!kernels) {
+        baseline_new_jobs(w, jobs, gen, NULL, NULL);
+        return;
+    }
+    const cJSON *oj = cJSON_GetObjectItemCaseSensitive(old, "jobs");
+    const cJSON *q;
+    cJSON_ArrayForEach(q, oj)
+    {
+        const char *id = gs_json_str(q, "id");
+        if (!id_kernel_in(id, kernels)) {
+            baseline_job(w, q);
+            continue;
+        }
+        int first = 1; /* the first old job of its kernel */
+        for (const cJSON *p = oj->child; p && p != q; p = p->next)
+            if (same_kernel(gs_json_str(p, "id"), id)) first = 0;
+        if (first) baseline_new_jobs(w, jobs, gen, kernels, id);
+    }
+    /* listed kernels the old file did not have */
+    cJSON_ArrayForEach(q, jobs)
+    {
+        const char *id = gs_json_str(q, "id");
+        if (strcmp(gs_json_str(q, "generation"), gen) != 0 || !id_kernel_in(id, kernels)) continue;
+        int seen = 0;
+        const cJSON *p;
+        cJSON_ArrayForEach(p, oj) seen |= same_kernel(gs_json_str(p, "id"), id);
+        if (!seen) baseline_job(w, q);
+    }
+}
+
+gs_status gs_baseline_write(const cJSON *results, const char *kernels, const char *dir, FILE *out,
+                            gs_error *err)
 {
     const cJSON *jobs = cJSON_GetObjectItemCaseSensitive(results, "jobs");
     const char *suite = gs_json_str(results, "suite");
@@ -420,6 +514,7 @@ gs_status gs_baseline_write(const cJSON *results, const char *dir, FILE *out, gs
                                 "(letters, digits, '_', '-', '.')",
                                 gs_json_str(j, "id"), gen);
         }
+        if (kernels && !id_kernel_in(gs_json_str(j, "id"), kernels)) continue;
         gens[ng++] = gen;
     }
     qsort(gens, ng, sizeof *gens, cstr_cmp);
@@ -428,12 +523,31 @@ gs_status gs_baseline_write(const cJSON *results, const char *dir, FILE *out, gs
         if (!u || strcmp(gens[u - 1], gens[i]) != 0) gens[u++] = gens[i];
     ng = u;
     gs_status st = ng ? gs_mkdirs(dir, err) : GS_OK;
-    if (!ng) st = gs_error_set(err, GS_ERR_INVALID, NULL, 0, 0, "no jobs to write a baseline of");
+    if (!ng && kernels)
+        st = gs_error_set(err, GS_ERR_INVALID, NULL, 0, 0,
+                          "no jobs of the kernels '%.200s' to write a baseline of", kernels);
+    else if (!ng)
+        st = gs_error_set(err, GS_ERR_INVALID, NULL, 0, 0, "no jobs to write a baseline of");
     for (size_t g = 0; g < ng && st == GS_OK; g++) {
         const char *gen = gens[g];
         gs_sb sb, path;
         gs_sb_init(&sb);
         gs_sb_init(&path);
+        gs_sb_printf(&path, "%s/%s-%s.json", dir, suite, gen);
+        /* a partial update keeps the other kernels' jobs of the file it rewrites */
+        cJSON *old = NULL;
+        if (kernels && gs_sb_ok(&path)) {
+            struct stat sbuf;
+            if (stat(gs_sb_cstr(&path), &sbuf) == 0) {
+                old = load_one(gs_sb_cstr(&path), err);
+                if (!old)
+                    st = err->code;
+                else if (strcmp(gs_json_str(old, "schema"), GS_BASELINE_SCHEMA) != 0)
+                    st = gs_error_set(err, GS_ERR_INVALID, gs_sb_cstr(&path), 0, 0,
+                                      "not a baseline file (schema %s): not rewritten",
+                                      GS_BASELINE_SCHEMA);
+            }
+        }
         gs_jw w;
         gs_jw_init(&w, &sb);
         gs_jw_begin_object(&w, GS_JW_LINES);
@@ -443,26 +557,16 @@ gs_status gs_baseline_write(const cJSON *results, const char *dir, FILE *out, gs
         gs_jw_kstr(&w, "suite", suite);
         gs_jw_key(&w, "jobs");
         gs_jw_begin_array(&w, GS_JW_LINES_CLOSE);
-        const cJSON *q;
-        cJSON_ArrayForEach(q, jobs)
-        {
-            if (strcmp(gs_json_str(q, "generation"), gen) != 0) continue;
-            gs_jw_begin_object(&w, GS_JW_COMPACT);
-            gs_jw_kstr(&w, "id", gs_json_str(q, "id"));
-            gs_jw_kstr(&w, "status", gs_json_str(q, "status"));
-            gs_jw_knum(&w, "time_ns", gs_json_num(q, "time_ns"));
-            gs_jw_knum(&w, "max_abs", job_max_abs(q));
-            gs_jw_knum(&w, "tol_abs", job_tol_abs(q));
-            gs_jw_end_object(&w);
-        }
+        if (st == GS_OK) baseline_gen_jobs(&w, jobs, gen, kernels, old);
         gs_jw_end_array(&w);
         gs_jw_end_object(&w);
         gs_sb_putc(&sb, '\n');
+        cJSON_Delete(old);
         int bug = gs_jw_finish(&w, NULL) == GS_ERR_INTERNAL;
-        gs_sb_printf(&path, "%s/%s-%s.json", dir, suite, gen);
-        if (bug)
+        /* an old file that could not be read stays as it is (st says why) */
+        if (st == GS_OK && bug)
             st = gs_error_set(err, GS_ERR_INTERNAL, dir, 0, 0, "baseline: JSON writer misused");
-        else
+        else if (st == GS_OK)
             st = gs_sb_ok(&path) ? gs_sb_write_file(&sb, gs_sb_cstr(&path), err)
                                  : gs_error_set(err, GS_ERR_NOMEM, dir, 0, 0, "out of memory");
         if (st == GS_OK && out) report(out, "wrote %s", gs_sb_cstr(&path));

@@ -119,9 +119,13 @@ void gs_compare_docs(const cJSON *base, const cJSON *cur, double threshold, FILE
  * into one document with a "jobs" array. NULL with err set. */
 cJSON *gs_compare_load(const char *path, gs_error *err);
 
-/* Write the reduced check-suite baselines of a results document: dir/check-<generation>.json
- * per generation. Prints each path written to out (NULL: silent). */
-gs_status gs_baseline_write(const cJSON *results, const char *dir, FILE *out, gs_error *err);
+/* Write the reduced check-suite baselines of a results document: dir/<suite>-<generation>.json
+ * per generation. kernels NULL: each file holds the results' jobs of its generation. kernels a
+ * comma-separated list: only the generations with jobs of those kernels are written, and each
+ * file keeps its other kernels' jobs (a listed kernel's jobs replace its old ones in place).
+ * Prints each path written to out (NULL: silent). */
+gs_status gs_baseline_write(const cJSON *results, const char *kernels, const char *dir, FILE *out,
+                            gs_error *err);
 
 #ifdef __cplusplus
 }

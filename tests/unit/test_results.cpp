@@ -586,3 +586,96 @@ TEST(ResultsEmit, ParsedDocumentsAreWrittenBackByteForByte)
         cJSON_Delete(doc);
     }
 }
+
+namespace
+{
+// a results document of generation gen2, suite check (make_doc plus what the writer needs)
+cJSON *gen2_results(const std::vector<Job> &jobs)
+{
+    cJSON *d = make_doc(jobs);
+    cJSON_AddStringToObject(d, "suite", "check");
+    cJSON *j;
+    cJSON_ArrayForEach(j, cJSON_GetObjectItemCaseSensitive(d, "jobs"))
+        cJSON_AddStringToObject(j, "generation", "gen2");
+    return d;
+}
+
+std::string read_text(const std::string &path)
+{
+    std::string s;
+    FILE *f = fopen(path.c_str(), "rb");
+    if (!f) return s;
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        s.append(buf, n);
+    fclose(f);
+    return s;
+}
+
+// the ids in a baseline file, in order, with their times: "id=time,..."
+std::string baseline_ids(const std::string &path)
+{
+    gs_error err;
+    gs_error_clear(&err);
+    cJSON *d = gs_compare_load(path.c_str(), &err);
+    std::string s;
+    const cJSON *j;
+    cJSON_ArrayForEach(j, cJSON_GetObjectItemCaseSensitive(d, "jobs"))
+    {
+        char t[64];
+        snprintf(t, sizeof t, "=%g,", gs_json_num(j, "time_ns"));
+        s += gs_json_str(j, "id") + std::string(t);
+    }
+    cJSON_Delete(d);
+    return s;
+}
+} // namespace
+
+// `baseline update --kernels a` replaces kernel a's jobs where they were and keeps the other
+// kernels' jobs of the file, even when the results hold other kernels too; a listed kernel the
+// file did not have goes at the end; without a list the file is the results' jobs; a partial
+// update that changes nothing rewrites the same bytes.
+TEST(BaselineUpdate, KernelsListReplacesOnlyThoseKernelsInPlace)
+{
+    char tmpl[] = "/tmp/gs-baseline-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    const std::string dir = tmpl, file = dir + "/check-gen2.json";
+    gs_error err;
+    gs_error_clear(&err);
+    cJSON *full = gen2_results({{"gen2/b/v/bf16/1", 0, NAN, 10},
+                                {"gen2/a/v/bf16/1", 0, NAN, 20},
+                                {"gen2/a/v/bf16/2", 0, NAN, 21},
+                                {"gen2/c/v/bf16/1", 0, NAN, 30}});
+    ASSERT_EQ(gs_baseline_write(full, nullptr, dir.c_str(), nullptr, &err), GS_OK) << err.message;
+    const std::string before = read_text(file);
+    ASSERT_EQ(baseline_ids(file), "gen2/b/v/bf16/1=10,gen2/a/v/bf16/1=20,gen2/a/v/bf16/2=21,"
+                                  "gen2/c/v/bf16/1=30,");
+
+    // nothing changed: the same bytes
+    ASSERT_EQ(gs_baseline_write(full, "a", dir.c_str(), nullptr, &err), GS_OK) << err.message;
+    EXPECT_EQ(read_text(file), before);
+
+    // a's jobs replaced (one shape gone, one time moved), b's new numbers ignored, d appended
+    cJSON *part = gen2_results({{"gen2/a/v/bf16/1", 0, NAN, 25},
+                                {"gen2/b/v/bf16/1", 0, NAN, 99},
+                                {"gen2/d/v/bf16/1", 0, NAN, 40}});
+    ASSERT_EQ(gs_baseline_write(part, "d,a", dir.c_str(), nullptr, &err), GS_OK) << err.message;
+    EXPECT_EQ(baseline_ids(file),
+              "gen2/b/v/bf16/1=10,gen2/a/v/bf16/1=25,gen2/c/v/bf16/1=30,gen2/d/v/bf16/1=40,");
+
+    // a kernel the results do not have: nothing to write, the file stays
+    const std::string kept = read_text(file);
+    EXPECT_EQ(gs_baseline_write(part, "zz", dir.c_str(), nullptr, &err), GS_ERR_INVALID);
+    EXPECT_NE(std::string(err.message).find("no jobs of the kernels 'zz'"), std::string::npos)
+        << err.message;
+    EXPECT_EQ(read_text(file), kept);
+
+    // no list: the file is exactly the results' jobs
+    ASSERT_EQ(gs_baseline_write(part, nullptr, dir.c_str(), nullptr, &err), GS_OK);
+    EXPECT_EQ(baseline_ids(file), "gen2/a/v/bf16/1=25,gen2/b/v/bf16/1=99,gen2/d/v/bf16/1=40,");
+    cJSON_Delete(full);
+    cJSON_Delete(part);
+    unlink(file.c_str());
+    rmdir(dir.c_str());
+}
