@@ -257,8 +257,10 @@ static int run_job(const char *cmd, const gs_job_spec *spec, const gs_job_run_op
 {
     gs_error err;
     gs_error_clear(&err);
-    /* output paths are checked before the run: a bad one is a usage error, whichever it is */
-    const char *outs[2] = {record, trace};
+    /* output paths are checked before the run: a bad one is a usage error, whichever it is.
+     * With a record (a sweep job, exec'd or served) the trace is a by-product: one that cannot
+     * be written is the record's trace_error, the job's status and numbers stay (exit 1). */
+    const char *outs[2] = {record, record ? NULL : trace};
     for (int i = 0; i < 2; i++)
         if (outs[i] && gs_sb_check_output(outs[i], &err) != GS_OK) {
             print_error(i ? "run --trace" : "run --record", &err);

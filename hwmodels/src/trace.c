@@ -40,9 +40,9 @@ struct gs_trace {
     FILE *f;    /* on a duplicate of out.fd, so closing it leaves out.fd for the commit */
     gs_out out; /* the temp file renamed over the target by gs_trace_close */
     char *path;
-    gs_sb sb; /* each event, written to f when complete */
-    gs_jw w;  /* the whole document; its text goes through sb */
-    int io_error;
+    gs_sb sb;     /* each event, written to f when complete */
+    gs_jw w;      /* the whole document; its text goes through sb */
+    int io_error; /* 0, or the errno of the first failure (ENOMEM: out of memory) */
     uint64_t next_flow;
     slice *slices; /* slot index % GS_TRACE_FLOW_WINDOW */
     gs_trace_rate *rates;
@@ -72,10 +72,12 @@ static void kus(gs_jw *w, const char *key, uint64_t ps)
 static void flush(gs_trace *t)
 {
     if (!gs_sb_ok(&t->sb) || gs_jw_error(&t->w)) {
-        t->io_error = 1;
+        if (!t->io_error) t->io_error = ENOMEM;
         return;
     }
-    if (t->sb.len && fwrite(t->sb.data, 1, t->sb.len, t->f) != t->sb.len) t->io_error = 1;
+    errno = 0;
+    if (t->sb.len && fwrite(t->sb.data, 1, t->sb.len, t->f) != t->sb.len && !t->io_error)
+        t->io_error = errno ? errno : EIO;
     gs_sb_reset(&t->sb);
 }
 
@@ -296,7 +298,7 @@ gs_trace_rate *gs_trace_rate_create(gs_trace *t, int pid, const char *name, cons
     if (!t) return NULL;
     gs_trace_rate *r = gs_calloc(1, sizeof *r);
     if (!r) {
-        t->io_error = 1; /* the counter is missing from the trace */
+        if (!t->io_error) t->io_error = ENOMEM; /* the counter is missing from the trace */
         return NULL;
     }
     r->t = t;
@@ -379,7 +381,8 @@ void gs_trace_rate_add(gs_trace_rate *r, uint64_t t0_ps, uint64_t t1_ps, double 
     r->value += rate;
     rate_set(r, t0_ps, r->value);
     const rate_end e = {t1_ps, rate};
-    if (!heap_push(r, e)) r->t->io_error = 1; /* the step never ends: report the trace as bad */
+    /* the step never ends: report the trace as bad */
+    if (!heap_push(r, e) && !r->t->io_error) r->t->io_error = ENOMEM;
 }
 
 void gs_trace_rate_finish(gs_trace_rate *r)
@@ -407,11 +410,13 @@ gs_status gs_trace_close(gs_trace *t, gs_error *err)
     gs_jw_end_object(&t->w);
     gs_sb_putc(&t->sb, '\n');
     flush(t);
-    if (fclose(t->f) != 0) t->io_error = 1;
+    errno = 0;
+    if (fclose(t->f) != 0 && !t->io_error) t->io_error = errno ? errno : EIO;
     gs_status st = GS_OK;
     if (t->io_error) {
         gs_out_abort(&t->out); /* the target keeps what it had */
-        st = gs_error_set(err, GS_ERR_IO, t->path, 0, 0, "error writing trace file");
+        st = gs_error_set(err, t->io_error == ENOMEM ? GS_ERR_NOMEM : GS_ERR_IO, t->path, 0, 0,
+                          "error writing trace file: %s", strerror(t->io_error));
     } else {
         st = gs_out_commit(&t->out, err);
     }

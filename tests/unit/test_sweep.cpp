@@ -157,9 +157,9 @@ TEST(SweepRecord, RunWritesAJobRecordWithTimeline)
 // A trace that cannot be written (here: a directory where one job's trace goes) is a warning
 // recorded with that job: it keeps its status and its times, the others their traces, and the
 // sweep's exit status is unchanged.
-TEST(SweepTrace, UnwritableTraceIsAWarningNotAJobError)
+void unwritable_trace_is_a_warning(const char *name)
 {
-    std::string d = tmpdir("tracefail");
+    std::string d = tmpdir(name);
     std::string t = d + "/traces";
     const std::string bad = t + "/gen2_elementwise_add_default_bf16_1x5.json";
     ASSERT_EQ(std::system(("mkdir -p '" + bad + "'").c_str()), 0);
@@ -193,6 +193,39 @@ TEST(SweepTrace, UnwritableTraceIsAWarningNotAJobError)
         }
     }
     EXPECT_EQ(warned, 1);
+}
+
+TEST(SweepTrace, UnwritableTraceIsAWarningNotAJobError)
+{
+    unwritable_trace_is_a_warning("tracefail");
+}
+
+// A trace whose writing fails part way (a file-size limit: EFBIG) is reported with the reason;
+// `run` keeps the job's status and numbers and exits 1 for the missing output, and no partial
+// trace is left at the path.
+TEST(SweepTrace, TraceWriteFailureNamesTheReason)
+{
+    std::string d = tmpdir("tracefull");
+    std::string cmd = "cd '" + kSrc + "' && trap '' XFSZ && ulimit -f 16 && '" +
+                      std::string(GS_GENSWEEP_BIN) +
+                      "' run --config configs/gen2.yaml --kernel matmul --shape 256x256x256 "
+                      "--trace '" +
+                      d + "/t.json' >'" + d + "/out' 2>'" + d + "/err'";
+    int st = std::system(cmd.c_str());
+    ASSERT_TRUE(WIFEXITED(st));
+    EXPECT_EQ(WEXITSTATUS(st), 1);
+    std::string err = slurp(d + "/err"), out = slurp(d + "/out");
+    EXPECT_NE(err.find("error writing trace file: File too large"), std::string::npos) << err;
+    EXPECT_NE(out.find("pass"), std::string::npos) << out;
+    EXPECT_NE(access((d + "/t.json").c_str(), F_OK), 0);
+}
+
+// the same when each job is an exec'd `gensweep run` (the fallback without the fork server)
+TEST(SweepTrace, UnwritableTraceIsAWarningInExecdJobsToo)
+{
+    setenv("GS_BASELINE_PATHS", "exec", 1);
+    unwritable_trace_is_a_warning("tracefail-exec");
+    unsetenv("GS_BASELINE_PATHS");
 }
 
 // With several outputs the check's "worst at" names the output where the worst element is:
