@@ -55,7 +55,14 @@ static gs_status build(gs_kb *kb, const gs_kernel_args *a)
     int64_t TQ = GS_MIN(GS_MIN((int64_t)P, (int64_t)c->pe_rows), (int64_t)c->pe_cols);
     int64_t KC = TQ;
     int64_t DC = GS_MIN((int64_t)c->pe_rows, (int64_t)c->pe_cols);
+    /* vector/scalar instructions span a head (D), a query or key chunk (TQ) and a key tile */
+    if (D > (int64_t)c->max_free_sbuf || KC > (int64_t)c->max_free_sbuf)
+        return gs_kb_fail(kb, GS_ERR_DOES_NOT_FIT,
+                          "does not fit: a head of %lld or a key chunk of %lld elements exceeds "
+                          "an instruction's %u free elements (caps.max_free_sbuf)",
+                          (long long)D, (long long)KC, c->max_free_sbuf);
     int64_t TK = GS_MIN((int64_t)c->moving_free_max, (int64_t)(c->psum_bank_bytes / 4));
+    TK = GS_MIN(TK, (int64_t)c->max_free_sbuf);
     if (gs_kernel_param(a, "tk", 0) > 0) TK = GS_MIN(TK, gs_kernel_param(a, "tk", 0));
     TK = TK / KC * KC;
     if (TK <= 0)

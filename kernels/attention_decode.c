@@ -71,7 +71,15 @@ static gs_status build(gs_kb *kb, const gs_kernel_args *a)
                           "attention_decode: bufs must be in 1..16 and streams in 1..%d",
                           AD_MAX_STREAMS);
     int64_t KC = GS_MIN(GS_MIN((int64_t)c->partitions, (int64_t)c->pe_rows), (int64_t)c->pe_cols);
+    /* vector/scalar instructions span a head (D), a key chunk (KC) and a key tile (TL) */
+    if (D > (int64_t)c->max_free_sbuf || KC > (int64_t)c->max_free_sbuf)
+        return gs_kb_fail(kb, GS_ERR_DOES_NOT_FIT,
+                          "does not fit: a head of %" PRId64 " or a key chunk of %" PRId64
+                          " elements exceeds an instruction's %u free elements "
+                          "(caps.max_free_sbuf)",
+                          D, KC, c->max_free_sbuf);
     int64_t TL = GS_MIN((int64_t)c->moving_free_max, (int64_t)(c->psum_bank_bytes / 4));
+    TL = GS_MIN(TL, (int64_t)c->max_free_sbuf);
     TL = GS_MIN(TL / KC * KC, L);
     if (TL <= 0) return gs_kb_fail(kb, GS_ERR_UNSUPPORTED, "unsupported: no tensor engine tiles");
     int64_t nkc_max = (TL + KC - 1) / KC; /* P^T chunks per key tile */

@@ -33,6 +33,34 @@ gs_status gs_pick_engine_at(gs_kb *kb, const char *file, int line, const char *k
     }
 }
 
+gs_status gs_row_chunks_at(gs_kb *kb, const char *file, int line, const char *kernel, int64_t w,
+                           int64_t given, int64_t dflt, unsigned slots, int64_t *chunk,
+                           int64_t *nch)
+{
+    const int64_t lim = (int64_t)gs_kb_caps(kb)->max_free_sbuf;
+    const int64_t max_chunks = slots ? lim / slots : lim;
+    int64_t c = GS_MIN(GS_MIN(given > 0 ? given : dflt, w), lim);
+    if (c < 1) c = 1;
+    /* the kernel's own size grows until the partials fit (never past the engine's limit) */
+    if (given <= 0 && max_chunks > 0 && (w + c - 1) / c > max_chunks)
+        c = GS_MIN(lim, (w + max_chunks - 1) / max_chunks);
+    int64_t n = (w + c - 1) / c;
+    *chunk = c;
+    *nch = n;
+    if (max_chunks > 0 && n <= max_chunks) return GS_OK;
+    if (given > 0 && given < lim)
+        return gs_kb_fail_at(kb, file, line, GS_ERR_INVALID,
+                             "%s: chunk=%lld gives %lld chunks per row, more than the %lld an "
+                             "instruction holds; use a larger chunk",
+                             kernel, (long long)given, (long long)n, (long long)max_chunks);
+    return gs_kb_fail_at(kb, file, line, GS_ERR_DOES_NOT_FIT,
+                         "does not fit: a row of %lld elements needs %lld chunks of at most %lld "
+                         "elements; one instruction holds the partials of %lld "
+                         "(caps.max_free_sbuf %lld, %u per chunk)",
+                         (long long)w, (long long)n, (long long)c, (long long)max_chunks,
+                         (long long)lim, slots);
+}
+
 /* -1: not decided yet (GS_BASELINE_PATHS=1, =all or naming "reference" in the environment,
  * read once: `gensweep bench` measures the old path in child processes that way); never set by
  * a kernel. */

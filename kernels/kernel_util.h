@@ -22,6 +22,21 @@ gs_status gs_pick_engine_at(gs_kb *kb, const char *file, int line, const char *k
                             int64_t param, gs_engine dflt, gs_engine *out);
 
 /*
+ * Split a row of w elements into chunks for a kernel that keeps `slots` per-chunk partials of
+ * each row in one instruction's free dimension (so slots x chunks <= caps.max_free_sbuf, and a
+ * chunk is at most max_free_sbuf). given > 0 is the caller's `chunk` param, else dflt is the
+ * kernel's preferred size, raised when the row needs larger chunks. Sets *chunk and *nch and
+ * returns GS_OK; otherwise fails the build: does-not-fit when even chunks of max_free_sbuf are
+ * too many (a limit of the target), invalid when the caller's chunk is too small.
+ */
+#define gs_row_chunks(kb, kernel, w, given, dflt, slots, chunk, nch)                               \
+    gs_row_chunks_at((kb), __FILE__, __LINE__, (kernel), (w), (given), (dflt), (slots), (chunk),   \
+                     (nch))
+gs_status gs_row_chunks_at(gs_kb *kb, const char *file, int line, const char *kernel, int64_t w,
+                           int64_t given, int64_t dflt, unsigned slots, int64_t *chunk,
+                           int64_t *nch);
+
+/*
  * Tolerances (gs_kernel_def.error_bound): rounding a value x to dtype t is off by at most
  * gs_dtype_eps(t) |x| + gs_tol_floor(t), the second term being half the spacing of t's
  * subnormals (where a relative bound fails: an fp16 result of 2e-6 is off by up to 3e-8).

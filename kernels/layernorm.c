@@ -38,13 +38,10 @@ static gs_status build(gs_kb *kb, const gs_kernel_args *a)
     if (gs_pick_engine(kb, "layernorm", gs_kernel_param(a, "engine", 0), GS_ENG_SCALAR, &eng) !=
         GS_OK)
         return gs_kb_status(kb);
-    int64_t chunk =
-        gs_kernel_param(a, "chunk", 0) > 0 ? gs_kernel_param(a, "chunk", 0) : LN_DEFAULT_CHUNK_CAP;
-    chunk = GS_MIN(GS_MIN(chunk, D), (int64_t)c->max_free_sbuf);
-    int64_t nch = (D + chunk - 1) / chunk;
-    if (3 * nch > (int64_t)c->max_free_sbuf)
-        return gs_kb_fail(kb, GS_ERR_INVALID, "layernorm: %lld chunks per row; use a larger chunk",
-                          (long long)nch);
+    int64_t chunk = 0, nch = 0;
+    if (gs_row_chunks(kb, "layernorm", D, gs_kernel_param(a, "chunk", 0), LN_DEFAULT_CHUNK_CAP, 3,
+                      &chunk, &nch) != GS_OK)
+        return gs_kb_status(kb);
     /* the row pool is double-buffered when two rows, gamma, beta and the chunk pools fit; by
      * default the chunk pools drop to one buffer when two do not fit a small SBUF */
     uint64_t fixed = 2u * (uint64_t)D * es + (uint64_t)bufs * chunk * (4 + es) + 4096;

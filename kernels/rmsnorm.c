@@ -31,13 +31,10 @@ static gs_status build(gs_kb *kb, const gs_kernel_args *a)
     if (gs_pick_engine(kb, "rmsnorm", gs_kernel_param(a, "engine", 0), GS_ENG_VECTOR, &eng) !=
         GS_OK)
         return gs_kb_status(kb);
-    int64_t chunk =
-        gs_kernel_param(a, "chunk", 0) > 0 ? gs_kernel_param(a, "chunk", 0) : RMS_DEFAULT_CHUNK_CAP;
-    chunk = GS_MIN(GS_MIN(chunk, D), (int64_t)c->max_free_sbuf);
-    int64_t nch = (D + chunk - 1) / chunk;
-    if (nch > (int64_t)c->max_free_sbuf)
-        return gs_kb_fail(kb, GS_ERR_INVALID, "rmsnorm: %lld chunks per row; use a larger chunk",
-                          (long long)nch);
+    int64_t chunk = 0, nch = 0;
+    if (gs_row_chunks(kb, "rmsnorm", D, gs_kernel_param(a, "chunk", 0), RMS_DEFAULT_CHUNK_CAP, 1,
+                      &chunk, &nch) != GS_OK)
+        return gs_kb_status(kb);
     uint64_t fixed = (uint64_t)D * es + (uint64_t)bufs * chunk * (4 + es) + 4096;
     unsigned rowbufs = fixed + 2u * D * es <= c->sbuf_partition_bytes ? 2 : 1;
     gs_pool *pg = gs_pool_create(kb, GS_MEM_SBUF, "gamma", 1, (uint64_t)D * es);

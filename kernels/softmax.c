@@ -25,6 +25,7 @@
 #include <stdio.h>
 
 #include "gs/kernel.h"
+#include "kernel_util.h"
 
 enum { SM_THREE_PASS, SM_FUSED, SM_FUSED_VEXP };
 
@@ -45,13 +46,10 @@ static gs_status build(gs_kb *kb, const gs_kernel_args *a)
     unsigned bufs = gs_kernel_param(a, "bufs", 0) > 0 ? (unsigned)gs_kernel_param(a, "bufs", 0)
                                                       : GS_MAX(2u, c->dma_queues / 4);
     size_t es = gs_dtype_size(a->dtype);
-    int64_t chunk =
-        gs_kernel_param(a, "chunk", 0) > 0 ? gs_kernel_param(a, "chunk", 0) : SM_DEFAULT_CHUNK_CAP;
-    chunk = GS_MIN(GS_MIN(chunk, W), (int64_t)c->max_free_sbuf);
-    int64_t nch = (W + chunk - 1) / chunk;
-    if (nch > (int64_t)c->max_free_sbuf)
-        return gs_kb_fail(kb, GS_ERR_INVALID, "softmax: %lld chunks per row; use a larger chunk",
-                          (long long)nch);
+    int64_t chunk = 0, nch = 0;
+    if (gs_row_chunks(kb, "softmax", W, gs_kernel_param(a, "chunk", 0), SM_DEFAULT_CHUNK_CAP, 1,
+                      &chunk, &nch) != GS_OK)
+        return gs_kb_status(kb);
     /* per-row statistics: chunk partials, then [max, -max, sum, 1/sum] */
     gs_pool *ppart = gs_pool_create(kb, GS_MEM_SBUF, "partials", 2, (uint64_t)nch * 4);
     gs_pool *pstat = gs_pool_create(kb, GS_MEM_SBUF, "stats", 2, 4 * 4);

@@ -452,7 +452,8 @@ TEST(KernelParams, LookupByNameWithDefault)
     EXPECT_EQ(gs_kernel_param(&none, "tn", 5), -1);
 }
 
-// Valid configs at the edges (one DMA queue, one DMA engine, a tiny SBUF): every kernel on every
+// Valid configs at the edges (one DMA queue, one DMA engine, a tiny SBUF, 64 free elements per
+// instruction): every kernel on every
 // check and perf shape builds, or says cleanly that it is unsupported or does not fit. Never a
 // kernel error (a queue it assumed, a chunk of 0). Only the build runs (timing-only perf shapes are
 // large), so the tiny configs cost little.
@@ -463,6 +464,8 @@ TEST(KernelEdges, ValidSmallConfigsNeverGiveKernelErrors)
         {"core.dma.engines=1"},
         {"core.sbuf=1KiB"},
         {"core.sbuf=8KiB", "core.dma.queues=1"},
+        {"engines.vector.max_free_sbuf=64", "engines.scalar.max_free_sbuf=64",
+         "engines.gpsimd.max_free_sbuf=64"},
     };
     const std::string gen2 = std::string(GS_SOURCE_DIR) + "/configs/gen2.yaml";
     for (const auto &sets : edges) {
@@ -477,7 +480,7 @@ TEST(KernelEdges, ValidSmallConfigsNeverGiveKernelErrors)
             gs_diags_free(&d);
             label += std::string(label.empty() ? "" : " ") + s;
         }
-        const bool tiny_sbuf = label.find("sbuf") != std::string::npos;
+        const bool tiny_sbuf = label.find("core.sbuf") != std::string::npos;
         for (size_t k = 0; k < gs_suite_count(); k++) {
             const gs_kernel_def *def = gs_suite_kernel(k);
             for (int v = 0; v < def->n_variants; v++)
