@@ -308,9 +308,10 @@ gs_status gs_job_check_outputs(gs_job *j, gs_job_check *res, gs_error *err)
          * plus fp32 accumulation error growing with the reduction length, relative to the
          * output's RMS magnitude (so values near zero do not need impossible relative
          * accuracy). Integer outputs must match exactly. */
+        /* over the finite reference values: an infinity or NaN must not widen the tolerance */
         double rms = 0.0;
         for (uint64_t e = 0; e < ti->elems; e++)
-            rms += ref[e] * ref[e];
+            if (isfinite(ref[e])) rms += ref[e] * ref[e];
         rms = sqrt(rms / (double)ti->elems);
         double eps = gs_dtype_eps(ti->dtype);
         double rtol = 2.0 * eps;
@@ -332,7 +333,11 @@ gs_status gs_job_check_outputs(gs_job *j, gs_job_check *res, gs_error *err)
             for (uint64_t e = e0; e < e0 + n; e++) {
                 double got = chunk[e - e0];
                 double r = ref[e];
-                if (!isfinite(got) && isfinite(r)) {
+                /* non-finite where the reference is finite, or a non-finite reference not met
+                 * by the same value (NaN by any NaN; a NaN reference never passes a number) */
+                const int bad_nf = isfinite(r) ? !isfinite(got) : isnan(r) ? !isnan(got) : got != r;
+                if (!isfinite(r) && !bad_nf) continue;
+                if (bad_nf) {
                     res->bad_nonfinite++;
                     res->mismatches++;
                     if (worst_excess < (double)INFINITY) {
