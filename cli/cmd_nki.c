@@ -129,6 +129,7 @@ static gs_status write_caps(const gs_config *cfg, const char *path, gs_error *er
     gs_jw_kint(&w, "dma_queues", c->dma_queues);
     gs_jw_kbool(&w, "has_gpsimd", c->has_gpsimd);
     gs_jw_kbool(&w, "dma_transpose", c->dma_transpose);
+    gs_jw_kbool(&w, "dma_cast", c->dma_cast);
     gs_jw_key(&w, "dtypes");
     gs_jw_begin_array(&w, GS_JW_COMPACT);
     for (int t = 0; t < GS_DTYPE_COUNT; t++)

@@ -84,6 +84,8 @@ static void on_open(FILE *out, const gs_config *c, const char *section, size_t l
         fprintf(out, "transpose: %s\n", c->dma.transpose ? "true" : "false");
         indent(out, level);
         fprintf(out, "hw_descriptors: %s\n", c->dma.hw_descriptors ? "true" : "false");
+        indent(out, level);
+        fprintf(out, "cast: %s\n", c->dma.cast ? "true" : "false");
     }
     if (!strcmp(section, "engines.tensor")) {
         indent(out, level);

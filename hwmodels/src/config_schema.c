@@ -280,6 +280,7 @@ static const special_def specials[] = {
     {"core.dma", SK_MAP},
     {"core.dma.transpose", SK_BOOL},
     {"core.dma.hw_descriptors", SK_BOOL},
+    {"core.dma.cast", SK_BOOL},
     {"engines", SK_MAP},
     {"engines.tensor", SK_MAP},
     {"engines.tensor.rate", SK_MAP},

@@ -244,7 +244,8 @@ void gs_cfg_validate(const gs_config *c, const unsigned char *bad, gs_diags *d)
 /* --set                                                                                      */
 
 static const char *const set_bools[] = {"core.dma.transpose", "core.dma.hw_descriptors",
-                                        "engines.tensor.double_row", "engines.tensor.bf16_psum"};
+                                        "engines.tensor.double_row", "engines.tensor.bf16_psum",
+                                        "core.dma.cast"};
 
 static void trim(char *s)
 {
@@ -307,8 +308,10 @@ static gs_status set_one(gs_config *c, gs_config *copy, const char *assignment, 
             copy->dma.hw_descriptors = b;
         } else if (bi == 2) {
             copy->tensor.double_row = b;
-        } else {
+        } else if (bi == 3) {
             copy->tensor.bf16_psum = b;
+        } else {
+            copy->dma.cast = b;
         }
         return GS_OK;
     }

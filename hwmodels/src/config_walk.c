@@ -399,6 +399,8 @@ void gs_cfg_walk_map(loader *L, node *m, const char *path)
                 if (st) set_loc(&st->transpose_loc, v);
             } else if (!strcmp(full, "core.dma.hw_descriptors")) {
                 L->c->dma.hw_descriptors = b;
+            } else if (!strcmp(full, "core.dma.cast")) {
+                L->c->dma.cast = b;
             } else if (!strcmp(full, "engines.tensor.double_row")) {
                 L->c->tensor.double_row = b;
             } else if (!strcmp(full, "engines.tensor.bf16_psum")) {

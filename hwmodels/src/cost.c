@@ -349,7 +349,10 @@ void gs_cost_dma_plan(const gs_config *c, const gs_instr *in, gs_dma_plan *r)
     unsigned E = d->engines.v >= 1 ? (unsigned)d->engines.v : 1u;
     if (E > GS_MAX_QUEUES) E = GS_MAX_QUEUES;
     r->n_engines = E;
-    r->bytes = (double)gs_ap_bytes(dst);
+    /* a converting copy streams the larger side [assumed: no published cast cost]; a gather's
+     * source is its whole table, of which it moves the destination's bytes */
+    r->bytes = (double)(in->op == GS_OP_DMA_COPY ? GS_MAX(gs_ap_bytes(dst), gs_ap_bytes(src))
+                                                 : gs_ap_bytes(dst));
     r->engine_bw = d->bandwidth_per_engine.v;
     if (in->op == GS_OP_DMA_TRANSPOSE) r->engine_bw /= factor(&d->transpose_factor);
     r->fixed_ns = d->fixed_latency.v;
@@ -499,6 +502,10 @@ double gs_cost_hbm_bytes(const gs_instr *in)
     case GS_OP_DMA_COPY:
     case GS_OP_DMA_TRANSPOSE:
     case GS_OP_GATHER:
+        /* the HBM side's bytes (a converting copy's two sides differ) */
+        if (in->op == GS_OP_DMA_COPY && in->out[0]->space != GS_MEM_HBM &&
+            in->in[0]->space == GS_MEM_HBM)
+            return (double)gs_ap_bytes(in->in[0]);
         if (in->in[0]->space == GS_MEM_HBM || in->out[0]->space == GS_MEM_HBM)
             return (double)gs_ap_bytes(in->out[0]);
         return 0.0;

@@ -462,6 +462,17 @@ static gs_status exec_transpose(gs_mem *m, const gs_instr *in, gs_error *err)
 static gs_status exec_dma_copy(gs_mem *m, const gs_instr *in, gs_error *err)
 {
     const gs_ap *src = in->in[0], *dst = in->out[0];
+    if (src->dtype != dst->dtype) {
+        /* a converting copy (core.dma.cast): through fp32, which holds every castable dtype
+         * exactly; the store rounds to nearest even */
+        float *row = (float *)scratch(m, 0, gs_ap_free_elems(src));
+        if (!row) return gs_error_set(err, GS_ERR_NOMEM, in->file, in->line, 0, "out of memory");
+        for (uint32_t p = 0; p < src->part_count; p++) {
+            load_row(m, src, p, row);
+            store_row(m, dst, p, row);
+        }
+        return GS_OK;
+    }
     size_t bytes = gs_ap_free_elems(src) * gs_dtype_size(src->dtype);
     uint8_t *buf = (uint8_t *)scratch(m, 0, (bytes + 3) / 4);
     if (!buf) return gs_error_set(err, GS_ERR_NOMEM, in->file, in->line, 0, "out of memory");

@@ -101,6 +101,7 @@ static void fill_caps(gs_caps *c, const gs_config *cfg, unsigned core)
     c->dma_partitions_per_engine = gs_config_dma_partitions_per_engine(cfg);
     c->has_gpsimd = gs_config_has_engine(cfg, GS_ENG_GPSIMD);
     c->dma_transpose = cfg->dma.transpose;
+    c->dma_cast = cfg->dma.cast;
     c->dtypes = cfg->dtypes;
     c->ops = cfg->ops;
     for (int t = 0; t < GS_DTYPE_COUNT; t++) {

@@ -69,6 +69,12 @@ static int is_onchip(const gs_ap *a)
     return a->space == GS_MEM_SBUF || a->space == GS_MEM_PSUM;
 }
 
+/* a dtype a DMA cast converts (from and to fp32 exactly or with rounding) */
+static int dma_castable(gs_dtype t)
+{
+    return t == GS_FP32 || t == GS_BF16 || t == GS_FP16 || t == GS_FP8_E4M3 || t == GS_FP8_E5M2;
+}
+
 gs_status gs_dma_copy_at(gs_kb *kb, const char *file, int line, gs_ap dst, gs_ap src, int queue)
 {
     if (!kb || kb->failed) return gs_kb_status(kb);
@@ -79,9 +85,17 @@ gs_status gs_dma_copy_at(gs_kb *kb, const char *file, int line, gs_ap dst, gs_ap
             "dma_copy: DMA cannot access PSUM (evacuate with tensor_copy)");
     REQUIRE(dst.space == GS_MEM_SBUF || src.space == GS_MEM_SBUF, GS_ERR_INVALID,
             "dma_copy: one side must be SBUF (HBM<->SBUF or SBUF<->SBUF)");
-    REQUIRE(dst.dtype == src.dtype, GS_ERR_INVALID,
-            "dma_copy: dtypes differ (%s <- %s); DMA does not convert", gs_dtype_name(dst.dtype),
-            gs_dtype_name(src.dtype));
+    if (dst.dtype != src.dtype) {
+        /* a converting copy (core.dma.cast): float dtypes only, element for element */
+        REQUIRE(dma_castable(dst.dtype) && dma_castable(src.dtype), GS_ERR_INVALID,
+                "dma_copy: cannot convert %s <- %s (a DMA cast is between fp32, bf16, fp16 and "
+                "fp8 dtypes)",
+                gs_dtype_name(dst.dtype), gs_dtype_name(src.dtype));
+        REQUIRE(kb->caps.dma_cast, GS_ERR_UNSUPPORTED,
+                "unsupported: dma_copy with a dtype cast (%s <- %s): this target's DMA does not "
+                "convert (core.dma.cast)",
+                gs_dtype_name(dst.dtype), gs_dtype_name(src.dtype));
+    }
     REQUIRE(same_shape(&dst, &src), GS_ERR_INVALID,
             "dma_copy: shapes differ (%u x %" PRIu64 " <- %u x %" PRIu64 ")", dst.part_count,
             gs_kb_free_elems(&dst), src.part_count, gs_kb_free_elems(&src));

@@ -139,9 +139,11 @@ static gs_status roofline(const gs_config *cfg, const gs_program *p, const gs_ti
         st->hbm_bytes += gs_cost_hbm_bytes(in);
         if (in->engine == GS_ENG_DMA || in->op == GS_OP_GATHER) {
             const double b = (double)gs_ap_bytes(in->out[0]);
+            /* what was read of a copy's source (a converting copy's sides differ) */
+            const double b_in = in->op == GS_OP_DMA_COPY ? (double)gs_ap_bytes(in->in[0]) : b;
             if (in->n_in > 0 && in->in[0]->space == GS_MEM_HBM && in->in[0]->tensor >= 0 &&
                 (size_t)in->in[0]->tensor < n_tensors)
-                moved[(size_t)in->in[0]->tensor] += b;
+                moved[(size_t)in->in[0]->tensor] += b_in;
             if (in->n_out > 0 && in->out[0]->space == GS_MEM_HBM && in->out[0]->tensor >= 0 &&
                 (size_t)in->out[0]->tensor < n_tensors)
                 moved[(size_t)in->out[0]->tensor] += b;

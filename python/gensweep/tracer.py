@@ -651,9 +651,10 @@ class Ctx:
             raise Unsupported("DMA to or from PSUM (copy the tile to SBUF first)", where=where)
         if math.prod(dst.shape) != math.prod(src.shape):
             raise NKIError(f"dma_copy: {src.shape} into {dst.shape}: sizes differ", where=where)
-        if dst.dtype != src.dtype:
-            raise Unsupported(f"dma_copy with a dtype cast ({src.dtype} -> {dst.dtype}): the "
-                              "model's DMA moves bytes without converting", where=where)
+        if dst.dtype != src.dtype and not self.caps.get("dma_cast", False):
+            raise Unsupported(f"dma_copy with a dtype cast ({src.dtype} -> {dst.dtype}): "
+                              f"{self.caps['generation']}'s DMA does not convert (core.dma.cast)",
+                              where=where)
         self.mark_read(src)
         self.mark_write(dst)
         d, s = self.fit_dma(dst, src, where)

@@ -61,6 +61,7 @@ CASES = [
     ("transpose_new", ["x=fp32:64x128"], "transpose"),
     ("memset_iota_new", ["x=fp32:128x64"], "memset_iota"),
     ("spmd_launch", ["a=fp32:256x512", "b=fp32:256x512"], "add"),
+    ("cast_new", ["x=fp32:128x96"], "through_bf16"),
 ]
 
 
@@ -80,6 +81,15 @@ class Operations(unittest.TestCase):
                           rc=1)
         self.assertEqual(rec["status"], "fail")
         self.assertGreater(rec["error"]["mismatches"], 0)
+
+    def test_a_reference_that_fails_never_passes(self):
+        # no reference values: the outputs are compared with NaN, which nothing meets
+        rec, p = run_json("add_old", ["a=bf16:128x512", "b=bf16:128x512"], "gen3", "raising",
+                          rc=1)
+        self.assertEqual(rec["status"], "fail")
+        self.assertEqual(rec["error"]["mismatches"], 128 * 512)
+        self.assertIn("reference raising failed", p.stderr)
+        self.assertIn("this reference cannot compute", p.stderr)
 
     def test_without_a_reference_nothing_is_checked(self):
         rec, _ = run_json("add_old", ["a=bf16:128x512", "b=bf16:128x512"], "gen3")
@@ -168,8 +178,8 @@ def marked_line(tag):
 
 
 class Hostile(unittest.TestCase):
-    def expect(self, kernel, args, rc, pattern, extra=()):
-        a = ["run", HOSTILE, "--kernel", kernel, "--config", cfg("gen3"), *extra]
+    def expect(self, kernel, args, rc, pattern, extra=(), gen="gen3"):
+        a = ["run", HOSTILE, "--kernel", kernel, "--config", cfg(gen), *extra]
         for x in args:
             a += ["--arg", x]
         p = nki(*a, check_rc=rc)
@@ -187,8 +197,11 @@ class Hostile(unittest.TestCase):
     def test_psum_overflow_does_not_fit(self):
         self.expect("psum_overflow", ["x=bf16:128x512"], 0, r"does not fit|does-not-fit")
 
-    def test_dtype_mismatch_in_dma(self):
-        self.expect("dtype_mismatch", ["x=fp32:128x64"], 0, r"dtype cast")
+    def test_dtype_cast_in_dma_where_the_dma_does_not_convert(self):
+        # gen1's DMA does not convert (core.dma.cast: false): unsupported, at the kernel's line
+        self.expect("dtype_mismatch", ["x=fp32:128x64"], 0,
+                    r"dtype cast \(nl\.float32 -> nl\.bfloat16\): gen1's DMA does not convert",
+                    gen="gen1")
 
     def test_exception_inside_the_kernel(self):
         self.expect("raises", ["x=fp32:128x64"], 2, r"AssertionError: this kernel wants 7 rows")

@@ -139,6 +139,7 @@ TEST(ConfigSchema, EveryKeyIsDocumented)
                             "ops",
                             "core.dma.transpose",
                             "core.dma.hw_descriptors",
+                            "core.dma.cast",
                             "engines.gpsimd.present",
                             "engines.vector.present",
                             "engines.scalar.present"};
@@ -330,7 +331,7 @@ TEST(ConfigExtends, DeepOverrideChangesOneValue)
     EXPECT_NE(std::string(l.c->dma.engines.file).find("gen2.yaml"), std::string::npos);
     EXPECT_STREQ(l.c->family, "gen2");
     EXPECT_STREQ(l.c->name, "fast-dma"); // names are not inherited
-    EXPECT_EQ(l.c->n_sources, 7u);       // inherited
+    EXPECT_EQ(l.c->n_sources, 8u);       // inherited
 }
 
 TEST(ConfigExtends, WhatIfFileInSubdirectory)
@@ -605,7 +606,7 @@ TEST(ConfigValidate, ProvenanceTags)
              "extends: gen2\nsources:\n  MINE: my lab notebook\ncore:\n  sbuf: 24MiB [MINE]\n");
     ASSERT_NE(loc.c, nullptr) << loc.errors();
     EXPECT_STREQ(loc.c->sbuf_bytes.src, "MINE");
-    EXPECT_EQ(loc.c->n_sources, 8u);
+    EXPECT_EQ(loc.c->n_sources, 9u);
 }
 
 TEST(ConfigValidate, InconsistentValues)
@@ -827,6 +828,7 @@ TEST(ConfigDump, RoundTripsThroughTheLoader)
         EXPECT_EQ(a.c->ops, b.c->ops);
         EXPECT_EQ(a.c->dma.transpose, b.c->dma.transpose);
         EXPECT_EQ(a.c->dma.hw_descriptors, b.c->dma.hw_descriptors);
+        EXPECT_EQ(a.c->dma.cast, b.c->dma.cast);
         EXPECT_EQ(a.c->gpsimd.present, b.c->gpsimd.present);
         EXPECT_STREQ(a.c->name, b.c->name);
     }

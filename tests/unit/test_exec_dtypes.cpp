@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "gs/cost.h"
 #include "gs/exec.h"
 #include "gs/builder.h"
 #include "test_config_builders.h"
@@ -60,9 +61,10 @@ struct Prog {
     gs_kb *kb;
     gs_tensor in[2], out;
     gs_tile tin[2], tout;
-    Prog(gs_dtype tin_dt, gs_dtype tout_dt, uint32_t out_free = F)
+    Prog(gs_dtype tin_dt, gs_dtype tout_dt, uint32_t out_free = F, int dma_cast = 0)
     {
         gs_test_config_gen3_like(&cfg);
+        cfg.dma.cast = dma_cast;
         cfg.dtypes = 0;
         for (gs_dtype t : kAll)
             cfg.dtypes |= 1u << t;
@@ -161,6 +163,68 @@ TEST(ExecDtypes, TensorCopyEveryPair)
                 << combo(a, b) << " " << first;
             gs_mem_free(m);
         }
+}
+
+// A converting DMA (core.dma.cast) between every pair of float dtypes, SBUF to SBUF: the
+// element decoded, rounded to nearest even into the destination dtype (as a tensor_copy does).
+TEST(ExecDtypes, DmaCastEveryFloatPair)
+{
+    const gs_dtype floats[] = {GS_FP32, GS_BF16, GS_FP16, GS_FP8_E4M3, GS_FP8_E5M2};
+    std::mt19937_64 rng(3);
+    for (gs_dtype a : floats)
+        for (gs_dtype b : floats) {
+            Prog pr(a, b, F, 1);
+            gs_dma_copy(pr.kb, pr.tout.ap, pr.tin[0].ap, -1);
+            std::string why, first;
+            gs_mem *m = pr.run(rng, &why);
+            ASSERT_NE(m, nullptr) << combo(a, b) << ": " << why;
+            EXPECT_EQ(compare(
+                          m, pr, [](float x, float) { return x; }, &first),
+                      0)
+                << combo(a, b) << " " << first;
+            gs_mem_free(m);
+        }
+}
+
+// Without core.dma.cast a converting copy is unsupported; integer or MX sides are invalid.
+TEST(ExecDtypes, DmaCastNeedsTheTargetAndFloatDtypes)
+{
+    {
+        Prog pr(GS_FP32, GS_BF16);
+        EXPECT_EQ(gs_dma_copy(pr.kb, pr.tout.ap, pr.tin[0].ap, -1), GS_ERR_UNSUPPORTED);
+        EXPECT_NE(std::string(gs_kb_error(pr.kb)->message).find("core.dma.cast"),
+                  std::string::npos);
+    }
+    {
+        Prog pr(GS_FP32, GS_INT8, F, 1);
+        EXPECT_EQ(gs_dma_copy(pr.kb, pr.tout.ap, pr.tin[0].ap, -1), GS_ERR_INVALID);
+        EXPECT_NE(std::string(gs_kb_error(pr.kb)->message).find("cannot convert int8 <- fp32"),
+                  std::string::npos)
+            << gs_kb_error(pr.kb)->message;
+    }
+}
+
+// The bytes of a converting copy: HBM traffic is the HBM side's (bf16 read, 2 bytes per
+// element), the DMA engines stream the larger side (fp32 written, 4 bytes) [assumed there].
+TEST(ExecDtypes, DmaCastCountsEachSidesBytes)
+{
+    Prog pr(GS_BF16, GS_FP32, F, 1);
+    gs_tile wide = gs_tile_alloc(gs_pool_create(pr.kb, GS_MEM_SBUF, "w", 1, F * 4), GS_FP32, P, F);
+    ASSERT_EQ(gs_dma_copy(pr.kb, wide.ap, gs_hbm_rows(&pr.in[0], 0, P, 0, F), -1), GS_OK)
+        << gs_kb_error(pr.kb)->message;
+    const gs_instr *in = gs_program_instr(pr.p, gs_program_count(pr.p) - 1);
+    ASSERT_EQ(in->op, GS_OP_DMA_COPY);
+    EXPECT_EQ(gs_cost_hbm_bytes(in), (double)P * F * 2);
+    gs_dma_plan plan;
+    gs_cost_dma_plan(&pr.cfg, in, &plan);
+    EXPECT_EQ(plan.bytes, (double)P * F * 4);
+    // the other way (fp32 SBUF -> bf16 HBM): the HBM side is the destination, 2 bytes
+    Prog back(GS_FP32, GS_BF16, F, 1);
+    ASSERT_EQ(gs_dma_copy(back.kb, gs_hbm_rows(&back.out, 0, P, 0, F), back.tin[0].ap, -1), GS_OK);
+    const gs_instr *st = gs_program_instr(back.p, gs_program_count(back.p) - 1);
+    EXPECT_EQ(gs_cost_hbm_bytes(st), (double)P * F * 2);
+    gs_cost_dma_plan(&back.cfg, st, &plan);
+    EXPECT_EQ(plan.bytes, (double)P * F * 4);
 }
 
 TEST(ExecDtypes, TensorTensorEveryOpAndPair)

@@ -49,6 +49,7 @@ typedef struct gs_caps {
                                            than partitions uses fewer engines */
     int has_gpsimd;
     int dma_transpose;
+    int dma_cast;                       /* dma_copy converts between float dtypes (core.dma.cast) */
     uint32_t dtypes;                    /* bit (1u << gs_dtype) */
     uint32_t matmul_dtypes;             /* dtypes the tensor engine multiplies */
     double matmul_rate[GS_DTYPE_COUNT]; /* relative to bf16 = 1 (fp32 0.25, ...) */

@@ -204,6 +204,19 @@ def memset_iota_new(x):
 
 
 @nki.jit
+def cast_new(x):
+    """dma_copy converting on every path: fp32 HBM -> bf16 SBUF, bf16 -> fp32 within SBUF,
+    fp32 SBUF -> bf16 HBM (a DMA cast, where the target's DMA converts)."""
+    out = nl.ndarray(x.shape, dtype=nl.bfloat16, buffer=nl.shared_hbm)
+    narrow = nl.ndarray(x.shape, dtype=nl.bfloat16, buffer=nl.sbuf)
+    nisa.dma_copy(dst=narrow, src=x)
+    wide = nl.ndarray(x.shape, dtype=nl.float32, buffer=nl.sbuf)
+    nisa.dma_copy(dst=wide, src=narrow)
+    nisa.dma_copy(dst=out, src=wide)
+    return out
+
+
+@nki.jit
 def spmd_add(a, b):
     out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
     r = nl.program_id(0) * 128
