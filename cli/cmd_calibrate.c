@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "calibrate.h"
+#include "cli_util.h"
 #include "commands.h"
 #include "gs/strbuf.h"
 #include "results.h"
@@ -93,6 +94,10 @@ int gs_cmd_calibrate(int argc, char **argv)
                 "gensweep calibrate: missing the case file (see gensweep calibrate --help)\n");
         return GS_EXIT_USAGE;
     }
+    char cases_buf[GS_CLI_PATH_MAX];
+    if (!(cases_path = gs_cli_data_file("calibrate", NULL, "calibration", "case file", cases_path,
+                                        cases_buf)))
+        return GS_EXIT_USAGE;
     o.configs = cfgs;
     o.n_configs = n_cfg;
     o.sets = sets;

@@ -19,7 +19,8 @@
 #include "worker.h"
 
 typedef struct job_opts {
-    const char *config;
+    const char *config; /* --config as found (gs_cli_data_file: a path or a generation name) */
+    char config_buf[GS_CLI_PATH_MAX];
     gs_job_options job; /* --kernel, --variant, --dtype, --shape, --param, --seed */
     const char *trace;
     const char *record;  /* --record FILE: the job record (RESULTS.md) for the sweep */
@@ -144,7 +145,9 @@ static int parse_job_opts(int argc, char **argv, job_opts *o, int allow_run_opts
                 argv[0], argv[0]);
         return 0;
     }
-    return 1;
+    o->config =
+        gs_cli_data_file(argv[0], "--config", "configs", "config", o->config, o->config_buf);
+    return o->config != NULL;
 }
 
 /* Load config, apply --set, resolve the job options into spec. Returns an exit status

@@ -214,6 +214,11 @@ static int run(int argc, char **argv)
         fprintf(stderr, "gensweep workload: --json %s: %s\n", json, err.message);
         return GS_EXIT_USAGE;
     }
+    char file_buf[GS_CLI_PATH_MAX], config_buf[GS_CLI_PATH_MAX];
+    if (!(file = gs_cli_data_file("workload run", NULL, "workloads", "workload", file, file_buf)) ||
+        !(config = gs_cli_data_file("workload run", "--config", "configs", "config", config,
+                                    config_buf)))
+        return GS_EXIT_USAGE;
     gs_diags d;
     gs_diags_init(&d);
     gs_workload *w = gs_workload_load(file, dims, n_dims, &d);
