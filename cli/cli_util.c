@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "datadir.h"
 #include "gs/common.h"
 #include "gs/strbuf.h"
 
@@ -82,4 +83,16 @@ void gs_cli_print_diags_escaped(const gs_diags *d)
         fprintf(stderr, "%s\n", gs_sb_cstr(&esc));
     }
     gs_sb_free(&esc);
+}
+
+const char *gs_cli_data_file(const char *cmd, const char *opt, const char *subdir, const char *what,
+                             const char *arg, char *buf)
+{
+    gs_error err;
+    gs_error_clear(&err);
+    if (gs_data_find(subdir, what, arg, buf, GS_CLI_PATH_MAX, &err) != GS_OK) {
+        fprintf(stderr, "gensweep %s: %s%s%s\n", cmd, opt ? opt : "", opt ? " " : "", err.message);
+        return NULL;
+    }
+    return buf;
 }

@@ -1,6 +1,7 @@
 /*
  * cli_util.h - what the gensweep commands share: argument parsing (--set and positionals) and
- * printing the libraries' diagnostics. The strict number parsers are harness/job/parse.h.
+ * printing the libraries' diagnostics, files named by a bare name. The strict number parsers
+ * are harness/job/parse.h.
  */
 #ifndef GS_CLI_UTIL_H
 #define GS_CLI_UTIL_H
@@ -39,6 +40,15 @@ void gs_cli_print_diags(const char *cmd, const gs_diags *d);
 /* The same, each line as it is ("file:line:col: message", or the bare message), with terminal
  * control characters escaped (messages quote text from config files): `run`, `disasm`, `nki`. */
 void gs_cli_print_diags_escaped(const gs_diags *d);
+
+/* The file a command-line argument stands for: ARG itself when it is a path, else the bare
+ * name (gen3, llama3-8b-decode-4k, cases) looked up in ./SUBDIR, then in the installed data
+ * directory (harness/sweep/datadir.h), copied into buf (GS_CLI_PATH_MAX bytes). Returns buf, or
+ * NULL after printing "gensweep CMD: OPT 'ARG': message" (the places looked in) to stderr. OPT may
+ * be NULL. */
+#define GS_CLI_PATH_MAX 4096
+const char *gs_cli_data_file(const char *cmd, const char *opt, const char *subdir, const char *what,
+                             const char *arg, char *buf);
 
 #ifdef __cplusplus
 }

@@ -250,6 +250,10 @@ int gs_cmd_attribute(int argc, char **argv)
         fprintf(stderr, "gensweep attribute: --from A.yaml and --to B.yaml are required\n");
         return GS_EXIT_USAGE;
     }
+    char from_buf[GS_CLI_PATH_MAX], to_buf[GS_CLI_PATH_MAX];
+    o.from = gs_cli_data_file("attribute", "--from", "configs", "config", o.from, from_buf);
+    o.to = o.from ? gs_cli_data_file("attribute", "--to", "configs", "config", o.to, to_buf) : NULL;
+    if (!o.to) return GS_EXIT_USAGE;
     o.out_dir = o.sweep.out_dir;
     o.sweep.progress = gs_sweep_cli_progress; /* quiet runs: failed jobs only */
     attr_ctx ctx = {o.sweep.quiet};

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "calibrate.h"
+#include "cli_util.h"
 #include "commands.h"
 #include "gs/strbuf.h"
 #include "results.h"
@@ -18,7 +19,8 @@ void gs_help_calibrate(void)
            "print the model's time against the cited measurement, their ratio, and the\n"
            "geometric-mean error factor exp(mean |ln(model / measured)|) (1.00 = exact), for\n"
            "the fit cases and the validation cases apart (each case's role:), with the worst\n"
-           "case of each.\n"
+           "case of each. CASES.yaml may be a name: cases is ./calibration/cases.yaml, else the\n"
+           "case file installed with gensweep.\n"
            "  --fit KEYS   fit these config keys per generation (only values tagged [assumed]\n"
            "               or [fit] are fitted; sourced ones are left alone) to the fit cases\n"
            "               of that generation (never the validation cases), and print the\n"
@@ -93,6 +95,10 @@ int gs_cmd_calibrate(int argc, char **argv)
                 "gensweep calibrate: missing the case file (see gensweep calibrate --help)\n");
         return GS_EXIT_USAGE;
     }
+    char cases_buf[GS_CLI_PATH_MAX];
+    if (!(cases_path = gs_cli_data_file("calibrate", NULL, "calibration", "case file", cases_path,
+                                        cases_buf)))
+        return GS_EXIT_USAGE;
     o.configs = cfgs;
     o.n_configs = n_cfg;
     o.sets = sets;

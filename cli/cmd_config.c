@@ -119,8 +119,10 @@ int gs_cmd_show_config(int argc, char **argv)
         gs_cli_args_free(&a);
         return GS_EXIT_USAGE;
     }
-    int code;
-    gs_config *c = load_with_sets(a.pos[0], &a, &code);
+    int code = GS_EXIT_USAGE;
+    char buf[GS_CLI_PATH_MAX];
+    const char *path = gs_cli_data_file("show-config", NULL, "configs", "config", a.pos[0], buf);
+    gs_config *c = path ? load_with_sets(path, &a, &code) : NULL;
     if (c) {
         gs_config_dump_yaml(c, stdout);
         gs_config_free(c);

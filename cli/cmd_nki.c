@@ -162,7 +162,8 @@ static gs_status write_caps(const gs_config *cfg, const char *path, gs_error *er
 typedef struct nki_opts {
     const char *file; /* FILE.py, or PROG.gsk for replay */
     const char *kernel;
-    const char *config;
+    const char *config; /* a path or a generation name, as found (gs_cli_data_file) */
+    char config_buf[GS_CLI_PATH_MAX];
     const char *reference;
     const char *keep;
     const char *max_instr; /* --max-instructions N: the tracer's cap (a runaway loop stops) */
@@ -262,7 +263,10 @@ static int parse(int argc, char **argv, nki_opts *o, const char *sub)
                         "trace (nki run); a traced program has them already\n");
         return 0;
     }
-    return 1;
+    char cmd[32];
+    snprintf(cmd, sizeof cmd, "nki %s", sub);
+    o->config = gs_cli_data_file(cmd, "--config", "configs", "config", o->config, o->config_buf);
+    return o->config != NULL;
 }
 
 /* Trace the kernel into prog. Returns an exit status (GS_EXIT_OK: traced). */

@@ -19,7 +19,8 @@
 #include "worker.h"
 
 typedef struct job_opts {
-    const char *config;
+    const char *config; /* --config as found (gs_cli_data_file: a path or a generation name) */
+    char config_buf[GS_CLI_PATH_MAX];
     gs_job_options job; /* --kernel, --variant, --dtype, --shape, --param, --seed */
     const char *trace;
     const char *record;  /* --record FILE: the job record (RESULTS.md) for the sweep */
@@ -144,7 +145,9 @@ static int parse_job_opts(int argc, char **argv, job_opts *o, int allow_run_opts
                 argv[0], argv[0]);
         return 0;
     }
-    return 1;
+    o->config =
+        gs_cli_data_file(argv[0], "--config", "configs", "config", o->config, o->config_buf);
+    return o->config != NULL;
 }
 
 /* Load config, apply --set, resolve the job options into spec. Returns an exit status
@@ -184,7 +187,7 @@ void gs_help_disasm(void)
            "Build the kernel's program for the generation and print it, one instruction a line:\n"
            "index, core, engine (dma.qN for DMA queues), opcode, operands, immediates,\n"
            "dependencies and the kernel source line. The shape defaults to the kernel's first\n"
-           "check shape.\n");
+           "check shape. --config takes a file or a generation name, as in run.\n");
 }
 
 int gs_cmd_disasm(int argc, char **argv)
@@ -224,6 +227,8 @@ void gs_help_run(void)
            "                    [--mem-limit SIZE] [--record FILE [--timeline]] [--outputs DIR]\n\n"
            "Run one kernel on one generation's SystemC model and print simulated time, per-engine\n"
            "utilisation, the bottleneck, the roofline and the correctness check.\n"
+           "  --config FILE   a config file, or a generation name (gen3: ./configs/gen3.yaml,\n"
+           "                  else the configs installed with gensweep)\n"
            "  --timing-only   skip data movement and arithmetic (same timing, no check)\n"
            "  --trace FILE    write a Chrome/Perfetto trace-event JSON of the run\n"
            "  --executor c    run the pure-C functional executor instead (no timing)\n"

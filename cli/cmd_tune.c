@@ -129,6 +129,10 @@ int gs_cmd_tune(int argc, char **argv)
             return GS_EXIT_USAGE;
         }
     }
+    char config_buf[GS_CLI_PATH_MAX];
+    if (o.config && !(o.config = gs_cli_data_file("tune", "--config", "configs", "config", o.config,
+                                                  config_buf)))
+        return GS_EXIT_USAGE;
     o.progress = print_text;
     gs_tune_result r;
     gs_diags d;

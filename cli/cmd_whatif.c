@@ -130,6 +130,10 @@ int gs_cmd_whatif(int argc, char **argv)
     }
     if (n_cfg != 1 || o.n_params != nvals) o.n_params = 0; /* the run says what is missing */
     o.config = n_cfg ? cfgs[0] : NULL;
+    char config_buf[GS_CLI_PATH_MAX];
+    if (n_cfg == 1 && !(o.config = gs_cli_data_file("whatif", "--config", "configs", "config",
+                                                    cfgs[0], config_buf)))
+        return GS_EXIT_USAGE;
     o.sets = sets;
     o.n_sets = n_sets;
     o.out_dir = o.sweep.out_dir;

@@ -28,6 +28,9 @@ void gs_help_workload(void)
            "run (unsupported, does-not-fit) is listed with its status and named in the\n"
            "total's note. --set changes the config (as in run); --dim replaces a dim of the\n"
            "file. --json writes the rows and the total (time_ns) as JSON ('-': stdout).\n"
+           "FILE and --config are files or names: llama3-8b-decode-4k is\n"
+           "./workloads/llama3-8b-decode-4k.yaml, gen3 ./configs/gen3.yaml, else the ones\n"
+           "installed with gensweep.\n"
            "Job records go to --out (default %s).\n"
            "exit status: 0 every step ran, 1 a step could not run (or a job failed), 2 bad\n"
            "option, workload file or config.\n",
@@ -214,6 +217,11 @@ static int run(int argc, char **argv)
         fprintf(stderr, "gensweep workload: --json %s: %s\n", json, err.message);
         return GS_EXIT_USAGE;
     }
+    char file_buf[GS_CLI_PATH_MAX], config_buf[GS_CLI_PATH_MAX];
+    if (!(file = gs_cli_data_file("workload run", NULL, "workloads", "workload", file, file_buf)) ||
+        !(config = gs_cli_data_file("workload run", "--config", "configs", "config", config,
+                                    config_buf)))
+        return GS_EXIT_USAGE;
     gs_diags d;
     gs_diags_init(&d);
     gs_workload *w = gs_workload_load(file, dims, n_dims, &d);

@@ -36,6 +36,10 @@ commands=$(printf '%s\n' "$top" | awk '/^commands:/{f=1;next} f&&/^$/{exit} f{pr
     printf '%s\n' "$top" | sed -n 's/^exit status: //p' | esc
     printf '.SH FILES\n.TP\n.I configs\nThe generation configs when no \\fB\\-\\-configs\\fR is given: ./configs if it exists,\n'
     printf 'else the configs installed with gensweep (\\fI../share/gensweep/configs\\fR next to the binary).\n'
+    printf 'A config named by a generation name (\\fB\\-\\-config gen3\\fR) is ./configs/gen3.yaml, else the installed one.\n'
+    printf '.TP\n.I workloads, calibration\nThe shipped model layers and calibration cases (\\fI../share/gensweep/workloads\\fR, \\fI../share/gensweep/calibration\\fR):\n'
+    printf 'a bare name (\\fBworkload run llama3\\-8b\\-decode\\-4k\\fR, \\fBcalibrate cases\\fR) is ./workloads/NAME.yaml or ./calibration/NAME.yaml, else the installed file.\n'
+    printf '.TP\n.I ../share/doc/gensweep/copyright\nWhat the repository states about copyright and licensing (Debian machine-readable format).\n'
     printf '.SH SEE ALSO\n'
     printf '%s\n' "$commands" | awk '{printf "%s\\fBgensweep\\-%s\\fR(1)", (NR>1?",\n":""), $1} END{print ""}' | sed 's/-/\\-/g; s/\\\\-/\\-/g'
 } >"$out/gensweep.1"

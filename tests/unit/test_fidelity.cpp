@@ -348,7 +348,11 @@ TEST(Calibrate, UsageErrors)
         {"calibrate calibration/cases.yaml --kernels matmul", "does not apply"},
         {"calibrate calibration/cases.yaml --bogus", "unknown option"},
         {"calibrate calibration/cases.yaml calibration/cases.yaml", "one case file"},
-        {"calibrate calibration", "not a regular file"},
+        {"calibrate calibration/", "not a regular file"},
+        /* a bare name is looked up (./calibration/NAME.yaml, then installed) even when it is a
+         * directory here, as `--config gen3` is in the repository root */
+        {"calibrate calibration", "'calibration': a directory, not a file, and no case file of "
+                                  "that name in ./calibration/calibration.yaml"},
         {"calibrate no/such/file.yaml", "no such file"},
     };
     for (const Case &c : cases) {
