@@ -2,9 +2,9 @@
  * session.c - the sweep session every command that runs a sweep shares (gs_sweep_main): plan,
  * lock the output, run with a progress line, write the results, compare with the baselines,
  * run the calibration cases and write the report; for `--suite model` the workloads' jobs
- * instead of the kernel suite's plan and their workloads.json (harness/workload); the progress printer and the sweep's way of
- * printing diagnostics. The library (sweep.h) plans, runs and writes; this prints and maps exit
- * statuses.
+ * instead of the kernel suite's plan and their workloads.json (harness/workload); the progress
+ * printer and the sweep's way of printing diagnostics. The library (sweep.h) plans, runs and
+ * writes; this prints and maps exit statuses.
  */
 #include <math.h>
 #include <stdio.h>
@@ -339,8 +339,8 @@ int gs_sweep_main(const gs_sweep_opts *opts, const char *calibration, const char
         print_summary(doc, gs_json_num(cJSON_GetObjectItemCaseSensitive(doc, "wall"), "total_s"));
     char wpath[4096];
     const int wl_written =
-        o.suite == GS_SWEEP_MODEL && write_workloads(&ws, s, doc, interrupted, o.quiet, wpath,
-                                                     sizeof wpath, &rc);
+        o.suite == GS_SWEEP_MODEL &&
+        write_workloads(&ws, s, doc, interrupted, o.quiet, wpath, sizeof wpath, &rc);
     if (base) {
         gs_compare_summary sum;
         gs_compare_docs(base, doc, o.threshold, o.quiet ? NULL : stdout, &sum);
@@ -375,7 +375,8 @@ int gs_sweep_main(const gs_sweep_opts *opts, const char *calibration, const char
         }
     }
     if (!o.quiet && written)
-        printf("results: %s (+ results.csv, junit.xml%s)\n", path, wl_written ? ", workloads.json" : "");
+        printf("results: %s (+ results.csv, junit.xml%s)\n", path,
+               wl_written ? ", workloads.json" : "");
     gs_wl_suite_free(&ws);
     cJSON_Delete(doc);
     cJSON_Delete(base);

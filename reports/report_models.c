@@ -27,7 +27,8 @@ static const cJSON *result_on(const cJSON *w, const char *g)
 static double layer_time(const cJSON *res)
 {
     const double t = gs_rp_jnum(res, "time_ns");
-    return res && cJSON_IsTrue(gs_rp_jget(res, "complete")) && isfinite(t) && t > 0 ? t : (double)NAN;
+    return res && cJSON_IsTrue(gs_rp_jget(res, "complete")) && isfinite(t) && t > 0 ? t
+                                                                                    : (double)NAN;
 }
 
 /* "gen2: 1 step could not run (huge: does-not-fit)" or "no result on gen2". */

@@ -30,7 +30,7 @@ cJSON *gs_sweep_document(const gs_sweep *s, cJSON **recs, const double *walls, i
     cJSON_AddStringToObject(tool, "commit", gs_commit());
     static const char *const suite_names[] = {"", "check", "perf", "all", "custom"};
     cJSON_AddStringToObject(doc, "suite",
-                            s->o.suite == GS_SWEEP_MODEL ? "model"
+                            s->o.suite == GS_SWEEP_MODEL         ? "model"
                             : s->o.suite >= 1 && s->o.suite <= 4 ? suite_names[s->o.suite]
                                                                  : "custom");
     cJSON_AddBoolToObject(doc, "complete", !interrupted && s->o.shard_count == 1);

@@ -130,8 +130,8 @@ int gs_wl_suite_plan(const gs_wl_suite *ws, gs_sweep *s, gs_diags *d);
 gs_wl_result *gs_wl_suite_collect(const gs_wl_suite *ws, const gs_sweep *s, const cJSON *doc,
                                   int interrupted);
 /* workloads.json (results/RESULTS.md, schema "gensweep-workloads") of those results. */
-void gs_wl_suite_json(gs_sb *sb, const gs_wl_suite *ws, const gs_sweep *s,
-                      const gs_wl_result *res, int interrupted);
+void gs_wl_suite_json(gs_sb *sb, const gs_wl_suite *ws, const gs_sweep *s, const gs_wl_result *res,
+                      int interrupted);
 
 #ifdef __cplusplus
 }

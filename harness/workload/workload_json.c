@@ -83,8 +83,8 @@ void gs_workload_json(gs_sb *sb, const gs_workload *w, const gs_wl_result *r)
     gs_sb_putc(sb, '\n');
 }
 
-void gs_wl_suite_json(gs_sb *sb, const gs_wl_suite *ws, const gs_sweep *s,
-                      const gs_wl_result *res, int interrupted)
+void gs_wl_suite_json(gs_sb *sb, const gs_wl_suite *ws, const gs_sweep *s, const gs_wl_result *res,
+                      int interrupted)
 {
     const size_t nc = gs_sweep_config_count(s);
     int complete = !interrupted;

@@ -22,8 +22,9 @@ static gs_status add_file(gs_wl_suite *ws, const char *path, gs_diags *d)
     if (!w) return GS_ERR_PARSE;
     for (size_t i = 0; i < ws->n; i++)
         if (!strcmp(ws->w[i]->name, w->name)) {
-            gs_diags_add(d, GS_ERR_USAGE, NULL, 0, 0, "--workloads: %s and %s are both workload '%s'",
-                         ws->w[i]->path, path, w->name);
+            gs_diags_add(d, GS_ERR_USAGE, NULL, 0, 0,
+                         "--workloads: %s and %s are both workload '%s'", ws->w[i]->path, path,
+                         w->name);
             gs_workload_free(w);
             return GS_ERR_USAGE;
         }
