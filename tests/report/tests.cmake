@@ -1,6 +1,8 @@
 # Report tests, included from tests/CMakeLists.txt.
 # Structure tests (label "report"): the HTML from the fixtures in this folder.
 gs_add_gtest(test_report LABELS report SOURCES report/test_report.cpp LIBS gs_report gs_results gs_core)
+gs_add_gtest(test_report_models LABELS report SOURCES report/test_report_models.cpp
+  LIBS gs_report gs_results gs_core)
 
 # Real-browser test (label "browser"): gensweep writes the report for the check fixture (with the
 # baseline) and for the hostile fixture, then headless Chromium loads each (tests/browser).
