@@ -16,13 +16,14 @@ void gs_help_report(void)
     printf("usage: gensweep report RESULTS.json [-o report.html] [--baseline BASE.json]\n"
            "                       [--base-gen NAME] [--threshold PCT]\n"
            "                       [--whatif WHATIF.json]... [--tuning TUNING.json]...\n"
-           "                       [--attribute ATTRIBUTE.json]... [--calibration CALIB.json]\n\n"
+           "                       [--attribute ATTRIBUTE.json]... [--calibration CALIB.json]\n"
+           "                       [--workloads WORKLOADS.json]\n\n"
            "Write the self-contained HTML performance report for a results file (no model runs):\n"
            "first the verdict per generation pair (geomean speedup, what bounds each kernel\n"
            "class, what changed and, with --attribute, how much each change explains), the\n"
-           "speedup heatmap and per-kernel rooflines; then summary, generations side by side,\n"
-           "portability, engine time, timelines, correctness, baseline comparison, variants,\n"
-           "what-if and tuning.\n"
+           "speedup heatmap, per-kernel rooflines and, with --workloads, the model layers;\n"
+           "then summary, generations side by side, portability, engine time, timelines,\n"
+           "correctness, baseline comparison, variants, what-if and tuning.\n"
            "  -o FILE           output path (default: report.html next to RESULTS.json)\n"
            "  --baseline FILE   compare with an earlier results file (regressions/improvements)\n"
            "  --base-gen NAME   generation the speedups are relative to (default: each\n"
@@ -32,6 +33,8 @@ void gs_help_report(void)
            "  --tuning FILE     add a tuning file (configs/tuning/GEN.json: tuning gains)\n"
            "  --attribute FILE  add a gensweep attribute result (attribute.json)\n"
            "  --calibration FILE  add gensweep calibrate --json results (model vs measured)\n"
+           "  --workloads FILE  add a model sweep's workloads.json (sweep --suite model): layer\n"
+           "                    time, speedup and dominant steps per generation pair\n"
            "exit status: 0 written, 2 usage error or unreadable/invalid results file\n");
 }
 
@@ -45,7 +48,8 @@ int gs_cmd_report(int argc, char **argv)
         int has_value = i + 1 < argc;
         if (!strcmp(a, "-o") || !strcmp(a, "--out") || !strcmp(a, "--baseline") ||
             !strcmp(a, "--base-gen") || !strcmp(a, "--threshold") || !strcmp(a, "--whatif") ||
-            !strcmp(a, "--tuning") || !strcmp(a, "--attribute") || !strcmp(a, "--calibration")) {
+            !strcmp(a, "--tuning") || !strcmp(a, "--attribute") || !strcmp(a, "--calibration") ||
+            !strcmp(a, "--workloads")) {
             if (!has_value) {
                 fprintf(stderr, "gensweep report: option %s needs a value\n", a);
                 return GS_EXIT_USAGE;
@@ -54,12 +58,13 @@ int gs_cmd_report(int argc, char **argv)
             if (!strcmp(a, "--baseline")) {
                 base = v;
             } else if (!strcmp(a, "--whatif") || !strcmp(a, "--tuning") ||
-                       !strcmp(a, "--attribute") || !strcmp(a, "--calibration")) {
+                       !strcmp(a, "--attribute") || !strcmp(a, "--calibration") ||
+                       !strcmp(a, "--workloads")) {
                 if (opts.n_extra == GS_REPORT_MAX_EXTRA) {
                     fprintf(
                         stderr,
-                        "gensweep report: at most %d --whatif/--tuning/--attribute/--calibration "
-                        "files\n",
+                        "gensweep report: at most %d --whatif/--tuning/--attribute/--calibration/"
+                        "--workloads files\n",
                         GS_REPORT_MAX_EXTRA);
                     return GS_EXIT_USAGE;
                 }

@@ -105,7 +105,8 @@ int gs_sweep_parse_common(int argc, char **argv, int *i, gs_sweep_opts *o, const
         else if (!strcmp(argv[*i], "all"))
             o->suite = GS_SWEEP_ALL;
         else {
-            fprintf(stderr, "gensweep %s: --suite must be check, perf or all\n", cmd);
+            fprintf(stderr, "gensweep %s: --suite must be check, perf or all%s\n", cmd,
+                    !strcmp(cmd, "sweep") ? " (or model)" : "");
             return -1;
         }
     } else if (!strcmp(a, "-j") || !strcmp(a, "--jobs")) {
@@ -147,54 +148,70 @@ int gs_sweep_parse_common(int argc, char **argv, int *i, gs_sweep_opts *o, const
 
 void gs_help_sweep(void)
 {
-    printf(
-        "usage: gensweep sweep [--configs DIR|FILE...] [--kernels LIST] [--suite check|perf|all]\n"
-        "                      [-j N] [--shard I/N] [--out DIR] [--baseline FILE|DIR]...\n"
-        "                      [--threshold 2%%] [--set KEY=VALUE]... [--timeout SECONDS]\n"
-        "                      [--mem-limit SIZE] [--quiet] [--trace-dir DIR] [--no-tuning]\n"
-        "                      [--no-report] [--timelines | --no-timelines]\n"
-        "                      [--calibration CASES.yaml|CALIBRATION.json]\n\n"
-        "Run every selected kernel on every generation, each job in its own process, and write\n"
-        "results.json (results/RESULTS.md), results.csv, junit.xml and report.html to DIR.\n"
-        "  --configs      config files or directories of *.yaml (default: ./configs if it\n"
-        "                 exists, else the configs installed with gensweep)\n"
-        "  --kernels      comma-separated kernel names (default: all; see list kernels)\n"
-        "  --suite        check: check shapes, functional + timing (default);\n"
-        "                 perf: perf shapes, timing only; all: both\n"
-        "  -j N           jobs at once (default: number of CPUs)\n"
-        "  --shard I/N    run the I-th of N deterministic slices of the jobs (see merge)\n"
-        "  --out DIR      output directory, locked while the sweep runs "
-        "(default: " GS_SWEEP_DEFAULT_OUT ")\n"
-        "  --baseline F   compare with a results.json, a baseline file or a directory of them;\n"
-        "                 regressions (time +threshold, worse status, larger error) exit 1\n"
-        "  --set K=V      override a config value for every generation (x1.5 / 1.5x relative)\n"
-        "  --timeout S    kill a job after S seconds (default %.0f)\n"
-        "  --mem-limit N  address-space limit per job, e.g. 2GiB; 0 = none (default 4GiB)\n"
-        "  --trace-dir D  also write each job's Perfetto trace into D\n"
-        "  --no-tuning    ignore configs/tuning/<gen>.json (tuned default params)\n"
-        "  --timelines    aggregated timelines for every job (default: check jobs only)\n"
-        "  --calibration F  add a model-vs-measured section to the report: a case file\n"
-        "                 (calibration/cases.yaml: run on the sweep's configs, results in\n"
-        "                 DIR/calibration.json) or a gensweep calibrate --json result\n"
-        "exit status: 0 all passed (or cleanly unsupported / does-not-fit); 1 a job failed,\n"
-        "crashed, timed out or deadlocked, a regression, or interrupted; 2 usage error\n",
-        GS_SWEEP_DEFAULT_TIMEOUT);
+    printf("usage: gensweep sweep [--configs DIR|FILE...] [--kernels LIST]\n"
+           "                      [--suite check|perf|all|model] [--workloads FILE,...]\n"
+           "                      [-j N] [--shard I/N] [--out DIR] [--baseline FILE|DIR]...\n"
+           "                      [--threshold 2%%] [--set KEY=VALUE]... [--timeout SECONDS]\n"
+           "                      [--mem-limit SIZE] [--quiet] [--trace-dir DIR] [--no-tuning]\n"
+           "                      [--no-report] [--timelines | --no-timelines]\n"
+           "                      [--calibration CASES.yaml|CALIBRATION.json]\n\n"
+           "Run every selected kernel on every generation, each job in its own process, and write\n"
+           "results.json (results/RESULTS.md), results.csv, junit.xml and report.html to DIR.\n"
+           "  --configs      config files or directories of *.yaml (default: ./configs if it\n"
+           "                 exists, else the configs installed with gensweep)\n"
+           "  --kernels      comma-separated kernel names (default: all; see list kernels)\n"
+           "  --suite        check: check shapes, functional + timing (default);\n"
+           "                 perf: perf shapes, timing only; all: both; model: the model-level\n"
+           "                 workloads (workloads/*.yaml: one layer each) on every config,\n"
+           "                 timing only, their layer results in DIR/workloads.json\n"
+           "  --workloads L  with --suite model: these comma-separated workload files instead\n"
+           "  -j N           jobs at once (default: number of CPUs)\n"
+           "  --shard I/N    run the I-th of N deterministic slices of the jobs (see merge)\n"
+           "  --out DIR      output directory, locked while the sweep runs "
+           "(default: " GS_SWEEP_DEFAULT_OUT ")\n"
+           "  --baseline F   compare with a results.json, a baseline file or a directory of them;\n"
+           "                 regressions (time +threshold, worse status, larger error) exit 1\n"
+           "  --set K=V      override a config value for every generation (x1.5 / 1.5x relative)\n"
+           "  --timeout S    kill a job after S seconds (default %.0f)\n"
+           "  --mem-limit N  address-space limit per job, e.g. 2GiB; 0 = none (default 4GiB)\n"
+           "  --trace-dir D  also write each job's Perfetto trace into D\n"
+           "  --no-tuning    ignore configs/tuning/<gen>.json (tuned default params)\n"
+           "  --timelines    aggregated timelines for every job (default: check jobs only)\n"
+           "  --calibration F  add a model-vs-measured section to the report: a case file\n"
+           "                 (calibration/cases.yaml: run on the sweep's configs, results in\n"
+           "                 DIR/calibration.json) or a gensweep calibrate --json result\n"
+           "exit status: 0 all passed (or cleanly unsupported / does-not-fit); 1 a job failed,\n"
+           "crashed, timed out or deadlocked, a regression, or interrupted; 2 usage error\n",
+           GS_SWEEP_DEFAULT_TIMEOUT);
 }
 
 int gs_cmd_sweep(int argc, char **argv)
 {
     gs_worker_set_server(gs_run_serve); /* jobs start as forks serving a request (worker.h) */
     gs_sweep_opts o;
-    const char *calibration = NULL;
+    const char *calibration = NULL, *workloads = NULL;
     gs_sweep_opts_default(&o);
     const char *cfgs[MAX_LIST], *sets[MAX_LIST], *bases[MAX_LIST];
     size_t n_cfg = 0, n_sets = 0, n_bases = 0;
     for (int i = 1; i < argc; i++) {
+        /* the model suite is the sweep's own (whatif and baseline run kernel suites) */
+        if (!strcmp(argv[i], "--suite") && i + 1 < argc && !strcmp(argv[i + 1], "model")) {
+            o.suite = GS_SWEEP_MODEL;
+            i++;
+            continue;
+        }
         int r = gs_sweep_parse_common(argc, argv, &i, &o, cfgs, &n_cfg, sets, &n_sets);
         if (r < 0) return GS_EXIT_USAGE;
         if (r > 0) continue;
         const char *a = argv[i];
-        if (!strcmp(a, "--shard")) {
+        if (!strcmp(a, "--workloads")) {
+            if (!need(argc, argv, &i)) return GS_EXIT_USAGE;
+            if (strspn(argv[i], ", ") == strlen(argv[i])) {
+                fprintf(stderr, "gensweep sweep: --workloads: empty list\n");
+                return GS_EXIT_USAGE;
+            }
+            workloads = argv[i];
+        } else if (!strcmp(a, "--shard")) {
             if (!need(argc, argv, &i)) return GS_EXIT_USAGE;
             const char *slash = strchr(argv[i], '/');
             int64_t si = 0, sn = 0;
@@ -245,7 +262,19 @@ int gs_cmd_sweep(int argc, char **argv)
     o.n_sets = n_sets;
     o.baselines = bases;
     o.n_baselines = n_bases;
-    return gs_sweep_main(&o, calibration);
+    if (workloads && o.suite != GS_SWEEP_MODEL) {
+        fprintf(stderr, "gensweep sweep: --workloads needs --suite model\n");
+        return GS_EXIT_USAGE;
+    }
+    if (o.suite == GS_SWEEP_MODEL && (o.shard_count > 1 || o.kernels)) {
+        /* workloads.json needs every step of a layer in one results set; the steps name
+         * their kernels */
+        fprintf(stderr, "gensweep sweep: --suite model takes no %s\n",
+                o.kernels ? "--kernels (the workload files name the kernels)"
+                          : "--shard (a layer's steps must run in one sweep)");
+        return GS_EXIT_USAGE;
+    }
+    return gs_sweep_main(&o, calibration, workloads);
 }
 
 void gs_help_merge(void)
@@ -456,7 +485,7 @@ int gs_cmd_baseline(int argc, char **argv)
     char path[4096];
     if (!from) {
         o.suite = GS_SWEEP_CHECK;
-        int rc = gs_sweep_main(&o, NULL);
+        int rc = gs_sweep_main(&o, NULL, NULL);
         if (rc == GS_EXIT_USAGE) return rc;
         if (rc != GS_EXIT_OK)
             fprintf(stderr, "gensweep baseline: note: some jobs failed; their status is recorded "

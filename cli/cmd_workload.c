@@ -92,70 +92,6 @@ static void print_table(const gs_workload *w, const gs_wl_result *r)
                (double)w->batch * 1e9 / r->time_ns, w->batch);
 }
 
-static void write_json(gs_sb *sb, const gs_workload *w, const gs_wl_result *r)
-{
-    gs_jw j;
-    gs_jw_init(&j, sb);
-    gs_jw_begin_object(&j, GS_JW_LINES);
-    gs_jw_kstr(&j, "schema", "gensweep-workload");
-    gs_jw_kint(&j, "schema_version", 1);
-    gs_jw_kstr(&j, "workload", w->name);
-    gs_jw_kstr(&j, "file", w->path);
-    gs_jw_kstr(&j, "phase", w->phase);
-    gs_jw_kstr(&j, "generation", r->generation);
-    gs_jw_key(&j, "dims");
-    gs_jw_begin_object(&j, GS_JW_COMPACT);
-    for (int i = 0; i < w->n_dims; i++)
-        gs_jw_kint(&j, w->dim_names[i], w->dim_values[i]);
-    gs_jw_end_object(&j);
-    gs_jw_key(&j, "rows");
-    gs_jw_begin_array(&j, GS_JW_LINES);
-    for (int i = 0; i < w->n_steps; i++) {
-        const gs_wl_step *st = &w->steps[i];
-        const gs_wl_row *row = &r->rows[i];
-        gs_jw_begin_object(&j, GS_JW_COMPACT);
-        gs_jw_kstr(&j, "step", st->name);
-        gs_jw_kstr(&j, "kernel", st->kernel->name);
-        if (row->variant >= 0)
-            gs_jw_kstr(&j, "variant", st->kernel->variants[row->variant]);
-        else
-            gs_jw_knull(&j, "variant");
-        gs_jw_key(&j, "shape");
-        gs_jw_begin_array(&j, GS_JW_COMPACT);
-        for (int k = 0; k < st->n_dims; k++)
-            gs_jw_int(&j, st->dims[k]);
-        gs_jw_end_array(&j);
-        gs_jw_kint(&j, "count", st->count);
-        gs_jw_kstr(&j, "status", row->status);
-        gs_jw_kstr(&j, "reason", row->reason);
-        if (row->variant >= 0) {
-            gs_jw_knum(&j, "time_ns", row->time_ns);
-            gs_jw_knum(&j, "share", row->time_ns / r->time_ns);
-            if (isnan(row->bound_ns)) {
-                gs_jw_knull(&j, "bound_ns");
-                gs_jw_knull(&j, "bound_ratio");
-            } else {
-                gs_jw_knum(&j, "bound_ns", row->bound_ns);
-                gs_jw_knum(&j, "bound_ratio", row->bound_ratio);
-            }
-            gs_jw_kstr(&j, "bottleneck", row->bottleneck);
-        } else {
-            gs_jw_knull(&j, "time_ns");
-        }
-        gs_jw_end_object(&j);
-    }
-    gs_jw_end_array(&j);
-    gs_jw_knum(&j, "time_ns", r->time_ns);
-    gs_jw_kbool(&j, "complete", r->n_failed == 0);
-    gs_jw_kint(&j, "steps_not_run", r->n_failed);
-    if (!strcmp(w->phase, "decode") && r->time_ns > 0 && !r->n_failed)
-        gs_jw_knum(&j, "tokens_per_s_per_layer", (double)w->batch * 1e9 / r->time_ns);
-    else
-        gs_jw_knull(&j, "tokens_per_s_per_layer");
-    gs_jw_end_object(&j);
-    gs_sb_putc(sb, '\n');
-}
-
 static int run(int argc, char **argv)
 {
     gs_sweep_opts so;
@@ -244,7 +180,7 @@ static int run(int argc, char **argv)
         if (json) {
             gs_sb sb;
             gs_sb_init(&sb);
-            write_json(&sb, w, &r);
+            gs_workload_json(&sb, w, &r);
             if (!strcmp(json, "-")) {
                 fputs(gs_sb_cstr(&sb), stdout);
             } else if (gs_sb_write_file(&sb, json, &err) != GS_OK) {

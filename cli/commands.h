@@ -63,14 +63,15 @@ int gs_cmd_baseline(int argc, char **argv);
 void gs_help_baseline(void);
 /* The sweep session (session.c; the library, sweep.h, prints nothing): a whole sweep with its
  * progress, summary, baseline comparison and report (with the calibration results of
- * `calibration`, a case file run on the sweep's configs or a calibrate --json file, or NULL),
- * returning the exit status; the progress
+ * `calibration`, a case file run on the sweep's configs or a calibrate --json file, or NULL;
+ * for `--suite model` the workload files of `workloads`, comma-separated, or NULL for
+ * every workloads/ YAML file), returning the exit status; the progress
  * printer (a gs_sweep_progress_fn; set it in the options of sweeps run directly); the library's
  * diagnostics printed the sweep's way. */
 struct gs_sweep_opts;
 struct gs_sweep_progress;
 struct gs_diags;
-int gs_sweep_main(const struct gs_sweep_opts *o, const char *calibration);
+int gs_sweep_main(const struct gs_sweep_opts *o, const char *calibration, const char *workloads);
 void gs_sweep_cli_progress(void *ctx, const struct gs_sweep_progress *p);
 void gs_sweep_print_diags(const struct gs_diags *d);
 struct gs_sweep_opts;

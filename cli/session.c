@@ -1,9 +1,10 @@
 /*
  * session.c - the sweep session every command that runs a sweep shares (gs_sweep_main): plan,
  * lock the output, run with a progress line, write the results, compare with the baselines,
- * run the calibration cases and write the report; the progress printer and the sweep's way of
- * printing diagnostics. The library (sweep.h) plans, runs and writes; this prints and maps exit
- * statuses.
+ * run the calibration cases and write the report; for `--suite model` the workloads' jobs
+ * instead of the kernel suite's plan and their workloads.json (harness/workload); the progress
+ * printer and the sweep's way of printing diagnostics. The library (sweep.h) plans, runs and
+ * writes; this prints and maps exit statuses.
  */
 #include <math.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@
 #include "gs/strbuf.h"
 #include "results.h"
 #include "sweep.h"
+#include "workload.h"
 
 /* The calibration results for the report: a calibrate --json file as given, or a case file run
  * on the sweep's configs (and --set) with the results written to out_dir/calibration.json:
@@ -183,17 +185,76 @@ static void print_error(const char *what, const gs_error *err)
     fprintf(stderr, "gensweep sweep: %s%s\n", what, buf);
 }
 
+/* The model suite's layer totals: one line per workload with each generation's layer time
+ * (tokens/s for decode), or the steps that could not run. */
+static void print_workloads(const gs_wl_suite *ws, const gs_sweep *s, const gs_wl_result *res)
+{
+    const size_t nc = gs_sweep_config_count(s);
+    for (size_t k = 0; k < ws->n; k++) {
+        const gs_workload *w = ws->w[k];
+        printf("workload %s (%s):\n", w->name, w->phase);
+        for (size_t c = 0; c < nc; c++) {
+            const gs_wl_result *r = &res[k * nc + c];
+            printf("  %-12s", r->generation);
+            if (r->n_failed) {
+                printf(" incomplete: %d of %d steps could not run:", r->n_failed, w->n_steps);
+                for (int i = 0; i < w->n_steps; i++)
+                    if (r->rows[i].variant < 0)
+                        printf(" %s (%s)", w->steps[i].name, r->rows[i].status);
+                printf("\n");
+                continue;
+            }
+            printf(" layer %.3f us", r->time_ns / 1e3);
+            if (!strcmp(w->phase, "decode"))
+                printf(", %.1f tokens/s per layer", (double)w->batch * 1e9 / r->time_ns);
+            printf("\n");
+        }
+    }
+}
+
+/* workloads.json next to results.json (written whole or not at all, as results.json is), and
+ * the layer totals printed. 1 when written (its path in path); 0 after printing why (*rc set). */
+static int write_workloads(const gs_wl_suite *ws, const gs_sweep *s, const cJSON *doc,
+                           int interrupted, int quiet, char *path, size_t size, int *rc)
+{
+    gs_wl_result *res = gs_wl_suite_collect(ws, s, doc, interrupted);
+    gs_error err;
+    gs_error_clear(&err);
+    snprintf(path, size, "%s/workloads.json", gs_sweep_options(s)->out_dir);
+    if (!res) {
+        fprintf(stderr, "gensweep sweep: %s: out of memory\n", path);
+        *rc = GS_EXIT_FAIL;
+        return 0;
+    }
+    if (!quiet) print_workloads(ws, s, res);
+    gs_sb sb;
+    gs_sb_init(&sb);
+    gs_wl_suite_json(&sb, ws, s, res, interrupted);
+    gs_free(res);
+    const int ok = gs_sb_write_file(&sb, path, &err) == GS_OK;
+    gs_sb_free(&sb);
+    if (!ok) {
+        print_error("", &err);
+        *rc = GS_EXIT_FAIL;
+    }
+    return ok;
+}
+
 /* Plan, lock the output, load the baselines (a bad one is a usage error before anything runs),
  * run, write; returns the sweep (NULL after printing why, *rc the exit status) with the
  * results document and baselines. */
-static gs_sweep *plan_and_run(const gs_sweep_opts *o, int *lock_fd, cJSON **base, cJSON **doc,
-                              int *interrupted, int *rc)
+static gs_sweep *plan_and_run(const gs_sweep_opts *o, const char *workloads, gs_wl_suite *ws,
+                              int *lock_fd, cJSON **base, cJSON **doc, int *interrupted, int *rc)
 {
     *rc = GS_EXIT_USAGE;
     gs_diags d;
     gs_diags_init(&d);
-    gs_sweep *s = gs_sweep_create(o, &d);
-    if (s && gs_sweep_plan(s, &d) != 0) {
+    const int model = o->suite == GS_SWEEP_MODEL;
+    /* the workload files are checked before any config is loaded or job planned */
+    gs_sweep *s = model && gs_wl_suite_load(ws, workloads, GS_WL_DEFAULT_DIR, &d) != GS_OK
+                      ? NULL
+                      : gs_sweep_create(o, &d);
+    if (s && (model ? gs_wl_suite_plan(ws, s, &d) : gs_sweep_plan(s, &d)) != 0) {
         gs_sweep_free(s);
         s = NULL;
     }
@@ -220,9 +281,10 @@ static gs_sweep *plan_and_run(const gs_sweep_opts *o, int *lock_fd, cJSON **base
     if (!o->quiet)
         printf("sweep: %zu jobs (%zu configs, suite %s, shard %d/%d, -j %d) -> %s\n",
                gs_sweep_job_count(s), gs_sweep_config_count(s),
-               o->suite == GS_SWEEP_PERF  ? "perf"
-               : o->suite == GS_SWEEP_ALL ? "all"
-                                          : "check",
+               o->suite == GS_SWEEP_PERF    ? "perf"
+               : o->suite == GS_SWEEP_ALL   ? "all"
+               : o->suite == GS_SWEEP_MODEL ? "model"
+                                            : "check",
                so->shard_index, so->shard_count, so->jobs, so->out_dir);
     gs_error_clear(&err);
     *doc = gs_sweep_execute(s, interrupted, &err);
@@ -239,14 +301,21 @@ static gs_sweep *plan_and_run(const gs_sweep_opts *o, int *lock_fd, cJSON **base
     return s;
 }
 
-int gs_sweep_main(const gs_sweep_opts *opts, const char *calibration)
+int gs_sweep_main(const gs_sweep_opts *opts, const char *calibration, const char *workloads)
 {
     gs_sweep_opts o = *opts;
     if (!o.progress) o.progress = gs_sweep_cli_progress;
+    /* workloads run each variant at its kernel defaults (workloads/README.md) */
+    if (o.suite == GS_SWEEP_MODEL) o.no_tuning = 1;
     int lock_fd = -1, interrupted = 0, rc;
     cJSON *base = NULL, *doc = NULL;
-    gs_sweep *s = plan_and_run(&o, &lock_fd, &base, &doc, &interrupted, &rc);
-    if (!s) return rc;
+    gs_wl_suite ws;
+    memset(&ws, 0, sizeof ws);
+    gs_sweep *s = plan_and_run(&o, workloads, &ws, &lock_fd, &base, &doc, &interrupted, &rc);
+    if (!s) {
+        gs_wl_suite_free(&ws);
+        return rc;
+    }
     const char *out = gs_sweep_options(s)->out_dir;
     gs_error err;
     gs_error_clear(&err);
@@ -268,6 +337,10 @@ int gs_sweep_main(const gs_sweep_opts *opts, const char *calibration)
     }
     if (!o.quiet)
         print_summary(doc, gs_json_num(cJSON_GetObjectItemCaseSensitive(doc, "wall"), "total_s"));
+    char wpath[4096];
+    const int wl_written =
+        o.suite == GS_SWEEP_MODEL &&
+        write_workloads(&ws, s, doc, interrupted, o.quiet, wpath, sizeof wpath, &rc);
     if (base) {
         gs_compare_summary sum;
         gs_compare_docs(base, doc, o.threshold, o.quiet ? NULL : stdout, &sum);
@@ -285,14 +358,15 @@ int gs_sweep_main(const gs_sweep_opts *opts, const char *calibration)
         gs_diags d;
         gs_diags_init(&d);
         char cpath[4096];
-        const char *cal =
-            calibration && sweep_calibration(s, calibration, cpath, sizeof cpath, &d) == GS_OK
-                ? cpath
-                : NULL;
+        const char *extra[2];
+        int n_extra = 0;
+        if (calibration && sweep_calibration(s, calibration, cpath, sizeof cpath, &d) == GS_OK)
+            extra[n_extra++] = cpath;
+        if (wl_written) extra[n_extra++] = wpath;
         gs_sweep_print_diags(&d); /* a calibration section left out, and why */
         gs_diags_free(&d);
         gs_error_clear(&err);
-        gs_status st = gs_sweep_write_report(s, path, html, cal, &err);
+        gs_status st = gs_sweep_write_report(s, path, html, extra, n_extra, &err);
         if (st != GS_OK) {
             print_error("report: ", &err);
             rc = GS_EXIT_FAIL;
@@ -300,7 +374,10 @@ int gs_sweep_main(const gs_sweep_opts *opts, const char *calibration)
             printf("report: %s\n", html);
         }
     }
-    if (!o.quiet && written) printf("results: %s (+ results.csv, junit.xml)\n", path);
+    if (!o.quiet && written)
+        printf("results: %s (+ results.csv, junit.xml%s)\n", path,
+               wl_written ? ", workloads.json" : "");
+    gs_wl_suite_free(&ws);
     cJSON_Delete(doc);
     cJSON_Delete(base);
     gs_sweep_free(s);

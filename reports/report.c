@@ -62,7 +62,8 @@ static void render_page(rep *r)
     gs_sb_puts(sb, "</style>\n</head>\n<body>\n<header><h1>gensweep: which generation is "
                    "faster on what, and why</h1></header>\n<nav aria-label=\"sections\">"
                    "<a href=\"#verdict\">Verdict</a><a href=\"#heatmap\">Speedups</a>"
-                   "<a href=\"#rooflines\">Rooflines</a><a href=\"#summary\">Summary</a>"
+                   "<a href=\"#rooflines\">Rooflines</a><a href=\"#models\">Model layers</a>"
+                   "<a href=\"#summary\">Summary</a>"
                    "<a href=\"#generations\">Generations</a>"
                    "<a href=\"#calibration\">Model vs measured</a>"
                    "<a href=\"#portability\">Portability</a><a href=\"#engines\">Engines</a>"
@@ -72,6 +73,7 @@ static void render_page(rep *r)
     gs_rp_sec_verdict(r);
     gs_rp_sec_heatmap(r);
     gs_rp_sec_rooflines(r);
+    gs_rp_sec_models(r);
     gs_sb_puts(sb, "<div id=\"filters\" hidden>Filter the tables below: ");
     filter_select(r, "f-gen", "generation", 0);
     filter_select(r, "f-kernel", "kernel", 1);

@@ -9,7 +9,8 @@
  *
  * Sections (element ids), the answer first: verdict (per generation pair: geomean speedup,
  * bound per kernel class, what changed, attribution when given), heatmap (kernel x generation
- * speedups, pairwise), rooflines (per kernel, one point per generation); then the drill-down:
+ * speedups, pairwise), rooflines (per kernel, one point per generation), models (the layers of
+ * a model sweep's workloads.json, schema "gensweep-workloads"); then the drill-down:
  * summary, generations, portability, engines, timelines, correctness, baseline, variants,
  * whatif (what-if curves and grids, tuning, attribution). All are always present; a section
  * with no data (no baseline given, no what-if results) says so. Strings from input files are
@@ -39,8 +40,10 @@ typedef struct gs_report_opts {
     const char *base_gen; /* generation the speedups are relative to; NULL: the first config */
     double regress_pct;   /* baseline: a time growth beyond this percentage is a regression
                              (<= 0: the default 2 %) */
-    /* What-if results (whatif.json, schema "gensweep-whatif") and tuning files (schema
-     * "gensweep-tuning"), told apart by their "schema" (results/RESULTS.md). extra_paths name
+    /* What-if results (whatif.json, schema "gensweep-whatif"), tuning files (schema
+     * "gensweep-tuning"), attribution, calibration and workload results ("gensweep-attribute",
+     * "gensweep-calibration", "gensweep-workloads"), told apart by their "schema"
+     * (results/RESULTS.md). extra_paths name
      * them (gs_report_write_opts reads them); gs_report_render takes their contents in
      * extra_texts instead. At most GS_REPORT_MAX_EXTRA. */
     const char *const *extra_paths;

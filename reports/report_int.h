@@ -6,7 +6,8 @@
  * heatmap, per-kernel rooflines); the drill-down is report_overview.c (summary, generations),
  * report_kernels.c (per-kernel tables: portability, engines, DMA), report_charts.c (timelines,
  * variants) and report_jobs.c (correctness, baseline); report_whatif.c what-if, tuning and
- * attribution; report_calibration.c model vs measured; report.c the page.
+ * attribution; report_calibration.c model vs measured; report_models.c the model layers of
+ * a model sweep; report.c the page.
  */
 #ifndef GS_REPORT_INT_H
 #define GS_REPORT_INT_H
@@ -66,6 +67,8 @@ typedef struct rep {
     int n_attrib;
     const cJSON *calib[GS_REPORT_MAX_EXTRA]; /* "gensweep-calibration" documents */
     int n_calib;
+    const cJSON *wl[GS_REPORT_MAX_EXTRA]; /* "gensweep-workloads" documents */
+    int n_wl;
     int base_gen;
     int base_given;    /* --base-gen: speedups against it instead of the previous generation */
     int answer_timing; /* the answer sections use the timing-only (perf) jobs: some exist */
@@ -171,5 +174,6 @@ void gs_rp_sec_baseline(rep *r);
 void gs_rp_sec_variants(rep *r);
 void gs_rp_sec_whatif(rep *r);
 void gs_rp_sec_calibration(rep *r); /* report_calibration.c */
+void gs_rp_sec_models(rep *r);      /* report_models.c */
 
 #endif

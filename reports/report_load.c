@@ -278,11 +278,13 @@ gs_status gs_rp_add_extra(rep *r, const cJSON *root, const char *name, gs_error 
     int whatif = !strcmp(schema, "gensweep-whatif"), tuning = !strcmp(schema, "gensweep-tuning");
     int attrib = !strcmp(schema, "gensweep-attribute");
     int calib = !strcmp(schema, "gensweep-calibration");
-    if (!whatif && !tuning && !attrib && !calib)
+    int wl = !strcmp(schema, "gensweep-workloads");
+    if (!whatif && !tuning && !attrib && !calib && !wl)
         return gs_error_set(err, GS_ERR_INVALID, name, 0, 0,
-                            "not a what-if, tuning, attribution or calibration file: \"schema\" is "
-                            "none of \"gensweep-whatif\", \"gensweep-tuning\", "
-                            "\"gensweep-attribute\", \"gensweep-calibration\"");
+                            "not a what-if, tuning, attribution, calibration or workloads file: "
+                            "\"schema\" is none of \"gensweep-whatif\", \"gensweep-tuning\", "
+                            "\"gensweep-attribute\", \"gensweep-calibration\", "
+                            "\"gensweep-workloads\"");
     /* attribution 2 added parameter groups, pairs and value texts; 1 still renders */
     double v = gs_rp_jnum(root, "schema_version"), vmax = attrib ? 2 : 1;
     if (v != 1 && v != vmax)
@@ -295,6 +297,8 @@ gs_status gs_rp_add_extra(rep *r, const cJSON *root, const char *name, gs_error 
         r->tuning[r->n_tuning++] = root;
     else if (calib)
         r->calib[r->n_calib++] = root;
+    else if (wl)
+        r->wl[r->n_wl++] = root;
     else
         r->attrib[r->n_attrib++] = root;
     return GS_OK;

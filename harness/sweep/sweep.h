@@ -32,7 +32,9 @@ typedef enum gs_sweep_suite {
     GS_SWEEP_CHECK = 1, /* check shapes, functional + timing */
     GS_SWEEP_PERF = 2,  /* perf shapes, timing only */
     GS_SWEEP_ALL = 3,
-    GS_SWEEP_CUSTOM = 4 /* jobs added one by one (tune) */
+    GS_SWEEP_CUSTOM = 4, /* jobs added one by one (tune) */
+    GS_SWEEP_MODEL = 8   /* model-level workloads: their jobs added by the session
+                            (harness/workload, `sweep --suite model`); timing only */
 } gs_sweep_suite;
 
 /* What the sweep tells its progress callback. */
@@ -109,7 +111,8 @@ const gs_sweep_opts *gs_sweep_options(const gs_sweep *s);
  * with the error in diags (unknown kernel: a usage error). Warnings (a tuning file that is
  * ignored) are added to diags either way. */
 int gs_sweep_plan(gs_sweep *s, gs_diags *diags);
-/* Add one job (tune, what-if). cfg_index selects a loaded config. Returns 0 or -1 (OOM). */
+/* Add one job (tune, what-if, workloads). cfg_index selects a loaded config. The jobs added
+ * so are the plan ("planned_jobs"). Returns 0 or -1 (OOM). */
 int gs_sweep_add(gs_sweep *s, size_t cfg_index, const gs_job_spec *spec, int functional);
 size_t gs_sweep_config_count(const gs_sweep *s);
 const gs_config *gs_sweep_config(const gs_sweep *s, size_t i);
@@ -134,10 +137,11 @@ cJSON *gs_sweep_execute(gs_sweep *s, int *interrupted, gs_error *err);
 cJSON *gs_sweep_load_baselines(const gs_sweep_opts *o, int *failed, gs_error *err);
 
 /* Write the report (html) of results_path (the sweep's results.json), with the first baseline
- * when it is a results file, the tuning files the sweep used and the calibration results
- * (a calibrate --json file, or NULL). GS_OK or the report's error in err. */
+ * when it is a results file, the tuning files the sweep used and n_extra more report inputs
+ * (a calibrate --json file, the workloads.json of a model sweep). GS_OK or the report's error
+ * in err. */
 gs_status gs_sweep_write_report(const gs_sweep *s, const char *results_path, const char *html,
-                                const char *calibration, gs_error *err);
+                                const char *const *extra, int n_extra, gs_error *err);
 
 /* 1 when a job record's status counts as a failure (an unknown or missing status too). */
 int gs_sweep_record_failed(const cJSON *rec);

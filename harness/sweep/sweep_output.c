@@ -2,7 +2,7 @@
  * sweep_output.c - what a sweep leaves: the results document around its job records
  * (results/RESULTS.md: tool, suite, shard, overrides, configs, jobs, wall clock), the merged
  * --baseline documents it is compared with, and report.html with the tuning files and the
- * calibration results (see sweep.h).
+ * extra inputs the session gives (calibration results, workload results; see sweep.h).
  */
 #include <stdio.h>
 #include <string.h>
@@ -29,8 +29,10 @@ cJSON *gs_sweep_document(const gs_sweep *s, cJSON **recs, const double *walls, i
     cJSON_AddStringToObject(tool, "version", gs_version());
     cJSON_AddStringToObject(tool, "commit", gs_commit());
     static const char *const suite_names[] = {"", "check", "perf", "all", "custom"};
-    cJSON_AddStringToObject(
-        doc, "suite", s->o.suite >= 1 && s->o.suite <= 4 ? suite_names[s->o.suite] : "custom");
+    cJSON_AddStringToObject(doc, "suite",
+                            s->o.suite == GS_SWEEP_MODEL         ? "model"
+                            : s->o.suite >= 1 && s->o.suite <= 4 ? suite_names[s->o.suite]
+                                                                 : "custom");
     cJSON_AddBoolToObject(doc, "complete", !interrupted && s->o.shard_count == 1);
     cJSON_AddBoolToObject(doc, "interrupted", interrupted);
     cJSON *sh = cJSON_AddObjectToObject(doc, "shard");
@@ -89,7 +91,7 @@ cJSON *gs_sweep_load_baselines(const gs_sweep_opts *o, int *failed, gs_error *er
 }
 
 gs_status gs_sweep_write_report(const gs_sweep *s, const char *results_path, const char *html,
-                                const char *calibration, gs_error *err)
+                                const char *const *extra_in, int n_extra, gs_error *err)
 {
     const gs_sweep_opts *o = &s->o;
     /* the report reads results files; reduced baseline files and directories are only for the
@@ -104,7 +106,7 @@ gs_status gs_sweep_write_report(const gs_sweep *s, const char *results_path, con
     }
     /* the tuning files this sweep used, so the report shows the tuning gains */
     char tpaths[8][4096];
-    const char *extra[8];
+    const char *extra[GS_REPORT_MAX_EXTRA];
     gs_report_opts ro;
     memset(&ro, 0, sizeof ro);
     for (size_t ci = 0; ci < s->n_cfgs && ro.n_extra < 8; ci++)
@@ -112,7 +114,8 @@ gs_status gs_sweep_write_report(const gs_sweep *s, const char *results_path, con
             extra[ro.n_extra] = tpaths[ro.n_extra];
             ro.n_extra++;
         }
-    if (calibration && ro.n_extra < 8) extra[ro.n_extra++] = calibration;
+    for (int i = 0; i < n_extra && ro.n_extra < GS_REPORT_MAX_EXTRA; i++)
+        extra[ro.n_extra++] = extra_in[i];
     ro.extra_paths = extra;
     return gs_report_write_opts(results_path, rb, html, &ro, err);
 }

@@ -206,6 +206,7 @@ int gs_sweep_add(gs_sweep *s, size_t cfg_index, const gs_job_spec *spec, int fun
     gs_job_spec_id(&id, &j->spec);
     snprintf(j->id, sizeof j->id, "%s", gs_sb_cstr(&id));
     gs_sb_free(&id);
+    s->planned = s->n_jobs; /* gs_sweep_plan sets it again after de-duplicating */
     return 0;
 }
 

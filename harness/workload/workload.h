@@ -13,7 +13,10 @@
 
 #include <stdint.h>
 
+#include <cjson/cJSON.h>
+
 #include "gs/common.h"
+#include "gs/jsonw.h"
 #include "gs/kernel.h"
 #include "sweep.h"
 
@@ -25,6 +28,7 @@ extern "C" {
 #define GS_WL_MAX_STEPS 64
 #define GS_WL_NAME_MAX 64
 #define GS_WL_DEFAULT_OUT "build/workload"
+#define GS_WL_DEFAULT_DIR "workloads" /* the workloads of `sweep --suite model` */
 
 /* Evaluate an integer expression (decimal literals, names, + - * /, unary -, parentheses) with
  * the named values. GS_OK with *out, or GS_ERR_PARSE with err naming the problem: unknown name,
@@ -89,6 +93,45 @@ typedef struct gs_wl_result {
  * another status when the jobs could not run. */
 gs_status gs_workload_run(const gs_workload *w, const gs_sweep_opts *so, gs_wl_result *r,
                           gs_diags *d);
+
+/* The parts of gs_workload_run, for a sweep that runs workloads among other jobs (`sweep --suite
+ * model`, workload_suite.c). Add w's jobs on config ci of s: every step x variant it allows, each
+ * job once (one an earlier step or another workload already added is shared). 0, or -1 when
+ * out of memory. */
+int gs_workload_add_jobs(const gs_workload *w, gs_sweep *s, size_t ci);
+/* w's rows on config ci from the sweep's results document (RESULTS.md): per step the fastest
+ * variant that passed; a step with no record of any of its jobs is "missing" (its reason says
+ * whether the sweep was interrupted). */
+void gs_workload_collect(const gs_workload *w, const gs_sweep *s, size_t ci, const cJSON *doc,
+                         int interrupted, gs_wl_result *r);
+
+/* The members of one result inside an open JSON object (workload_json.c): "rows", "time_ns"
+ * (the sum of the rows that ran), "complete", "steps_not_run", "tokens_per_s_per_layer" (decode
+ * and complete only, else null); results/RESULTS.md. The caller writes "generation". */
+void gs_workload_json_result(gs_jw *j, const gs_workload *w, const gs_wl_result *r);
+/* The whole `workload run --json` document (schema "gensweep-workload"), ending in a newline. */
+void gs_workload_json(gs_sb *sb, const gs_workload *w, const gs_wl_result *r);
+
+/* The workloads of a model sweep (workload_suite.c). */
+typedef struct gs_wl_suite {
+    gs_workload **w;
+    size_t n;
+} gs_wl_suite;
+
+/* The workloads of `sweep --suite model`: the files of list (comma-separated), or with list NULL
+ * every *.yaml of dir (sorted by name). GS_OK, or the loader's problems in d (file:line:col) and
+ * GS_ERR_USAGE / GS_ERR_PARSE; ws is then empty. */
+gs_status gs_wl_suite_load(gs_wl_suite *ws, const char *list, const char *dir, gs_diags *d);
+void gs_wl_suite_free(gs_wl_suite *ws); /* its workloads; ws itself is the caller's */
+/* Every workload's jobs on every config of s. 0, or -1 (out of memory, in d). */
+int gs_wl_suite_plan(const gs_wl_suite *ws, gs_sweep *s, gs_diags *d);
+/* The results of every workload on every config, [workload * configs + config]; NULL when out
+ * of memory. Free with gs_free. */
+gs_wl_result *gs_wl_suite_collect(const gs_wl_suite *ws, const gs_sweep *s, const cJSON *doc,
+                                  int interrupted);
+/* workloads.json (results/RESULTS.md, schema "gensweep-workloads") of those results. */
+void gs_wl_suite_json(gs_sb *sb, const gs_wl_suite *ws, const gs_sweep *s, const gs_wl_result *res,
+                      int interrupted);
 
 #ifdef __cplusplus
 }

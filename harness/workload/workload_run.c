@@ -1,6 +1,7 @@
 /* workload_run.c - running a loaded workload (workload.h): every step x variant as one
- * timing-only job of a single sweep (the sweep library: forked job processes, the one job
- * path), then per step the fastest variant that passed. */
+ * timing-only job of a sweep (the sweep library: forked job processes, the one job path), then
+ * per step the fastest variant that passed. `workload run` makes a sweep of its own on one
+ * config; `sweep --suite model` adds every workload's jobs on every config to one sweep. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -57,18 +58,73 @@ static void take_job(gs_wl_row *row, const gs_wl_step *st, int v, const cJSON *j
     snprintf(row->bottleneck, sizeof row->bottleneck, "%s", gs_json_str(j, "bottleneck"));
 }
 
-/* Whether an earlier step already added the job of step i's variant v (two residual adds, two
- * norms of one shape): one job each, read by both steps. */
-static int added_before(const gs_workload *w, int i, int v)
+/* Whether the sweep already has the job (an earlier step of this workload: two residual adds,
+ * two norms of one shape; or another workload of a model sweep): one job, read by every step
+ * that runs it. */
+static int has_job(const gs_sweep *s, const char *id)
 {
-    const gs_wl_step *st = &w->steps[i];
-    for (int e = 0; e < i; e++) {
-        const gs_wl_step *o = &w->steps[e];
-        if (o->kernel == st->kernel && o->n_dims == st->n_dims &&
-            !memcmp(o->dims, st->dims, sizeof o->dims) && (o->variant < 0 || o->variant == v))
-            return 1;
+    const size_t n = gs_sweep_job_count(s);
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(gs_sweep_job_id(s, i), id)) return 1;
+    return 0;
+}
+
+int gs_workload_add_jobs(const gs_workload *w, gs_sweep *s, size_t ci)
+{
+    const gs_config *cfg = gs_sweep_config(s, ci);
+    for (int i = 0; i < w->n_steps; i++) {
+        const gs_wl_step *st = &w->steps[i];
+        for (int v = 0; v < st->kernel->n_variants; v++) {
+            if (st->variant >= 0 && v != st->variant) continue;
+            gs_job_spec spec;
+            spec_of(w, st, cfg, v, &spec);
+            gs_sb id;
+            gs_sb_init(&id);
+            gs_job_spec_id(&id, &spec);
+            const int dup = gs_sb_ok(&id) && has_job(s, gs_sb_cstr(&id));
+            const int ok = gs_sb_ok(&id);
+            gs_sb_free(&id);
+            if (!ok || (!dup && gs_sweep_add(s, ci, &spec, 0) != 0)) return -1;
+        }
     }
     return 0;
+}
+
+void gs_workload_collect(const gs_workload *w, const gs_sweep *s, size_t ci, const cJSON *doc,
+                         int interrupted, gs_wl_result *r)
+{
+    memset(r, 0, sizeof *r);
+    const gs_config *cfg = gs_sweep_config(s, ci);
+    snprintf(r->generation, sizeof r->generation, "%s", cfg->name);
+    r->interrupted = interrupted;
+    const cJSON *jobs = cJSON_GetObjectItemCaseSensitive(doc, "jobs");
+    for (int i = 0; i < w->n_steps; i++) {
+        const gs_wl_step *st = &w->steps[i];
+        gs_wl_row *row = &r->rows[i];
+        row->variant = -1;
+        row->time_ns = row->one_ns = row->bound_ns = row->bound_ratio = NAN;
+        snprintf(row->status, sizeof row->status, "missing");
+        snprintf(row->reason, sizeof row->reason, "%s",
+                 interrupted ? "not run: the sweep was interrupted" : "no job record");
+        for (int v = 0; v < st->kernel->n_variants; v++) {
+            if (st->variant >= 0 && v != st->variant) continue;
+            gs_job_spec spec;
+            spec_of(w, st, cfg, v, &spec);
+            gs_sb id;
+            gs_sb_init(&id);
+            gs_job_spec_id(&id, &spec);
+            const cJSON *j;
+            cJSON_ArrayForEach(j, jobs)
+            {
+                if (!strcmp(gs_json_str(j, "id"), gs_sb_cstr(&id))) take_job(row, st, v, j);
+            }
+            gs_sb_free(&id);
+        }
+        if (row->variant >= 0)
+            r->time_ns += row->time_ns;
+        else
+            r->n_failed++;
+    }
 }
 
 gs_status gs_workload_run(const gs_workload *w, const gs_sweep_opts *ov, gs_wl_result *r,
@@ -84,24 +140,10 @@ gs_status gs_workload_run(const gs_workload *w, const gs_sweep_opts *ov, gs_wl_r
     if (!so.out_dir) so.out_dir = GS_WL_DEFAULT_OUT;
     gs_sweep *s = gs_sweep_create(&so, d);
     if (!s) return GS_ERR_USAGE;
-    const gs_config *cfg = gs_sweep_config(s, 0);
-    snprintf(r->generation, sizeof r->generation, "%s", cfg->name);
-    for (int i = 0; i < w->n_steps; i++) {
-        const gs_wl_step *st = &w->steps[i];
-        r->rows[i].variant = -1;
-        r->rows[i].time_ns = r->rows[i].one_ns = r->rows[i].bound_ns = NAN;
-        r->rows[i].bound_ratio = NAN;
-        snprintf(r->rows[i].status, sizeof r->rows[i].status, "missing");
-        for (int v = 0; v < st->kernel->n_variants; v++) {
-            if ((st->variant >= 0 && v != st->variant) || added_before(w, i, v)) continue;
-            gs_job_spec spec;
-            spec_of(w, st, cfg, v, &spec);
-            if (gs_sweep_add(s, 0, &spec, 0) != 0) {
-                gs_sweep_free(s);
-                gs_diags_add(d, GS_ERR_NOMEM, NULL, 0, 0, "out of memory");
-                return GS_ERR_NOMEM;
-            }
-        }
+    if (gs_workload_add_jobs(w, s, 0) != 0) {
+        gs_sweep_free(s);
+        gs_diags_add(d, GS_ERR_NOMEM, NULL, 0, 0, "out of memory");
+        return GS_ERR_NOMEM;
     }
     gs_error err;
     gs_error_clear(&err);
@@ -114,29 +156,7 @@ gs_status gs_workload_run(const gs_workload *w, const gs_sweep_opts *ov, gs_wl_r
         gs_sweep_free(s);
         return err.code != GS_OK ? err.code : GS_ERR_INTERNAL;
     }
-    r->interrupted = intr;
-    const cJSON *jobs = cJSON_GetObjectItemCaseSensitive(doc, "jobs");
-    for (int i = 0; i < w->n_steps; i++) {
-        const gs_wl_step *st = &w->steps[i];
-        for (int v = 0; v < st->kernel->n_variants; v++) {
-            if (st->variant >= 0 && v != st->variant) continue;
-            gs_job_spec spec;
-            spec_of(w, st, cfg, v, &spec);
-            gs_sb id;
-            gs_sb_init(&id);
-            gs_job_spec_id(&id, &spec);
-            const cJSON *j;
-            cJSON_ArrayForEach(j, jobs)
-            {
-                if (!strcmp(gs_json_str(j, "id"), gs_sb_cstr(&id))) take_job(&r->rows[i], st, v, j);
-            }
-            gs_sb_free(&id);
-        }
-        if (r->rows[i].variant >= 0)
-            r->time_ns += r->rows[i].time_ns;
-        else
-            r->n_failed++;
-    }
+    gs_workload_collect(w, s, 0, doc, intr, r);
     cJSON_Delete(doc);
     gs_sweep_free(s);
     return GS_OK;

@@ -6,7 +6,8 @@
 // is there with JavaScript off. Saves a full-page screenshot.
 //
 // It also checks the answer sections (the verdict per generation pair, the speedup heatmap,
-// per-kernel rooflines), that no element outside a scrolling table is wider than a 1280 px
+// per-kernel rooflines, and the model layers when a workloads.json was given: a speedup or its
+// reason per layer and pair, a layer's steps opening and sorting), that no element outside a scrolling table is wider than a 1280 px
 // viewport, the page weight (< 3 MB) and that the load time is not a regression (< 10 s: the
 // main job's 928-job report loads in ~1.1 s alone and 1.8-2.1 s on the 2-core machine under
 // -j2 load, so only a page several times slower fails; the time is printed on every run, and
@@ -69,7 +70,7 @@ function check(ok, name, detail = '') {
   }
 }
 
-const SECTIONS = ['verdict', 'heatmap', 'rooflines', 'summary', 'generations', 'portability',
+const SECTIONS = ['verdict', 'heatmap', 'rooflines', 'models', 'summary', 'generations', 'portability',
   'engines', 'timelines', 'correctness', 'baseline', 'variants', 'whatif'];
 const url = pathToFileURL(path.resolve(reportPath)).href;
 
@@ -160,6 +161,23 @@ try {
 
   for (const id of SECTIONS) {
     check(await page.isVisible(`section#${id}`), `section #${id} is visible`);
+  }
+  // model layers (a model sweep's workloads.json given): one table per generation pair, each
+  // with a speedup or the reason there is none, and the steps table opens and sorts
+  const pairs = await page.$$eval('#models table.models-pair', (t) => t.map((x) =>
+    [...x.querySelectorAll('tbody tr')].map((r) => r.cells[4].textContent)));
+  if (pairs.length) {
+    check(pairs.every((rows) => rows.length > 0 && rows.every((c) => /^\d[\d.]*×$|^— \S/.test(c))),
+      'model layers: each pair states a speedup or why it has none', JSON.stringify(pairs));
+    check(pairs.flat().some((c) => /×$/.test(c)), 'model layers: some layer has a speedup');
+    await page.click('#models details.model-steps > summary');
+    const steps = '#models details.model-steps table';
+    check(await page.isVisible(steps), 'model layers: a layer\'s steps open');
+    await page.click(`${steps} thead th:nth-child(5)`);
+    const v = await page.$eval(steps, (t) => [...t.tBodies[0].rows].map((x) => x.cells[4].getAttribute('data-v'))
+      .filter((x) => x !== '').map(Number)); // the first layer's table, the one clicked
+    check(v.length > 1 && v.every((x, i) => i === 0 || x >= v[i - 1]),
+      'model layers: steps sort by time', v.join(','));
   }
   check(await page.isVisible('#filters'), 'filter controls shown when JavaScript runs');
 

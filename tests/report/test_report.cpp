@@ -451,9 +451,9 @@ TEST(Report, BadWhatIfFileIsNamed)
     EXPECT_EQ(gs_report_write_opts((kFixtures + "check.json").c_str(), nullptr,
                                    out_path("bad-whatif.html").c_str(), &o, &err),
               GS_ERR_INVALID);
-    EXPECT_NE(
-        std::string(err.message).find("not a what-if, tuning, attribution or calibration file"),
-        std::string::npos);
+    EXPECT_NE(std::string(err.message)
+                  .find("not a what-if, tuning, attribution, calibration or workloads file"),
+              std::string::npos);
 }
 
 // A results file the shared validator refuses (unknown status, a string time) is refused by the

@@ -1,14 +1,18 @@
 # Report tests, included from tests/CMakeLists.txt.
 # Structure tests (label "report"): the HTML from the fixtures in this folder.
 gs_add_gtest(test_report LABELS report SOURCES report/test_report.cpp LIBS gs_report gs_results gs_core)
+gs_add_gtest(test_report_models LABELS report SOURCES report/test_report_models.cpp
+  LIBS gs_report gs_results gs_core)
 
 # Real-browser test (label "browser"): gensweep writes the report for the check fixture (with the
-# baseline) and for the hostile fixture, then headless Chromium loads each (tests/browser).
+# baseline and workloads.json: `sweep --suite model --workloads tests/workloads/tiny-decode.yaml,
+# tests/workloads/tiny-prefill.yaml --configs configs/gen1.yaml configs/gen2.yaml
+# configs/gen3.yaml`) and for the hostile fixture, then headless Chromium loads each (tests/browser).
 # node, Debian's chromium and tests/browser/node_modules (npm ci, done by .ci/test) are needed:
 # missing ones skip the test on a developer's machine and fail it under CI=true.
 set(GS_REPORT_OUT ${PROJECT_BINARY_DIR}/report)
 add_test(NAME report_browser_generate
-  COMMAND sh -c "mkdir -p \"$1\" && \"$2\" report \"$3/check.json\" --baseline \"$3/baseline.json\" --whatif \"$3/whatif.json\" --tuning \"$3/tuning-gen2.json\" -o \"$1/report.html\" && \"$2\" report \"$3/hostile.json\" --whatif \"$3/hostile-whatif.json\" -o \"$1/hostile.html\""
+  COMMAND sh -c "mkdir -p \"$1\" && \"$2\" report \"$3/check.json\" --baseline \"$3/baseline.json\" --whatif \"$3/whatif.json\" --tuning \"$3/tuning-gen2.json\" --workloads \"$3/workloads.json\" -o \"$1/report.html\" && \"$2\" report \"$3/hostile.json\" --whatif \"$3/hostile-whatif.json\" -o \"$1/hostile.html\""
           sh ${GS_REPORT_OUT} $<TARGET_FILE:gensweep> ${CMAKE_CURRENT_SOURCE_DIR}/report)
 set_tests_properties(report_browser_generate PROPERTIES LABELS "report;browser"
   FIXTURES_SETUP gs_report_html)
