@@ -2,13 +2,15 @@
  * reduce.c - row reductions: Y[r] = sum_c X[r][c] (variant "sum") or max_c X[r][c] ("max"),
  * X [R x C], Y [R x 1].
  *
- * Rows map to partitions in blocks of `partitions`. Each row block is swept in column chunks of
- * `chunk` elements (param 0; default: the largest the double-buffered input pool and the
- * engine's free-size limit allow, capped at 8192). Every chunk is reduced on the vector engine
- * into one column of an fp32 partials tile, and the partials are reduced once more at the end,
- * so a row of any length is one pass over HBM and the reduction stays in fp32 throughout. With
- * bufs (param 1, default 2) > 1 the load of the next chunk overlaps the reduction of this one.
- * Ragged row blocks and column tails use smaller tiles.
+ * Rows map to partitions in blocks of `partitions`: in a group of g full blocks, row s0 + p*g + b
+ * is block b's row on partition p, so each partition's g results are consecutive in Y and are
+ * stored together; the last R mod partitions rows are a block of their own. Each row block is
+ * swept in column chunks of `chunk` elements (param 0; default: the largest the input pool and
+ * the engine's free-size limit allow, capped at 8192). Every chunk is reduced on the vector
+ * engine into one column of an fp32 partials tile, and the partials are reduced once more at
+ * the end, so a row of any length is one pass over HBM and the reduction stays in fp32
+ * throughout. With bufs (param 1, default max(2, DMA queues / 4)) > 1 the loads of the next
+ * chunks overlap the reduction of this one. Column tails use smaller tiles.
  */
 #include <math.h>
 #include <stdio.h>
@@ -28,7 +30,9 @@ static gs_status build(gs_kb *kb, const gs_kernel_args *a)
     const gs_tensor *X = &a->t[0], *Y = &a->t[1];
     int64_t R = a->dims[0], W = a->dims[1];
     gs_alu op = a->variant == RED_MAX ? GS_ALU_MAX : GS_ALU_ADD;
-    unsigned bufs = gs_kernel_param(a, "bufs", 0) > 0 ? (unsigned)gs_kernel_param(a, "bufs", 0) : 2;
+    /* default: a load in flight per four DMA queues, so loads overlap their latency */
+    unsigned bufs = gs_kernel_param(a, "bufs", 0) > 0 ? (unsigned)gs_kernel_param(a, "bufs", 0)
+                                                      : GS_MAX(2u, c->dma_queues / 4);
     size_t es = gs_dtype_size(a->dtype);
     int64_t chunk = gs_kernel_param(a, "chunk", 0);
     const int chunk_given = chunk > 0;
@@ -49,25 +53,46 @@ static gs_status build(gs_kb *kb, const gs_kernel_args *a)
                           (long long)nchunks, c->max_free_sbuf,
                           chunk_given ? "use a larger chunk"
                                       : "the SBUF holds no larger chunk per buffer");
+    /* Full row blocks map row s0 + p*g + b to partition p, column b of a result tile, so the g
+     * results of a partition are consecutive in Y and one store per g blocks writes them (a
+     * [partitions x 1] store per block was a descriptor per element); each load still reads one
+     * row per partition. The last R mod partitions rows form one block of their own. */
+    int64_t P = c->partitions, nbt = R / P;
+    int64_t G = GS_MIN(GS_MIN(nbt, (int64_t)2048), (int64_t)c->max_free_sbuf);
+    G = GS_MIN(G, (int64_t)(c->sbuf_partition_bytes / 4 / (8 + 2 * es)));
+    G = GS_MAX(G, (int64_t)1);
     gs_pool *px = gs_pool_create(kb, GS_MEM_SBUF, "x", bufs, (uint64_t)chunk * es);
     gs_pool *pp = gs_pool_create(kb, GS_MEM_SBUF, "partials", 2, (uint64_t)nchunks * 4);
-    gs_pool *pr = gs_pool_create(kb, GS_MEM_SBUF, "row", 2, 4);
-    gs_pool *po = gs_pool_create(kb, GS_MEM_SBUF, "out", 2, es);
-    for (int64_t r0 = 0; r0 < R && gs_kb_ok(kb); r0 += c->partitions) {
-        unsigned np = (unsigned)GS_MIN((int64_t)c->partitions, R - r0);
-        gs_tile part = gs_tile_alloc(pp, GS_FP32, np, (uint32_t)nchunks);
-        for (int64_t k = 0; k < nchunks && gs_kb_ok(kb); k++) {
-            int64_t c0 = k * chunk;
-            uint32_t nf = (uint32_t)GS_MIN(chunk, W - c0);
-            gs_tile tx = gs_tile_alloc(px, a->dtype, np, nf);
-            gs_dma_copy(kb, tx.ap, gs_hbm_rows(X, r0, np, c0, nf), -1);
-            gs_tensor_reduce(kb, gs_tile_view(&part, 0, np, (uint32_t)k, 1), tx.ap, op, 1);
+    gs_pool *pr = gs_pool_create(kb, GS_MEM_SBUF, "row", 2, (uint64_t)G * 4);
+    gs_pool *po = gs_pool_create(kb, GS_MEM_SBUF, "out", 2, (uint64_t)G * es);
+    for (int64_t s0 = 0; s0 <= R && gs_kb_ok(kb);) {
+        int64_t g = s0 < nbt * P ? GS_MIN(G, nbt - s0 / P) : 1; /* blocks in this group */
+        unsigned np = s0 < nbt * P ? (unsigned)P : (unsigned)(R - s0);
+        if (np == 0) break;
+        gs_tile row = gs_tile_alloc(pr, GS_FP32, np, (uint32_t)g);
+        for (int64_t b = 0; b < g && gs_kb_ok(kb); b++) {
+            gs_ap dst = gs_tile_view(&row, 0, np, (uint32_t)b, 1);
+            gs_tile part = {0};
+            if (nchunks > 1) part = gs_tile_alloc(pp, GS_FP32, np, (uint32_t)nchunks);
+            for (int64_t k = 0; k < nchunks && gs_kb_ok(kb); k++) {
+                int64_t c0 = k * chunk;
+                uint32_t nf = (uint32_t)GS_MIN(chunk, W - c0);
+                gs_tile tx = gs_tile_alloc(px, a->dtype, np, nf);
+                const uint32_t shape[1] = {nf};
+                const int64_t stride[1] = {1};
+                gs_dma_copy(kb, tx.ap, gs_hbm_ap(X, (s0 + b) * W + c0, np, g * W, 1, shape, stride),
+                            -1);
+                gs_tensor_reduce(kb, nchunks > 1 ? gs_tile_view(&part, 0, np, (uint32_t)k, 1) : dst,
+                                 tx.ap, op, 1);
+            }
+            if (nchunks > 1) gs_tensor_reduce(kb, dst, part.ap, op, 1);
         }
-        gs_tile row = gs_tile_alloc(pr, GS_FP32, np, 1);
-        gs_tensor_reduce(kb, row.ap, part.ap, op, 1);
-        gs_tile out = gs_tile_alloc(po, a->dtype, np, 1);
+        gs_tile out = gs_tile_alloc(po, a->dtype, np, (uint32_t)g);
         gs_tensor_copy(kb, GS_ENG_VECTOR, out.ap, row.ap);
-        gs_dma_copy(kb, gs_hbm_rows(Y, r0, np, 0, 1), out.ap, -1);
+        const uint32_t oshape[1] = {(uint32_t)g};
+        const int64_t ostride[1] = {1};
+        gs_dma_copy(kb, gs_hbm_ap(Y, s0, np, g, 1, oshape, ostride), out.ap, -1);
+        s0 += (int64_t)np * g;
     }
     return gs_kb_status(kb);
 }
@@ -151,7 +176,7 @@ const gs_kernel_def gs_kernel_reduce = {
     .n_params = 2,
     .param_names = {"chunk", "bufs"},
     .param_help = {"free elements per input tile (0: largest that fits, <= 8192)",
-                   "input buffers (2 = double buffering)"},
+                   "input buffers (0: max(2, DMA queues / 4))"},
     .check_shapes = {{2, {128, 1024}},
                      {2, {200, 777}},
                      {2, {3, 1}},

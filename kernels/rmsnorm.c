@@ -35,13 +35,20 @@ static gs_status build(gs_kb *kb, const gs_kernel_args *a)
     if (gs_row_chunks(kb, "rmsnorm", D, gs_kernel_param(a, "chunk", 0), RMS_DEFAULT_CHUNK_CAP, 1,
                       &chunk, &nch) != GS_OK)
         return gs_kb_status(kb);
-    uint64_t fixed = (uint64_t)D * es + (uint64_t)bufs * chunk * (4 + es) + 4096;
+    /* the squares' scratch gets its own pool when SBUF holds it next to one row buffer:
+     * sharing xn's makes the next row tile's squares (scalar engine) wait for this tile's
+     * scaling (vector engine) to free a buffer; very long rows share it to fit */
+    uint64_t fixed = (uint64_t)D * es + (uint64_t)bufs * chunk * (8 + es) + 4096;
+    const int own_squares = fixed + (uint64_t)D * es <= c->sbuf_partition_bytes;
+    if (!own_squares) fixed = (uint64_t)D * es + (uint64_t)bufs * chunk * (4 + es) + 4096;
     unsigned rowbufs = fixed + 2u * D * es <= c->sbuf_partition_bytes ? 2 : 1;
     gs_pool *pg = gs_pool_create(kb, GS_MEM_SBUF, "gamma", 1, (uint64_t)D * es);
     gs_pool *prow = gs_pool_create(kb, GS_MEM_SBUF, "xrow", rowbufs, (uint64_t)D * es);
     gs_pool *pst = gs_pool_create(kb, GS_MEM_SBUF, "partials", 2, (uint64_t)nch * 4);
     gs_pool *pcol = gs_pool_create(kb, GS_MEM_SBUF, "rowstats", 2, 2 * 4);
     gs_pool *pn = gs_pool_create(kb, GS_MEM_SBUF, "xn", bufs, (uint64_t)chunk * 4);
+    gs_pool *psq =
+        own_squares ? gs_pool_create(kb, GS_MEM_SBUF, "squares", bufs, (uint64_t)chunk * 4) : pn;
     gs_pool *py = gs_pool_create(kb, GS_MEM_SBUF, "y", bufs, (uint64_t)chunk * es);
     unsigned P = c->partitions;
     unsigned gp = (unsigned)GS_MIN((int64_t)P, R);
@@ -61,7 +68,7 @@ static gs_status build(gs_kb *kb, const gs_kernel_args *a)
             gs_ap xv = gs_tile_view(&x, 0, np, (uint32_t)c0, nf);
             gs_dma_copy(kb, xv, gs_hbm_rows(X, r0, np, c0, nf), -1);
             /* the squares themselves are scratch; only the accumulated sum is kept */
-            gs_tile sq = gs_tile_alloc(pn, GS_FP32, np, nf);
+            gs_tile sq = gs_tile_alloc(psq, GS_FP32, np, nf);
             gs_ap acc = gs_tile_view(&part, 0, np, (uint32_t)k, 1);
             gs_activation(kb, sq.ap, xv, GS_ACT_SQUARE, gs_imm(1.0f), gs_imm(0.0f), &acc);
         }

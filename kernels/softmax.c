@@ -57,7 +57,11 @@ static gs_status build(gs_kb *kb, const gs_kernel_args *a)
     if (fused) {
         /* whole row block resident: the input and its exps */
         px = gs_pool_create(kb, GS_MEM_SBUF, "xrow", 2, (uint64_t)W * es);
-        pe = gs_pool_create(kb, GS_MEM_SBUF, "erow", 1, (uint64_t)W * 4);
+        /* two exp rows where SBUF holds them, so the next block's exponentials do not wait
+         * for this block's scaling pass */
+        uint64_t rows2 = 2 * (uint64_t)W * (es + 4) + (uint64_t)(bufs * chunk) * es;
+        pe = gs_pool_create(kb, GS_MEM_SBUF, "erow",
+                            rows2 <= c->sbuf_partition_bytes * 3 / 4 ? 2 : 1, (uint64_t)W * 4);
         py = gs_pool_create(kb, GS_MEM_SBUF, "y", bufs, (uint64_t)chunk * es);
     } else {
         px = gs_pool_create(kb, GS_MEM_SBUF, "x", bufs, (uint64_t)chunk * es);
@@ -116,7 +120,10 @@ static gs_status build(gs_kb *kb, const gs_kernel_args *a)
             }
         }
         gs_tensor_reduce(kb, sum, psum.ap, GS_ALU_ADD, 1);
-        gs_activation(kb, rcp, sum, GS_ACT_RECIPROCAL, gs_imm(1.0f), gs_imm(0.0f), NULL);
+        /* 1/sum as sum^-1 on the vector engine (one element per partition): a reciprocal on
+         * the scalar engine would switch its function table away from exp and back per block */
+        gs_tensor_scalar(kb, GS_ENG_VECTOR, rcp, sum, GS_ALU_POW, gs_imm(-1.0f), GS_ALU_BYPASS,
+                         gs_imm(0));
         /* pass 3: scale by 1 / sum */
         for (int64_t k = 0; k < nch && gs_kb_ok(kb); k++) {
             int64_t c0 = k * chunk;

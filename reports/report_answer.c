@@ -116,24 +116,26 @@ gs_status gs_rp_index_jobs(rep *r)
     return GS_OK;
 }
 
-/* Most frequent bottleneck of passing answer jobs of a kernel class on generation g. */
-static const char *class_bound(const rep *r, int g, const char *cls, int *count, int *of)
+/* What most often bounds the passing answer jobs of a kernel class on generation g
+ * (gs_rp_job_bound_class: "throughput-bound on X" or "latency-bound"), into out. */
+static const char *class_bound(const rep *r, int g, const char *cls, int *count, int *of, char *out,
+                               size_t size)
 {
-    const char *names[16];
+    char names[16][48];
     int cnt[16], nn = 0;
     *of = 0;
     for (size_t i = 0; i < r->n_jobs; i++) {
         const rjob *j = &r->jobs[i];
         if (j->gen_i != g || !j->answer || !passed(j) || strcmp(gs_kernel_class(j->kernel), cls))
             continue;
-        const char *b = gs_rp_jstr(j->o, "bottleneck");
-        if (!*b) continue;
+        char b[48];
+        if (!*gs_rp_job_bound_class(j->o, b, sizeof b)) continue;
         (*of)++;
         int k = 0;
         while (k < nn && strcmp(names[k], b))
             k++;
         if (k == nn && nn < 16) {
-            names[nn] = b;
+            snprintf(names[nn], sizeof names[nn], "%s", b);
             cnt[nn++] = 0;
         }
         if (k < nn) cnt[k]++;
@@ -142,7 +144,9 @@ static const char *class_bound(const rep *r, int g, const char *cls, int *count,
     for (int k = 0; k < nn; k++)
         if (best < 0 || cnt[k] > cnt[best]) best = k;
     *count = best >= 0 ? cnt[best] : 0;
-    return best >= 0 ? names[best] : NULL;
+    if (best < 0) return NULL;
+    snprintf(out, size, "%s", names[best]);
+    return out;
 }
 
 static const cJSON *find_attrib(const rep *r, const char *from, const char *to)
@@ -333,9 +337,9 @@ static void verdict_pair(rep *r, const cJSON **jobs, size_t nj, int a, int b)
     gs_sb_puts(sb, "</p>");
     if (p.n_cls) {
         gs_sb_puts(sb, "<table class=\"classes\"><thead><tr><th>kernel class</th><th>speedup "
-                       "(geomean)</th><th>jobs</th><th>bound on ");
+                       "(geomean)</th><th>jobs</th><th>what bounds it on ");
         gs_rp_text(sb, r->gens[a]);
-        gs_sb_puts(sb, "</th><th>bound on ");
+        gs_sb_puts(sb, "</th><th>what bounds it on ");
         gs_rp_text(sb, r->gens[b]);
         gs_sb_puts(sb, "</th></tr></thead><tbody>");
         for (int c = 0; c < p.n_cls; c++) {
@@ -348,7 +352,9 @@ static void verdict_pair(rep *r, const cJSON **jobs, size_t nj, int a, int b)
             gs_sb_printf(sb, "</td><td class=\"n\">%d</td>", p.cls[c].n);
             for (int side = 0; side < 2; side++) {
                 int cnt, of;
-                const char *bn = class_bound(r, side ? b : a, p.cls[c].name, &cnt, &of);
+                char buf[48];
+                const char *bn =
+                    class_bound(r, side ? b : a, p.cls[c].name, &cnt, &of, buf, sizeof buf);
                 gs_sb_puts(sb, "<td>");
                 if (bn) {
                     gs_rp_text(sb, bn);
@@ -549,21 +555,93 @@ static const char *roofline_shape(const rep *r, size_t row)
     return best;
 }
 
+/* The kernel's own ceilings on generation g's point (docs/BOUND.md): each compute engine it
+ * used at its best rate for the kernel's instructions (the job's FLOPs over that engine's bound:
+ * a horizontal line), HBM (a diagonal at its bandwidth) and the DMA engines (a diagonal at their
+ * bandwidth times HBM bytes per DMA byte). TFLOP/s; GB/s. NAN where the job does not say. */
+typedef struct roof {
+    double eng[4];   /* tensor vector scalar gpsimd, TFLOP/s */
+    double hbm, dma; /* GB/s of HBM traffic */
+} roof;
+
+static const char *const roof_engines[4] = {"tensor", "vector", "scalar", "gpsimd"};
+/* dash pattern per ceiling, the same for every generation (the colour is the generation) */
+static const char *const roof_dash[6] = {"", "6 3", "2 2", "8 3 2 3", "", "4 4"};
+static const char *const roof_kinds[6] = {"tensor", "vector", "scalar", "gpsimd", "hbm", "dma"};
+
+static void job_roof(const rep *r, const rjob *j, roof *o)
+{
+    const double flops = gs_rp_jnum(j->o, "flops");
+    const cJSON *eb = gs_rp_jget(j->o, "engine_bound_ns");
+    for (int e = 0; e < 4; e++) {
+        const double b = gs_rp_jnum(eb, roof_engines[e]);
+        o->eng[e] = b > 0 && flops > 0 ? flops / b / 1e3 : (double)NAN;
+    }
+    double cc, mc;
+    job_ceilings(r, j, &cc, &mc, &o->dma, &o->hbm);
+    if (!eb) o->eng[0] = cc > 0 ? cc : (double)NAN; /* older results: the tensor peak */
+    const double hb = gs_rp_jnum(j->o, "hbm_bytes"), db = gs_rp_jnum(j->o, "dma_bytes");
+    o->dma = o->dma > 0 && db > 0 && hb > 0 ? o->dma * hb / db : (double)NAN;
+}
+
+/* The lowest of a roof's ceilings at arithmetic intensity ai (TFLOP/s). */
+static double roof_at(const roof *o, double ai)
+{
+    double m = INFINITY;
+    for (int e = 0; e < 4; e++)
+        if (o->eng[e] > 0) m = GS_MIN(m, o->eng[e]);
+    if (o->hbm > 0) m = GS_MIN(m, ai * o->hbm / 1e3);
+    if (o->dma > 0) m = GS_MIN(m, ai * o->dma / 1e3);
+    return m;
+}
+
+static void roof_line(gs_sb *sb, const gs_svg_plot *p, const char *col, int kind, double x0,
+                      double y0, double x1, double y1)
+{
+    gs_sb_printf(sb,
+                 "<line class=\"ceil roof-%s\" stroke=\"%s\"%s%s%s x1=\"%.1f\" y1=\"%.1f\" "
+                 "x2=\"%.1f\" y2=\"%.1f\"/>",
+                 roof_kinds[kind], col, *roof_dash[kind] ? " stroke-dasharray=\"" : "",
+                 roof_dash[kind], *roof_dash[kind] ? "\"" : "", gs_svg_px(p, x0), gs_svg_py(p, y0),
+                 gs_svg_px(p, x1), gs_svg_py(p, y1));
+}
+
+/* A diagonal y = x * gbps / 1e3 clipped to the plot. */
+static void roof_diagonal(gs_sb *sb, const gs_svg_plot *p, const char *col, int kind, double gbps)
+{
+    if (!(gbps > 0)) return;
+    const double x0 = GS_MAX(p->x.lo, p->y.lo * 1e3 / gbps);
+    const double x1 = GS_MIN(p->x.hi, p->y.hi * 1e3 / gbps);
+    if (x1 > x0) roof_line(sb, p, col, kind, x0, x0 * gbps / 1e3, x1, x1 * gbps / 1e3);
+}
+
 void gs_rp_sec_rooflines(rep *r)
 {
     gs_sb *sb = r->sb;
     gs_rp_section_open(sb, "rooflines", "Rooflines per kernel");
-    gs_sb_puts(sb, "<p>One point per generation (colour) at the kernel's representative shape: "
-                   "arithmetic intensity (FLOP per HBM byte) against achieved TFLOP/s, log "
-                   "scales. Each generation's ceilings in its colour, for the cores the run used: "
-                   "compute of the engines the kernel uses (horizontal) and memory bandwidth, the "
-                   "smaller of DMA (engines × per-engine rate) and HBM (diagonal). Hover a point "
-                   "for the job.</p>\n<p class=\"legend\">");
+    gs_sb_puts(sb,
+               "<p>One point per generation (colour) at the kernel's representative shape: "
+               "arithmetic intensity (FLOP per HBM byte; every engine's operations count) "
+               "against achieved TFLOP/s, log scales. The ceilings are the kernel's own, in its "
+               "generation's colour, for the cores the run used: each compute engine the "
+               "kernel uses at its best rate for the kernel's instructions (horizontal: the "
+               "job's FLOPs over that engine's bound), HBM bandwidth and the DMA engines' "
+               "bandwidth (diagonals; DMA scaled by the kernel's HBM bytes per DMA byte). The "
+               "point's distance below the lowest ceiling is its bound_ratio. Ceilings above "
+               "the plot are listed under it. Pure data movement (no FLOPs) has no point. "
+               "Hover a point for the job.</p>\n<p class=\"legend\">");
     for (int g = 0; g < r->n_gens; g++) {
         gs_sb_printf(sb, "<span><b class=\"sw\" style=\"color:%s\">●</b> ", gs_svg_colour(g + 1));
         gs_rp_text(sb, r->gens[g]);
         gs_sb_puts(sb, "</span> ");
     }
+    static const char *const kinds[6] = {"tensor", "vector", "scalar", "gpsimd", "HBM", "DMA"};
+    for (int k = 0; k < 6; k++)
+        gs_sb_printf(sb,
+                     "<span><svg width=\"26\" height=\"8\"><line x1=\"0\" y1=\"4\" x2=\"26\" "
+                     "y2=\"4\" stroke=\"#555\" stroke-width=\"2\"%s%s%s/></svg> %s%s</span> ",
+                     *roof_dash[k] ? " stroke-dasharray=\"" : "", roof_dash[k],
+                     *roof_dash[k] ? "\"" : "", kinds[k], k >= 4 ? " (diagonal)" : "");
     gs_sb_puts(sb, "</p>\n<div class=\"charts\">");
     int charts = 0;
     for (size_t k = 0; k < r->n_rows; k++) {
@@ -571,7 +649,8 @@ void gs_rp_sec_rooflines(rep *r)
         const char *shape = roofline_shape(r, k);
         if (!shape) continue;
         const rjob *pt[64] = {NULL};
-        double ai[64], tf[64], cc[64], mc[64], dc[64], hc[64];
+        double ai[64], tf[64];
+        roof rf[64];
         double xmin = INFINITY, xmax = 0, ymin = INFINITY, ymax = 0;
         int npts = 0;
         for (size_t q = 0; q < gs_rp_row_count(r, k); q++) {
@@ -585,15 +664,13 @@ void gs_rp_sec_rooflines(rep *r)
             if (!(ai[g] > 0) || !(tf[g] > 0)) continue;
             pt[g] = j;
             npts++;
-            job_ceilings(r, j, &cc[g], &mc[g], &dc[g], &hc[g]);
+            job_roof(r, j, &rf[g]);
             xmin = GS_MIN(xmin, ai[g]);
             xmax = GS_MAX(xmax, ai[g]);
             ymin = GS_MIN(ymin, tf[g]);
             ymax = GS_MAX(ymax, tf[g]);
-            if (cc[g] > 0) ymax = GS_MAX(ymax, cc[g]);
-            if (mc[g] > 0) /* the roof above the point stays in the plot */
-                ymax =
-                    GS_MAX(ymax, GS_MIN(cc[g] > 0 ? cc[g] : (double)INFINITY, ai[g] * mc[g] / 1e3));
+            const double top = roof_at(&rf[g], ai[g]);
+            if (isfinite(top)) ymax = GS_MAX(ymax, top); /* the roof above the point */
         }
         if (!npts) continue;
         charts++;
@@ -605,35 +682,18 @@ void gs_rp_sec_rooflines(rep *r)
         gs_svg_plot p;
         gs_svg_plot_init(&p, 380, 260);
         p.x = (gs_svg_axis){xmin / 8, xmax * 8, 1, "FLOP/byte"};
-        p.y = (gs_svg_axis){ymin / 4, ymax * 2, 1, "TFLOP/s"};
+        p.y = (gs_svg_axis){ymin / 4, ymax * 4, 1, "TFLOP/s"};
         gs_svg_axis_nice(&p.x);
         gs_svg_axis_nice(&p.y);
         gs_svg_begin(sb, &p, "roofline");
         for (int g = 0; g < r->n_gens && g < 64; g++) {
             if (!pt[g]) continue;
             const char *col = gs_svg_colour(g + 1);
-            /* memory diagonal up to the ridge (where it meets the compute ceiling), then the
-             * compute ceiling; without a compute ceiling (no peak for the engines used) the
-             * diagonal runs across */
-            double ridge = cc[g] > 0 && mc[g] > 0 ? cc[g] * 1e3 / mc[g] : p.x.hi;
-            double x1 = GS_MIN(ridge, p.x.hi);
-            if (mc[g] > 0) {
-                /* clipped to the plot: where the diagonal enters and leaves the y range */
-                double x0 = GS_MAX(p.x.lo, p.y.lo * 1e3 / mc[g]);
-                double xe = GS_MIN(x1, p.y.hi * 1e3 / mc[g]);
-                if (xe > x0)
-                    gs_sb_printf(sb,
-                                 "<line class=\"ceil\" stroke=\"%s\" x1=\"%.1f\" y1=\"%.1f\" "
-                                 "x2=\"%.1f\" y2=\"%.1f\"/>",
-                                 col, gs_svg_px(&p, x0), gs_svg_py(&p, x0 * mc[g] / 1e3),
-                                 gs_svg_px(&p, xe), gs_svg_py(&p, xe * mc[g] / 1e3));
-            }
-            if (cc[g] > 0)
-                gs_sb_printf(sb,
-                             "<line class=\"ceil\" stroke=\"%s\" x1=\"%.1f\" y1=\"%.1f\" "
-                             "x2=\"%.1f\" y2=\"%.1f\"/>",
-                             col, gs_svg_px(&p, GS_MAX(x1, p.x.lo)), gs_svg_py(&p, cc[g]),
-                             gs_svg_px(&p, p.x.hi), gs_svg_py(&p, cc[g]));
+            for (int e = 0; e < 4; e++)
+                if (rf[g].eng[e] >= p.y.lo && rf[g].eng[e] <= p.y.hi)
+                    roof_line(sb, &p, col, e, p.x.lo, rf[g].eng[e], p.x.hi, rf[g].eng[e]);
+            roof_diagonal(sb, &p, col, 4, rf[g].hbm);
+            roof_diagonal(sb, &p, col, 5, rf[g].dma);
             const rjob *j = pt[g];
             gs_sb_printf(sb,
                          "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"%s\" stroke=\"#000\" "
@@ -642,16 +702,12 @@ void gs_rp_sec_rooflines(rep *r)
             gs_rp_text(sb, j->id);
             gs_sb_printf(sb, "\n%.4g FLOP/B, %.4g TFLOP/s, ", ai[g], tf[g]);
             gs_rp_put_time(sb, j->time_ns);
-            gs_sb_printf(sb,
-                         ", %.3g× the roofline bound\nceilings (%g cores): compute %.4g "
-                         "TFLOP/s, memory ",
-                         gs_rp_jnum(j->o, "roofline_ratio"), gs_rp_jnum(j->o, "cores_used"), cc[g]);
-            put_bw(sb, mc[g]);
-            gs_sb_puts(sb, " (DMA ");
-            put_bw(sb, dc[g]);
-            gs_sb_puts(sb, ", HBM ");
-            put_bw(sb, hc[g]);
-            gs_sb_puts(sb, ")</title></circle>");
+            gs_sb_printf(sb, ", %.3g× its bound (", gs_rp_jnum(j->o, "bound_ratio"));
+            gs_rp_text(sb,
+                       *gs_rp_jstr(j->o, "bound_engine") ? gs_rp_jstr(j->o, "bound_engine") : "—");
+            gs_sb_puts(sb, ")\n");
+            gs_rp_text(sb, gs_rp_job_bound(j->o));
+            gs_sb_puts(sb, "</title></circle>");
         }
         gs_svg_end(sb);
         /* ceilings as text under the chart: labels on the chart would overlap */
@@ -662,14 +718,19 @@ void gs_rp_sec_rooflines(rep *r)
             gs_rp_text(sb, r->gens[g]);
             gs_sb_printf(sb, ": %.3g TFLOP/s, ", tf[g]);
             gs_rp_put_time(sb, pt[g]->time_ns);
-            gs_sb_puts(sb, ", bound ");
-            gs_rp_text(sb, *gs_rp_jstr(pt[g]->o, "bottleneck") ? gs_rp_jstr(pt[g]->o, "bottleneck")
-                                                               : "—");
-            if (cc[g] > 0)
-                gs_sb_printf(sb, "; ceilings %.3g TFLOP/s, ", cc[g]);
-            else
-                gs_sb_puts(sb, "; ceilings: compute — (no peak for its engines), memory ");
-            put_bw(sb, mc[g]);
+            gs_sb_printf(sb, ", %.3g× its bound (", gs_rp_jnum(pt[g]->o, "bound_ratio"));
+            gs_rp_text(sb, *gs_rp_jstr(pt[g]->o, "bound_engine")
+                               ? gs_rp_jstr(pt[g]->o, "bound_engine")
+                               : "—");
+            gs_sb_puts(sb, "), ");
+            gs_rp_text(sb, *gs_rp_job_bound(pt[g]->o) ? gs_rp_job_bound(pt[g]->o) : "—");
+            gs_sb_puts(sb, "; ceilings");
+            for (int e = 0; e < 4; e++)
+                if (rf[g].eng[e] > 0) gs_sb_printf(sb, " %s %.3g,", roof_engines[e], rf[g].eng[e]);
+            gs_sb_puts(sb, " TFLOP/s; HBM ");
+            put_bw(sb, rf[g].hbm);
+            gs_sb_puts(sb, ", DMA ");
+            put_bw(sb, rf[g].dma);
             gs_sb_printf(sb, " (%g cores)</li>", gs_rp_jnum(pt[g]->o, "cores_used"));
         }
         gs_sb_puts(sb, "</ul></figure>");

@@ -143,9 +143,10 @@ static void timeline_chart(rep *r, const rjob *j, const cJSON *tl, int slice_bud
             }
             gs_sb_puts(sb, "><title>");
             gs_rp_text(sb, iname);
-            if (cnt > 1) gs_sb_printf(sb, " (%.0f instructions from here)", cnt);
+            if (cnt > 1) gs_sb_printf(sb, " (×%.0f)", cnt);
             gs_sb_puts(sb, " — ");
-            gs_rp_text(sb, src);
+            /* kernels/ is where every kernel source is: the file name says which */
+            gs_rp_text(sb, !strncmp(src, "kernels/", 8) ? src + 8 : src);
             gs_sb_printf(sb, "\n%.4g–%.4g µs</title></rect>", s0 / 1e3, s1 / 1e3);
         }
         gs_sb_puts(sb, "</g>");
@@ -192,7 +193,8 @@ void gs_rp_sec_timelines(rep *r)
     gs_sb_puts(sb,
                "<p>For each kernel and variant (its bf16 row; the other dtypes' timelines are "
                "in the results file), the largest shape with a timeline: engines and DMA "
-               "queues over time (aggregated: a bar may stand for several instructions, and one "
+               "queues over time (aggregated: a bar may stand for several instructions, ×N in its "
+               "tooltip, and one "
                "that spans idle time is drawn as dense as the track was busy in it; each "
                "track ends with its busy share of the run). The generations of one kernel share "
                "one time axis, so bar lengths compare. Hover "

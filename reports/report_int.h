@@ -19,9 +19,9 @@
 
 /* Limits that keep a full sweep's report light (a few MB). */
 #define MAX_GENS 64
-#define TIMELINE_TOTAL_SLICES 12000 /* rectangles over all timelines */
-#define TIMELINE_MIN_SLICES 60      /* per timeline, whatever the share */
-#define TIMELINE_MAX_TRACKS 24      /* per timeline; the rest are counted, not drawn */
+#define TIMELINE_TOTAL_SLICES 5000 /* rectangles over all timelines */
+#define TIMELINE_MIN_SLICES 24     /* per timeline, whatever the share */
+#define TIMELINE_MAX_TRACKS 24     /* per timeline; the rest are counted, not drawn */
 
 typedef struct rjob {
     const cJSON *o;
@@ -91,6 +91,13 @@ const char *gs_rp_status_class(const char *s);
 const cJSON *gs_rp_jget(const cJSON *o, const char *k);
 const char *gs_rp_jstr(const cJSON *o, const char *k);
 double gs_rp_jnum(const cJSON *o, const char *k);
+/* What bounds a job, as a line: its "bottleneck_label" ("throughput-bound on dma (busy 91%)",
+ * "latency-bound (critical path: ...)"), else (results of an older gensweep) its critical-path
+ * "bottleneck"; "" when neither. */
+const char *gs_rp_job_bound(const cJSON *o);
+/* The same without the numbers, to count jobs by it: "throughput-bound on dma",
+ * "latency-bound", else the "bottleneck"; "" when none. buf holds at least 48 bytes. */
+const char *gs_rp_job_bound_class(const cJSON *o, char *buf, size_t size);
 void gs_rp_text(gs_sb *sb, const char *s);
 void gs_rp_put_time(gs_sb *sb, double ns);
 void gs_rp_put_num(gs_sb *sb, double v);

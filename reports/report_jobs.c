@@ -24,7 +24,10 @@ static void job_row(rep *r, size_t i)
     gs_sb_puts(sb, "</td>");
     gs_rp_td_time(sb, j->time_ns);
     gs_rp_td_num(sb, gs_rp_jnum(j->o, "roofline_ratio"));
-    gs_rp_td_text(sb, gs_rp_jstr(j->o, "bottleneck"));
+    /* the kind without the numbers (the engines section and the rooflines give the line):
+     * the table has a row per job */
+    char kind[64];
+    gs_rp_td_text(sb, gs_rp_job_bound_class(j->o, kind, sizeof kind));
     if (cJSON_IsTrue(gs_rp_jget(e, "checked"))) {
         double ea = gs_rp_jnum(e, "max_abs"), ta = gs_rp_jnum(e, "tol_abs");
         gs_sb_puts(sb, "<td class=\"n\"");
@@ -54,7 +57,7 @@ static void job_table_head(gs_sb *sb, const char *id)
     gs_sb_printf(sb,
                  "<div class=\"scroll\"><table id=\"%s\" class=\"sortable filterable "
                  "jobs\"><thead><tr><th>job</th><th>status</th><th>time</th>"
-                 "<th>× roofline</th><th>bottleneck</th><th>max abs err / tol</th>"
+                 "<th>× roofline</th><th>what bounds it</th><th>max abs err / tol</th>"
                  "<th>mismatches</th><th>reason</th></tr></thead><tbody>\n",
                  id);
 }

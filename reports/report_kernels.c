@@ -8,6 +8,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "gs/stats.h"
 #include "svg.h"
 
 /* Engines in display order; the results file may lack some (gpsimd on gen1). */
@@ -17,7 +18,6 @@ static const char *const stall_keys[] = {"busy_ns", "stall_dep_ns", "stall_dma_n
                                          "stall_port_ns"};
 static const char *const stall_labels[] = {"busy", "waiting on a dependency", "waiting on DMA",
                                            "waiting on a port"};
-static const int stall_colours[] = {3, 0, 1, 5}; /* gs_svg_colour indices */
 #define N_STALLS ((int)GS_ARRAY_LEN(stall_keys))
 
 /* Scratch text of the portability matrix, reused from row to row. */
@@ -139,7 +139,9 @@ static void dma_cell(rep *r, size_t k, int g, void *ctx)
 }
 
 /* A kernel row's largest shape on one generation: a bar per engine, split into busy and the
- * stall kinds as shares of the run, and the bottleneck under it. */
+ * stall kinds as shares of the run (the bar's full width is the run), and what bounds it under
+ * it. Compact, as there is one per kernel row and generation: the stall kinds' colours are the
+ * stylesheet's (.st0 ...), the scale is the section's caption. */
 static void engine_cell(rep *r, size_t k, int g, void *ctx)
 {
     (void)ctx;
@@ -154,23 +156,19 @@ static void engine_cell(rep *r, size_t k, int g, void *ctx)
     double cores = gs_rp_jnum(j->o, "cores_used");
     if (!(cores > 0)) cores = 1;
     gs_sb_puts(sb, "<td>");
-    gs_svg_plot p;
-    gs_svg_plot_init(&p, 230, 18 + 14.0 * N_ENGINES + 24);
-    p.left = 50;
-    p.top = 8;
-    p.bottom = 32;
-    p.right = 12;
-    p.x = (gs_svg_axis){0, 100, 0, "% of run time"};
-    p.y = (gs_svg_axis){0, 1, 0, NULL};
-    /* the frame without y ticks: engine names label the rows instead */
+    const int x0 = 46, w = 170, row = 13;
+    const int height = row * N_ENGINES + 4;
     gs_sb_printf(sb,
-                 "<svg class=\"mini\" viewBox=\"0 0 %.0f %.0f\" width=\"%.0f\" "
-                 "height=\"%.0f\" role=\"img\" aria-label=\"engine time\">",
-                 p.width, p.height, p.width, p.height);
-    double x0 = p.left, x1 = p.width - p.right, y = p.top;
-    for (int e = 0; e < N_ENGINES; e++, y += 14) {
+                 "<svg class=\"mini eb\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" "
+                 "role=\"img\" aria-label=\"engine time\">",
+                 x0 + w + 4, height, x0 + w + 4, height);
+    /* one light band behind the bars marks their full width (the run) */
+    gs_sb_printf(sb, "<rect class=\"eb0\" x=\"%d\" y=\"0\" width=\"%d\" height=\"%d\"/>", x0, w,
+                 height);
+    int y = 2;
+    for (int e = 0; e < N_ENGINES; e++, y += row) {
         const cJSON *es = gs_rp_jget(eng, engine_names[e]);
-        gs_svg_text(sb, x0 - 4, y + 10, "end", NULL, engine_names[e]);
+        gs_sb_printf(sb, "<text x=\"%d\" y=\"%d\">%s</text>", x0 - 4, y + 9, engine_names[e]);
         if (!es) continue;
         /* DMA: busy and port waits are the engine pool's occupancy (per core), the
          * dependency stalls are summed over its queue IDs */
@@ -184,25 +182,63 @@ static void engine_cell(rep *r, size_t k, int g, void *ctx)
             if (acc + f > 100) f = 100 - acc;
             if (f <= 0) continue;
             gs_sb_printf(sb,
-                         "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"11\" "
-                         "fill=\"%s\"><title>%s %s: ",
-                         x0 + acc / 100 * (x1 - x0), y, f / 100 * (x1 - x0),
-                         gs_svg_colour(stall_colours[s]), engine_names[e], stall_labels[s]);
+                         "<rect class=\"st%d\" x=\"%.4g\" y=\"%d\" width=\"%.3g\" "
+                         "height=\"10\"><title>%s %s: ",
+                         s, x0 + acc / 100 * w, y, f / 100 * w, engine_names[e], stall_labels[s]);
             gs_rp_put_time(sb, v);
             gs_sb_printf(sb, " (%.1f %%)</title></rect>", v / denom * 100);
             acc += f;
         }
     }
-    gs_sb_printf(sb, "<line class=\"axisl\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", x0,
-                 y + 2, x1, y + 2);
-    for (int tk = 0; tk <= 100; tk += 50)
-        gs_sb_printf(sb, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%d</text>",
-                     x0 + tk / 100.0 * (x1 - x0), y + 14, tk);
-    gs_svg_text(sb, (x0 + x1) / 2, y + 27, "middle", "axis", "% of run time");
-    gs_sb_puts(sb, "</svg><br>bottleneck: <b>");
-    gs_rp_text(sb, *gs_rp_jstr(j->o, "bottleneck") ? gs_rp_jstr(j->o, "bottleneck") : "—");
+    gs_sb_puts(sb, "</svg><br><b>");
+    gs_rp_text(sb, *gs_rp_job_bound(j->o) ? gs_rp_job_bound(j->o) : "—");
     gs_sb_puts(sb, "</b> · ");
     gs_rp_text(sb, j->shape);
+    gs_sb_puts(sb, "</td>");
+}
+
+/* Bytes in a readable decimal unit (MB = 10^6 bytes, as GB/s is 10^9 bytes per second). */
+static void put_mb(gs_sb *sb, double b)
+{
+    if (b >= 1e9)
+        gs_sb_printf(sb, "%.3g GB", b / 1e9);
+    else if (b >= 1e6)
+        gs_sb_printf(sb, "%.3g MB", b / 1e6);
+    else if (b >= 1e3)
+        gs_sb_printf(sb, "%.3g kB", b / 1e3);
+    else
+        gs_sb_printf(sb, "%.0f B", b);
+}
+
+/* A kernel row's largest shape: bytes its instructions read and wrote per memory level (HBM,
+ * SBUF, PSUM) and their sum over the run's time. */
+static void level_cell(rep *r, size_t k, int g, void *ctx)
+{
+    (void)ctx;
+    gs_sb *sb = r->sb;
+    const rjob *j = gs_rp_representative(r, k, g);
+    const cJSON *lv = j ? gs_rp_jget(j->o, "levels") : NULL;
+    if (!j || !cJSON_IsObject(lv) || !(j->time_ns > 0)) {
+        gs_sb_puts(sb, "<td class=\"none\">—</td>");
+        return;
+    }
+    static const char *const names[] = {"hbm", "sbuf", "psum"};
+    static const char *const labels[] = {"HBM", "SBUF", "PSUM"};
+    gs_sb_puts(sb, "<td class=\"levels\">");
+    for (int m = 0; m < 3; m++) {
+        const cJSON *o = gs_rp_jget(lv, names[m]);
+        const double rd = gs_rp_jnum(o, "read_bytes"), wr = gs_rp_jnum(o, "write_bytes");
+        if (m) gs_sb_puts(sb, "<br>");
+        gs_sb_printf(sb, "<b>%s</b> ", labels[m]);
+        if (!(rd >= 0) || !(wr >= 0)) {
+            gs_sb_puts(sb, "—");
+            continue;
+        }
+        put_mb(sb, rd);
+        gs_sb_puts(sb, " read, ");
+        put_mb(sb, wr);
+        gs_sb_printf(sb, " written · %.4g GB/s", (rd + wr) / j->time_ns);
+    }
     gs_sb_puts(sb, "</td>");
 }
 
@@ -210,15 +246,19 @@ void gs_rp_sec_engines(rep *r)
 {
     gs_sb *sb = r->sb;
     gs_rp_section_open(sb, "engines", "Where the time goes");
-    gs_sb_puts(sb,
-               "<p>Per engine, the share of the run each engine spent busy or stalled (time "
-               "summed over cores, divided by run time × cores; for DMA, busy is the DMA engines' "
-               "mean occupancy and its dependency waits are averaged over its queue IDs), for each "
-               "kernel row's largest shape. The bottleneck is the engine on "
-               "the critical path.</p>\n<p class=\"legend\">");
+    gs_sb_printf(
+        sb,
+        "<p>Per engine, the share of the run each engine spent busy or stalled (time "
+        "summed over cores, divided by run time × cores; for DMA, busy is the DMA engines' "
+        "mean occupancy and its dependency waits are averaged over its queue IDs), for each "
+        "kernel row's largest shape; each bar's full width is the run's time. Under each: "
+        "throughput-bound on the busiest "
+        "resource when it was occupied for at least %.0f%% of the run, else latency-bound "
+        "with the critical path's largest parts (dependency chains and latencies: no "
+        "resource saturated).</p>\n<p class=\"legend\">",
+        100 * GS_THROUGHPUT_SHARE);
     for (int s = 0; s < N_STALLS; s++)
-        gs_sb_printf(sb, "<span><b class=\"sw\" style=\"color:%s\">■</b> %s</span> ",
-                     gs_svg_colour(stall_colours[s]), stall_labels[s]);
+        gs_sb_printf(sb, "<span><b class=\"sw st%d\">■</b> %s</span> ", s, stall_labels[s]);
     gs_sb_puts(sb, "</p>\n");
     gs_rp_kernel_gen_table(r, "filterable engines", &(gs_rp_kernel_cells){.cell = engine_cell});
     gs_sb_puts(sb, "<h3>DMA engines and queues</h3>\n<p>Per generation: the DMA engines the run "
@@ -227,5 +267,11 @@ void gs_rp_sec_engines(rep *r)
                    "split over the engines by partition group, so a kernel moving few "
                    "partitions per transfer leaves engines idle.</p>\n");
     gs_rp_kernel_gen_table(r, "filterable", &(gs_rp_kernel_cells){.cell = dma_cell});
+    gs_sb_puts(sb, "<h3>Memory levels</h3>\n<p>Per generation: the bytes the run's instructions "
+                   "read and wrote in each level (every input operand in a level is a read, "
+                   "every output a write; an accumulating matmul also reads its PSUM tile; a "
+                   "transfer from HBM to SBUF is an HBM read and an SBUF write), and their sum "
+                   "over the run's time. Operand traffic, not port occupancy.</p>\n");
+    gs_rp_kernel_gen_table(r, "filterable", &(gs_rp_kernel_cells){.cell = level_cell});
     gs_rp_section_close(sb);
 }

@@ -54,6 +54,24 @@ const char *gs_rp_jstr(const cJSON *o, const char *k)
     return cJSON_IsString(v) && v->valuestring ? v->valuestring : "";
 }
 
+const char *gs_rp_job_bound(const cJSON *o)
+{
+    const char *l = gs_rp_jstr(o, "bottleneck_label");
+    return *l ? l : gs_rp_jstr(o, "bottleneck");
+}
+
+const char *gs_rp_job_bound_class(const cJSON *o, char *buf, size_t size)
+{
+    const char *kind = gs_rp_jstr(o, "bound_kind"), *on = gs_rp_jstr(o, "busiest");
+    if (!strcmp(kind, "throughput") && *on)
+        snprintf(buf, size, "throughput-bound on %s", on);
+    else if (!strcmp(kind, "latency"))
+        snprintf(buf, size, "%s", "latency-bound");
+    else
+        snprintf(buf, size, "%s", gs_rp_jstr(o, "bottleneck"));
+    return buf;
+}
+
 double gs_rp_jnum(const cJSON *o, const char *k)
 {
     const cJSON *v = gs_rp_jget(o, k);
@@ -202,7 +220,7 @@ void gs_rp_put_num(gs_sb *sb, double v)
 void gs_rp_put_dv(gs_sb *sb, double v)
 {
     if (isfinite(v))
-        gs_sb_printf(sb, " data-v=\"%.9g\"", v);
+        gs_sb_printf(sb, " data-v=\"%.6g\"", v);
     else
         gs_sb_puts(sb, " data-v=\"\"");
 }

@@ -384,7 +384,7 @@ gs_status gs_results_validate(const cJSON *doc, const char *name, gs_error *err)
         "achieved_hbm_gbps", "peak_hbm_gbps",   "compute_bound_ns",
         "memory_bound_ns",   "roofline_ns",     "roofline_ratio",
         "bound_ns",          "bound_ratio",     "sbuf_high_water",
-        "psum_high_water"};
+        "psum_high_water",   "busy_share"};
     const cJSON *jobs = cJSON_GetObjectItemCaseSensitive(doc, "jobs");
     st = check_jobs(jobs, name, nums, GS_ARRAY_LEN(nums), 0, err);
     if (st != GS_OK) return st;

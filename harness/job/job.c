@@ -410,6 +410,11 @@ gs_status gs_job_check_roofline(const gs_run_stats *st, gs_error *err)
                             "model error: %.3f ns is faster than the minimum-traffic roofline "
                             "(%.3f ns)",
                             st->total_ns, st->min_roofline_ns);
+    if (st->bound_ns > 0 && st->total_ns + slack_ns < st->bound_ns)
+        return gs_error_set(err, GS_ERR_INTERNAL, NULL, 0, 0,
+                            "model error: %.3f ns is faster than the per-engine bound (%.3f ns, "
+                            "set by %s)",
+                            st->total_ns, st->bound_ns, st->bound_engine);
     return GS_OK;
 }
 

@@ -154,6 +154,20 @@ static void write_stats(gs_jw *w, const gs_run_stats *st, const gs_config *c)
         gs_jw_end_array(w);
     }
     gs_jw_end_object(w);
+    /* bytes read and written per memory level by the instructions' operands (gs/stats.h),
+     * and their sum over the run's time */
+    gs_jw_key(w, "levels");
+    gs_jw_begin_object(w, GS_JW_COMPACT);
+    for (int m = 0; m < GS_MEMSPACE_COUNT; m++) {
+        const gs_level_traffic *lt = &st->level[m];
+        gs_jw_key(w, gs_memspace_name((gs_memspace)m));
+        gs_jw_begin_object(w, GS_JW_COMPACT);
+        gs_jw_knum(w, "read_bytes", lt->read_bytes);
+        gs_jw_knum(w, "write_bytes", lt->write_bytes);
+        kratio(w, "gbps", lt->read_bytes + lt->write_bytes, st->total_ns);
+        gs_jw_end_object(w);
+    }
+    gs_jw_end_object(w);
     gs_jw_key(w, "first_instr");
     gs_jw_begin_object(w, GS_JW_COMPACT);
     gs_jw_knum(w, "trigger_ns", st->first_trigger_ns);
@@ -162,6 +176,19 @@ static void write_stats(gs_jw *w, const gs_run_stats *st, const gs_config *c)
     gs_jw_knum(w, "dma_engines", st->first_engines_used);
     gs_jw_end_object(w);
     gs_jw_kstr(w, "bottleneck", st->bottleneck_name);
+    /* throughput- or latency-bound (gs/stats.h), and the line that says it */
+    if (st->bound_kind[0]) {
+        char label[128];
+        gs_jw_kstr(w, "bound_kind", st->bound_kind);
+        gs_jw_kstr(w, "busiest", st->busiest);
+        gs_jw_knum(w, "busy_share", st->busiest_share);
+        gs_jw_kstr(w, "bottleneck_label", gs_run_stats_label(st, label, sizeof label));
+    } else {
+        gs_jw_knull(w, "bound_kind");
+        gs_jw_knull(w, "busiest");
+        gs_jw_knull(w, "busy_share");
+        gs_jw_knull(w, "bottleneck_label");
+    }
     gs_jw_key(w, "critical_path_ns");
     gs_jw_begin_object(w, GS_JW_COMPACT);
     for (int e = 0; e < GS_ENGINE_COUNT; e++)
@@ -255,8 +282,13 @@ gs_status gs_record_write_job(gs_sb *sb, const gs_record_job_info *r)
                                                 "memory_ceiling_gbps",
                                                 "compute_engines",
                                                 "dma",
+                                                "levels",
                                                 "first_instr",
                                                 "bottleneck",
+                                                "bound_kind",
+                                                "busiest",
+                                                "busy_share",
+                                                "bottleneck_label",
                                                 "critical_path_ns",
                                                 "engines"};
         for (size_t i = 0; i < GS_ARRAY_LEN(null_keys); i++) {

@@ -194,7 +194,7 @@ static void stats_text(gs_sb *sb, const gs_job_spec *spec, const gs_run_stats *s
         sb, "            %.3f us bound on the minimum traffic (%.4g bytes): actual/bound = %.2f\n",
         s->min_roofline_ns / 1e3, s->min_traffic_bytes, s->min_roofline_ratio);
     if (s->bound_ns > 0) {
-        gs_sb_printf(sb, "bound       %.3f us, %s-bound: actual/bound = %.2f; per engine (us):",
+        gs_sb_printf(sb, "bound       %.3f us, set by %s: actual/bound = %.2f; per engine (us):",
                      s->bound_ns / 1e3, s->bound_engine, s->bound_ratio);
         for (int e = 0; e < GS_ENGINE_COUNT; e++)
             if (e != GS_ENG_DMA && s->engine_bound_ns[e] > 0)
@@ -205,9 +205,20 @@ static void stats_text(gs_sb *sb, const gs_job_spec *spec, const gs_run_stats *s
     }
     gs_sb_printf(sb, "dma         %.4g bytes over %u queue IDs x %u engines per core\n",
                  s->dma_bytes, s->queues_per_core, s->dma_engines_per_core);
-    gs_sb_printf(sb, "bottleneck  %s\n", s->bottleneck_name);
+    char label[128];
+    gs_sb_printf(sb, "bottleneck  %s; critical path mostly %s\n",
+                 gs_run_stats_label(s, label, sizeof label), s->bottleneck_name);
     gs_sb_printf(sb, "sbuf/psum   %" PRIu64 " / %" PRIu64 " bytes per partition (high water)\n",
                  s->sbuf_high_water, s->psum_high_water);
+    gs_sb_puts(sb, "levels     ");
+    for (int m = 0; m < GS_MEMSPACE_COUNT; m++) {
+        const gs_level_traffic *lt = &s->level[m];
+        const double gbps =
+            s->total_ns > 0 ? (lt->read_bytes + lt->write_bytes) / s->total_ns : 0.0;
+        gs_sb_printf(sb, "%s %s read %.4g, written %.4g bytes (%.1f GB/s)", m ? ";" : "",
+                     gs_memspace_name((gs_memspace)m), lt->read_bytes, lt->write_bytes, gbps);
+    }
+    gs_sb_puts(sb, "\n");
 }
 
 void gs_job_text(gs_sb *sb, const gs_job_spec *spec, const gs_job_run_opts *o,

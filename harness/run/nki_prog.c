@@ -571,6 +571,12 @@ static gs_status replay_op(replay *r)
             return malformed(r, "operands");
         return gs_tensor_tensor_at(kb, file, line, x, y, z, alu);
     }
+    if (!strcmp(op, "tensor_tensor_scan")) {
+        if (n != 6 || parse_ap(r, a[0], &x) || parse_ap(r, a[1], &y) || parse_ap(r, a[2], &z) ||
+            parse_operand(r, a[3], &o0) || gs_alu_parse(a[4], &alu) || gs_alu_parse(a[5], &alu1))
+            return malformed(r, "operands");
+        return gs_tensor_tensor_scan_at(kb, file, line, x, y, z, o0, alu, alu1);
+    }
     if (!strcmp(op, "tensor_scalar")) {
         if (n != 7 || parse_engine(a[0], &eng) || parse_ap(r, a[1], &x) || parse_ap(r, a[2], &y) ||
             gs_alu_parse(a[3], &alu) || parse_operand(r, a[4], &o0) || gs_alu_parse(a[5], &alu1) ||
@@ -621,6 +627,25 @@ static gs_status replay_op(replay *r)
         if (n != 3 || parse_ap(r, a[0], &x) || parse_ap(r, a[1], &y) || parse_ap(r, a[2], &z))
             return malformed(r, "operands");
         return gs_gather_at(kb, file, line, x, y, z);
+    }
+    if (!strcmp(op, "max8")) {
+        if (n != 2 || parse_ap(r, a[0], &x) || parse_ap(r, a[1], &y))
+            return malformed(r, "operands");
+        return gs_max8_at(kb, file, line, x, y);
+    }
+    if (!strcmp(op, "find_index8")) {
+        if (n != 3 || parse_ap(r, a[0], &x) || parse_ap(r, a[1], &y) || parse_ap(r, a[2], &z))
+            return malformed(r, "operands");
+        return gs_find_index8_at(kb, file, line, x, y, z);
+    }
+    if (!strcmp(op, "match_replace8")) {
+        /* dst, dst_idx or "-", data, vals, imm */
+        gs_ap idx;
+        if (n != 5 || parse_ap(r, a[0], &x) || (strcmp(a[1], "-") && parse_ap(r, a[1], &idx)) ||
+            parse_ap(r, a[2], &y) || parse_ap(r, a[3], &z) || parse_f64(a[4], &f0))
+            return malformed(r, "operands");
+        return gs_match_replace8_at(kb, file, line, x, strcmp(a[1], "-") ? &idx : NULL, y, z,
+                                    (float)f0);
     }
     return malformed(r, "opcode");
 }

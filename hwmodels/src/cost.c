@@ -104,6 +104,12 @@ static int out_used(const gs_instr *in, int i)
     return i < in->n_out && i < GS_INSTR_MAX_OUT && in->out[i]->tensor >= 0;
 }
 
+/* The top-k selection instructions (ops_topk.c). */
+static int is_topk8(gs_opcode op)
+{
+    return op == GS_OP_MAX8 || op == GS_OP_FIND_INDEX8 || op == GS_OP_MATCH_REPLACE8;
+}
+
 /* Is input i a per-partition [P,1] side operand rather than a streamed tile? */
 static int in_is_side(const gs_instr *in, int i)
 {
@@ -114,6 +120,8 @@ static int in_is_side(const gs_instr *in, int i)
         return (i == 1 && (in->flags & GS_F_SCALE_AP)) || (i == 2 && (in->flags & GS_F_BIAS_AP));
     case GS_OP_GATHER:
         return i == 1;
+    case GS_OP_TENSOR_TENSOR_SCAN:
+        return i == 2 && (in->flags & GS_F_BIAS_AP);
     default:
         return 0;
     }
@@ -134,6 +142,8 @@ static int uses_slow_op(const gs_instr *in)
     switch (in->op) {
     case GS_OP_TENSOR_TENSOR:
         return alu_is_slow(in->alu0);
+    case GS_OP_TENSOR_TENSOR_SCAN:
+        return alu_is_slow(in->alu0) || alu_is_slow(in->alu1);
     case GS_OP_TENSOR_SCALAR:
         return alu_is_slow(in->alu0) || ((in->flags & GS_F_HAS_OP1) && alu_is_slow(in->alu1));
     case GS_OP_ACTIVATION:
@@ -200,6 +210,16 @@ static simd_shape simd_operands(const gs_simd_cfg *e, const gs_instr *in)
         if (r > 0.0 && (s.epc == 0.0 || r < s.epc)) s.epc = r;
     }
     if (is_reduction(in->op) && in_used(in, 0)) s.N = (double)gs_ap_free_elems(in->in[0]);
+    if (is_topk8(in->op) && in_used(in, 0)) {
+        /* max8 / find_index8 / match_replace8: one pass over the data operand at the fp32
+         * rate, whatever its dtype (the NKI ISA max8 page, v2.26: "N engine cycles", N the
+         * elements per partition; the input is converted to fp32 internally); the 8 values
+         * and the indices are side operands [assumed: the find_index8 and match_replace8
+         * pages give no cost; the same single pass as max8, which reads the same data] */
+        s.N = (double)gs_ap_free_elems(in->in[0]);
+        s.epc = e->elems_per_cycle[GS_FP32].v;
+        s.streamed_inputs = 1;
+    }
     /* No supported dtype among the operands: the builder rejects it; cost one per cycle. */
     if (s.epc == 0.0) s.epc = 1.0;
     return s;
@@ -258,6 +278,10 @@ static double simd_cycles(const gs_config *c, const gs_instr *in, gs_cost_state 
         if (psum) formula *= factor(&e->psum_read_factor);
         if (in->op == GS_OP_PARTITION_REDUCE || in->op == GS_OP_PARTITION_BROADCAST)
             formula *= factor(&e->cross_partition_factor);
+        /* tensor_tensor_scan: each element depends on the previous one, so a lane retires at
+         * most one element per cycle whatever the dtype's streaming rate [assumed: the ISA page
+         * gives no scan cost; the vector engine's one element per cycle per lane]. */
+        if (in->op == GS_OP_TENSOR_TENSOR_SCAN && epc > 1.0) formula *= epc;
     }
     double cycles = GS_MAX(e->min_ii.v, formula) + e->fixed_overhead.v;
 
@@ -306,7 +330,13 @@ double gs_cost_peak_ns(const gs_config *c, const gs_instr *in)
         return tf > 0.0 && peak > 0.0 ? tf / peak * GS_NS_PER_S : 0.0;
     }
     const gs_simd_cfg *e = simd_cfg(c, in->engine);
-    if (!e || in->op == GS_OP_GATHER || !(e->lanes.v > 0.0) || !(e->clock.v > 0.0)) return 0.0;
+    if (!e || !(e->lanes.v > 0.0) || !(e->clock.v > 0.0)) return 0.0;
+    if (in->op == GS_OP_GATHER) {
+        /* the engine's share of a gather: a descriptor per gathered row (its data movement is
+         * the memory bound's) */
+        double rows = out_used(in, 0) ? (double)in->out[0]->part_count : 0.0;
+        return rows * e->gather_row_cycles.v / e->clock.v * GS_NS_PER_S;
+    }
     const simd_shape sh = simd_operands(e, in);
     /* every element once at the full width and this dtype's rate (the performance mode's where
      * it applies): no initiation interval, startup, pass rounding or operand factors, so never
@@ -489,6 +519,10 @@ double gs_cost_flops(const gs_instr *in)
     case GS_OP_BN_STATS:
     case GS_OP_BN_AGGR:
     case GS_OP_PARTITION_REDUCE:
+    /* the top-k selections compare every element they read once */
+    case GS_OP_MAX8:
+    case GS_OP_FIND_INDEX8:
+    case GS_OP_MATCH_REPLACE8:
         return (double)in->in[0]->part_count * (double)gs_ap_free_elems(in->in[0]);
     default:
         if (in->n_out == 0) return 0.0;

@@ -17,6 +17,7 @@
 
 #include "gs/config.h"
 #include "gs/dtype.h"
+#include "ops_topk.h"
 
 struct gs_mem {
     const gs_program *p;
@@ -545,6 +546,16 @@ static gs_status exec_elementwise(gs_mem *m, const gs_instr *in, const int64_t *
             for (size_t i = 0; i < n; i++)
                 x[i] = gs_alu_apply(in->alu0, x[i], y[i]);
             break;
+        case GS_OP_TENSOR_TENSOR_SCAN: {
+            load_row(m, in->in[0], p, x);
+            load_row(m, in->in[1], p, y);
+            float prev = operand(m, in, 2, GS_F_BIAS_AP, in->imm[1], p);
+            for (size_t i = 0; i < n; i++) {
+                prev = gs_alu_apply(in->alu1, gs_alu_apply(in->alu0, x[i], prev), y[i]);
+                x[i] = prev;
+            }
+            break;
+        }
         case GS_OP_TENSOR_SCALAR: {
             load_row(m, in->in[0], p, x);
             float s0 = operand(m, in, 1, GS_F_SCALE_AP, in->imm[0], p);
@@ -694,6 +705,34 @@ static gs_status exec_gather(gs_mem *m, const gs_instr *in, gs_error *err)
     return GS_OK;
 }
 
+/* max8, find_index8, match_replace8: per partition, as ops_topk.c defines them. */
+static gs_status exec_topk8(gs_mem *m, const gs_instr *in, gs_error *err)
+{
+    const gs_ap *data = in->in[0];
+    size_t n = gs_ap_free_elems(data);
+    float *x = scratch(m, 0, n);
+    if (!x) return gs_error_set(err, GS_ERR_NOMEM, in->file, in->line, 0, "out of memory");
+    for (uint32_t p = 0; p < data->part_count; p++) {
+        float vals[8], res[8];
+        load_row(m, data, p, x);
+        if (in->op == GS_OP_MAX8) {
+            gs_topk_max8_row(x, n, res);
+            store_row(m, in->out[0], p, res);
+            continue;
+        }
+        load_row(m, in->in[1], p, vals);
+        if (in->op == GS_OP_FIND_INDEX8) {
+            gs_topk_find_index8_row(x, n, vals, res);
+            store_row(m, in->out[0], p, res);
+            continue;
+        }
+        gs_topk_match_replace8_row(x, n, vals, in->imm[0], res);
+        store_row(m, in->out[0], p, x);
+        if (in->n_out > 1 && in->out[1]->tensor >= 0) store_row(m, in->out[1], p, res);
+    }
+    return GS_OK;
+}
+
 gs_status gs_exec_instr(gs_mem *m, const gs_program *p, size_t index, gs_error *err)
 {
     const gs_instr *in = gs_program_instr(p, index);
@@ -721,6 +760,10 @@ gs_status gs_exec_instr(gs_mem *m, const gs_program *p, size_t index, gs_error *
         return exec_partition(m, in, err);
     case GS_OP_GATHER:
         return exec_gather(m, in, err);
+    case GS_OP_MAX8:
+    case GS_OP_FIND_INDEX8:
+    case GS_OP_MATCH_REPLACE8:
+        return exec_topk8(m, in, err);
     default:
         return exec_elementwise(m, in, gs_program_iimm(p, index), err);
     }

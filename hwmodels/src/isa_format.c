@@ -215,6 +215,16 @@ void gs_instr_format(const gs_program *p, size_t i, char *buf, size_t size)
         out_str(&o, " op=");
         out_str(&o, gs_alu_name(in->alu0));
         break;
+    case GS_OP_TENSOR_TENSOR_SCAN:
+        out_str(&o, " op0=");
+        out_str(&o, gs_alu_name(in->alu0));
+        out_str(&o, " op1=");
+        out_str(&o, gs_alu_name(in->alu1));
+        if (!(in->flags & GS_F_BIAS_AP)) {
+            out_str(&o, " initial=");
+            out_g(&o, (double)in->imm[1]);
+        }
+        break;
     case GS_OP_TENSOR_SCALAR:
         out_str(&o, " op0=");
         out_str(&o, gs_alu_name(in->alu0));
@@ -239,6 +249,10 @@ void gs_instr_format(const gs_program *p, size_t i, char *buf, size_t size)
         break;
     case GS_OP_MEMSET:
         out_str(&o, " value=");
+        out_g(&o, (double)in->imm[0]);
+        break;
+    case GS_OP_MATCH_REPLACE8:
+        out_str(&o, " imm=");
         out_g(&o, (double)in->imm[0]);
         break;
     case GS_OP_IOTA:

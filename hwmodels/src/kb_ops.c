@@ -728,3 +728,36 @@ gs_status gs_gather_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_ap t
     in.n_in = 2;
     return gs_kb_emit(kb, file, line, &in);
 }
+
+/* nki.isa.tensor_tensor_scan (vector engine): per partition, out[i] = (data0[i] op0 out[i-1]) op1
+ * data1[i] with out[-1] = initial. The ISA reference allows data0 and data1 in SBUF or PSUM, but
+ * not both in PSUM. */
+gs_status gs_tensor_tensor_scan_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_ap data0,
+                                   gs_ap data1, gs_operand initial, gs_alu op0, gs_alu op1)
+{
+    if (!kb || kb->failed) return gs_kb_status(kb);
+    gs_instr_draft in;
+    instr_init(&in, GS_OP_TENSOR_TENSOR_SCAN, GS_ENG_VECTOR);
+    REQUIRE((int)op0 >= 0 && op0 < GS_ALU_COUNT && (int)op1 >= 0 && op1 < GS_ALU_COUNT,
+            GS_ERR_INVALID, "tensor_tensor_scan: bad op");
+    REQUIRE(is_onchip(&out) && is_onchip(&data0) && is_onchip(&data1), GS_ERR_INVALID,
+            "tensor_tensor_scan: operands must be SBUF/PSUM tiles");
+    REQUIRE(!(data0.space == GS_MEM_PSUM && data1.space == GS_MEM_PSUM), GS_ERR_INVALID,
+            "tensor_tensor_scan: data0 and data1 cannot both be in PSUM");
+    REQUIRE(same_shape(&out, &data0) && same_shape(&out, &data1), GS_ERR_INVALID,
+            "tensor_tensor_scan: shapes differ (out %u x %" PRIu64 ", data0 %u x %" PRIu64
+            ", data1 %u x %" PRIu64 ")",
+            out.part_count, gs_kb_free_elems(&out), data0.part_count, gs_kb_free_elems(&data0),
+            data1.part_count, gs_kb_free_elems(&data1));
+    in.alu0 = op0;
+    in.alu1 = op1;
+    in.out[0] = out;
+    in.in[0] = data0;
+    in.in[1] = data1;
+    in.n_out = 1;
+    in.n_in = 3;
+    if (per_partition(kb, file, line, &in, 1, initial, data0.part_count,
+                      "tensor_tensor_scan: per-partition initial") != GS_OK)
+        return gs_kb_status(kb);
+    return gs_kb_emit(kb, file, line, &in);
+}

@@ -215,6 +215,39 @@ static gs_status roofline(const gs_config *cfg, const gs_program *p, const gs_ti
     return GS_OK;
 }
 
+/* gs_run_stats.level: the bytes each completed instruction's operands read and write per
+ * memory level. */
+static void level_traffic(const gs_program *p, const gs_timeline *tl, gs_run_stats *st)
+{
+    for (size_t i = 0; i < tl->n; ++i) {
+        if (!tl->instr[i].done) continue;
+        const gs_instr *in = gs_program_instr(p, i);
+        const double out_bytes = in->n_out > 0 ? (double)gs_ap_bytes(in->out[0]) : 0.0;
+        for (int k = 0; k < in->n_in && k < GS_INSTR_MAX_IN; ++k) {
+            const gs_ap *a = in->in[k];
+            if (a->tensor < 0 || (unsigned)a->space >= GS_MEMSPACE_COUNT) continue;
+            /* a gather fetches the destination's rows of its table, not the whole view */
+            const double b = in->op == GS_OP_GATHER && k == 0 ? out_bytes : (double)gs_ap_bytes(a);
+            st->level[a->space].read_bytes += b;
+        }
+        if (in->op == GS_OP_MATMUL_MX) {
+            const gs_ap *a = GS_MX_MOVING_SCALE(in); /* an input held in an output slot */
+            if (a->tensor >= 0 && (unsigned)a->space < GS_MEMSPACE_COUNT)
+                st->level[a->space].read_bytes += (double)gs_ap_bytes(a);
+        }
+        const int n_out = in->op == GS_OP_MATMUL_MX ? 1 : in->n_out;
+        for (int k = 0; k < n_out && k < GS_INSTR_MAX_OUT; ++k) {
+            const gs_ap *a = in->out[k];
+            if (a->tensor < 0 || (unsigned)a->space >= GS_MEMSPACE_COUNT) continue;
+            const double b = (double)gs_ap_bytes(a);
+            st->level[a->space].write_bytes += b;
+            if (k == 0 && (in->flags & GS_F_ACCUMULATE) &&
+                (in->op == GS_OP_MATMUL || in->op == GS_OP_MATMUL_MX))
+                st->level[a->space].read_bytes += b;
+        }
+    }
+}
+
 /* Critical path: from the last instruction to finish, follow the predecessor that set each
  * start; each instruction's duration and its wait for that predecessor (semaphore) go to its
  * engine, HBM contention inside transfers to "hbm". The bottleneck is the largest part.
@@ -257,6 +290,66 @@ static gs_status critical_path(const gs_timeline *tl, size_t last, gs_run_stats 
         snprintf(st->bottleneck_name, sizeof st->bottleneck_name, "%s", "hbm");
     }
     return GS_OK;
+}
+
+/* Throughput- or latency-bound (gs/stats.h): the busiest resource's occupancy against
+ * GS_THROUGHPUT_SHARE. On a tie the later resource wins, so HBM (the shared one) before the DMA
+ * engines that wait for it. */
+static void bound_kind(const gs_config *cfg, const gs_timeline *tl, gs_run_stats *st)
+{
+    if (!(st->total_ns > 0)) return;
+    double best = -1;
+    for (int e = 0; e < GS_ENGINE_COUNT; ++e)
+        for (unsigned c = 0; c < tl->cores && c < GS_MAX_CORES; ++c) {
+            const double share = st->engine[c][e].busy_ns / st->total_ns;
+            if (share > best) {
+                best = share;
+                snprintf(st->busiest, sizeof st->busiest, "%s", gs_engine_name((gs_engine)e));
+            }
+        }
+    const double hbm = cfg->hbm_bandwidth.v > 0 ? st->hbm_bytes / cfg->hbm_bandwidth.v : 0;
+    if (hbm / st->total_ns >= best) {
+        best = hbm / st->total_ns;
+        snprintf(st->busiest, sizeof st->busiest, "%s", "hbm");
+    }
+    st->busiest_share = best;
+    snprintf(st->bound_kind, sizeof st->bound_kind, "%s",
+             best >= GS_THROUGHPUT_SHARE ? "throughput" : "latency");
+}
+
+const char *gs_run_stats_label(const gs_run_stats *st, char *buf, size_t size)
+{
+    if (!buf || !size) return buf;
+    if (!st || !st->bound_kind[0]) {
+        snprintf(buf, size, "%s", "none");
+        return buf;
+    }
+    if (!strcmp(st->bound_kind, "throughput")) {
+        snprintf(buf, size, "throughput-bound on %s (busy %.0f%%)", st->busiest,
+                 100 * st->busiest_share);
+        return buf;
+    }
+    double part[GS_ENGINE_COUNT + 1];
+    const char *name[GS_ENGINE_COUNT + 1];
+    for (int e = 0; e < GS_ENGINE_COUNT; ++e) {
+        part[e] = st->critical_path_ns[e];
+        name[e] = gs_engine_name((gs_engine)e);
+    }
+    part[GS_ENGINE_COUNT] = st->critical_path_hbm_ns;
+    name[GS_ENGINE_COUNT] = "hbm";
+    size_t n = (size_t)snprintf(buf, size, "%s", "latency-bound (critical path:");
+    int listed = 0;
+    for (; listed < 3 && n < size; ++listed) {
+        int k = -1;
+        for (int e = 0; e <= GS_ENGINE_COUNT; ++e)
+            if (part[e] >= 0.05 * st->total_ns && (k < 0 || part[e] > part[k])) k = e;
+        if (k < 0) break;
+        n += (size_t)snprintf(buf + n, size - n, "%s %s %.0f%%", listed ? "," : "", name[k],
+                              100 * part[k] / st->total_ns);
+        part[k] = -1;
+    }
+    if (n < size) snprintf(buf + n, size - n, "%s)", listed ? "" : " spread");
+    return buf;
 }
 
 gs_status gs_run_stats_compute(const gs_config *cfg, const gs_program *p, const gs_timeline *tl,
@@ -342,6 +435,8 @@ gs_status gs_run_stats_compute(const gs_config *cfg, const gs_program *p, const 
     if (rc != GS_OK) return rc;
     rc = critical_path(tl, last, st, err);
     if (rc != GS_OK) return rc;
+    bound_kind(cfg, tl, st);
+    level_traffic(p, tl, st);
     st->sbuf_high_water = gs_program_sbuf_high_water(p);
     st->psum_high_water = gs_program_psum_high_water(p);
     return GS_OK;

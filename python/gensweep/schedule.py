@@ -46,13 +46,15 @@ HBM_BUCKETS = 256
 def _accesses(op):
     """(resource, is_write) for each memory region the operation touches. The destination is
     its first pattern operand; activation and exponential also write their row-sum operand
-    (their last operand when it is a pattern). A tile is its buffer (pool, slot); an HBM
-    pattern is the buckets of its tensor (HBM_BUCKETS per tensor) its elements span."""
+    (their last operand when it is a pattern), match_replace8 its dst_idx (its second operand).
+    A tile is its buffer (pool, slot); an HBM pattern is the buckets of its tensor (HBM_BUCKETS
+    per tensor) its elements span."""
     name, operands = op[2], op[4]
     views = [o for o in operands if hasattr(o, "axes")]
     res = []
     for k, v in enumerate(views):
-        write = k == 0 or (name in ("activation", "exponential") and operands[-1] is v)
+        write = k == 0 or (name in ("activation", "exponential") and operands[-1] is v) or \
+            (name == "match_replace8" and operands[1] is v)  # its dst_idx
         if v.is_tile:
             res.append((("b", v.base.pool["id"], v.base.slot), write))
             continue

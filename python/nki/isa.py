@@ -165,6 +165,33 @@ def tensor_tensor(dst=None, data1=None, data2=None, op=None, engine=None, dtype=
     return d if dst is None else None
 
 
+def tensor_tensor_scan(dst=None, data0=None, data1=None, initial=None, op0=None, op1=None,
+                       reverse0=False, reverse1=False, dtype=None, mask=None, name=None, **_):
+    """Vector-engine scan along the free dim: out[i] = (data0[i] op0 out[i-1]) op1 data1[i],
+    out[-1] = initial (a float or a [P, 1] tile)."""
+    _nl._mask(mask)
+    where = _caller()
+    ctx = _t._ctx()
+    if dst is not None and op1 is None:  # older style: tensor_tensor_scan(data0, data1, init, ..)
+        dst, data0, data1, initial, op0, op1 = None, dst, data0, data1, initial, op0
+    if "tensor_tensor_scan" not in ctx.ops_supported:
+        raise Unsupported(f"nisa.tensor_tensor_scan on {ctx.caps['generation']}", where=where)
+    commutes = {"add", "mul", "max", "min"}
+    for rev, op in ((reverse0, op0), (reverse1, op1)):
+        if rev and op is not None and _alu(op, where) not in commutes:
+            raise Unsupported(f"tensor_tensor_scan with reversed operands of {_name(op)}",
+                              where=where)
+    a, b = _v(data0, where, "data0"), _v(data1, where, "data1")
+    if a.shape != b.shape:
+        raise NKIError(f"tensor_tensor_scan: shapes {a.shape} and {b.shape} differ", where=where)
+    d = _out(dst, a, dtype, _t.SBUF, where)
+    ctx.mark_read(a)
+    ctx.mark_read(b)
+    ctx.emit("tensor_tensor_scan", where, _t._same(d, a, where), a, b,
+             ctx.scalar_operand(initial, where), _alu(op0, where), _alu(op1, where))
+    return d if dst is None else None
+
+
 def tensor_scalar(dst=None, data=None, op0=None, operand0=None, reverse0=False, op1=None,
                   operand1=None, reverse1=False, engine=None, dtype=None, mask=None, name=None,
                   **_):
@@ -321,12 +348,80 @@ def _missing(name):
     return f
 
 
-for _n in ("tensor_tensor_scan", "tensor_scalar_cumulative", "scalar_tensor_tensor",
+for _n in ("tensor_scalar_cumulative", "scalar_tensor_tensor",
            "tensor_scalar_reduce", "select_reduce", "range_select", "tensor_copy_predicated",
            "max8", "nc_find_index8", "nc_match_replace8", "local_gather", "nc_n_gather",
            "nc_stream_shuffle", "dma_compute", "rng", "rand2", "rand_set_state",
            "rand_get_state", "set_rng_seed", "dropout", "activate2", "sequence_bounds",
            "nonzero_with_count", "quantize_mx", "nc_matmul_mx", "dma_transpose", "core_barrier",
            "sendrecv", "register_alloc", "register_move", "register_load", "register_store",
-           "bn_stats", "bn_aggr", "tensor_tensor_scan", "builtin_custom_op"):
+           "bn_stats", "bn_aggr", "builtin_custom_op"):
     globals()[_n] = _missing(_n)
+
+
+# ---- top-k selection (vector engine): max8, nc_find_index8, nc_match_replace8 ----------------
+# Defined after the table above so they replace its placeholders. Indices are int32 tiles
+# (nl.uint32 is an alias: the model has no unsigned dtype); ties, NaN and values not found are
+# as hwmodels/src/ops_topk.c defines them (docs/NKI.md).
+
+def _topk_supported(name, op, where):
+    ctx = _t._ctx()
+    if op not in ctx.ops_supported:
+        raise Unsupported(f"nisa.{name} on {ctx.caps['generation']} (no {op} instruction)",
+                          where=where)
+    return ctx
+
+
+def max8(dst=None, src=None, dtype=None, mask=None, name=None, **_):
+    """dst [P, 8] = the 8 largest values of src per partition, descending. Older style:
+    max8(src=..., dtype=...) returns the new [P, 8] tile."""
+    _nl._mask(mask)
+    where = _caller()
+    ctx = _topk_supported("max8", "max8", where)
+    s = _v(src, where, "src")
+    d = ctx.new_tile((s.shape[0], 8), _t.dtype_of(dtype) if dtype else s.dtype, _t.SBUF,
+                     where) if dst is None else _v(dst, where, "dst")
+    ctx.mark_read(s)
+    ctx.emit("max8", where, d, s)
+    return d if dst is None else None
+
+
+def nc_find_index8(dst=None, data=None, vals=None, dtype=None, mask=None, name=None, **_):
+    """dst [P, 8] (int32) = the index in data of each of the 8 vals per partition. Older style:
+    nc_find_index8(data=..., vals=...) returns the new [P, 8] index tile."""
+    _nl._mask(mask)
+    where = _caller()
+    ctx = _topk_supported("nc_find_index8", "find_index8", where)
+    s = _v(data, where, "data")
+    v = _v(vals, where, "vals")
+    if dtype is not None and _t.dtype_of(dtype).gs != "int32":
+        raise Unsupported(f"nc_find_index8 indices of dtype {dtype} (int32/uint32 is modelled)",
+                          where=where)
+    d = ctx.new_tile((s.shape[0], 8), _t.DTYPES["int32"], _t.SBUF, where) if dst is None \
+        else _v(dst, where, "dst")
+    ctx.mark_read(s)
+    ctx.mark_read(v)
+    ctx.emit("find_index8", where, d, s, v)
+    return d if dst is None else None
+
+
+def nc_match_replace8(dst=None, data=None, vals=None, imm=None, dst_idx=None, dtype=None,
+                      mask=None, name=None, **_):
+    """dst = data with the first occurrence of each of the 8 vals per partition replaced by
+    imm; dst_idx (optional, int32 [P, 8]) receives the indices matched. Older style (no dst):
+    returns the new replaced tile."""
+    _nl._mask(mask)
+    where = _caller()
+    ctx = _topk_supported("nc_match_replace8", "match_replace8", where)
+    s = _v(data, where, "data")
+    v = _v(vals, where, "vals")
+    if imm is None:
+        raise NKIError("nc_match_replace8 needs imm (the value that replaces the matches)",
+                       where=where)
+    d = _out(dst, s, dtype, _t.SBUF, where)
+    ctx.mark_read(s)
+    ctx.mark_read(v)
+    ctx.emit("match_replace8", where, _t._same(d, s, where),
+             _v(dst_idx, where, "dst_idx") if dst_idx is not None else "-", s, v,
+             repr(float(imm)))
+    return d if dst is None else None

@@ -21,6 +21,7 @@ float8_e4m3 = float8_e4m3fn = _t.DTYPES["float8_e4m3"]
 float8_e5m2 = _t.DTYPES["float8_e5m2"]
 int8 = _t.DTYPES["int8"]
 int32 = _t.DTYPES["int32"]
+uint32 = int32  # indices (nisa.nc_find_index8, nc_match_replace8): held as int32 by the model
 bool_ = uint8 = int8
 
 NkiTensor = _t.View

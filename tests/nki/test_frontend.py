@@ -62,6 +62,8 @@ CASES = [
     ("memset_iota_new", ["x=fp32:128x64"], "memset_iota"),
     ("spmd_launch", ["a=fp32:256x512", "b=fp32:256x512"], "add"),
     ("cast_new", ["x=fp32:128x96"], "through_bf16"),
+    ("scan_old", ["a=fp32:128x97", "b=fp32:128x97"], "scan_mul_add"),
+    ("scan_new", ["a=fp32:77x64", "b=fp32:77x64", "h0=fp32:77x1"], "scan_mul_max"),
 ]
 
 
@@ -158,10 +160,15 @@ class Operations(unittest.TestCase):
                     self.assertEqual(rec["time_ns"], crec["time_ns"])
 
     def test_an_operation_the_model_lacks_is_unsupported_by_name_and_line(self):
-        rec, p = run_json("unsupported_scan", ["x=fp32:128x64"], "gen3", rc=0)
+        rec, p = run_json("unsupported_op", ["x=fp32:128x64"], "gen3", rc=0)
         self.assertEqual(rec["status"], "unsupported")
-        self.assertIn("nisa.tensor_tensor_scan", rec["reason"])
+        self.assertIn("nisa.dropout", rec["reason"])
         self.assertRegex(rec["reason"], r"ops\.py:\d+")
+
+    def test_the_scan_is_unsupported_on_gen1(self):
+        rec, _ = run_json("scan_old", ["a=fp32:128x97", "b=fp32:128x97"], "gen1", rc=0)
+        self.assertEqual(rec["status"], "unsupported")
+        self.assertIn("tensor_tensor_scan", rec["reason"])
 
     def test_gpsimd_operations_are_unsupported_on_gen1(self):
         rec, _ = run_json("memset_iota_new", ["x=fp32:128x64"], "gen1", "memset_iota", rc=0)

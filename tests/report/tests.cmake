@@ -3,6 +3,8 @@
 gs_add_gtest(test_report LABELS report SOURCES report/test_report.cpp LIBS gs_report gs_results gs_core)
 gs_add_gtest(test_report_models LABELS report SOURCES report/test_report_models.cpp
   LIBS gs_report gs_results gs_core)
+gs_add_gtest(test_report_bound LABELS report SOURCES report/test_report_bound.cpp
+  LIBS gs_report gs_results gs_core)
 
 # Real-browser test (label "browser"): gensweep writes the report for the check fixture (with the
 # baseline and workloads.json: `sweep --suite model --workloads tests/workloads/tiny-decode.yaml,

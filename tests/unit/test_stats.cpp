@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <vector>
@@ -300,6 +301,132 @@ TEST(Stats, NothingRanMeansNoBottleneck)
     EXPECT_EQ(st.instructions, 0u);
     EXPECT_STREQ(st.bottleneck_name, "none");
     EXPECT_EQ(st.roofline_ratio, 0.0);
+    EXPECT_STREQ(st.bound_kind, "");
+    char label[32];
+    EXPECT_STREQ(gs_run_stats_label(&st, label, sizeof label), "none");
+}
+
+/* Throughput-bound: the matmul keeps the tensor engine busy for nearly the whole run. */
+TEST(Stats, ABusyEngineIsThroughputBound)
+{
+    Fixture f;
+    const double bytes = (double)gs_ap_bytes(f.at(0)->out[0]);
+    const double hbm_ns = 2 * bytes / f.cfg.hbm_bandwidth.v;
+    const uint64_t mm_ps = (uint64_t)(20 * hbm_ns * 1000);
+    Timeline t(f.cfg, 3);
+    fill_three(t, f, mm_ps);
+    gs_run_stats st;
+    gs_error err;
+    ASSERT_EQ(gs_run_stats_compute(&f.cfg, f.prog.get(), &t.tl, &st, &err), GS_OK) << err.message;
+    const double share = (double)mm_ps / 1000.0 / st.total_ns;
+    ASSERT_GE(share, GS_THROUGHPUT_SHARE);
+    EXPECT_STREQ(st.bound_kind, "throughput");
+    EXPECT_STREQ(st.busiest, "tensor");
+    EXPECT_DOUBLE_EQ(st.busiest_share, share);
+    char want[96], got[128];
+    snprintf(want, sizeof want, "throughput-bound on tensor (busy %.0f%%)", 100 * share);
+    EXPECT_STREQ(gs_run_stats_label(&st, got, sizeof got), want);
+}
+
+/* Latency-bound: a long store that moves few bytes (no HBM or DMA engine saturated, the tensor
+ * engine idle most of the time); the label names the critical path's parts, largest first. */
+TEST(Stats, NoSaturatedResourceIsLatencyBound)
+{
+    Fixture f;
+    const double bytes = (double)gs_ap_bytes(f.at(0)->out[0]);
+    const double hbm_ns = 2 * bytes / f.cfg.hbm_bandwidth.v;
+    const uint64_t mm_ps = (uint64_t)(2 * hbm_ns * 1000);
+    Timeline t(f.cfg, 3);
+    fill_three(t, f, mm_ps);
+    gs_timeline_instr &store = t.tl.instr[2];
+    store.end_ps = store.start_ps + (uint64_t)(10 * hbm_ns * 1000);
+    store.hbm_wait_ps = 0;
+    gs_run_stats st;
+    gs_error err;
+    ASSERT_EQ(gs_run_stats_compute(&f.cfg, f.prog.get(), &t.tl, &st, &err), GS_OK) << err.message;
+    EXPECT_STREQ(st.bound_kind, "latency");
+    EXPECT_LT(st.busiest_share, GS_THROUGHPUT_SHARE);
+    /* the tensor engine (2/12 of the run) is busier than HBM at its bandwidth (1/12) */
+    EXPECT_STREQ(st.busiest, "tensor");
+    EXPECT_DOUBLE_EQ(st.busiest_share, (double)mm_ps / 1000.0 / st.total_ns);
+    const double dma = st.critical_path_ns[GS_ENG_DMA] / st.total_ns;
+    const double tensor = st.critical_path_ns[GS_ENG_TENSOR] / st.total_ns;
+    ASSERT_GT(dma, tensor);
+    ASSERT_GE(tensor, 0.05);
+    ASSERT_LT(st.critical_path_hbm_ns, 0.05 * st.total_ns); /* the load's 2 ns wait: not listed */
+    char want[128], got[128];
+    snprintf(want, sizeof want, "latency-bound (critical path: dma %.0f%%, tensor %.0f%%)",
+             100 * dma, 100 * tensor);
+    EXPECT_STREQ(gs_run_stats_label(&st, got, sizeof got), want);
+    /* a short buffer is cut, never overrun */
+    char tiny[12];
+    EXPECT_EQ(strlen(gs_run_stats_label(&st, tiny, sizeof tiny)), sizeof tiny - 1);
+}
+
+/* Traffic per memory level: load X to SBUF, two matmuls into one PSUM tile (the second
+ * accumulates: a read-modify-write), the PSUM tile copied to SBUF as bf16, stored to Y. Every
+ * operand is counted at its bytes; an instruction that did not complete counts nothing. */
+TEST(Stats, LevelTrafficCountsEveryOperandOfCompletedInstructions)
+{
+    gs_config cfg;
+    gs_test_config_gen2_like(&cfg);
+    ProgramPtr prog(gs_program_create(&cfg));
+    const int64_t shape[2] = {128, kCols};
+    gs_error err;
+    const int32_t x =
+        gs_program_add_tensor(prog.get(), "x", GS_BF16, GS_TENSOR_INPUT, 2, shape, &err);
+    const int32_t y =
+        gs_program_add_tensor(prog.get(), "y", GS_BF16, GS_TENSOR_OUTPUT, 2, shape, &err);
+    auto tile = [](gs_memspace m, gs_dtype t, uint32_t n, int32_t buf) {
+        gs_ap a = local_ap(m, t, n);
+        a.tensor = buf; /* a buffer id: an operand in use */
+        return a;
+    };
+    gs_instr_draft load = instr(GS_OP_DMA_COPY, GS_ENG_DMA, 0);
+    load.in[0] = hbm_ap(x, kCols);
+    load.out[0] = tile(GS_MEM_SBUF, GS_BF16, kCols, 0);
+    append(prog.get(), load, {});
+    gs_instr_draft mm = instr(GS_OP_MATMUL, GS_ENG_TENSOR, 0);
+    mm.n_in = 2;
+    mm.in[0] = tile(GS_MEM_SBUF, GS_BF16, 128, 0);
+    mm.in[1] = tile(GS_MEM_SBUF, GS_BF16, kCols, 0);
+    mm.out[0] = tile(GS_MEM_PSUM, GS_FP32, kCols, 1);
+    append(prog.get(), mm, {0});
+    mm.flags |= GS_F_ACCUMULATE;
+    append(prog.get(), mm, {1});
+    gs_instr_draft cp = instr(GS_OP_TENSOR_COPY, GS_ENG_VECTOR, 0);
+    cp.in[0] = tile(GS_MEM_PSUM, GS_FP32, kCols, 1);
+    cp.out[0] = tile(GS_MEM_SBUF, GS_BF16, kCols, 2);
+    append(prog.get(), cp, {2});
+    gs_instr_draft store = instr(GS_OP_DMA_COPY, GS_ENG_DMA, 1);
+    store.in[0] = tile(GS_MEM_SBUF, GS_BF16, kCols, 2);
+    store.out[0] = hbm_ap(y, kCols);
+    append(prog.get(), store, {3});
+    const double bf = 128.0 * kCols * 2, f32 = 128.0 * kCols * 4, st_bytes = 128.0 * 128 * 2;
+    for (const bool all : {true, false}) {
+        SCOPED_TRACE(all ? "every instruction completed" : "the store did not complete");
+        Timeline t(cfg, 5);
+        const unsigned q0 = gs_timeline_stream_id(&t.tl, 0, GS_ENG_DMA, 0);
+        const unsigned q1 = gs_timeline_stream_id(&t.tl, 0, GS_ENG_DMA, 1);
+        const unsigned pe = gs_timeline_stream_id(&t.tl, 0, GS_ENG_TENSOR, 0);
+        const unsigned ve = gs_timeline_stream_id(&t.tl, 0, GS_ENG_VECTOR, 0);
+        t.set(0, q0, 0, 10000, 0, -1);
+        t.set(1, pe, 10000, 20000, 0, 0);
+        t.set(2, pe, 20000, 30000, 0, 1);
+        t.set(3, ve, 30000, 40000, 0, 2);
+        if (all) t.set(4, q1, 40000, 50000, 0, 3);
+        gs_run_stats st;
+        ASSERT_EQ(gs_run_stats_compute(&cfg, prog.get(), &t.tl, &st, &err), GS_OK) << err.message;
+        const gs_level_traffic &h = st.level[GS_MEM_HBM], &sb = st.level[GS_MEM_SBUF],
+                               &ps = st.level[GS_MEM_PSUM];
+        EXPECT_DOUBLE_EQ(h.read_bytes, bf);
+        EXPECT_DOUBLE_EQ(h.write_bytes, all ? bf : 0.0);
+        /* two matmuls read the stationary and moving tiles; the store reads the copy */
+        EXPECT_DOUBLE_EQ(sb.read_bytes, 2 * (st_bytes + bf) + (all ? bf : 0.0));
+        EXPECT_DOUBLE_EQ(sb.write_bytes, 2 * bf); /* the load and the copy */
+        EXPECT_DOUBLE_EQ(ps.write_bytes, 2 * f32);
+        EXPECT_DOUBLE_EQ(ps.read_bytes, f32 + f32); /* the accumulation and the copy */
+    }
 }
 
 TEST(Stats, DeadlockReportNamesEachStuckStream)

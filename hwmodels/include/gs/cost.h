@@ -66,8 +66,9 @@ double gs_cost_compute_cycles(const gs_config *c, const gs_instr *in, gs_cost_st
 double gs_cost_compute_ns(const gs_config *c, const gs_instr *in, gs_cost_state *st);
 /* The least time an instruction's work can take on its compute engine at the engine's peak
  * rate for its dtypes (the roofline's compute ceiling): matmul FLOPs / peak FLOP/s; SIMD
- * elements (P x N streamed) / (lanes x elems_per_cycle x clock); 0 for work the ceiling does not
- * count (transpose, gather). Never more than gs_cost_compute_ns. */
+ * elements (P x N streamed) / (lanes x elems_per_cycle x clock); a gather's descriptor per row
+ * (gather_row_cycles; its bytes are the memory bound's); 0 for work the ceiling does not count
+ * (transpose). Never more than gs_cost_compute_ns. */
 double gs_cost_peak_ns(const gs_config *c, const gs_instr *in);
 
 /* One engine's share of a transfer. */

@@ -115,6 +115,19 @@ enum {
  *  partition_broadcast out[0][p][j] = in[0][0][j].
  *  gather         out[0][p][:] = row idx[p] of in[0] (an HBM [V, D] tensor view), idx = in[1]
  *                 [P,1] int32; an index outside [0, V) is a run-time error.
+ *  max8           out[0] [P,8] = the 8 largest of in[0] [P,F] per partition, descending (vector
+ *                 engine; 8 <= F <= GS_TOPK8_FREE_MAX). Semantics, ties and NaN: ops_topk.c.
+ *  find_index8    out[0] [P,8] int32 = the flat index in in[0] [P,F] of each of the 8 values
+ *                 in[1] [P,8]: the first occurrence not already paired with an earlier equal
+ *                 value (duplicates pair with ascending positions); not found: -1.
+ *  match_replace8 out[0] [P,F] = in[0] with the first occurrence of each of the 8 values in[1]
+ *                 replaced by imm[0]; out[1] (optional, n_out 2) [P,8] int32 = their indices.
+ *                 The values are matched in reverse order (7 down to 0, duplicates pair with
+ *                 descending positions); not found: no replacement, index -1.
+ *  tensor_tensor_scan  per partition along the flat free index i (vector engine):
+ *                 out[0][i] = (in[0][i] alu0 out[0][i-1]) alu1 in[1][i], out[0][-1] = imm[1]
+ *                 or in[2] [P,1] (GS_F_BIAS_AP); the chain is carried in fp32
+ *                 (nki.isa.tensor_tensor_scan; in[0] and in[1] not both in PSUM).
  */
 /* matmul_mx's fourth input, the moving operand's scales (see matmul_mx above): an instruction's
  * pointer to it (GS_MX_MOVING_SCALE) and a draft's slot (GS_MX_MOVING_SCALE_SLOT). */

@@ -100,7 +100,11 @@ void gs_ap_format(const gs_ap *a, char *buf, size_t size);
     X(GS_OP_GATHER, "gather", GS_ENG_GPSIMD)                                                       \
     X(GS_OP_MATMUL_MX, "matmul_mx", GS_ENG_TENSOR)                                                 \
     X(GS_OP_QUANTIZE_MX, "quantize_mx", GS_ENG_VECTOR)                                             \
-    X(GS_OP_EXPONENTIAL, "exponential", GS_ENG_VECTOR)
+    X(GS_OP_EXPONENTIAL, "exponential", GS_ENG_VECTOR)                                             \
+    X(GS_OP_MAX8, "max8", GS_ENG_VECTOR)                                                           \
+    X(GS_OP_FIND_INDEX8, "find_index8", GS_ENG_VECTOR)                                             \
+    X(GS_OP_MATCH_REPLACE8, "match_replace8", GS_ENG_VECTOR)                                       \
+    X(GS_OP_TENSOR_TENSOR_SCAN, "tensor_tensor_scan", GS_ENG_VECTOR)
 
 typedef enum gs_opcode {
 #define GS_OP_ENUM(e, n, eng) e,

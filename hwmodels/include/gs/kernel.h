@@ -315,6 +315,13 @@ gs_status gs_exponential_at(gs_kb *kb, const char *file, int line, gs_ap out, gs
     gs_tensor_tensor_at(GS_KB_SITE(kb), (out), (a), (b), (op))
 gs_status gs_tensor_tensor_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_ap a, gs_ap b,
                               gs_alu op);
+/* Vector-engine scan along the free dim (targets whose ops include tensor_tensor_scan):
+ * out[i] = (data0[i] op0 out[i-1]) op1 data1[i], out[-1] = initial (an immediate or a [P,1]
+ * pattern); e.g. op0 = mul, op1 = add gives the linear recurrence h = a * h + b. */
+#define gs_tensor_tensor_scan(kb, out, data0, data1, initial, op0, op1)                            \
+    gs_tensor_tensor_scan_at(GS_KB_SITE(kb), (out), (data0), (data1), (initial), (op0), (op1))
+gs_status gs_tensor_tensor_scan_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_ap data0,
+                                   gs_ap data1, gs_operand initial, gs_alu op0, gs_alu op1);
 /* engine: GS_ENG_VECTOR, GS_ENG_SCALAR or GS_ENG_GPSIMD. op1 = GS_ALU_BYPASS for none. */
 #define gs_tensor_scalar(kb, engine, out, in, op0, s0, op1, s1)                                    \
     gs_tensor_scalar_at(GS_KB_SITE(kb), (engine), (out), (in), (op0), (s0), (op1), (s1))
@@ -355,6 +362,27 @@ gs_status gs_partition_reduce_at(gs_kb *kb, const char *file, int line, gs_ap ou
 gs_status gs_partition_broadcast_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_ap in);
 #define gs_gather(kb, out, table, idx) gs_gather_at(GS_KB_SITE(kb), (out), (table), (idx))
 gs_status gs_gather_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_ap table, gs_ap idx);
+
+/* ---- top-k selection on the vector engine (targets whose ops include max8, find_index8,
+ * match_replace8: caps.ops). NKI ISA nki.isa.max8 / nc_find_index8 / nc_match_replace8:
+ * https://awsdocs-neuron.readthedocs-hosted.com/en/latest/nki/api/generated/nki.isa.max8.html
+ * Inputs of any float dtype are compared as fp32; indices are int32 (the ISA's uint32, same
+ * bits below 2^31). Ties, NaN and values not found: hwmodels/src/ops_topk.c. ---- */
+/* Elements per partition the three read at most (the ISA pages: "between 8 and 16,384"). */
+#define GS_TOPK8_FREE_MAX 16384u
+/* dst [P,8] = the 8 largest values of src [P,F] per partition, descending, 8 <= F. */
+#define gs_max8(kb, dst, src) gs_max8_at(GS_KB_SITE(kb), (dst), (src))
+gs_status gs_max8_at(gs_kb *kb, const char *file, int line, gs_ap dst, gs_ap src);
+/* dst [P,8] int32 = the index in data [P,F] of each of vals [P,8] (8 <= F). */
+#define gs_find_index8(kb, dst, data, vals) gs_find_index8_at(GS_KB_SITE(kb), (dst), (data), (vals))
+gs_status gs_find_index8_at(gs_kb *kb, const char *file, int line, gs_ap dst, gs_ap data,
+                            gs_ap vals);
+/* dst [P,F] = data with the first occurrence of each of vals [P,8] replaced by imm (dst may be
+ * data itself); dst_idx NULL or an int32 [P,8] pattern receiving the indices matched. */
+#define gs_match_replace8(kb, dst, dst_idx, data, vals, imm)                                       \
+    gs_match_replace8_at(GS_KB_SITE(kb), (dst), (dst_idx), (data), (vals), (imm))
+gs_status gs_match_replace8_at(gs_kb *kb, const char *file, int line, gs_ap dst,
+                               const gs_ap *dst_idx, gs_ap data, gs_ap vals, float imm);
 
 #ifdef __cplusplus
 }

@@ -42,6 +42,12 @@ typedef struct gs_dma_engine_stats {
     uint64_t shares;
 } gs_dma_engine_stats;
 
+/* Bytes read and written in one memory level by the run's instructions (gs_run_stats.level). */
+typedef struct gs_level_traffic {
+    double read_bytes;
+    double write_bytes;
+} gs_level_traffic;
+
 typedef struct gs_run_stats {
     double total_ns;                       /* simulated time from start to last completion */
     double engine_cycles[GS_ENGINE_COUNT]; /* total_ns in cycles of each engine's clock */
@@ -95,7 +101,23 @@ typedef struct gs_run_stats {
     double critical_path_ns[GS_ENGINE_COUNT]; /* critical-path time attributed per engine */
     double critical_path_hbm_ns; /* critical-path time spent waiting for shared HBM bandwidth
                                     (not in critical_path_ns; the parts sum to total_ns) */
-    uint64_t sbuf_high_water;    /* bytes per partition */
+    /* What kind of bound the time is (gs_run_stats_label): throughput-bound on the busiest
+     * resource when it was occupied for at least GS_THROUGHPUT_SHARE of the run, else
+     * latency-bound (dependency chains, issue and completion latency: no resource saturated,
+     * the critical path's parts say where the time went). Occupancy: a compute engine's busy
+     * time, the DMA engines' (serving, HBM waits excluded, averaged over the core's engines),
+     * HBM's bytes at its bandwidth; each over total_ns, of the busiest core. */
+    char bound_kind[12];  /* "throughput", "latency" ("" when nothing ran) */
+    char busiest[16];     /* "tensor", "vector", "scalar", "gpsimd", "dma" or "hbm" */
+    double busiest_share; /* its occupancy, 0..1 */
+    /* Traffic per memory level, indexed by gs_memspace (HBM, SBUF, PSUM), over the completed
+     * instructions' operands: each input in a level reads its bytes, each output writes its
+     * bytes; an accumulating matmul also reads its PSUM output (read-modify-write) and an
+     * activation's accumulate output is a write; a gather reads the rows it fetches (the
+     * destination's bytes) of its HBM table. Operands, not ports: a transfer between HBM and
+     * SBUF is one HBM read and one SBUF write. */
+    gs_level_traffic level[GS_MEMSPACE_COUNT];
+    uint64_t sbuf_high_water; /* bytes per partition */
     uint64_t psum_high_water;
     /* Instruction 0, for micro-benchmarks: trigger (dependencies met), start of its work (for
      * a transfer: its first engine share, after the issue latency), end, and the DMA engines it
@@ -189,6 +211,16 @@ static inline gs_engine gs_timeline_stream_engine(const gs_timeline *tl, unsigne
  * at and the dependency it waits for (a later instruction of the same in-order stream, one not
  * completed, or one that does not exist), at the first stuck instruction's source line. */
 gs_status gs_timeline_deadlock_error(const gs_timeline *tl, const gs_program *p, gs_error *err);
+
+/* The occupancy at or above which a run is throughput-bound on its busiest resource: a
+ * convention, not a hardware number (docs/bound.md): below it no resource is saturated and the
+ * time goes to dependency chains and latencies. */
+#define GS_THROUGHPUT_SHARE 0.75
+
+/* The bound kind as one line: "throughput-bound on dma (busy 91%)" or "latency-bound
+ * (critical path: dma 55%, scalar 30%, vector 9%)" (the critical path's parts of at least 5%,
+ * at most three, largest first); "none" when nothing ran. Returns buf. */
+const char *gs_run_stats_label(const gs_run_stats *st, char *buf, size_t size);
 
 /* Fill st (zeroed first; wall_s stays 0) from the timeline of program p run on cfg. The
  * critical path starts at the last instruction to finish and follows pred. GS_ERR_INVALID

@@ -233,9 +233,36 @@ def spmd_launch(a, b):
 
 
 @nki.jit
-def unsupported_scan(x):
+def unsupported_op(x):
     out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
     t = nl.load(x)
-    nisa.tensor_tensor_scan(dst=t, data0=t, data1=t, initial=0.0, op0=nl.multiply, op1=nl.add)
+    nisa.dropout(dst=t, data=t, prob=0.5)
     nl.store(out, value=t)
+    return out
+
+
+@nki.jit
+def scan_old(a, b):
+    """tensor_tensor_scan, older style (returns its tile), immediate initial: h = a * h + b."""
+    out = nl.ndarray(a.shape, dtype=nl.float32, buffer=nl.shared_hbm)
+    x = nl.load(a)
+    y = nl.load(b)
+    h = nisa.tensor_tensor_scan(x, y, 0.5, nl.multiply, nl.add)
+    nl.store(out, value=h)
+    return out
+
+
+@nki.jit
+def scan_new(a, b, h0):
+    """tensor_tensor_scan, newer style (dst=), per-partition initial: h = max(a * h, b)."""
+    out = nl.ndarray(a.shape, dtype=nl.float32, buffer=nl.shared_hbm)
+    x = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.sbuf)
+    y = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.sbuf)
+    i = nl.ndarray((a.shape[0], 1), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.dma_copy(dst=x, src=a)
+    nisa.dma_copy(dst=y, src=b)
+    nisa.dma_copy(dst=i, src=h0)
+    h = nl.ndarray(a.shape, dtype=nl.float32, buffer=nl.sbuf)
+    nisa.tensor_tensor_scan(dst=h, data0=x, data1=y, initial=i, op0=nl.multiply, op1=nl.maximum)
+    nisa.dma_copy(dst=out, src=h)
     return out

@@ -75,3 +75,19 @@ def through_bf16(x):
 
 def raising(*_):
     raise ValueError("this reference cannot compute")
+
+
+def scan_mul_add(a, b):
+    h, out = 0.5, np.empty_like(a)
+    for i in range(a.shape[1]):
+        h = a[:, i] * h + b[:, i]
+        out[:, i] = h
+    return out
+
+
+def scan_mul_max(a, b, h0):
+    h, out = h0[:, 0], np.empty_like(a)
+    for i in range(a.shape[1]):
+        h = np.maximum(a[:, i] * h, b[:, i])
+        out[:, i] = h
+    return out
