@@ -8,6 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/time.h>
@@ -59,9 +62,29 @@ static void redirect(int to, gs_proc_output how, const char *path, int dev_null)
     if (dev_null >= 0) dup2(dev_null, to);
 }
 
-/* The child side of gs_proc_start; never returns. */
-static void child(const gs_proc_opts *o)
+/*
+ * In the child, first: die with the parent. A parent killed with SIGKILL (a Slurm time limit, the
+ * OOM killer, kill -9) cannot kill its children, and its timeouts die with it: a hung job would
+ * spin forever as an orphan. The kernel sends SIGKILL when the parent exits; the setting survives
+ * the exec of `gensweep run`, python or any binary that is not setuid, and the child's own
+ * children get the same from their runner, so a chain dies link by link. It is tied to the thread
+ * that forked: the runner's callers start children from their main thread (the sweep is single-
+ * threaded). A parent that died before the prctl is seen as a changed parent pid.
+ */
+static void die_with_parent(pid_t parent)
 {
+#ifdef __linux__
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) return; /* best effort: the group still helps */
+    if (getppid() != parent) raise(SIGKILL);
+#else
+    (void)parent;
+#endif
+}
+
+/* The child side of gs_proc_start; never returns. */
+static void child(const gs_proc_opts *o, pid_t parent)
+{
+    die_with_parent(parent);
     if (o->own_group) {
         /* a timeout kills the child and anything it started; Ctrl-C on the terminal reaches
          * only the parent, which decides; the parent's handlers are not the child's */
@@ -125,8 +148,9 @@ gs_proc *gs_proc_start(const gs_proc_opts *o)
     fflush(stdout); /* a forked child must not inherit (and flush) the parent's pending output */
     fflush(stderr);
     p->start = now_s();
+    pid_t parent = getpid();
     pid_t pid = fork();
-    if (pid == 0) child(o);
+    if (pid == 0) child(o, parent);
     if (pid < 0) {
         int e = errno;
         gs_free(p->out_path);

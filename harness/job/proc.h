@@ -11,8 +11,12 @@
  * signal, wall time, and the rusage (CPU time, peak RSS) of the child and what it waited for.
  * Files named as remove_outputs are removed when the child is reaped and again when the handle
  * is freed, so no path leaves them; freeing a handle whose child still runs kills and reaps it.
+ * A child dies with its parent (Linux: SIGKILL from the kernel when the parent exits, SIGKILL of
+ * the parent included), so nothing the runner starts outlives the process that started it.
  *
  * Not thread-safe; the parent must not reap children with waitpid(-1) behind the runner's back.
+ * Start children from a thread that lives as long as they should: the kernel's death signal
+ * follows the thread that forked, not the process.
  */
 #ifndef GS_HARNESS_PROC_H
 #define GS_HARNESS_PROC_H

@@ -1,9 +1,11 @@
 // The child-process runner (harness/job/proc.h): exit status, signals, the wall timeout, the
 // address-space limit, stderr captured and its file removed, the fork-server start, a running
-// child killed and reaped when its handle is freed.
+// child killed and reaped when its handle is freed, children dying with a parent killed by
+// SIGKILL.
 #include <gtest/gtest.h>
 
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -13,7 +15,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <chrono>
 #include <string>
+#include <thread>
 
 #include "proc.h"
 #include "worker.h"
@@ -309,6 +313,103 @@ TEST(Proc, WorkerStartServesTheRequestInTheFork)
     EXPECT_EQ(gs_proc_wait(p)->exit_code, 127);
     gs_proc_free(p);
     gs_worker_set_server(nullptr);
+}
+
+// While alive: this process adopts the orphans of the processes it starts (a child subreaper),
+// so a test sees and reaps them itself instead of leaving them to init.
+struct Subreaper {
+    int ok;
+    Subreaper() : ok(prctl(PR_SET_CHILD_SUBREAPER, 1) == 0) {}
+    ~Subreaper() { prctl(PR_SET_CHILD_SUBREAPER, 0); }
+};
+
+// Whether the child (or adopted orphan) pid ends within bound seconds; reaped if so, else
+// killed and reaped, so a failure leaves nothing running. Polled: the normal case returns at
+// once, only a failure waits out the (generous) bound.
+bool ends_within(pid_t pid, double bound)
+{
+    auto t0 = std::chrono::steady_clock::now();
+    pid_t w;
+    while ((w = waitpid(pid, nullptr, WNOHANG)) == 0) {
+        if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > bound) {
+            kill(pid, SIGKILL);
+            waitpid(pid, nullptr, 0);
+            return false;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return w == pid; /* -1: not a child of this process, nothing to judge by */
+}
+
+int sleep_forever(void *)
+{
+    for (;;)
+        pause();
+}
+
+int serve_forever(const gs_job_request *)
+{
+    for (;;)
+        pause();
+}
+
+// A parent killed with SIGKILL (a batch system's time limit, the OOM killer) cannot kill or time
+// out its children: every way the runner starts one, the child must die with the parent anyway.
+TEST(Proc, ChildrenDieWithAParentKilledBySigkill)
+{
+    Subreaper adopt; /* the parent's orphans become this test's to reap */
+    ASSERT_TRUE(adopt.ok);
+    int fd[2];
+    ASSERT_EQ(pipe(fd), 0);
+    pid_t parent = fork();
+    ASSERT_GE(parent, 0);
+    if (parent == 0) {
+        close(fd[0]);
+        gs_worker_set_server(serve_forever);
+        unsetenv("GS_BASELINE_PATHS");
+        const char *argv[] = {"/bin/sleep", "600", nullptr};
+        gs_job_request rq;
+        memset(&rq, 0, sizeof rq);
+        gs_proc_opts o[4];
+        for (int i = 0; i < 4; i++) {
+            memset(&o[i], 0, sizeof o[i]);
+            o[i].exe = argv[0];
+            o[i].argv = argv;
+        }
+        o[0].kind = GS_PROC_EXEC; /* exec'd, in its own group as the sweep's jobs are */
+        o[0].own_group = 1;
+        o[1].kind = GS_PROC_FUNCTION; /* a function in the fork */
+        o[1].fn = sleep_forever;
+        o[2].kind = GS_PROC_WORKER; /* the fork server */
+        o[2].request = &rq;
+        o[2].own_group = 1;
+        o[3].kind = GS_PROC_WORKER; /* the fork server's exec fallback */
+        o[3].own_group = 1;
+        pid_t pids[4];
+        for (int i = 0; i < 4; i++) {
+            gs_proc *p = gs_proc_start(&o[i]);
+            if (!p) _exit(2);
+            pids[i] = gs_proc_pid(p); /* never freed: that would kill it */
+        }
+        if (write(fd[1], pids, sizeof pids) != (ssize_t)sizeof pids) _exit(3);
+        for (;;)
+            pause();
+    }
+    close(fd[1]);
+    pid_t pids[4];
+    size_t got = 0;
+    ssize_t n;
+    while (got < sizeof pids && (n = read(fd[0], (char *)pids + got, sizeof pids - got)) > 0)
+        got += (size_t)n;
+    close(fd[0]);
+    kill(parent, SIGKILL);
+    int st = 0;
+    ASSERT_EQ(waitpid(parent, &st, 0), parent);
+    ASSERT_EQ(got, sizeof pids) << "the parent did not start its children";
+    const char *kind[] = {"exec", "function", "fork server", "fork server's exec"};
+    for (int i = 0; i < 4; i++)
+        EXPECT_TRUE(ends_within(pids[i], 30.0))
+            << kind[i] << ": pid " << pids[i] << " outlived its parent";
 }
 
 } // namespace

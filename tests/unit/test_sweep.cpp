@@ -3,7 +3,10 @@
 // across -j, compare detecting an injected regression, and the results schema round trip.
 #include <gtest/gtest.h>
 
+#include <dirent.h>
 #include <signal.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -16,6 +19,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "compare.h"
 #include "results.h"
@@ -119,6 +123,94 @@ std::string without_wall(const std::string &path)
 }
 
 const char *kEw = "--configs configs/gen2.yaml --kernels elementwise_add";
+
+double since(std::chrono::steady_clock::time_point t0)
+{
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// While alive: this process adopts the orphans of the processes it starts (a child subreaper),
+// so a test sees and reaps a killed sweep's jobs itself instead of leaving them to init.
+struct Subreaper {
+    int ok;
+    Subreaper() : ok(prctl(PR_SET_CHILD_SUBREAPER, 1) == 0) {}
+    ~Subreaper() { prctl(PR_SET_CHILD_SUBREAPER, 0); }
+};
+
+// Whether the child (or adopted orphan) pid ends within bound seconds; reaped if so, else
+// killed and reaped, so a failure leaves nothing running. Polled: the normal case returns at
+// once, only a failure waits out the (generous) bound.
+bool ends_within(pid_t pid, double bound)
+{
+    auto t0 = std::chrono::steady_clock::now();
+    pid_t w;
+    while ((w = waitpid(pid, nullptr, WNOHANG)) == 0) {
+        if (since(t0) > bound) {
+            kill(pid, SIGKILL);
+            waitpid(pid, nullptr, 0);
+            return false;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return w == pid; /* -1: not a child of this process, nothing to judge by */
+}
+
+// The processes whose parent is pid (field 4 of /proc/PID/stat).
+std::vector<pid_t> children_of(pid_t parent)
+{
+    std::vector<pid_t> kids;
+    DIR *d = opendir("/proc");
+    if (!d) return kids;
+    struct dirent *de;
+    while ((de = readdir(d)) != nullptr) {
+        char *end = nullptr;
+        long pid = strtol(de->d_name, &end, 10);
+        if (pid <= 0 || *end) continue;
+        std::string st = slurp("/proc/" + std::string(de->d_name) + "/stat");
+        size_t rp = st.rfind(')'); /* the command name may hold spaces and parentheses */
+        if (rp == std::string::npos) continue;
+        std::istringstream in(st.substr(rp + 1));
+        std::string state;
+        long ppid = 0;
+        in >> state >> ppid;
+        if (ppid == parent) kids.push_back((pid_t)pid);
+    }
+    closedir(d);
+    return kids;
+}
+
+// Start `gensweep_faults sweep` of fault_hang alone into dir (its jobs forked, or exec'd when
+// paths is "exec") and wait until its job process runs: the sweep's pid, the job's in *job
+// (0 when none appeared within a generous bound).
+pid_t start_hanging_sweep(const std::string &dir, const char *paths, pid_t *job)
+{
+    *job = 0;
+    pid_t pid = fork();
+    if (pid < 0) return pid;
+    if (pid == 0) {
+        if (chdir(kSrc.c_str()) != 0) _exit(99);
+        if (paths)
+            setenv("GS_BASELINE_PATHS", paths, 1);
+        else
+            unsetenv("GS_BASELINE_PATHS");
+        freopen("/dev/null", "w", stdout);
+        freopen("/dev/null", "w", stderr);
+        execl(GS_FAULTS_BIN, GS_FAULTS_BIN, "sweep", "--configs", "configs/gen2.yaml", "--kernels",
+              "fault_hang", "--timeout", "600", "-j", "1", "--out", dir.c_str(), (char *)nullptr);
+        _exit(98);
+    }
+    auto t0 = std::chrono::steady_clock::now();
+    while (since(t0) < 120) {
+        std::vector<pid_t> kids = children_of(pid);
+        if (!kids.empty()) {
+            *job = kids[0];
+            break;
+        }
+        if (waitpid(pid, nullptr, WNOHANG) == pid) return -1; /* the sweep ended: no hang */
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return pid;
+}
 
 } // namespace
 
@@ -414,23 +506,18 @@ TEST(SweepInterrupt, SigintWritesIncompleteResults)
 TEST(SweepInterrupt, JobDirsOfKilledSweepsAreRemovedByTheNext)
 {
     std::string d = tmpdir("sigkill");
-    pid_t pid = fork();
-    ASSERT_GE(pid, 0);
-    if (pid == 0) {
-        if (chdir(kSrc.c_str()) != 0) _exit(99);
-        freopen("/dev/null", "w", stdout);
-        freopen("/dev/null", "w", stderr);
-        execl(GS_FAULTS_BIN, GS_FAULTS_BIN, "sweep", "--configs", "configs/gen2.yaml", "--kernels",
-              "fault_hang", "--timeout", "120", "-j", "1", "--out", d.c_str(), (char *)nullptr);
-        _exit(98);
-    }
-    const std::string stale = d + "/.jobs-" + std::to_string(pid);
-    struct stat sb;
-    for (int i = 0; i < 100 && stat(stale.c_str(), &sb) != 0; i++)
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    Subreaper adopt; /* the killed sweep's job becomes this test's to reap */
+    ASSERT_TRUE(adopt.ok);
+    pid_t job = 0;
+    pid_t pid = start_hanging_sweep(d, nullptr, &job);
+    ASSERT_GT(pid, 0);
     ASSERT_EQ(kill(pid, SIGKILL), 0);
     int st = 0;
     ASSERT_EQ(waitpid(pid, &st, 0), pid);
+    ASSERT_NE(job, 0) << "the sweep started no job";
+    EXPECT_TRUE(ends_within(job, 30.0)) << "the job outlived its killed sweep";
+    const std::string stale = d + "/.jobs-" + std::to_string(pid);
+    struct stat sb;
     ASSERT_EQ(stat(stale.c_str(), &sb), 0) << "the killed sweep left no job directory";
     // a live process's directory (this test's), and a symlink to a directory outside
     const std::string live = d + "/.jobs-" + std::to_string(getpid());
@@ -446,6 +533,27 @@ TEST(SweepInterrupt, JobDirsOfKilledSweepsAreRemovedByTheNext)
     EXPECT_NE(stat(stale.c_str(), &sb), 0) << stale << " is still there";
     EXPECT_EQ(stat((live + "/job-0.json").c_str(), &sb), 0);
     EXPECT_EQ(stat((outside + "/keep.json").c_str(), &sb), 0);
+}
+
+// A sweep killed with SIGKILL (a batch system's time limit, the OOM killer) cannot kill its jobs
+// or time them out: the jobs die with it, forked or exec'd (the hanging one would otherwise run
+// forever).
+TEST(SweepInterrupt, JobsDieWithASweepKilledBySigkill)
+{
+    Subreaper adopt; /* the killed sweep's job becomes this test's to reap */
+    ASSERT_TRUE(adopt.ok);
+    const char *paths[] = {nullptr, "exec"};
+    for (const char *how : paths) {
+        SCOPED_TRACE(how ? "exec'd jobs" : "forked jobs");
+        std::string d = tmpdir(how ? "sigkill-exec" : "sigkill-fork");
+        pid_t job = 0;
+        pid_t pid = start_hanging_sweep(d, how, &job);
+        ASSERT_GT(pid, 0);
+        ASSERT_EQ(kill(pid, SIGKILL), 0);
+        ASSERT_EQ(waitpid(pid, nullptr, 0), pid);
+        ASSERT_NE(job, 0) << "the sweep started no job";
+        EXPECT_TRUE(ends_within(job, 30.0)) << "the job (pid " << job << ") outlived its sweep";
+    }
 }
 
 TEST(SweepShards, ShardsMergedEqualTheFullSweepAndJobsCountDoesNotMatter)
