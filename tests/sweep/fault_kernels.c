@@ -5,9 +5,11 @@
  * link this file; the harness code under test is exactly the shipped code.
  *
  *   fault_crash     SIGSEGV inside build
- *   fault_hang      an endless loop inside build (the sweep's timeout must kill it)
+ *   fault_hang      never returns from build (the sweep's timeout must kill it); it sleeps, so
+ *                   it takes no CPU from the jobs beside it on a loaded machine
  *   fault_deadlock  a real model deadlock: a raw instruction waiting on a later one
- *   fault_oom       allocates until the per-job memory limit stops it
+ *   fault_oom       allocates past the per-job memory limit in one step, so the limit stops it
+ *                   at once however slow the machine (no race against the timeout)
  *   fault_two_outputs  copies X to two outputs Y and Z; its reference differs from the copy
  *                   in one element of Y (the first output), Z matches: the output check's
  *                   "worst at" must name Y, not the last output checked
@@ -15,6 +17,8 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "gs/isa.h"
@@ -34,9 +38,10 @@ static gs_status build_crash(gs_kb *kb, const gs_kernel_args *a)
 static gs_status build_hang(gs_kb *kb, const gs_kernel_args *a)
 {
     (void)a;
-    volatile unsigned long spin = 0;
+    /* a hang, not a CPU burner: a spinning job would slow the jobs beside it (and an orphan of a
+     * runner that failed to kill it would eat a core until reboot) */
     for (;;)
-        spin++;
+        pause();
     return gs_kb_status(kb);
 }
 
@@ -65,17 +70,21 @@ static gs_status build_deadlock(gs_kb *kb, const gs_kernel_args *a)
 static gs_status build_oom(gs_kb *kb, const gs_kernel_args *a)
 {
     (void)a;
-    /* touch every page so the memory is really used, until the limit refuses */
-    size_t total = 0;
-    for (;;) {
-        size_t n = (size_t)256 << 20;
-        char *p = gs_malloc(n);
-        if (!p)
-            return gs_kb_fail(kb, GS_ERR_NOMEM, "fault_oom: out of memory after %zu MiB",
-                              total >> 20);
-        memset(p, 1, n);
-        total += n;
-    }
+    /* One allocation of the whole limit: with the process's own mappings on top it exceeds the
+     * address-space limit, so the refusal is immediate. Filling memory step by step instead
+     * took seconds of page faults, which a loaded machine stretched past the job's timeout. */
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_AS, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+        return gs_kb_fail(kb, GS_ERR_INVALID,
+                          "fault_oom: no memory limit to exceed (run it under --mem-limit)");
+    size_t n = (size_t)rl.rlim_cur;
+    char *p = gs_malloc(n);
+    if (!p)
+        return gs_kb_fail(kb, GS_ERR_NOMEM, "fault_oom: out of memory allocating %zu MiB", n >> 20);
+    memset(p, 1, n); /* not reached under a limit; touched so the memory would really be used */
+    gs_free(p);
+    return gs_kb_fail(kb, GS_ERR_INTERNAL, "fault_oom: %zu MiB allocated under a limit of as much",
+                      n >> 20);
 }
 
 /* X -> SBUF -> Y and Z (fault_two_outputs) */
