@@ -3,7 +3,8 @@
  * (report_int.h lists the modules). The stylesheet and the script are real files
  * (reports/assets/report.css, report.js), embedded at build time as C strings (assets.cmake);
  * the script only sorts and filters rows already in the page, so the static HTML carries
- * everything.
+ * everything. Once it has run and the page has loaded and been laid out, it sets data-gs-ready
+ * on <html>: the browser test (tests/browser) waits for that rather than for a fixed time.
  */
 #include "report_int.h"
 

@@ -7,11 +7,15 @@
 //
 // It also checks the answer sections (the verdict per generation pair, the speedup heatmap,
 // per-kernel rooflines, and the model layers when a workloads.json was given: a speedup or its
-// reason per layer and pair, a layer's steps opening and sorting), that no element outside a scrolling table is wider than a 1280 px
-// viewport, the page weight (< 3 MB) and that the load time is not a regression (< 10 s: the
-// main job's 928-job report loads in ~1.1 s alone and 1.8-2.1 s on the 2-core machine under
-// -j2 load, so only a page several times slower fails; the time is printed on every run, and
-// measured, not asserted, as the simulator's speed is by gensweep bench).
+// reason per layer and pair, a layer's steps opening and sorting), that no element outside a
+// scrolling table is wider than a 1280 px viewport, and the page weight (< 3 MB; the main job's
+// full report is held to it by report_main_page_weight, tests/report/tests.cmake).
+//
+// Nothing here depends on the machine's speed or load: the test waits for the page's own ready
+// signal (data-gs-ready on <html>, set by reports/assets/report.js once the page is loaded and
+// laid out) and sets no Playwright timeout (0 = none), so only ctest's TIMEOUT bounds it. The
+// load time is printed on every run for information, never asserted (a speed belongs to a
+// benchmark, not a test).
 //
 // usage: node report_browser_test.mjs REPORT.html SCREENSHOT.png [--hostile] [--top-shot=PNG]
 //        [--drill-shot=PNG]
@@ -30,7 +34,6 @@ const hostile = process.argv.includes('--hostile');
 const topShot = (process.argv.find((a) => a.startsWith('--top-shot=')) || '').slice(11);
 const drillShot = (process.argv.find((a) => a.startsWith('--drill-shot=')) || '').slice(13);
 const MAX_BYTES = 3 * 1024 * 1024;
-const MAX_LOAD_MS = 10000;
 const inCI = !!process.env.CI && process.env.CI !== 'false' && process.env.CI !== '0';
 
 function missing(what) {
@@ -78,12 +81,15 @@ async function openContext(javaScriptEnabled) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gs-chromium-'));
   const ctx = await chromium.launchPersistentContext(dir, {
     executablePath: CHROMIUM,
+    timeout: 0, // no launch timeout: ctest's TIMEOUT bounds the test
     headless: true,
     javaScriptEnabled,
     viewport: { width: 1280, height: 800 }, // a laptop screen
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
       '--disable-component-update', '--disable-sync', '--no-first-run'],
   });
+  ctx.setDefaultTimeout(0); // every action, wait and screenshot: no timeout of its own
+  ctx.setDefaultNavigationTimeout(0);
   const external = [];
   // Anything that is not the report itself is an external load: refuse it and remember it.
   await ctx.route('**/*', (route) => {
@@ -117,15 +123,25 @@ try {
   page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
   page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
   page.on('dialog', async (d) => { dialogs.push(d.message()); await d.dismiss(); });
-  await page.goto(url, { waitUntil: 'load' });
+  // a script error before the ready signal would leave the page never ready: stop waiting then
+  const broken = new Promise((resolve) => page.once('pageerror', resolve));
+  await page.goto(url, { waitUntil: 'load', timeout: 0 });
+  await Promise.race([broken,
+    page.waitForSelector('html[data-gs-ready]', { state: 'attached', timeout: 0 }).catch(() => {})]);
+  const ready = (await page.$('html[data-gs-ready]')) !== null;
+  check(ready, 'the page signals ready (data-gs-ready)', errors.join(' | '));
+  if (!ready) {
+    await close(s);
+    console.log(`${passed} passed, ${failed} failed`);
+    process.exit(1);
+  }
   const loadMs = await page.evaluate(() => {
     const n = performance.getEntriesByType('navigation')[0];
     return n ? n.loadEventEnd - n.startTime : NaN;
   });
-  check(loadMs < MAX_LOAD_MS, `loads in under ${MAX_LOAD_MS} ms`, `${Math.round(loadMs)} ms`);
   const bytes = fs.statSync(reportPath).size;
   check(bytes < MAX_BYTES, 'page weight under 3 MB', `${(bytes / 1048576).toFixed(2)} MiB`);
-  console.log(`# page ${(bytes / 1048576).toFixed(2)} MiB, load ${Math.round(loadMs)} ms`);
+  console.log(`# page ${(bytes / 1048576).toFixed(2)} MiB, load ${Math.round(loadMs)} ms (information only)`);
 
   // the answer first: verdict cards (one per generation pair), heatmap, per-kernel rooflines
   const gensInPage = await page.$$eval('#heatmap thead th', (t) => t.length - 1);
@@ -277,7 +293,7 @@ try {
 const n = await openContext(false);
 try {
   const page = n.ctx.pages()[0] || await n.ctx.newPage();
-  await page.goto(url, { waitUntil: 'load' });
+  await page.goto(url, { waitUntil: 'load', timeout: 0 }); // no script, so no ready signal
   let all = true;
   for (const id of SECTIONS) all = all && await page.isVisible(`section#${id}`);
   check(all, 'JavaScript off: every section is visible');

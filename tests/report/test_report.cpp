@@ -187,6 +187,8 @@ void expect_self_contained(const std::string &html)
     EXPECT_EQ(script.find("http"), std::string::npos);
     EXPECT_EQ(script.find("fetch("), std::string::npos);
     EXPECT_EQ(script.find("XMLHttpRequest"), std::string::npos);
+    // the ready signal the browser test waits for (tests/browser/report_browser_test.mjs)
+    EXPECT_NE(script.find("data-gs-ready"), std::string::npos);
 }
 
 void expect_tidy_clean(const std::string &path)
