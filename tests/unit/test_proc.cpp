@@ -92,7 +92,7 @@ TEST(Proc, TimeoutKillsTheWholeGroup)
     std::string mark = tmp_path("late");
     remove(mark.c_str());
     /* the grandchild would write the mark after 1 s: killing the group must stop it too */
-    std::string script = "(sleep 1; touch " + mark + ") & sleep 30";
+    std::string script = "(sleep 1; touch " + mark + ") & sleep 120";
     const char *argv[] = {"/bin/sh", "-c", script.c_str(), nullptr};
     gs_proc_opts o = sh_opts(argv);
     o.timeout_s = 0.3;
@@ -103,7 +103,7 @@ TEST(Proc, TimeoutKillsTheWholeGroup)
     EXPECT_EQ(r->timed_out, 1);
     EXPECT_EQ(r->signal, SIGKILL);
     EXPECT_GE(r->wall_s, 0.3);
-    EXPECT_LT(r->wall_s, 10.0);
+    EXPECT_LT(r->wall_s, 60.0); /* killed at the timeout, not after the sleep: any load fits */
     gs_proc_free(p);
     usleep(1500 * 1000);
     EXPECT_FALSE(exists(mark)) << "a process of the timed-out group survived";
