@@ -55,14 +55,6 @@ add_test(NAME report_browser_main
 set_tests_properties(report_browser_main PROPERTIES LABELS browser
   FIXTURES_REQUIRED gs_report_main SKIP_RETURN_CODE 77 TIMEOUT 300 RESOURCE_LOCK chromium)
 
-# The main job's page weight: the report of the whole main sweep (check + perf suite of every
-# configs/*.yaml, all kernels) stays under 3 MiB. Only the full sweep can tell (the weight grows
-# with the jobs), so this one check stays on it, label "slow" for the gate stage with an
-# optimised binary (~280 s of sweep in a debug build); not in sanitizer builds.
-if(NOT GS_SANITIZE)
-  add_test(NAME report_main_page_weight
-    COMMAND sh -c "\"$1\" sweep --configs configs --suite all -j 2 --quiet --out \"$2\" && b=$(wc -c < \"$2/report.html\") && echo \"main job report: $b bytes (budget 3145728)\" && test \"$b\" -lt 3145728"
-            sh $<TARGET_FILE:gensweep> ${GS_REPORT_OUT}/main-full
-    WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
-  set_tests_properties(report_main_page_weight PROPERTIES LABELS "report;slow" TIMEOUT 900)
-endif()
+# The main job's page weight (the report of the whole check + perf sweep stays under 3 MiB) is
+# not a test here: only the full sweep can tell, and .ci/run's gate stage runs it with the
+# optimised binary (tests/report/page_weight.sh).
