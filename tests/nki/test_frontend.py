@@ -67,7 +67,9 @@ CASES = [
 ]
 
 
-class Operations(unittest.TestCase):
+# A class whose name ends in PerGeneration loops over GENS: CTest runs it once per generation
+# (GS_NKI_GENS=genN, tests/nki/tests.cmake), every other class once.
+class EveryOperationPerGeneration(unittest.TestCase):
     def test_every_operation_matches_numpy_on_every_generation(self):
         for gen in GENS:
             for kernel, args, ref in CASES:
@@ -78,6 +80,8 @@ class Operations(unittest.TestCase):
                     self.assertIsNotNone(rec["error"], "the outputs were not checked")
                     self.assertGreater(rec["time_ns"], 0)
 
+
+class Operations(unittest.TestCase):
     def test_a_wrong_reference_fails(self):
         rec, p = run_json("add_old", ["a=bf16:128x512", "b=bf16:128x512"], "gen3", "wrong_add",
                           rc=1)

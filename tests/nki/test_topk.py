@@ -44,7 +44,8 @@ CASES = [
 ]
 
 
-class TopK(unittest.TestCase):
+# run once per generation by CTest (GS_NKI_GENS=genN), as test_frontend.py's PerGeneration class
+class TopKPerGeneration(unittest.TestCase):
     def test_matches_numpy_in_both_styles_on_every_generation(self):
         for gen in GENS:
             for kernel, args, ref in CASES:
@@ -54,6 +55,8 @@ class TopK(unittest.TestCase):
                     self.assertIsNotNone(rec["error"], "the outputs were not checked")
                     self.assertGreater(rec["time_ns"], 0)
 
+
+class TopK(unittest.TestCase):
     def test_the_wrong_tie_order_fails(self):
         rec, _ = run("top16_new", ["x=bf16:128x300"], "gen3", "top16_wrong", rc=1)
         self.assertEqual(rec["status"], "fail")
