@@ -20,6 +20,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <sstream>
 #include <string>
 #include <thread>
 
@@ -275,25 +276,43 @@ TEST(ModelSuite, SigintStillWritesWorkloadsJson)
     std::ofstream(wf) << "name: hang\nphase: prefill\ndims:\n  hidden: 256\n  seq: 64\n"
                          "steps:\n  - name: norm\n    kernel: rmsnorm\n    shape: [seq, hidden]\n"
                          "  - name: stuck\n    kernel: fault_hang\n    shape: [8, 8]\n";
+    const std::string out = d + "/out", progress = d + "/progress.txt";
     pid_t pid = fork();
     ASSERT_GE(pid, 0);
     if (pid == 0) {
         if (chdir(kSrc.c_str()) != 0) _exit(99);
-        if (!freopen("/dev/null", "w", stdout)) _exit(97);
+        if (!freopen(progress.c_str(), "w", stdout)) _exit(97);
         execl(GS_FAULTS_BIN, GS_FAULTS_BIN, "sweep", "--suite", "model", "--workloads", wf.c_str(),
-              "--configs", "configs/gen2.yaml", "--timeout", "120", "-j", "1", "--out", d.c_str(),
+              "--configs", "configs/gen2.yaml", "--timeout", "120", "-j", "1", "--out", out.c_str(),
               (char *)nullptr);
         _exit(98);
     }
-    // jobs run in the order the workloads added them (-j 1): norm finishes at once, then the
-    // hang runs until interrupted
-    std::this_thread::sleep_for(std::chrono::seconds(4));
+    // jobs run in the order the workloads added them (-j 1): norm first, then the hang runs
+    // until interrupted. Waiting for norm's progress line ("[1/2]"), not for a guess of its
+    // time, keeps a loaded machine from interrupting it too (the bound is only for a sweep that
+    // never gets there).
+    const auto t0 = std::chrono::steady_clock::now();
+    auto since = [&] {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    };
+    bool hang_next = false;
+    while (!hang_next && since() < 120 && waitpid(pid, nullptr, WNOHANG) == 0) {
+        std::istringstream lines(gs_test_slurp(progress));
+        std::string line;
+        size_t done = 0, total = 0;
+        while (std::getline(lines, line))
+            if (std::sscanf(line.c_str(), "[ %zu/%zu]", &done, &total) == 2 && total > 1 &&
+                done == total - 1)
+                hang_next = true;
+        if (!hang_next) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    EXPECT_TRUE(hang_next) << gs_test_slurp(progress);
     ASSERT_EQ(kill(pid, SIGINT), 0);
     int st = 0;
     ASSERT_EQ(waitpid(pid, &st, 0), pid);
     ASSERT_TRUE(WIFEXITED(st));
     EXPECT_EQ(WEXITSTATUS(st), 1);
-    Doc res(d + "/results.json"), wl(d + "/workloads.json");
+    Doc res(out + "/results.json"), wl(out + "/workloads.json");
     ASSERT_NE(res.d, nullptr);
     ASSERT_NE(wl.d, nullptr) << "workloads.json written on Ctrl-C";
     EXPECT_TRUE(cJSON_IsTrue(get(res.d, "interrupted")));
