@@ -83,6 +83,7 @@ static int parse_f64(const char *s, double *out)
 static int parse_shape(const char *s, gs_tensor_decl *d)
 {
     d->ndim = 0;
+    int64_t elems = 1;
     const char *q = s;
     while (*q) {
         if (d->ndim == GS_AP_MAX_DIMS) return -1;
@@ -90,6 +91,10 @@ static int parse_shape(const char *s, gs_tensor_decl *d)
         errno = 0;
         long long v = strtoll(q, &end, 10);
         if (errno || end == q || v <= 0) return -1;
+        /* the builder's limit (2^50 elements): load_data's and the reference's products of
+         * the dims, and their sizes in bytes, cannot overflow below it */
+        if (v > ((int64_t)1 << 50) || (d->ndim > 0 && elems > ((int64_t)1 << 50) / v)) return -2;
+        elems *= v;
         d->shape[d->ndim++] = v;
         if (*end == 'x')
             q = end + 1;
@@ -213,7 +218,12 @@ static gs_status header_stmt(gs_nki_prog *p, char **tok, int n, int line, gs_err
             text[0] == '.')
             return bad(err, p, line, "tensor name (letters, digits, '_', '.')");
         memcpy(d->name, text, strlen(text) + 1);
-        if (parse_shape(tok[5], d)) return bad(err, p, line, "tensor shape");
+        int shape_st = parse_shape(tok[5], d);
+        if (shape_st == -2)
+            return gs_error_set(err, GS_ERR_INVALID, p->path, line, 0,
+                                "traced program: tensor shape %s has more than 2^50 elements",
+                                tok[5]);
+        if (shape_st) return bad(err, p, line, "tensor shape");
         d->lo = -1.0;
         d->hi = 1.0;
         if (n == 9) {
@@ -341,6 +351,7 @@ typedef struct replay {
     gs_pool **pools;
     gs_tile *tiles;
     const stmt *s;
+    char why[256]; /* what parse_ap found wrong beyond the format, for malformed() */
 } replay;
 
 static const char *file_of(const replay *r, const char *tok, int *ok)
@@ -356,6 +367,9 @@ static const char *file_of(const replay *r, const char *tok, int *ok)
 /* A malformed statement: the program file's line (not the kernel's) is at fault. */
 static gs_status malformed(replay *r, const char *what)
 {
+    if (r->why[0])
+        return gs_kb_fail_at(r->kb, r->p->path, r->s->lineno, GS_ERR_INVALID,
+                             "traced program: '%s': %s", r->s->tok[0], r->why);
     return gs_kb_fail_at(r->kb, r->p->path, r->s->lineno, GS_ERR_INVALID,
                          "traced program: bad %s in '%s' (the front end and this gensweep "
                          "disagree on the program format)",
@@ -378,8 +392,42 @@ static int parse_ints(const char *s, int64_t *v, int max)
     }
 }
 
+/* The lowest and highest element (inclusive) that `off` plus a view of nd dims (and, with
+ * np > 1, np partition-rows pstride apart) reaches, with the file's own 64-bit values: 0, or
+ * -1 when that arithmetic overflows. */
+static int view_reach(int64_t off, int64_t np, int64_t pstride, int nd, const uint32_t *shape,
+                      const int64_t *stride, int64_t *lo, int64_t *hi)
+{
+    int bad = 0;
+    int64_t span;
+    *lo = *hi = off;
+    for (int d = 0; d <= nd; d++) {
+        if (d < nd)
+            bad |= __builtin_mul_overflow((int64_t)shape[d] - 1, stride[d], &span);
+        else
+            bad |= __builtin_mul_overflow(np - 1, pstride, &span);
+        bad |= span < 0 ? __builtin_add_overflow(*lo, span, lo)
+                        : __builtin_add_overflow(*hi, span, hi);
+    }
+    return bad ? -1 : 0;
+}
+
+/* Refuse a view whose arithmetic overflows (the builder's bounds checks compare the box it
+ * spans; a wrapped box passes them and the executor then touches memory outside the tensor):
+ * -1 with r->why set. */
+static int overflows(replay *r, const char *tok, int64_t off)
+{
+    snprintf(r->why, sizeof r->why,
+             "operand %.64s: offset %" PRId64
+             " plus the view's extent overflows 64-bit arithmetic (no tensor or tile reaches that "
+             "far)",
+             tok, off);
+    return -1;
+}
+
 /* Parse an operand pattern token into a; 0 on success. Range errors of views become the
- * builder's bad_view (reported at the kernel line when used). */
+ * builder's bad_view (reported at the kernel line when used); overflowing arithmetic is the
+ * program file's fault (-1, r->why). */
 static int parse_ap(replay *r, const char *tok, gs_ap *a)
 {
     int64_t v[5 + 2 * GS_AP_MAX_DIMS];
@@ -398,6 +446,9 @@ static int parse_ap(replay *r, const char *tok, gs_ap *a)
     if (v[2] <= 0 || v[2] > UINT32_MAX) return -1;
     if (tok[0] == 'H') {
         if (v[0] < 0 || v[0] >= r->args->n_tensors) return -1;
+        int64_t lo, hi;
+        if (view_reach(v[1], v[2], v[3], (int)nd, shape, stride, &lo, &hi) || hi == INT64_MAX)
+            return overflows(r, tok, v[1]); /* hi == INT64_MAX: the box's end, hi + 1, too */
         *a = gs_hbm_ap(&r->args->t[v[0]], v[1], (unsigned)v[2], v[3], (int)nd, shape, stride);
         return 0;
     }
@@ -405,17 +456,12 @@ static int parse_ap(replay *r, const char *tok, gs_ap *a)
     const gs_tile *t = &r->tiles[v[0]];
     if (t->ap.tensor < 0) return -1; /* a tile this core never allocated */
     *a = t->ap;
-    int64_t p0 = v[1], np = v[2], off = v[3];
+    int64_t p0 = v[1], np = v[2], off = v[3], p1;
     /* the lowest and highest element the view reaches within a partition */
-    int64_t lo = off, hi = off;
-    for (int d = 0; d < nd; d++) {
-        int64_t span = (int64_t)(shape[d] - 1) * stride[d];
-        if (span < 0)
-            lo += span;
-        else
-            hi += span;
-    }
-    int in_range = p0 >= 0 && np >= 1 && p0 + np <= (int64_t)t->ap.part_count && lo >= 0 &&
+    int64_t lo, hi;
+    if (view_reach(off, 1, 0, (int)nd, shape, stride, &lo, &hi)) return overflows(r, tok, off);
+    if (__builtin_add_overflow(p0, np, &p1)) return overflows(r, tok, p0);
+    int in_range = p0 >= 0 && np >= 1 && p1 <= (int64_t)t->ap.part_count && lo >= 0 &&
                    hi < (int64_t)t->free_elems;
     for (int d = 0; d < nd; d++)
         if (stride[d] < INT32_MIN || stride[d] > INT32_MAX) a->bad_view = GS_AP_BAD_STRIDE;
@@ -670,7 +716,7 @@ static gs_status nki_build(gs_kb *kb, const gs_kernel_args *args)
     gs_nki_prog *p = g_active;
     if (!p) return gs_kb_fail(kb, GS_ERR_INTERNAL, "no traced NKI program is active");
     const int core = (int)gs_kb_caps(kb)->core_id;
-    replay r = {p, kb, args, NULL, NULL, NULL};
+    replay r = {p, kb, args, NULL, NULL, NULL, ""};
     r.pools = gs_calloc((size_t)p->max_pool + 2, sizeof *r.pools);
     r.tiles = gs_calloc((size_t)p->max_tile + 2, sizeof *r.tiles);
     if (!r.pools || !r.tiles) {
@@ -684,6 +730,7 @@ static gs_status nki_build(gs_kb *kb, const gs_kernel_args *args)
     for (size_t i = 0; i < p->n_stmts && st == GS_OK; i++) {
         if (p->stmts[i].core != core) continue;
         r.s = &p->stmts[i];
+        r.why[0] = '\0';
         if (!strcmp(r.s->tok[0], "pool"))
             st = replay_pool(&r);
         else if (!strcmp(r.s->tok[0], "tile"))

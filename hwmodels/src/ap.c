@@ -179,7 +179,7 @@ const gs_ap_facts *gs_ap_footprint_facts(const gs_ap *a, gs_ap_facts *f)
         f->p0 = a->part_start;
         f->p1 = a->part_start + a->part_count;
     }
-    gs_ap_bbox(a, &f->lo, &f->hi);
+    (void)gs_ap_bbox(a, &f->lo, &f->hi); /* fits: `a` passed check_ap_fixed */
     f->dense = (uint8_t)is_dense(a);
     f->known |= GS_FACT_FOOTPRINT;
     return f;

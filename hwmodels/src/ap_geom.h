@@ -21,42 +21,49 @@ static inline int64_t gs_floor_div(int64_t a, int64_t b)
 }
 
 /* Min and max (inclusive) of sum(i_k * stride_k) over the free dims (and, for HBM, the
- * partition dim), in elements. */
-static inline void gs_ap_extent(const gs_ap *a, int64_t *mn, int64_t *mx)
+ * partition dim), in elements. Returns 0, or -1 when a product or sum does not fit in int64_t:
+ * a pattern read from a program file can hold anything, and a wrapped sum would look like a
+ * small box inside the tensor (the builder refuses such patterns, check_ap_fixed). */
+static inline int gs_ap_extent(const gs_ap *a, int64_t *mn, int64_t *mx)
 {
-    int64_t lo = 0, hi = 0;
+    int64_t lo = 0, hi = 0, span;
+    int bad = 0;
     for (int k = 0; k < a->ndim; k++) {
-        int64_t span = (int64_t)(a->shape[k] - 1) * a->stride[k];
-        if (span < 0)
-            lo += span;
-        else
-            hi += span;
+        bad |= __builtin_mul_overflow((int64_t)a->shape[k] - 1, (int64_t)a->stride[k], &span);
+        bad |= span < 0 ? __builtin_add_overflow(lo, span, &lo)
+                        : __builtin_add_overflow(hi, span, &hi);
     }
     if (a->space == GS_MEM_HBM) {
-        int64_t span = (int64_t)(a->part_count - 1) * a->part_stride;
-        if (span < 0)
-            lo += span;
-        else
-            hi += span;
+        bad |= __builtin_mul_overflow((int64_t)a->part_count - 1, (int64_t)a->part_stride, &span);
+        bad |= span < 0 ? __builtin_add_overflow(lo, span, &lo)
+                        : __builtin_add_overflow(hi, span, &hi);
     }
     *mn = lo;
     *mx = hi;
+    return bad ? -1 : 0;
 }
 
-/* Bounding box of an access pattern in region units: bytes within a partition (SBUF/PSUM) or
- * elements (HBM). Inline: every operand of every instruction needs it (checks and tracking). */
-static inline void gs_ap_bbox(const gs_ap *a, int64_t *lo, int64_t *hi)
+/* Bounding box [lo, hi) of an access pattern in region units: bytes within a partition
+ * (SBUF/PSUM) or elements (HBM). Returns 0, or -1 when the box does not fit in int64_t (then
+ * lo and hi mean nothing; callers on patterns that passed the builder's checks never see it).
+ * Inline: every operand of every instruction needs it (checks and tracking). */
+static inline int gs_ap_bbox(const gs_ap *a, int64_t *lo, int64_t *hi)
 {
     int64_t mn, mx;
-    gs_ap_extent(a, &mn, &mx);
+    int bad = gs_ap_extent(a, &mn, &mx) != 0;
     if (a->space == GS_MEM_HBM) {
-        *lo = a->offset + mn;
-        *hi = a->offset + mx + 1;
+        bad |= __builtin_add_overflow(a->offset, mn, lo);
+        bad |= __builtin_add_overflow(a->offset, mx, hi);
+        bad |= __builtin_add_overflow(*hi, 1, hi);
     } else {
         int64_t es = (int64_t)gs_dtype_size(a->dtype);
-        *lo = a->offset + mn * es;
-        *hi = a->offset + mx * es + es;
+        bad |= __builtin_mul_overflow(mn, es, &mn);
+        bad |= __builtin_mul_overflow(mx, es, &mx);
+        bad |= __builtin_add_overflow(a->offset, mn, lo);
+        bad |= __builtin_add_overflow(a->offset, mx, hi);
+        bad |= __builtin_add_overflow(*hi, es, hi);
     }
+    return bad ? -1 : 0;
 }
 
 /* f's footprint facts (GS_FACT_FOOTPRINT: bounding box, partitions, dense) for pattern `a`,

@@ -646,7 +646,12 @@ static gs_status check_ap_fixed(gs_kb *kb, const char *file, int line, const gs_
                            "unsupported: %s %s dtype %s on this target", op, what,
                            gs_dtype_name(a->dtype));
     int64_t lo, hi;
-    gs_ap_bbox(a, &lo, &hi);
+    if (gs_ap_bbox(a, &lo, &hi))
+        /* before anything compares the box: a wrapped box passes every bounds check */
+        return gs_kb_failf(kb, file, line, GS_ERR_BOUNDS,
+                           "%s %s: %s offset %" PRId64 " plus the pattern's extent overflows "
+                           "64-bit arithmetic: no tensor or tile reaches that far",
+                           op, what, gs_memspace_name(a->space), a->offset);
     *lo_out = lo;
     *hi_out = hi;
     if (a->space == GS_MEM_HBM) {

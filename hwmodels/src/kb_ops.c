@@ -136,7 +136,7 @@ gs_status gs_dma_transpose_at(gs_kb *kb, const char *file, int line, gs_ap dst, 
 static int psum_in_one_bank(const gs_kb *kb, const gs_ap *a)
 {
     int64_t lo, hi;
-    gs_ap_bbox(a, &lo, &hi);
+    if (gs_ap_bbox(a, &lo, &hi)) return 0; /* outside every bank: refused either way */
     int64_t bank = (int64_t)kb->caps.psum_bank_bytes;
     return bank > 0 && lo / bank == (hi - 1) / bank;
 }
