@@ -55,8 +55,9 @@ static int64_t atom(ex *e)
     } else if (c == '-') {
         e->i++;
         v = atom(e);
-        if (v == INT64_MIN) fail(e, at, "overflow", NULL);
-        v = -v;
+        /* -INT64_MIN does not fit: checked, never negated (undefined behaviour) */
+        if (!e->failed && __builtin_sub_overflow((int64_t)0, v, &v))
+            fail(e, at, "overflow in unary '-'", NULL);
     } else if (isdigit((unsigned char)c)) {
         while (isdigit((unsigned char)e->s[e->i])) {
             if (__builtin_mul_overflow(v, 10, &v) ||
@@ -103,6 +104,9 @@ static int64_t product(ex *e)
             if (__builtin_mul_overflow(v, r, &v)) fail(e, at, "overflow in '*'", NULL);
         } else if (r == 0) {
             fail(e, at, "division by zero", NULL);
+        } else if (r == -1 && v == INT64_MIN) {
+            /* the quotient does not fit; x86's idiv traps (SIGFPE) on it, for '%' too */
+            fail(e, at, "overflow in '/'", NULL);
         } else if (v % r != 0) {
             fail(e, at, "inexact division (a shape must divide evenly)", NULL);
         } else {
