@@ -639,6 +639,22 @@ gs_status gs_memset_at(gs_kb *kb, const char *file, int line, gs_engine engine, 
     return gs_kb_emit(kb, file, line, &in);
 }
 
+/* Whether base + part_mult * p + free_mult * i, as the executor computes it in int64_t, fits for
+ * every partition p (0..the last partition of `out`, taken absolute to cover either indexing)
+ * and free index i of `out`: the values come from the kernel or a program file, and an
+ * overflow there is undefined behaviour. Linear in p and i: checking the corners in the
+ * executor's order of operations checks every point. */
+static int affine_fits(const gs_ap *out, int64_t base, int64_t part_mult, int64_t free_mult)
+{
+    const uint64_t free = gs_kb_free_elems(out);
+    int64_t a, b, s;
+    if (free == 0 || free > (uint64_t)INT64_MAX) return 0;
+    return !__builtin_mul_overflow(part_mult, (int64_t)out->part_start + out->part_count - 1, &a) &&
+           !__builtin_mul_overflow(free_mult, (int64_t)free - 1, &b) &&
+           !__builtin_add_overflow(base, a, &s) && !__builtin_add_overflow(s, b, &s) &&
+           !__builtin_add_overflow(base, b, &s);
+}
+
 gs_status gs_iota_at(gs_kb *kb, const char *file, int line, gs_ap out, int64_t base,
                      int64_t part_mult, int64_t free_mult)
 {
@@ -646,6 +662,10 @@ gs_status gs_iota_at(gs_kb *kb, const char *file, int line, gs_ap out, int64_t b
     gs_instr_draft in;
     instr_init(&in, GS_OP_IOTA, GS_ENG_GPSIMD);
     REQUIRE(is_onchip(&out), GS_ERR_INVALID, "iota: output must be an SBUF tile");
+    REQUIRE(affine_fits(&out, base, part_mult, free_mult), GS_ERR_INVALID,
+            "iota: base %" PRId64 " + %" PRId64 " * partition + %" PRId64
+            " * index overflows 64-bit arithmetic over the output's partitions and elements",
+            base, part_mult, free_mult);
     in.iimm[0] = base;
     in.iimm[1] = part_mult;
     in.iimm[2] = free_mult;
@@ -671,6 +691,10 @@ gs_status gs_affine_select_at(gs_kb *kb, const char *file, int line, gs_ap out, 
     REQUIRE(is_onchip(&out) && is_onchip(&src), GS_ERR_INVALID,
             "affine_select: operands must be tiles");
     REQUIRE(same_shape(&out, &src), GS_ERR_INVALID, "affine_select: shapes differ");
+    REQUIRE(affine_fits(&out, base, part_mult, free_mult), GS_ERR_INVALID,
+            "affine_select: base %" PRId64 " + %" PRId64 " * partition + %" PRId64
+            " * index overflows 64-bit arithmetic over the output's partitions and elements",
+            base, part_mult, free_mult);
     in.alu0 = cmp;
     in.iimm[0] = base;
     in.iimm[1] = part_mult;

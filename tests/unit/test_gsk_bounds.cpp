@@ -90,12 +90,14 @@ std::string gsk(const std::string &load_a, const std::string &store)
            store + " -1\n";
 }
 
-int replay(const std::string &text, const std::string &name, std::string *out)
+// `mode`: --timing-only, or "" to run the executor too (iota's values are computed there).
+int replay(const std::string &text, const std::string &name, std::string *out,
+           const char *mode = "--timing-only")
 {
     std::string path = std::string(GS_BINARY_DIR) + "/test_gsk_bounds_" + name + ".gsk";
     std::ofstream(path) << text;
     std::string cmd = "cd '" GS_SOURCE_DIR "' && '" GS_BINARY_DIR "/cli/gensweep' nki replay '" +
-                      path + "' --config configs/gen2.yaml --timing-only 2>&1";
+                      path + "' --config configs/gen2.yaml " + mode + " 2>&1";
     FILE *f = popen(cmd.c_str(), "r");
     char buf[4096];
     size_t n;
@@ -148,6 +150,43 @@ TEST(GskBounds, ReplayRefusesATensorOfMoreThan2To50Elements)
     EXPECT_EQ(replay(text, "huge", &out), 2) << out;
     EXPECT_NE(out.find("test_gsk_bounds_huge.gsk:5: traced program: tensor shape "
                        "1073741824x1073741824x16 has more than 2^50 elements"),
+              std::string::npos)
+        << out;
+}
+
+} // namespace
+
+namespace
+{
+
+// iota's and affine_select's base + part_mult * p + free_mult * i, computed by the executor in
+// int64_t from values a .gsk file sets: an overflow is refused when built (before: undefined
+// behaviour in the executor, UBSan's abort in the asan build).
+TEST(GskBounds, ReplayRefusesAnIotaThatOverflows)
+{
+    const std::string iota = "iota 0 17 T2,0,128,0,1,512,1 ";
+    std::string text = gsk(kLoadA, kStore);
+    const size_t at = text.find("tensor_tensor");
+    std::string out;
+    ASSERT_EQ(replay(text.substr(0, at) + iota + "9223372036854775296 0 1\n" + text.substr(at),
+                     "iota_ok", &out, ""),
+              0)
+        << out; // the last element is INT64_MAX
+    const char *bad[] = {"9223372036854775297 0 1", "0 144115188037855232 1",
+                         "-9223372036854775807 -1 -1"};
+    for (const char *args : bad) {
+        out.clear();
+        EXPECT_EQ(
+            replay(text.substr(0, at) + iota + args + "\n" + text.substr(at), "iota", &out, ""), 2)
+            << args << ": " << out;
+        EXPECT_NE(out.find("ops.py:17: iota: base "), std::string::npos) << args << ": " << out;
+        EXPECT_NE(out.find("overflows 64-bit arithmetic"), std::string::npos) << args << out;
+    }
+    out.clear();
+    const std::string sel =
+        "affine_select 0 17 T2,0,128,0,1,512,1 T0,0,128,0,1,512,1 is_ge 0 144115188037855232 1 0\n";
+    EXPECT_EQ(replay(text.substr(0, at) + sel + text.substr(at), "select", &out, ""), 2) << out;
+    EXPECT_NE(out.find("ops.py:17: affine_select: base 0 + 144115188037855232 * partition"),
               std::string::npos)
         << out;
 }
