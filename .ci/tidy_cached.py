@@ -84,23 +84,23 @@ def main(argv):
         return 2
     os.makedirs(cache_dir, exist_ok=True)
     version = tidy_version()
-    todo = []
+    to_check = []
     for f in files:
         e = entries.get(os.path.realpath(f))
         if e is None:
             print(f"tidy_cached: {f}: not in {build_dir}/compile_commands.json", file=sys.stderr)
             return 2
-        todo.append(e)
+        to_check.append(e)
     bad, hits = 0, 0
     with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-        futures = [pool.submit(check, e, build_dir, cache_dir, config_text, version) for e in todo]
+        futures = [pool.submit(check, e, build_dir, cache_dir, config_text, version) for e in to_check]
         for fut in futures:
             src, ok, text, hit = fut.result()
             hits += hit
             if not ok:
                 bad += 1
                 sys.stdout.write(text)
-    print(f"clang-tidy: {len(todo)} sources, {hits} cached clean, {len(todo) - hits} checked, "
+    print(f"clang-tidy: {len(to_check)} sources, {hits} cached clean, {len(to_check) - hits} checked, "
           f"{bad} with findings", file=sys.stderr)
     return 1 if bad else 0
 

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "../support/cli_run.h"
+#include "../support/proc_wait.h"
 
 #include <signal.h>
 #include <sys/wait.h>
@@ -291,22 +292,7 @@ TEST(ModelSuite, SigintStillWritesWorkloadsJson)
     // until interrupted. Waiting for norm's progress line ("[1/2]"), not for a guess of its
     // time, keeps a loaded machine from interrupting it too (the bound is only for a sweep that
     // never gets there).
-    const auto t0 = std::chrono::steady_clock::now();
-    auto since = [&] {
-        return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    };
-    bool hang_next = false;
-    while (!hang_next && since() < 120 && waitpid(pid, nullptr, WNOHANG) == 0) {
-        std::istringstream lines(gs_test_slurp(progress));
-        std::string line;
-        size_t done = 0, total = 0;
-        while (std::getline(lines, line))
-            if (std::sscanf(line.c_str(), "[ %zu/%zu]", &done, &total) == 2 && total > 1 &&
-                done == total - 1)
-                hang_next = true;
-        if (!hang_next) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    EXPECT_TRUE(hang_next) << gs_test_slurp(progress);
+    EXPECT_TRUE(gs_test_all_but_last_job_done(pid, progress, 120)) << gs_test_slurp(progress);
     ASSERT_EQ(kill(pid, SIGINT), 0);
     int st = 0;
     ASSERT_EQ(waitpid(pid, &st, 0), pid);

@@ -19,6 +19,7 @@
 #include <string>
 #include <thread>
 
+#include "../support/proc_wait.h"
 #include "proc.h"
 #include "worker.h"
 
@@ -315,32 +316,6 @@ TEST(Proc, WorkerStartServesTheRequestInTheFork)
     gs_worker_set_server(nullptr);
 }
 
-// While alive: this process adopts the orphans of the processes it starts (a child subreaper),
-// so a test sees and reaps them itself instead of leaving them to init.
-struct Subreaper {
-    int ok;
-    Subreaper() : ok(prctl(PR_SET_CHILD_SUBREAPER, 1) == 0) {}
-    ~Subreaper() { prctl(PR_SET_CHILD_SUBREAPER, 0); }
-};
-
-// Whether the child (or adopted orphan) pid ends within bound seconds; reaped if so, else
-// killed and reaped, so a failure leaves nothing running. Polled: the normal case returns at
-// once, only a failure waits out the (generous) bound.
-bool ends_within(pid_t pid, double bound)
-{
-    auto t0 = std::chrono::steady_clock::now();
-    pid_t w;
-    while ((w = waitpid(pid, nullptr, WNOHANG)) == 0) {
-        if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > bound) {
-            kill(pid, SIGKILL);
-            waitpid(pid, nullptr, 0);
-            return false;
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    return w == pid; /* -1: not a child of this process, nothing to judge by */
-}
-
 int sleep_forever(void *)
 {
     for (;;)
@@ -357,7 +332,7 @@ int serve_forever(const gs_job_request *)
 // out its children: every way the runner starts one, the child must die with the parent anyway.
 TEST(Proc, ChildrenDieWithAParentKilledBySigkill)
 {
-    Subreaper adopt; /* the parent's orphans become this test's to reap */
+    GsTestSubreaper adopt; /* the parent's orphans become this test's to reap */
     ASSERT_TRUE(adopt.ok);
     int fd[2];
     ASSERT_EQ(pipe(fd), 0);
@@ -408,7 +383,7 @@ TEST(Proc, ChildrenDieWithAParentKilledBySigkill)
     ASSERT_EQ(got, sizeof pids) << "the parent did not start its children";
     const char *kind[] = {"exec", "function", "fork server", "fork server's exec"};
     for (int i = 0; i < 4; i++)
-        EXPECT_TRUE(ends_within(pids[i], 30.0))
+        EXPECT_TRUE(gs_test_ends_within(pids[i], 30.0))
             << kind[i] << ": pid " << pids[i] << " outlived its parent";
 }
 

@@ -21,6 +21,7 @@
 #include <thread>
 #include <vector>
 
+#include "../support/proc_wait.h"
 #include "compare.h"
 #include "results.h"
 
@@ -124,37 +125,6 @@ std::string without_wall(const std::string &path)
 
 const char *kEw = "--configs configs/gen2.yaml --kernels elementwise_add";
 
-double since(std::chrono::steady_clock::time_point t0)
-{
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-// While alive: this process adopts the orphans of the processes it starts (a child subreaper),
-// so a test sees and reaps a killed sweep's jobs itself instead of leaving them to init.
-struct Subreaper {
-    int ok;
-    Subreaper() : ok(prctl(PR_SET_CHILD_SUBREAPER, 1) == 0) {}
-    ~Subreaper() { prctl(PR_SET_CHILD_SUBREAPER, 0); }
-};
-
-// Whether the child (or adopted orphan) pid ends within bound seconds; reaped if so, else
-// killed and reaped, so a failure leaves nothing running. Polled: the normal case returns at
-// once, only a failure waits out the (generous) bound.
-bool ends_within(pid_t pid, double bound)
-{
-    auto t0 = std::chrono::steady_clock::now();
-    pid_t w;
-    while ((w = waitpid(pid, nullptr, WNOHANG)) == 0) {
-        if (since(t0) > bound) {
-            kill(pid, SIGKILL);
-            waitpid(pid, nullptr, 0);
-            return false;
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    return w == pid; /* -1: not a child of this process, nothing to judge by */
-}
-
 // The processes whose parent is pid (field 4 of /proc/PID/stat).
 std::vector<pid_t> children_of(pid_t parent)
 {
@@ -200,7 +170,7 @@ pid_t start_hanging_sweep(const std::string &dir, const char *paths, pid_t *job)
         _exit(98);
     }
     auto t0 = std::chrono::steady_clock::now();
-    while (since(t0) < 120) {
+    while (gs_test_seconds_since(t0) < 120) {
         std::vector<pid_t> kids = children_of(pid);
         if (!kids.empty()) {
             *job = kids[0];
@@ -497,25 +467,13 @@ TEST(SweepInterrupt, SigintWritesIncompleteResults)
     // elementwise_add jobs sort first; once all but the last job are done, fault_hang (last)
     // runs until killed. Waiting for that line, not for a guess of their time, keeps a loaded
     // machine from interrupting them too (the bound is only for a sweep that never gets there).
+    EXPECT_TRUE(gs_test_all_but_last_job_done(pid, progress, 300)) << slurp(progress);
     auto t0 = std::chrono::steady_clock::now();
-    bool hang_next = false;
-    while (!hang_next && since(t0) < 300 && waitpid(pid, nullptr, WNOHANG) == 0) {
-        std::istringstream lines(slurp(progress));
-        std::string line;
-        size_t done = 0, total = 0;
-        while (std::getline(lines, line))
-            if (std::sscanf(line.c_str(), "[ %zu/%zu]", &done, &total) == 2 && total > 1 &&
-                done == total - 1)
-                hang_next = true;
-        if (!hang_next) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    EXPECT_TRUE(hang_next) << slurp(progress);
-    t0 = std::chrono::steady_clock::now();
     ASSERT_EQ(kill(pid, SIGINT), 0);
     int st = 0;
     ASSERT_EQ(waitpid(pid, &st, 0), pid);
     // interrupted at once, not after the hanging job's --timeout
-    EXPECT_LT(since(t0), 120.0);
+    EXPECT_LT(gs_test_seconds_since(t0), 120.0);
     ASSERT_TRUE(WIFEXITED(st));
     EXPECT_EQ(WEXITSTATUS(st), 1);
     Doc doc(out + "/results.json");
@@ -532,7 +490,7 @@ TEST(SweepInterrupt, SigintWritesIncompleteResults)
 TEST(SweepInterrupt, JobDirsOfKilledSweepsAreRemovedByTheNext)
 {
     std::string d = tmpdir("sigkill");
-    Subreaper adopt; /* the killed sweep's job becomes this test's to reap */
+    GsTestSubreaper adopt; /* the killed sweep's job becomes this test's to reap */
     ASSERT_TRUE(adopt.ok);
     pid_t job = 0;
     pid_t pid = start_hanging_sweep(d, nullptr, &job);
@@ -541,7 +499,7 @@ TEST(SweepInterrupt, JobDirsOfKilledSweepsAreRemovedByTheNext)
     int st = 0;
     ASSERT_EQ(waitpid(pid, &st, 0), pid);
     ASSERT_NE(job, 0) << "the sweep started no job";
-    EXPECT_TRUE(ends_within(job, 30.0)) << "the job outlived its killed sweep";
+    EXPECT_TRUE(gs_test_ends_within(job, 30.0)) << "the job outlived its killed sweep";
     const std::string stale = d + "/.jobs-" + std::to_string(pid);
     struct stat sb;
     ASSERT_EQ(stat(stale.c_str(), &sb), 0) << "the killed sweep left no job directory";
@@ -566,7 +524,7 @@ TEST(SweepInterrupt, JobDirsOfKilledSweepsAreRemovedByTheNext)
 // forever).
 TEST(SweepInterrupt, JobsDieWithASweepKilledBySigkill)
 {
-    Subreaper adopt; /* the killed sweep's job becomes this test's to reap */
+    GsTestSubreaper adopt; /* the killed sweep's job becomes this test's to reap */
     ASSERT_TRUE(adopt.ok);
     const char *paths[] = {nullptr, "exec"};
     for (const char *how : paths) {
@@ -578,7 +536,8 @@ TEST(SweepInterrupt, JobsDieWithASweepKilledBySigkill)
         ASSERT_EQ(kill(pid, SIGKILL), 0);
         ASSERT_EQ(waitpid(pid, nullptr, 0), pid);
         ASSERT_NE(job, 0) << "the sweep started no job";
-        EXPECT_TRUE(ends_within(job, 30.0)) << "the job (pid " << job << ") outlived its sweep";
+        EXPECT_TRUE(gs_test_ends_within(job, 30.0))
+            << "the job (pid " << job << ") outlived its sweep";
     }
 }
 
