@@ -52,10 +52,11 @@ def check(entry, build_dir, cache_dir, config_text, version):
     cmd, flags = preprocess_command(entry)
     pre = subprocess.run(cmd, cwd=entry["directory"], capture_output=True)
     # paths relative to the repository root: a fresh clone in another folder hits the same cache
-    root = (os.getcwd().rstrip("/") + "/").encode()
+    # (the root also appears without its slash, as in -DGS_SOURCE_DIR="/path/to/clone")
+    root = os.getcwd().rstrip("/").encode()
     h = hashlib.sha256()
     for part in (version.encode(), config_text, "\0".join(flags).encode(), pre.stdout):
-        h.update(part.replace(root, b""))
+        h.update(part.replace(root + b"/", b"").replace(root, b"<root>"))
         h.update(b"\0")
     key = os.path.join(cache_dir, h.hexdigest())
     if pre.returncode == 0 and os.path.exists(key):

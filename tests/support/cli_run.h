@@ -1,7 +1,7 @@
 /*
  * cli_run.h - run the built gensweep binary from a test and capture its exit status, stdout and
- * stderr. Header-only (C++); tests that use it define GS_GENSWEEP_BIN, GS_SOURCE_DIR and
- * GS_BINARY_DIR (tests/CMakeLists.txt).
+ * stderr. Header-only (C++); tests that use it get GS_GENSWEEP_BIN, GS_SOURCE_DIR and
+ * GS_BINARY_DIR from test_paths.h.
  */
 #ifndef GS_TEST_CLI_RUN_H
 #define GS_TEST_CLI_RUN_H

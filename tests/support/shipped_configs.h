@@ -1,7 +1,7 @@
 /*
  * shipped_configs.h - the generation configs shipped in configs/ (every *.yaml directly in it,
  * sorted by name), for tests that run on each: their paths, a test-name for each, and loading
- * one. Needs GS_SOURCE_DIR (set for every test).
+ * one. Needs GS_SOURCE_DIR (test_paths.h, in every test).
  */
 #ifndef GS_TEST_SHIPPED_CONFIGS_H
 #define GS_TEST_SHIPPED_CONFIGS_H

@@ -61,8 +61,9 @@ TEST(Bench, QuickRunWritesValidJsonWithEverySection)
     ASSERT_NE(mkdtemp(dir), nullptr);
     const std::string json = std::string(dir) + "/bench.json";
     std::string out;
-    int rc =
-        run("bench --quick --no-sweep --configs " GS_SOURCE_DIR "/configs --json " + json, &out);
+    int rc = run(std::string("bench --quick --no-sweep --configs ") + GS_SOURCE_DIR +
+                     "/configs --json " + json,
+                 &out);
     EXPECT_EQ(rc, 0) << out;
     EXPECT_NE(out.find("targets"), std::string::npos) << out;
     std::string text = slurp(json);
@@ -72,7 +73,7 @@ TEST(Bench, QuickRunWritesValidJsonWithEverySection)
     EXPECT_TRUE(cJSON_IsTrue(cJSON_GetObjectItem(doc, "quick")));
     const cJSON *speed = cJSON_GetObjectItem(doc, "sim_speed");
     ASSERT_TRUE(cJSON_IsArray(speed));
-    EXPECT_EQ(cJSON_GetArraySize(speed), 2 * yaml_count(GS_SOURCE_DIR "/configs"))
+    EXPECT_EQ(cJSON_GetArraySize(speed), 2 * yaml_count(std::string(GS_SOURCE_DIR) + "/configs"))
         << "every generation of the directory x 2 workloads";
     const cJSON *row;
     cJSON_ArrayForEach(row, speed)
@@ -141,8 +142,8 @@ TEST(Bench, BadOptionsAreUsageErrors)
 TEST(Bench, UnwritableJsonPathFails)
 {
     std::string out;
-    EXPECT_EQ(run("bench --quick --no-sweep --configs " GS_SOURCE_DIR
-                  "/configs --json /nonexistent-dir/b.json",
+    EXPECT_EQ(run(std::string("bench --quick --no-sweep --configs ") + GS_SOURCE_DIR +
+                      "/configs --json /nonexistent-dir/b.json",
                   &out),
               1);
     EXPECT_NE(out.find("gensweep bench:"), std::string::npos) << out;
@@ -155,7 +156,7 @@ TEST(BenchLib, GenerationsAreTheYamlFilesOfTheDirectory)
 {
     char dir[] = "/tmp/gs-test-bench-gens-XXXXXX";
     ASSERT_NE(mkdtemp(dir), nullptr);
-    const std::string d = dir, src = GS_SOURCE_DIR "/configs/";
+    const std::string d = dir, src = std::string(GS_SOURCE_DIR) + "/configs/";
     ASSERT_EQ(std::system(("cp " + src + "gen2.yaml " + d + "/b.yaml && cp " + src + "gen1.yaml " +
                            d + "/a.yaml && mkdir " + d + "/sub && cp " + src + "gen3.yaml " + d +
                            "/sub/c.yaml && cp " + src + "gen3.yaml " + d + "/.h.yaml && touch " +

@@ -105,8 +105,8 @@ TEST_P(CliCorpus, ExitStatusAndMessage)
     replace_all(args, "{T}", scratch);
     replace_all(args, "{C}", kCorpus);
     std::string out = scratch + ".out", err = scratch + ".err";
-    std::string cmd = "cd '" GS_SOURCE_DIR "' && timeout 120 '" GS_GENSWEEP_BIN "' " + args +
-                      " >'" + out + "' 2>'" + err + "' </dev/null";
+    std::string cmd = std::string("cd '") + GS_SOURCE_DIR + "' && timeout 120 '" + GS_GENSWEEP_BIN +
+                      "' " + args + " >'" + out + "' 2>'" + err + "' </dev/null";
     int st = std::system(cmd.c_str());
     int rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
     std::string o = slurp(out), e = slurp(err);

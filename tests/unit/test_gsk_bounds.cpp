@@ -96,8 +96,9 @@ int replay(const std::string &text, const std::string &name, std::string *out,
 {
     std::string path = std::string(GS_BINARY_DIR) + "/test_gsk_bounds_" + name + ".gsk";
     std::ofstream(path) << text;
-    std::string cmd = "cd '" GS_SOURCE_DIR "' && '" GS_BINARY_DIR "/cli/gensweep' nki replay '" +
-                      path + "' --config configs/gen2.yaml " + mode + " 2>&1";
+    std::string cmd = std::string("cd '") + GS_SOURCE_DIR + "' && '" + GS_BINARY_DIR +
+                      "/cli/gensweep' nki replay '" + path + "' --config configs/gen2.yaml " +
+                      mode + " 2>&1";
     FILE *f = popen(cmd.c_str(), "r");
     char buf[4096];
     size_t n;

@@ -99,16 +99,17 @@ class History : public ::testing::Test
     static void SetUpTestSuite()
     {
         dir_ = tmpdir();
-        const std::string cache = std::string(GS_BINARY_DIR) + "/test_history-sweep-" +
-                                  file_key(GS_GENSWEEP_BIN) + "-" +
-                                  file_key(GS_SOURCE_DIR "/configs/gen1.yaml");
+        const std::string cache =
+            std::string(GS_BINARY_DIR) + "/test_history-sweep-" + file_key(GS_GENSWEEP_BIN) + "-" +
+            file_key((std::string(GS_SOURCE_DIR) + "/configs/gen1.yaml").c_str());
         std::string out;
         if (!exists(cache + "/results.json")) {
             const std::string fresh = dir_ + "/fresh";
-            int rc = run("sweep --quiet -j 2 --no-report --kernels elementwise_add,softmax "
-                         "--configs " GS_SOURCE_DIR "/configs/gen1.yaml --out " +
-                             fresh,
-                         &out);
+            int rc =
+                run(std::string("sweep --quiet -j 2 --no-report --kernels elementwise_add,softmax "
+                                "--configs ") +
+                        GS_SOURCE_DIR + "/configs/gen1.yaml --out " + fresh,
+                    &out);
             ASSERT_EQ(rc, 0) << out;
             // another test process may have renamed its own first: either is the same sweep
             if (rename(fresh.c_str(), cache.c_str()) != 0)

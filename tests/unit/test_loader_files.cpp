@@ -68,8 +68,8 @@ CliRun gensweep(const std::string &args)
 {
     std::string base =
         std::string(GS_BINARY_DIR) + "/test_loader_files/cli-" + std::to_string(getpid());
-    std::string cmd = "cd '" GS_SOURCE_DIR "' && timeout 60 '" GS_GENSWEEP_BIN "' " + args + " >'" +
-                      base + ".out' 2>'" + base + ".err' </dev/null";
+    std::string cmd = std::string("cd '") + GS_SOURCE_DIR + "' && timeout 60 '" + GS_GENSWEEP_BIN +
+                      "' " + args + " >'" + base + ".out' 2>'" + base + ".err' </dev/null";
     int st = std::system(cmd.c_str());
     CliRun r;
     r.rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;

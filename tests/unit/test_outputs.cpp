@@ -50,8 +50,8 @@ CliRun gensweep(const std::string &args, const std::string &prefix = "")
     std::string base = std::string(GS_BINARY_DIR) + "/test_outputs/run-" +
                        std::to_string(getpid()) + "-" + std::to_string(n++);
     std::system(("mkdir -p '" + std::string(GS_BINARY_DIR) + "/test_outputs'").c_str());
-    std::string cmd = prefix + "cd '" GS_SOURCE_DIR "' && '" GS_GENSWEEP_BIN "' " + args + " >'" +
-                      base + ".out' 2>'" + base + ".err'";
+    std::string cmd = prefix + "cd '" + GS_SOURCE_DIR + "' && '" + GS_GENSWEEP_BIN + "' " + args +
+                      " >'" + base + ".out' 2>'" + base + ".err'";
     int st = std::system(cmd.c_str());
     CliRun r;
     r.rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;

@@ -693,8 +693,8 @@ TEST(SweepCli, UsageErrorsExitTwo)
 TEST(SweepTuning, TunedParamsAreUsedAndReported)
 {
     std::string d = tmpdir("tuning");
-    ASSERT_EQ(std::system(("mkdir -p '" + d +
-                           "/cfg' && cp '" GS_SOURCE_DIR "/configs/gen2.yaml' '" + d + "/cfg/'")
+    ASSERT_EQ(std::system(("mkdir -p '" + d + "/cfg' && cp '" + GS_SOURCE_DIR +
+                           "/configs/gen2.yaml' '" + d + "/cfg/'")
                               .c_str()),
               0);
     CliRun t = gensweep("tune --config '" + d +
@@ -733,8 +733,8 @@ TEST(SweepForkServer, ForkedJobsWriteWhatExecdJobsWrite)
                       d;
     CliRun forked = gensweep("sweep" + sel + "/fork'");
     ASSERT_EQ(forked.rc, 0) << forked.err;
-    CliRun execd =
-        exec("env", "GS_BASELINE_PATHS=exec '" GS_GENSWEEP_BIN "' sweep" + sel + "/exec'");
+    CliRun execd = exec("env", std::string("GS_BASELINE_PATHS=exec '") + GS_GENSWEEP_BIN +
+                                   "' sweep" + sel + "/exec'");
     ASSERT_EQ(execd.rc, 0) << execd.err;
     EXPECT_GT(Doc(d + "/fork/results.json").jobs(), 50);
     EXPECT_EQ(without_wall(d + "/fork/results.json"), without_wall(d + "/exec/results.json"));

@@ -88,10 +88,9 @@ TEST(TraceFlow, EventsFollowTheSchemaAndFlowsJoinRealDependencies)
     ASSERT_NE(mkdtemp(dir), nullptr);
     const std::string trace = std::string(dir) + "/mm.json";
     // two cores: flows cross engines and DMA queues
-    std::string cmd = std::string(GS_GENSWEEP_BIN) +
-                      " run --config " GS_SOURCE_DIR
-                      "/configs/gen2.yaml --kernel matmul --shape 256x256x512 --trace " +
-                      trace + " >/dev/null 2>&1";
+    std::string cmd = std::string(GS_GENSWEEP_BIN) + " run --config " + GS_SOURCE_DIR +
+                      "/configs/gen2.yaml --kernel matmul --shape 256x256x512 --trace " + trace +
+                      " >/dev/null 2>&1";
     int st = system(cmd.c_str());
     ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << cmd;
     cJSON *root = cJSON_Parse(slurp(trace).c_str());
