@@ -7,7 +7,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cmath>
@@ -473,13 +472,8 @@ TEST(ResultsMerge, AllShardsCompleteMissingJobOrShardIncomplete)
 
 namespace
 {
-double seconds_since(std::chrono::steady_clock::time_point t0)
-{
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-// Merge two shards of n jobs and compare the result with itself; returns the seconds taken.
-double merge_and_compare(size_t n, const std::string &d)
+// Merge two shards of n jobs, write the result and compare it with itself.
+void merge_write_and_compare(size_t n, const std::string &d)
 {
     std::string p1 = d + "/a1.json", p2 = d + "/a2.json";
     cJSON *s1 = make_shard(n, 1, 2), *s2 = make_shard(n, 2, 2);
@@ -488,13 +482,11 @@ double merge_and_compare(size_t n, const std::string &d)
     cJSON_Delete(s1);
     cJSON_Delete(s2);
     const char *paths[] = {p1.c_str(), p2.c_str()};
-    auto t0 = std::chrono::steady_clock::now();
     gs_error err;
     gs_error_clear(&err);
     char *why = nullptr;
     cJSON *m = gs_results_merge(paths, 2, &why, &err);
-    EXPECT_NE(m, nullptr) << err.message;
-    if (!m) return 0;
+    ASSERT_NE(m, nullptr) << err.message;
     EXPECT_EQ(why, nullptr) << why;
     EXPECT_EQ((size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(m, "jobs")), n);
     EXPECT_EQ(gs_results_write_dir(m, (d + "/out").c_str(), &err), GS_OK) << err.message;
@@ -502,25 +494,17 @@ double merge_and_compare(size_t n, const std::string &d)
     gs_compare_docs(m, m, 0.02, nullptr, &s);
     EXPECT_EQ((size_t)s.compared, n);
     EXPECT_EQ(s.regressions, 0);
-    double t = seconds_since(t0);
     cJSON_Delete(m);
-    return t;
 }
 } // namespace
 
-// 100,000 jobs merge, write and compare in seconds (quadratic code took minutes at 85,000).
-// Judged as a ratio against 10,000 jobs in the same run: O(n log n) gives about 11x, O(n^2)
-// 100x; CTest's timeout bounds the absolute time.
-TEST(ResultsScale, HundredThousandJobsMergeAndCompareInNLogN)
+// 100,000 jobs merge, write and compare whole. The complexity bound is CTest's timeout for this
+// binary (120 s, tests/CMakeLists.txt) against about 5 s under ASan: quadratic code took minutes
+// at 85,000 jobs. No wall-clock figure is asserted here (a test must not depend on the machine's
+// speed or load); the run time at scale is a benchmark (BENCHMARKS.md, report at 100,000 jobs).
+TEST(ResultsScale, HundredThousandJobsMergeWriteAndCompare)
 {
-    std::string d = tmpdir("scale");
-    double small = merge_and_compare(10000, d);
-    double big = merge_and_compare(100000, d);
-    RecordProperty("seconds_10k", std::to_string(small));
-    RecordProperty("seconds_100k", std::to_string(big));
-    printf("merge+write+compare: 10,000 jobs %.3f s, 100,000 jobs %.3f s (ratio %.1f)\n", small,
-           big, big / small);
-    EXPECT_LT(big / small, 40.0);
+    merge_write_and_compare(100000, tmpdir("scale"));
 }
 
 // The one status table: a status is a failure exactly when its severity is "failed", and every
