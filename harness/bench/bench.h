@@ -32,11 +32,18 @@ extern "C" {
 /* Called with report text as it is measured (whole lines). */
 typedef void (*gs_bench_progress)(void *ctx, const char *text);
 
+/* The default CPU limit of one measured point of section 8, in seconds: a size that takes
+ * longer is out of reach (the larger sizes of the kernel are not tried), so the section ends. */
+#define GS_BENCH_POINT_CPU_LIMIT 120.0
+
 typedef struct gs_bench_opts {
     int quick;                   /* smaller shapes (seconds) */
     int no_sweep;                /* skip section 3 and its old-path runs */
     int scaling;                 /* run section 8 (every kernel at three sizes) instead of 1-6 */
     const char *scaling_kernels; /* section 8: "a,b" = only these kernels; NULL: every one */
+    double point_cpu_limit;      /* section 8: CPU seconds per measured point (a child process)
+                                  * before it is stopped and its size reported as not reached;
+                                  * <= 0: GS_BENCH_POINT_CPU_LIMIT */
     const char *configs;         /* the generations' directory; NULL: gs_default_configs_dir() */
     const char *exe;             /* the gensweep binary; NULL: this process's own */
     gs_bench_progress progress;  /* NULL: no report text */

@@ -9,9 +9,12 @@
 #define _GNU_SOURCE /* setenv in proc.h's children */
 #include <cblas.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -197,6 +200,11 @@ static int child_main(void *ctx)
 {
     const child_ctx *c = ctx;
     close(c->fd[0]);
+    if (c->q->cpu_limit_s > 0) { /* SIGXCPU at the soft limit, SIGKILL at the hard one */
+        rlim_t soft = (rlim_t)ceil(c->q->cpu_limit_s);
+        struct rlimit rl = {soft, soft + 5};
+        setrlimit(RLIMIT_CPU, &rl);
+    }
     child_result cr;
     memset(&cr, 0, sizeof cr);
     child_job(c->q, &cr);
@@ -228,6 +236,8 @@ int gs_bench_child(const job_req *q, child_result *r, long *maxrss_kb)
     po.fn = child_main;
     po.fn_ctx = &c;
     po.out = po.err = GS_PROC_INHERIT;
+    /* a backstop for a point that hangs without using CPU: far beyond its CPU limit */
+    if (q->cpu_limit_s > 0) po.timeout_s = 10 * q->cpu_limit_s + 60;
     gs_proc *p = gs_proc_start(&po);
     if (!p) {
         snprintf(r->error, sizeof r->error, "fork: %s", strerror(errno));
@@ -248,7 +258,19 @@ int gs_bench_child(const job_req *q, child_result *r, long *maxrss_kb)
     const gs_proc_result *res = gs_proc_wait(p);
     *maxrss_kb = res->maxrss_kb;
     int rc = 0;
-    if (got != sizeof *r || !res->exited) {
+    if (got != sizeof *r && q->cpu_limit_s > 0 &&
+        (res->signal == SIGXCPU || (res->signal == SIGKILL && res->cpu_s >= q->cpu_limit_s))) {
+        memset(r, 0, sizeof *r);
+        snprintf(r->status, sizeof r->status, "cpu-limit");
+        snprintf(r->error, sizeof r->error, "stopped at its CPU limit of %.0f s",
+                 ceil(q->cpu_limit_s));
+        rc = -1;
+    } else if (got != sizeof *r && res->timed_out) {
+        memset(r, 0, sizeof *r);
+        snprintf(r->status, sizeof r->status, "timeout");
+        snprintf(r->error, sizeof r->error, "stopped after %.0f s of wall time", po.timeout_s);
+        rc = -1;
+    } else if (got != sizeof *r || !res->exited) {
         memset(r, 0, sizeof *r);
         snprintf(r->status, sizeof r->status, "crash");
         snprintf(r->error, sizeof r->error, "benchmark child died (%s %d)",

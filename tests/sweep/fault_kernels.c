@@ -1,6 +1,6 @@
 /*
  * fault_kernels.c - test-only kernels that misbehave, and the `gensweep_faults` binary that
- * carries them: every real gensweep command (the gs_cli library) with five extra kernels
+ * carries them: every real gensweep command (the gs_cli library) with six extra kernels
  * appended to the suite (gs_suite_append). They never ship: the normal gensweep binary does not
  * link this file; the harness code under test is exactly the shipped code.
  *
@@ -10,6 +10,8 @@
  *   fault_deadlock  a real model deadlock: a raw instruction waiting on a later one
  *   fault_oom       allocates past the per-job memory limit in one step, so the limit stops it
  *                   at once however slow the machine (no race against the timeout)
+ *   fault_spin      spins in build, using CPU: for CPU limits (a CPU limit stops it after that
+ *                   much CPU time, however loaded the machine); nothing else should run it
  *   fault_two_outputs  copies X to two outputs Y and Z; its reference differs from the copy
  *                   in one element of Y (the first output), Z matches: the output check's
  *                   "worst at" must name Y, not the last output checked
@@ -42,6 +44,14 @@ static gs_status build_hang(gs_kb *kb, const gs_kernel_args *a)
      * runner that failed to kill it would eat a core until reboot) */
     for (;;)
         pause();
+    return gs_kb_status(kb);
+}
+
+static gs_status build_spin(gs_kb *kb, const gs_kernel_args *a)
+{
+    (void)a;
+    for (volatile unsigned long i = 0;; i++) {
+    }
     return gs_kb_status(kb);
 }
 
@@ -166,11 +176,12 @@ FAULT_KERNEL(k_crash, "fault_crash", build_crash)
 FAULT_KERNEL(k_hang, "fault_hang", build_hang)
 FAULT_KERNEL(k_deadlock, "fault_deadlock", build_deadlock)
 FAULT_KERNEL(k_oom, "fault_oom", build_oom)
+FAULT_KERNEL(k_spin, "fault_spin", build_spin)
 FAULT_KERNEL_T(k_two_outputs, "fault_two_outputs", build_two_outputs, tensors_two_outputs,
                reference_two_outputs)
 
-static const gs_kernel_def *const faults[] = {&k_crash, &k_hang, &k_deadlock, &k_oom,
-                                              &k_two_outputs};
+static const gs_kernel_def *const faults[] = {&k_crash, &k_hang,        &k_deadlock,
+                                              &k_oom,   &k_two_outputs, &k_spin};
 
 int main(int argc, char **argv)
 {

@@ -20,9 +20,9 @@
 namespace
 {
 
-int run(const std::string &args, std::string *out)
+int run(const std::string &args, std::string *out, const char *bin = GS_GENSWEEP_BIN)
 {
-    std::string cmd = std::string(GS_GENSWEEP_BIN) + " " + args + " 2>&1";
+    std::string cmd = std::string(bin) + " " + args + " 2>&1";
     FILE *p = popen(cmd.c_str(), "r");
     if (!p) return -1;
     char buf[4096];
@@ -137,6 +137,51 @@ TEST(Bench, BadOptionsAreUsageErrors)
     EXPECT_NE(out.find("--json needs a value"), std::string::npos) << out;
     EXPECT_EQ(run("bench --quick --configs /nonexistent-dir", &out), 2);
     EXPECT_NE(out.find("cannot read /nonexistent-dir"), std::string::npos) << out;
+    for (const char *v : {"0", "-3", "1.5", "abc", "86401"}) {
+        EXPECT_EQ(run(std::string("bench --scaling --point-cpu-limit ") + v, &out), 2) << v;
+        EXPECT_NE(out.find("--point-cpu-limit: "), std::string::npos) << out;
+    }
+    EXPECT_EQ(run("bench --scaling --point-cpu-limit", &out), 2);
+    EXPECT_NE(out.find("--point-cpu-limit needs a value"), std::string::npos) << out;
+}
+
+// A point of `bench --scaling` that spins (fault_spin, in the gensweep_faults binary) is stopped
+// at its CPU limit (RLIMIT_CPU: CPU time, so the same however loaded the machine): the kernel's
+// sizes are reported as not reached, in the text and the JSON, and the section ends (exit 1: a
+// measurement could not be taken) instead of running on.
+TEST(Bench, ScalingPointOverItsCpuLimitIsNotReachedAndTheSectionEnds)
+{
+    char dir[] = "/tmp/gs-test-bench-cpu-XXXXXX";
+    ASSERT_NE(mkdtemp(dir), nullptr);
+    const std::string json = std::string(dir) + "/b.json";
+    std::string out;
+    EXPECT_EQ(run(std::string("bench --scaling --quick --scaling-kernels fault_spin "
+                              "--point-cpu-limit 1 --configs ") +
+                      GS_SOURCE_DIR + "/configs --json " + json,
+                  &out, GS_FAULTS_BIN),
+              1)
+        << out;
+    EXPECT_NE(out.find("at most 1 CPU s a point"), std::string::npos) << out;
+    EXPECT_NE(out.find("not reached (cpu-limit)"), std::string::npos) << out;
+    EXPECT_NE(out.find("1 kernel not measured at every size"), std::string::npos) << out;
+    EXPECT_EQ(out.find("target met"), std::string::npos) << out;
+    cJSON *doc = cJSON_Parse(slurp(json).c_str());
+    ASSERT_NE(doc, nullptr) << slurp(json);
+    const cJSON *rows = cJSON_GetObjectItem(doc, "scaling");
+    ASSERT_EQ(cJSON_GetArraySize(rows), 1);
+    const cJSON *row = cJSON_GetArrayItem(rows, 0);
+    EXPECT_STREQ(cJSON_GetStringValue(cJSON_GetObjectItem(row, "kernel")), "fault_spin");
+    const cJSON *sizes = cJSON_GetObjectItem(row, "sizes");
+    ASSERT_EQ(cJSON_GetArraySize(sizes), 3);
+    const cJSON *z;
+    cJSON_ArrayForEach(z, sizes)
+    {
+        EXPECT_STREQ(cJSON_GetStringValue(cJSON_GetObjectItem(z, "status")), "cpu-limit");
+        EXPECT_EQ(cJSON_GetObjectItem(z, "cpu_s"), nullptr);
+    }
+    cJSON_Delete(doc);
+    unlink(json.c_str());
+    rmdir(dir);
 }
 
 TEST(Bench, UnwritableJsonPathFails)

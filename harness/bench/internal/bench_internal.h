@@ -53,6 +53,8 @@ typedef struct job_req {
     int with_exec_and_sgemm; /* functional matmul: also time the executor and sgemm */
     const char *trace;
     long floor_switches; /* > 0: measure the SystemC floor instead of a job */
+    double cpu_limit_s;  /* > 0: the child's CPU time limit (RLIMIT_CPU, whole seconds); over
+                          * it the point's status is "cpu-limit" */
 } job_req;
 
 /* `gensweep sweep` run as a child process. */
