@@ -411,10 +411,11 @@ static int cmd_gate(int argc, char **argv)
     }
     gs_compare_summary s;
     gs_compare_docs(base, res, a.threshold, stdout, &s);
-    printf("%d compared, %d regressions, %d improvements, %d changed, %d new, %d missing%s "
-           "(threshold %g%%)\n",
-           s.compared, s.regressions, s.improvements, s.changed, s.added, s.missing,
-           s.incomplete ? ", incomplete" : "", a.threshold * 100);
+    gs_sb line;
+    gs_sb_init(&line);
+    gs_compare_summary_line(&line, &s);
+    printf("%s (threshold %g%%)\n", gs_sb_cstr(&line), a.threshold * 100);
+    gs_sb_free(&line);
     cJSON_Delete(base);
     cJSON_Delete(res);
     return gs_compare_failed(&s) ? GS_EXIT_FAIL : GS_EXIT_OK;

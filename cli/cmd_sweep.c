@@ -361,8 +361,10 @@ void gs_help_compare(void)
            "them, e.g. tests/baselines). A job regressed when its simulated time grew by more\n"
            "than the threshold, its status got worse, or its max abs error grew by more than\n"
            "10%% of its tolerance; improvements and new jobs are listed too. Exit 1 when\n"
-           "anything regressed, or when NEW did not run everything (interrupted, marked\n"
-           "incomplete, planned jobs absent, a generation of its configs without a job).\n\n"
+           "anything regressed, when NEW did not run everything (interrupted, marked\n"
+           "incomplete, planned jobs absent, a generation of its configs without a job), or\n"
+           "when something cannot be compared (a time or check record on one side only, a\n"
+           "generation of NEW with no job in BASE).\n\n"
            "usage: gensweep compare --across BASE_GEN OTHER_GEN [results.json...]\n"
            "                        [--mode timing|functional] [--quiet]\n\n"
            "Which generation is faster on what: match the jobs of two generations by\n"
@@ -428,10 +430,16 @@ int gs_cmd_compare(int argc, char **argv)
         gs_sb_free(&msg);
         gs_free(gaps);
     }
-    printf("%d compared, %d regressions, %d improvements, %d changed, %d new, %d missing%s "
-           "(threshold %.3g%%)\n",
-           s.compared, s.regressions, s.improvements, s.changed, s.added, s.missing,
-           s.incomplete ? ", incomplete" : "", thr * 100);
+    if (quiet && (s.uncompared || s.no_baseline))
+        fprintf(stderr,
+                "gensweep compare: %s: %d jobs cannot be compared, %d generations have no "
+                "baseline (run without --quiet for which)\n",
+                pos[1], s.uncompared, s.no_baseline);
+    gs_sb line;
+    gs_sb_init(&line);
+    gs_compare_summary_line(&line, &s);
+    printf("%s (threshold %.3g%%)\n", gs_sb_cstr(&line), thr * 100);
+    gs_sb_free(&line);
     cJSON_Delete(a);
     cJSON_Delete(b);
     return gs_compare_failed(&s) ? GS_EXIT_FAIL : GS_EXIT_OK;

@@ -345,10 +345,13 @@ int gs_sweep_main(const gs_sweep_opts *opts, const char *calibration, const char
         gs_compare_summary sum;
         gs_compare_docs(base, doc, o.threshold, o.quiet ? NULL : stdout, &sum);
         if (gs_compare_failed(&sum)) rc = GS_EXIT_FAIL;
-        if (!o.quiet || gs_compare_failed(&sum))
-            fprintf(o.quiet ? stderr : stdout,
-                    "baseline: %d compared, %d regressions, %d improvements, %d new, %d missing\n",
-                    sum.compared, sum.regressions, sum.improvements, sum.added, sum.missing);
+        if (!o.quiet || gs_compare_failed(&sum)) {
+            gs_sb line;
+            gs_sb_init(&line);
+            gs_compare_summary_line(&line, &sum);
+            fprintf(o.quiet ? stderr : stdout, "baseline: %s\n", gs_sb_cstr(&line));
+            gs_sb_free(&line);
+        }
     }
     char path[4096];
     snprintf(path, sizeof path, "%s/results.json", out);

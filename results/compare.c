@@ -58,6 +58,25 @@ int gs_compare_covers(const gs_json_index *cur, const char *id)
     return gs_json_index_has_prefix(cur, id, (size_t)(s2 - id) + 1);
 }
 
+/* Why a job with the same status on both sides cannot be compared (compare.h), or NULL. A
+ * time is judged only between two positive times; an error only between two recorded ones. */
+static const char *uncomparable(const gs_job_diff *d)
+{
+    int hb = !isnan(d->base_ns), hc = !isnan(d->cur_ns);
+    if (hb && !(isfinite(d->base_ns) && d->base_ns > 0))
+        return "the baseline's time_ns is not a positive number";
+    if (hc && !(isfinite(d->cur_ns) && d->cur_ns > 0))
+        return "the new time_ns is not a positive number";
+    if (hb && !hc) return "no time in the new results (time_ns null)";
+    if (!hb && hc) return "no time in the baseline (time_ns null)";
+    if (!hb && !hc && gs_job_status_parse(d->cur_status) == (int)GS_JOB_PASS)
+        return "a pass without a time on either side (time_ns null)";
+    int eb = !isnan(d->base_err), ec = !isnan(d->cur_err);
+    if (eb && !ec) return "no check record in the new results (error.max_abs null)";
+    if (!eb && ec) return "no check record in the baseline (max_abs null)";
+    return NULL;
+}
+
 gs_verdict gs_compare_job(const cJSON *base, const cJSON *cur, int cur_ran_kernel, double threshold,
                           gs_job_diff *out)
 {
@@ -89,6 +108,12 @@ gs_verdict gs_compare_job(const cJSON *base, const cJSON *cur, int cur_ran_kerne
         return d.verdict;
     }
     d.status_renamed = strcmp(d.base_status, d.cur_status) != 0;
+    if (!d.status_renamed) d.uncomparable = uncomparable(&d);
+    if (d.uncomparable) {
+        d.verdict = GS_VERDICT_REGRESSION;
+        if (out) *out = d;
+        return d.verdict;
+    }
     if (!isnan(d.time_rel))
         d.time_change = d.time_rel > threshold ? 1 : d.time_rel < -threshold ? -1 : 0;
     /* Simulated time is exact (the model is deterministic), but the reference results come from
@@ -149,6 +174,10 @@ void gs_compare_print(FILE *out, const gs_job_diff *d)
                id, d->base_status, d->cur_status);
         return;
     }
+    if (d->uncomparable) {
+        report(out, "REGRESSION  %s: cannot compare: %s", id, d->uncomparable);
+        return;
+    }
     if (d->status_renamed)
         report(out, "changed     %s: status %s -> %s", id, d->base_status, d->cur_status);
     if (d->time_change)
@@ -169,7 +198,58 @@ void gs_compare_print(FILE *out, const gs_job_diff *d)
 
 int gs_compare_failed(const gs_compare_summary *sum)
 {
-    return sum->regressions > 0 || sum->incomplete;
+    return sum->regressions > 0 || sum->incomplete || sum->uncompared > 0 || sum->no_baseline > 0;
+}
+
+void gs_compare_summary_line(gs_sb *sb, const gs_compare_summary *sum)
+{
+    gs_sb_printf(sb, "%d compared, %d regressions, %d improvements, %d changed, %d new, %d missing",
+                 sum->compared, sum->regressions, sum->improvements, sum->changed, sum->added,
+                 sum->missing);
+    if (sum->uncompared) gs_sb_printf(sb, ", %d cannot be compared", sum->uncompared);
+    if (sum->no_baseline)
+        gs_sb_printf(sb, ", %d generation%s without a baseline", sum->no_baseline,
+                     sum->no_baseline == 1 ? "" : "s");
+    if (sum->incomplete) gs_sb_puts(sb, ", incomplete");
+}
+
+/* Each generation of cur's ids (the first '/'-separated field) of which base (bix) holds no
+ * job: one line each, naming how many new jobs it has; returns how many. */
+static int generations_without_baseline(const gs_json_index *bix, const cJSON *cur, FILE *out)
+{
+    int n = 0;
+    const char *prev = "";
+    size_t prev_len = 0;
+    const cJSON *c;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(cur, "jobs"))
+    {
+        const char *id = gs_json_str(c, "id");
+        const char *slash = strchr(id, '/');
+        if (!slash) continue;
+        size_t len = (size_t)(slash - id) + 1;
+        /* results are sorted by id: a run of one generation is looked at once */
+        int same = len == prev_len && !strncmp(id, prev, len);
+        prev = id;
+        prev_len = len;
+        if (same || gs_json_index_has_prefix(bix, id, len)) continue;
+        /* the generation's first job reports it, with the count of its jobs */
+        const cJSON *first = NULL;
+        int jobs = 0;
+        const cJSON *p;
+        cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(cur, "jobs"))
+        {
+            if (strncmp(gs_json_str(p, "id"), id, len) != 0) continue;
+            if (!first) first = p;
+            jobs++;
+        }
+        if (first != c) continue;
+        n++;
+        report(out,
+               "NO BASELINE generation %.*s: none of its %d jobs is in the baseline (a baseline "
+               "file missing?); nothing of it can be compared",
+               (int)(len - 1), id, jobs);
+    }
+    return n;
 }
 
 char *gs_compare_gaps(const cJSON *cur)
@@ -257,7 +337,8 @@ void gs_compare_docs(const cJSON *base, const cJSON *cur, double threshold, FILE
         const cJSON *c = gs_json_index_find(cix, id);
         gs_verdict v = gs_compare_job(b, c, !c && gs_compare_covers(cix, id), threshold, &d);
         gs_compare_print(out, &d);
-        sum->regressions += gs_verdict_is_regression(v);
+        sum->uncompared += d.uncomparable != NULL;
+        sum->regressions += gs_verdict_is_regression(v) && !d.uncomparable;
         sum->missing += v == GS_VERDICT_MISSING;
         if (!c) continue;
         sum->compared++;
@@ -272,6 +353,7 @@ void gs_compare_docs(const cJSON *base, const cJSON *cur, double threshold, FILE
         gs_compare_job(NULL, c, 1, threshold, &d);
         gs_compare_print(out, &d);
     }
+    sum->no_baseline = generations_without_baseline(bix, cur, out);
     char *gaps = gs_compare_gaps(cur);
     if (gaps) {
         sum->incomplete = 1;

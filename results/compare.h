@@ -70,6 +70,11 @@ typedef struct gs_job_diff {
     double base_err, cur_err; /* max abs errors, NAN when absent */
     double err_tol;           /* tolerance the growth was judged against, NAN: none recorded */
     int err_regressed;        /* grew beyond the allowance (equal status only) */
+    /* Why the job cannot be compared (a static sentence), NULL when it can: with the same
+     * status on both sides, a time or a check record (max abs error) on one side only, a pass
+     * without a time, or a time that is not a positive number. The verdict is then
+     * GS_VERDICT_REGRESSION: a gate never passes what it could not compare. */
+    const char *uncomparable;
 } gs_job_diff;
 
 /*
@@ -92,14 +97,22 @@ typedef struct gs_compare_summary {
     int compared;    /* jobs in both */
     int regressions; /* jobs judged regressions, missing ones included */
     int improvements;
-    int changed;    /* status changed without getting worse or better (e.g. fail -> crash) */
-    int added;      /* in new only */
-    int missing;    /* in base only and counted as regressions */
-    int incomplete; /* the new results say they did not run everything (gs_compare_gaps) */
+    int changed;     /* status changed without getting worse or better (e.g. fail -> crash) */
+    int added;       /* in new only */
+    int missing;     /* in base only and counted as regressions */
+    int incomplete;  /* the new results say they did not run everything (gs_compare_gaps) */
+    int uncompared;  /* jobs in both that cannot be compared (gs_job_diff.uncomparable; not
+                      * counted in regressions) */
+    int no_baseline; /* generations of the new results without a single baseline job (a
+                      * baseline file missing): their jobs are new, none can be compared */
 } gs_compare_summary;
 
-/* Whether a comparison fails the gate: a regression, or new results that did not all run. */
+/* Whether a comparison fails the gate: a regression, new results that did not all run, a job
+ * that cannot be compared, or a generation without a baseline. */
 int gs_compare_failed(const gs_compare_summary *sum);
+/* The gate's one-line count ("3 compared, 0 regressions, ... 0 missing"), with ", N cannot be
+ * compared", ", N generations without a baseline" and ", incomplete" when they apply. */
+void gs_compare_summary_line(gs_sb *sb, const gs_compare_summary *sum);
 
 /* What the new results (a results.json document) say did not run: interrupted, marked
  * incomplete (an unsharded file), fewer jobs than its share of "planned_jobs", or a config of
@@ -109,9 +122,10 @@ int gs_compare_failed(const gs_compare_summary *sum);
 char *gs_compare_gaps(const cJSON *cur);
 
 /* Compare base and cur (documents with a "jobs" array): every baseline job in order, then the
- * new ones, through gs_compare_job, then what cur says did not run (gs_compare_gaps: one
- * "INCOMPLETE" line, sum->incomplete); print the findings to out (NULL: silent). threshold is
- * relative (0.02 = 2%). */
+ * new ones, through gs_compare_job, then each generation of cur (the first '/'-separated field
+ * of its ids) of which base holds no job (one "NO BASELINE" line each, sum->no_baseline), then
+ * what cur says did not run (gs_compare_gaps: one "INCOMPLETE" line, sum->incomplete); print
+ * the findings to out (NULL: silent). threshold is relative (0.02 = 2%). */
 void gs_compare_docs(const cJSON *base, const cJSON *cur, double threshold, FILE *out,
                      gs_compare_summary *sum);
 

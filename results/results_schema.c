@@ -279,6 +279,13 @@ static gs_status check_jobs(const cJSON *jobs, const char *name, const char *con
                 return gs_error_set(err, GS_ERR_INVALID, name, 0, 0,
                                     "jobs[%d] (%.200s): \"%s\" must be a number or null", i, idv,
                                     nums[k]);
+        /* a simulated time is positive: a 0 or negative one would read as a huge speed-up */
+        const cJSON *t = cJSON_GetObjectItemCaseSensitive(j, "time_ns");
+        if (cJSON_IsNumber(t) && !(isfinite(t->valuedouble) && t->valuedouble > 0))
+            return gs_error_set(err, GS_ERR_INVALID, name, 0, 0,
+                                "jobs[%d] (%.200s): \"time_ns\" must be a positive number of "
+                                "nanoseconds or null, not %g",
+                                i, idv, t->valuedouble);
         if (!baseline) {
             static const char *const strs[] = {"generation",  "kernel",     "variant",
                                                "dtype",       "mode",       "reason",

@@ -477,6 +477,65 @@ TEST_F(History, GateFailsResultsThatDidNotAllRun)
     EXPECT_EQ(run("history gate --db " + d + " " + results_ + " --commit new2", &out), 0) << out;
 }
 
+// The gate fails on what it cannot compare, naming it: a new job without a time or without a
+// check record, and a generation the last good run has no job of. All three passed before.
+TEST_F(History, GateFailsWhatItCannotCompare)
+{
+    std::string d = db("gate-uncomparable"), out;
+    // results_ with the first job edited
+    auto edited = [&](const std::string &name, const char *key, cJSON *value) {
+        cJSON *doc = cJSON_Parse(slurp(results_).c_str());
+        cJSON *j = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "jobs"), 0);
+        cJSON_ReplaceItemInObject(j, key, value);
+        char *s = cJSON_Print(doc);
+        std::string path = dir_ + "/" + name + ".json";
+        spit(path, s);
+        cJSON_free(s);
+        cJSON_Delete(doc);
+        return path;
+    };
+    ASSERT_EQ(
+        run("history add " + results_ + " --db " + d + " --commit good1 --date 2026-01-01", &out),
+        0)
+        << out;
+    const std::string id = first_job_id();
+    EXPECT_EQ(run("history gate --db " + d + " " +
+                      edited("time-null", "time_ns", cJSON_CreateNull()) + " --commit new2",
+                  &out),
+              1)
+        << out;
+    EXPECT_NE(out.find("REGRESSION  " + id + ": cannot compare: no time in the new results"),
+              std::string::npos)
+        << out;
+    EXPECT_NE(out.find("1 cannot be compared"), std::string::npos) << out;
+    EXPECT_EQ(run("history gate --db " + d + " " +
+                      edited("error-null", "error", cJSON_CreateNull()) + " --commit new2",
+                  &out),
+              1)
+        << out;
+    EXPECT_NE(out.find("REGRESSION  " + id +
+                       ": cannot compare: no check record in the new "
+                       "results"),
+              std::string::npos)
+        << out;
+    // the last good run is of another generation: nothing of gen1 can be compared
+    std::string other = slurp(results_);
+    for (const char *from : {"gen1/", "\"gen1\""})
+        for (size_t at = other.find(from); at != std::string::npos; at = other.find(from, at))
+            other.replace(at + (from[0] == '"' ? 4 : 3), 1, "0");
+    spit(dir_ + "/gen0.json", other);
+    std::string d0 = db("gate-other-gen");
+    ASSERT_EQ(
+        run("history add " + dir_ + "/gen0.json --db " + d0 + " --commit good0 --date 2026-01-01",
+            &out),
+        0)
+        << out;
+    EXPECT_EQ(run("history gate --db " + d0 + " " + results_ + " --commit new2", &out), 1) << out;
+    EXPECT_NE(out.find("NO BASELINE generation gen1"), std::string::npos) << out;
+    EXPECT_EQ(out.find("INCOMPLETE"), std::string::npos) << out;
+    EXPECT_EQ(run("history gate --db " + d + " " + results_ + " --commit new2", &out), 0) << out;
+}
+
 // Job ids come from results files: ESC, BEL and OSC sequences in one never reach the terminal
 // raw from `history show` (nor from the gate's lines).
 TEST_F(History, ShowEscapesJobIds)

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cmath>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -260,6 +261,83 @@ TEST(CompareGate, NewResultsThatDidNotAllRunFailTheGate)
         cJSON_Delete(d);
 }
 
+// What the gate cannot compare fails it, named: a time or check record on one side only, a
+// time that is not positive, and a generation of the new results with no baseline job (its
+// baseline file missing). Each of these passed before as "same", "improved" or "new".
+TEST(CompareGate, WhatCannotBeComparedFailsTheGate)
+{
+    cJSON *base = make_doc({{kId, 1e-5, 1e-4}});
+    auto first_job = [](cJSON *d) { return cJSON_GetArrayItem(cJSON_GetObjectItem(d, "jobs"), 0); };
+    struct Case {
+        const char *what;
+        std::function<void(cJSON *)> edit;
+        const char *line;
+    } cases[] = {
+        {"time null",
+         [&](cJSON *d) { cJSON_ReplaceItemInObject(first_job(d), "time_ns", cJSON_CreateNull()); },
+         "cannot compare: no time in the new results (time_ns null)"},
+        {"time absent", [&](cJSON *d) { cJSON_DeleteItemFromObject(first_job(d), "time_ns"); },
+         "cannot compare: no time in the new results"},
+        {"check record null",
+         [&](cJSON *d) { cJSON_ReplaceItemInObject(first_job(d), "error", cJSON_CreateNull()); },
+         "cannot compare: no check record in the new results (error.max_abs null)"},
+        {"time 0",
+         [&](cJSON *d) { cJSON_SetNumberValue(cJSON_GetObjectItem(first_job(d), "time_ns"), 0.0); },
+         "cannot compare: the new time_ns is not a positive number"},
+        {"time negative",
+         [&](cJSON *d) {
+             cJSON_SetNumberValue(cJSON_GetObjectItem(first_job(d), "time_ns"), -1000.0);
+         },
+         "cannot compare: the new time_ns is not a positive number"},
+    };
+    for (const Case &c : cases) {
+        cJSON *cur = make_doc({{kId, 1e-5, 1e-4}});
+        c.edit(cur);
+        std::string text;
+        gs_compare_summary s = compare(base, cur, &text);
+        EXPECT_TRUE(gs_compare_failed(&s)) << c.what << "\n" << text;
+        EXPECT_EQ(s.uncompared, 1) << c.what;
+        EXPECT_EQ(s.improvements, 0) << c.what;
+        EXPECT_NE(text.find("REGRESSION  " + std::string(kId) + ": " + c.line), std::string::npos)
+            << c.what << "\n"
+            << text;
+        // the other way round (the baseline lacks it) cannot be compared either
+        s = compare(cur, base, &text);
+        EXPECT_TRUE(gs_compare_failed(&s)) << c.what << " (in the baseline)\n" << text;
+        cJSON_Delete(cur);
+    }
+    // the same job on both sides still passes
+    cJSON *same = make_doc({{kId, 1e-5, 1e-4}});
+    std::string text;
+    gs_compare_summary s = compare(base, same, &text);
+    EXPECT_FALSE(gs_compare_failed(&s)) << text;
+    // a generation without a single baseline job (check-gen2.json missing from the directory)
+    cJSON *two = make_doc({{kId, 1e-5, 1e-4},
+                           {"gen2/mlp/unfused/fp32/256x128x128", 1e-5, 1e-4},
+                           {"gen2/mlp/unfused/fp32/512x128x128", 1e-5, 1e-4}});
+    s = compare(base, two, &text);
+    EXPECT_TRUE(gs_compare_failed(&s)) << text;
+    EXPECT_EQ(s.no_baseline, 1) << text;
+    EXPECT_EQ(s.regressions, 0) << text;
+    EXPECT_NE(text.find("NO BASELINE generation gen2: none of its 2 jobs is in the baseline"),
+              std::string::npos)
+        << text;
+    gs_sb line;
+    gs_sb_init(&line);
+    gs_compare_summary_line(&line, &s);
+    EXPECT_NE(std::string(gs_sb_cstr(&line)).find("1 generation without a baseline"),
+              std::string::npos)
+        << gs_sb_cstr(&line);
+    gs_sb_free(&line);
+    // a new job of a generation the baseline has is listed and passes
+    cJSON *more = make_doc({{kId, 1e-5, 1e-4}, {"gen1/mlp/unfused/fp32/512x128x128", 1e-5, 1e-4}});
+    s = compare(base, more, &text);
+    EXPECT_FALSE(gs_compare_failed(&s)) << text;
+    EXPECT_EQ(s.added, 1);
+    for (cJSON *d : {base, same, two, more})
+        cJSON_Delete(d);
+}
+
 namespace
 {
 
@@ -370,6 +448,13 @@ TEST(ResultsSchema, ValidatorRefusesWrongTypesMissingAndDuplicateIds)
         {R"("jobs":[{"id":"a","status":"pass"},{"id":"b","status":"pass"}],"planned_jobs":1})",
          "2 jobs, but the plan has 1"},
         {R"("jobs":[],"planned_jobs":-1})", "planned_jobs"},
+        // a time of 0 or below would read as an infinite speed-up
+        {R"("jobs":[{"id":"a","status":"pass","time_ns":0}]})",
+         "\"time_ns\" must be a positive number"},
+        {R"("jobs":[{"id":"a","status":"pass","time_ns":-5}]})",
+         "\"time_ns\" must be a positive number"},
+        {R"("jobs":[{"id":"a","status":"pass","time_ns":1e999}]})",
+         "\"time_ns\" must be a positive number"},
     };
     for (const Case &c : cases) {
         EXPECT_EQ(validate_text(std::string(kHead) + c.jobs_and_more, &err), GS_ERR_INVALID)
@@ -377,6 +462,14 @@ TEST(ResultsSchema, ValidatorRefusesWrongTypesMissingAndDuplicateIds)
         EXPECT_NE(std::string(err.message).find(c.fragment), std::string::npos)
             << c.jobs_and_more << " -> " << err.message;
     }
+    // baseline files too
+    cJSON *bl = cJSON_Parse(R"({"schema":"gensweep-baseline","schema_version":1,)"
+                            R"("jobs":[{"id":"a","status":"pass","time_ns":0}]})");
+    gs_error_clear(&err);
+    EXPECT_EQ(gs_baseline_validate(bl, "b.json", &err), GS_ERR_INVALID);
+    EXPECT_NE(std::string(err.message).find("must be a positive number"), std::string::npos)
+        << err.message;
+    cJSON_Delete(bl);
     EXPECT_EQ(validate_text(R"({"schema":"gensweep-results","schema_version":2,"jobs":[]})", &err),
               GS_ERR_INVALID);
     EXPECT_EQ(validate_text(R"({"schema":7,"schema_version":1,"jobs":[]})", &err), GS_ERR_INVALID);
