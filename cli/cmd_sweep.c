@@ -274,7 +274,7 @@ int gs_cmd_sweep(int argc, char **argv)
                           : "--shard (a layer's steps must run in one sweep)");
         return GS_EXIT_USAGE;
     }
-    return gs_sweep_main(&o, calibration, workloads);
+    return gs_sweep_main(&o, calibration, workloads, NULL);
 }
 
 void gs_help_merge(void)
@@ -454,7 +454,8 @@ void gs_help_baseline(void)
            "the check sweep (into build/sweep-baseline) unless --from gives its results. With\n"
            "--kernels, only those kernels' jobs are replaced (in place); the other kernels' jobs\n"
            "in each file stay as they are. Do it deliberately, when a model or kernel change is\n"
-           "meant to move the results.\n");
+           "meant to move the results. Refuses incomplete results, a what-if (--set) sweep's,\n"
+           "and writes nothing when its own sweep could not write its results.json.\n");
 }
 
 int gs_cmd_baseline(int argc, char **argv)
@@ -491,19 +492,53 @@ int gs_cmd_baseline(int argc, char **argv)
     o.configs = cfgs;
     o.n_configs = n_cfg;
     char path[4096];
+    gs_error err;
+    gs_error_clear(&err);
+    cJSON *doc = NULL;
     if (!from) {
         o.suite = GS_SWEEP_CHECK;
-        int rc = gs_sweep_main(&o, NULL, NULL);
-        if (rc == GS_EXIT_USAGE) return rc;
+        /* the sweep's own document, and only when it wrote results.json: a results.json an
+         * earlier run left in the directory is never read */
+        int rc = gs_sweep_main(&o, NULL, NULL, &doc);
+        if (rc == GS_EXIT_USAGE) {
+            cJSON_Delete(doc);
+            return rc;
+        }
+        snprintf(path, sizeof path, "%s/results.json", o.out_dir);
+        from = path;
+        if (!doc) {
+            fprintf(stderr,
+                    "gensweep baseline: the check sweep did not write %s (the reason is above): "
+                    "no baseline written\n",
+                    path);
+            return GS_EXIT_FAIL;
+        }
         if (rc != GS_EXIT_OK)
             fprintf(stderr, "gensweep baseline: note: some jobs failed; their status is recorded "
                             "in the baseline as it is\n");
-        snprintf(path, sizeof path, "%s/results.json", o.out_dir);
-        from = path;
+        if (gs_results_validate(doc, from, &err) != GS_OK) {
+            cJSON_Delete(doc);
+            doc = NULL;
+        }
+    } else {
+        doc = gs_results_load(from, &err);
     }
-    gs_error err;
-    gs_error_clear(&err);
-    cJSON *doc = gs_results_load(from, &err);
+    /* a what-if (`sweep --set`) measured other hardware than the configs: its times are not
+     * the committed generations' */
+    const cJSON *ov = cJSON_GetObjectItemCaseSensitive(doc, "overrides");
+    if (doc && cJSON_GetArraySize(ov) > 0) {
+        gs_sb msg;
+        gs_sb_init(&msg);
+        gs_sb_printf(&msg, "%s is a what-if sweep (--set", from);
+        const cJSON *x;
+        cJSON_ArrayForEach(x, ov)
+            gs_sb_printf(&msg, " %.200s", cJSON_IsString(x) ? x->valuestring : "");
+        gs_sb_puts(&msg, "), not the configs as committed: no baseline written");
+        print_escaped_error("baseline", gs_sb_cstr(&msg));
+        gs_sb_free(&msg);
+        cJSON_Delete(doc);
+        return GS_EXIT_USAGE;
+    }
     /* an interrupted sweep or one shard holds only some jobs: its baselines would silently
      * drop the rest, so nothing is written */
     if (doc && cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(doc, "complete"))) {

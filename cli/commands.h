@@ -65,13 +65,17 @@ void gs_help_baseline(void);
  * progress, summary, baseline comparison and report (with the calibration results of
  * `calibration`, a case file run on the sweep's configs or a calibrate --json file, or NULL;
  * for `--suite model` the workload files of `workloads`, comma-separated, or NULL for
- * every workloads/ YAML file), returning the exit status; the progress
+ * every workloads/ YAML file), returning the exit status (with `written` not NULL, *written is
+ * the results document when DIR/results.json was written by this sweep, the caller's to free,
+ * else NULL: a caller never reads a results file another run left there); the progress
  * printer (a gs_sweep_progress_fn; set it in the options of sweeps run directly); the library's
  * diagnostics printed the sweep's way. */
 struct gs_sweep_opts;
 struct gs_sweep_progress;
 struct gs_diags;
-int gs_sweep_main(const struct gs_sweep_opts *o, const char *calibration, const char *workloads);
+struct cJSON;
+int gs_sweep_main(const struct gs_sweep_opts *o, const char *calibration, const char *workloads,
+                  struct cJSON **written);
 void gs_sweep_cli_progress(void *ctx, const struct gs_sweep_progress *p);
 void gs_sweep_print_diags(const struct gs_diags *d);
 struct gs_sweep_opts;

@@ -301,8 +301,10 @@ static gs_sweep *plan_and_run(const gs_sweep_opts *o, const char *workloads, gs_
     return s;
 }
 
-int gs_sweep_main(const gs_sweep_opts *opts, const char *calibration, const char *workloads)
+int gs_sweep_main(const gs_sweep_opts *opts, const char *calibration, const char *workloads,
+                  cJSON **written_doc)
 {
+    if (written_doc) *written_doc = NULL;
     gs_sweep_opts o = *opts;
     if (!o.progress) o.progress = gs_sweep_cli_progress;
     /* workloads run each variant at its kernel defaults (workloads/README.md) */
@@ -381,6 +383,10 @@ int gs_sweep_main(const gs_sweep_opts *opts, const char *calibration, const char
         printf("results: %s (+ results.csv, junit.xml%s)\n", path,
                wl_written ? ", workloads.json" : "");
     gs_wl_suite_free(&ws);
+    if (written_doc && written) {
+        *written_doc = doc;
+        doc = NULL;
+    }
     cJSON_Delete(doc);
     cJSON_Delete(base);
     gs_sweep_free(s);

@@ -44,14 +44,15 @@ std::string tmpdir(const std::string &name)
     return d;
 }
 
-CliRun gensweep(const std::string &args, const std::string &prefix = "")
+CliRun gensweep(const std::string &args, const std::string &prefix = "",
+                const std::string &cwd = GS_SOURCE_DIR)
 {
     static int n = 0;
     std::string base = std::string(GS_BINARY_DIR) + "/test_outputs/run-" +
                        std::to_string(getpid()) + "-" + std::to_string(n++);
     std::system(("mkdir -p '" + std::string(GS_BINARY_DIR) + "/test_outputs'").c_str());
-    std::string cmd = prefix + "cd '" + GS_SOURCE_DIR + "' && '" + GS_GENSWEEP_BIN + "' " + args +
-                      " >'" + base + ".out' 2>'" + base + ".err'";
+    std::string cmd = prefix + "cd '" + cwd + "' && '" + GS_GENSWEEP_BIN + "' " + args + " >'" +
+                      base + ".out' 2>'" + base + ".err'";
     int st = std::system(cmd.c_str());
     CliRun r;
     r.rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
@@ -247,6 +248,44 @@ TEST(Outputs, SweepNeverAnnouncesAFileItDidNotWrite)
     EXPECT_NE(rep.err.find("report.html: is a directory"), std::string::npos) << rep.err;
     EXPECT_EQ(rep.out.find("report: "), std::string::npos) << rep.out;
     EXPECT_NE(rep.out.find("results: "), std::string::npos) << rep.out;
+}
+
+// `baseline update` whose own check sweep cannot write results.json (a full disk: here
+// RLIMIT_FSIZE, EFBIG) must not fall back on the results.json an earlier run left in the sweep
+// directory: it wrote the committed baselines from that stale file and exited 0.
+TEST(Outputs, BaselineUpdateNeverReadsAResultsFileItsSweepDidNotWrite)
+{
+    std::string d = tmpdir("baseline-stale");
+    ASSERT_EQ(std::system(("mkdir -p '" + d + "/build/sweep-baseline'").c_str()), 0);
+    // small enough for its baseline to fit under the limit below
+    std::ofstream(d + "/build/sweep-baseline/results.json")
+        << R"({"schema":"gensweep-results","schema_version":1,"suite":"check","jobs":[)"
+        << R"({"id":"gen2/elementwise_add/v/bf16/128x512","generation":"gen2",)"
+        << R"("status":"pass","time_ns":12345}]})";
+    const std::string args = "baseline update --configs '" + std::string(GS_SOURCE_DIR) +
+                             "/configs/gen2.yaml' --kernels elementwise_add -j 2 --quiet --out bl";
+    // the limit on gensweep alone: its stderr goes through a pipe to a writer without it
+    const std::string log = d + "/full.log";
+    const std::string cmd = "cd '" + d + "' && { (trap '' XFSZ; ulimit -f 2; '" + GS_GENSWEEP_BIN +
+                            "' " + args + "); echo \"rc=$?\"; } 2>&1 | cat >'" + log + "'";
+    const int sh = std::system(cmd.c_str());
+    ASSERT_TRUE(WIFEXITED(sh) && WEXITSTATUS(sh) == 0) << sh;
+    const std::string full = slurp(log);
+    EXPECT_NE(full.find("rc=1"), std::string::npos) << full;
+    EXPECT_NE(full.find("did not write build/sweep-baseline/results.json"), std::string::npos)
+        << full;
+    EXPECT_NE(full.find(std::string("results.json: cannot write: ") + strerror(EFBIG)),
+              std::string::npos)
+        << full; // the cause
+    EXPECT_NE(full.find("no baseline written"), std::string::npos) << full;
+    struct stat st;
+    EXPECT_NE(stat((d + "/bl").c_str(), &st), 0) << "a baseline was written from the stale file";
+    // with room to write, the sweep's own results become the baseline
+    CliRun ok = gensweep(args, "", d);
+    EXPECT_EQ(ok.rc, 0) << ok.out << ok.err;
+    std::string bl = slurp(d + "/bl/check-gen2.json");
+    EXPECT_NE(bl.find("elementwise_add"), std::string::npos) << bl;
+    EXPECT_EQ(bl.find("12345"), std::string::npos) << bl;
 }
 
 // A writer killed at any moment (SIGKILL: no handler runs) leaves the old file or the whole new
