@@ -518,6 +518,17 @@ cJSON *gs_results_merge(const char *const *paths, size_t n, char **why, gs_error
             out = d;
             continue;
         }
+        /* one run is stamped with one commit: shards made by different builds are not one */
+        const char *c0 = gs_json_str(cJSON_GetObjectItemCaseSensitive(out, "tool"), "commit");
+        const char *ci = gs_json_str(cJSON_GetObjectItemCaseSensitive(d, "tool"), "commit");
+        if (strcmp(c0, ci) != 0) {
+            gs_error_set(err, GS_ERR_INVALID, paths[i], 0, 0,
+                         "made by commit '%.100s', but %s by commit '%.100s': not shards of one "
+                         "sweep",
+                         *ci ? ci : "(none)", paths[0], *c0 ? c0 : "(none)");
+            cJSON_Delete(d);
+            goto fail;
+        }
         for (size_t k = 0; k < GS_ARRAY_LEN(same_keys); k++) {
             char *a = member_text(out, same_keys[k]), *b = member_text(d, same_keys[k]);
             int differ = !a || !b || strcmp(a, b) != 0;

@@ -501,6 +501,47 @@ TEST(ResultsSchema, ReaderRefusesSpecialFilesAndNulBytes)
     EXPECT_NE(std::string(err.message).find("NUL"), std::string::npos) << err.message;
 }
 
+// Shards of one plan made by different builds are not one run stamped with one commit: refused,
+// naming both commits (the merge used to stamp the whole with the first shard's commit).
+TEST(ResultsMerge, ShardsOfDifferentCommitsAreRefused)
+{
+    std::string d = tmpdir("merge-commits");
+    const char *commits[] = {"aaa111", "bbb222"};
+    for (int s = 1; s <= 2; s++) {
+        cJSON *doc = make_shard(10, s, 2);
+        cJSON *tool = cJSON_AddObjectToObject(doc, "tool");
+        cJSON_AddStringToObject(tool, "version", "0.1.0");
+        cJSON_AddStringToObject(tool, "commit", commits[s - 1]);
+        write_doc(doc, d + "/s" + std::to_string(s) + ".json");
+        // the same shard by the first commit
+        cJSON_ReplaceItemInObject(tool, "commit", cJSON_CreateString(commits[0]));
+        write_doc(doc, d + "/same" + std::to_string(s) + ".json");
+        cJSON_Delete(doc);
+    }
+    std::string p1 = d + "/s1.json", p2 = d + "/s2.json";
+    const char *paths[] = {p1.c_str(), p2.c_str()};
+    gs_error err;
+    gs_error_clear(&err);
+    char *why = nullptr;
+    cJSON *bad = gs_results_merge(paths, 2, &why, &err);
+    EXPECT_EQ(bad, nullptr);
+    cJSON_Delete(bad);
+    EXPECT_EQ(err.code, GS_ERR_INVALID);
+    std::string msg = err.message;
+    EXPECT_NE(msg.find("made by commit 'bbb222'"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("by commit 'aaa111'"), std::string::npos) << msg;
+    EXPECT_STREQ(err.file, p2.c_str());
+    std::string q1 = d + "/same1.json", q2 = d + "/same2.json";
+    const char *same[] = {q1.c_str(), q2.c_str()};
+    gs_error_clear(&err);
+    cJSON *m = gs_results_merge(same, 2, &why, &err);
+    ASSERT_NE(m, nullptr) << err.message;
+    EXPECT_TRUE(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "complete")));
+    EXPECT_STREQ(gs_json_str(cJSON_GetObjectItemCaseSensitive(m, "tool"), "commit"), "aaa111");
+    cJSON_Delete(m);
+    gs_free(why);
+}
+
 TEST(ResultsMerge, AllShardsCompleteMissingJobOrShardIncomplete)
 {
     std::string d = tmpdir("merge");
