@@ -124,8 +124,10 @@ int gs_sweep_tuning_path(const gs_sweep *s, size_t i, char *buf, size_t size);
 
 /* Make the output (and trace) directory and lock it for this sweep: the descriptor to keep
  * open (closing it releases the lock), or -1 with err (not a directory, in use by another
- * sweep, ...: bad input, before any job runs). */
-int gs_sweep_lock_out(const gs_sweep *s, gs_error *err);
+ * sweep, ...: bad input, before any job runs). A --trace-dir other than the output directory
+ * is locked too (in use by another sweep, as its --out or --trace-dir: the same error); s holds
+ * that lock until gs_sweep_free. */
+int gs_sweep_lock_out(gs_sweep *s, gs_error *err);
 
 /* Run the jobs of this shard and return the results document (RESULTS.md), or NULL with err
  * (the job directory cannot be made, out of memory). *interrupted is set when SIGINT/SIGTERM

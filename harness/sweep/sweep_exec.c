@@ -307,14 +307,9 @@ static void remove_stale_job_dirs(const char *out)
 }
 
 /* A POSIX record lock on DIR/.gensweep.lock: released by the kernel however the sweep ends,
- * kill -9 included. */
-int gs_sweep_lock_out(const gs_sweep *s, gs_error *err)
+ * kill -9 included. opt names the option DIR came from (--out, --trace-dir) in the error. */
+static int lock_dir(const char *dir, const char *opt, gs_error *err)
 {
-    const char *dir = s->o.out_dir;
-    /* The output (and trace) directory must be usable before any job runs: a file given as
-     * --out or --trace-dir is one usage error, not a failure of every job. */
-    if (gs_mkdirs(dir, err) != GS_OK || (s->o.trace_dir && gs_mkdirs(s->o.trace_dir, err) != GS_OK))
-        return -1;
     gs_sb p;
     gs_sb_init(&p);
     gs_sb_printf(&p, "%s/.gensweep.lock", dir);
@@ -336,14 +331,13 @@ int gs_sweep_lock_out(const gs_sweep *s, gs_error *err)
         long pid = fcntl(fd, F_GETLK, &who) == 0 && who.l_type != F_UNLCK ? (long)who.l_pid : 0;
         if ((e == EACCES || e == EAGAIN) && pid)
             gs_error_set(err, GS_ERR_USAGE, NULL, 0, 0,
-                         "--out %s is in use by another sweep (pid %ld); wait for it or choose "
-                         "another --out",
-                         dir, pid);
+                         "%s %s is in use by another sweep (pid %ld); wait for it or choose "
+                         "another %s",
+                         opt, dir, pid, opt);
         else if (e == EACCES || e == EAGAIN)
             gs_error_set(err, GS_ERR_USAGE, NULL, 0, 0,
-                         "--out %s is in use by another sweep; wait for it or choose another "
-                         "--out",
-                         dir);
+                         "%s %s is in use by another sweep; wait for it or choose another %s", opt,
+                         dir, opt);
         else
             gs_error_set(err, GS_ERR_USAGE, NULL, 0, 0, "%s: cannot lock: %s", gs_sb_cstr(&p),
                          strerror(e));
@@ -352,6 +346,35 @@ int gs_sweep_lock_out(const gs_sweep *s, gs_error *err)
         return -1;
     }
     gs_sb_free(&p);
+    return fd;
+}
+
+/* The same directory (one lock file: a second descriptor's close would drop the first's lock)? */
+static int same_dir(const char *a, const char *b)
+{
+    struct stat st_a, st_b;
+    return stat(a, &st_a) == 0 && stat(b, &st_b) == 0 && st_a.st_dev == st_b.st_dev &&
+           st_a.st_ino == st_b.st_ino;
+}
+
+int gs_sweep_lock_out(gs_sweep *s, gs_error *err)
+{
+    const char *dir = s->o.out_dir;
+    /* The output (and trace) directory must be usable before any job runs: a file given as
+     * --out or --trace-dir is one usage error, not a failure of every job. */
+    if (gs_mkdirs(dir, err) != GS_OK || (s->o.trace_dir && gs_mkdirs(s->o.trace_dir, err) != GS_OK))
+        return -1;
+    int fd = lock_dir(dir, "--out", err);
+    if (fd < 0) return -1;
+    /* two sweeps writing traces into one directory overwrite each other's: the trace
+     * directory is locked the same way (s holds that lock until gs_sweep_free) */
+    if (s->o.trace_dir && s->trace_lock_fd < 0 && !same_dir(dir, s->o.trace_dir)) {
+        s->trace_lock_fd = lock_dir(s->o.trace_dir, "--trace-dir", err);
+        if (s->trace_lock_fd < 0) {
+            close(fd);
+            return -1;
+        }
+    }
     return fd;
 }
 

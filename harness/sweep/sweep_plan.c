@@ -116,6 +116,7 @@ gs_sweep *gs_sweep_create(const gs_sweep_opts *o, gs_diags *diags)
         return NULL;
     }
     s->o = *o;
+    s->trace_lock_fd = -1;
     if (s->o.shard_count <= 0) s->o.shard_index = s->o.shard_count = 1;
     if (!s->o.out_dir) s->o.out_dir = GS_SWEEP_DEFAULT_OUT;
     if (s->o.timeout_s <= 0) s->o.timeout_s = GS_SWEEP_DEFAULT_TIMEOUT;
@@ -152,6 +153,7 @@ void gs_sweep_free(gs_sweep *s)
     gs_free(s->cfgs);
     gs_free(s->cfg_paths);
     gs_free(s->jobs);
+    if (s->trace_lock_fd >= 0) close(s->trace_lock_fd);
     gs_free(s);
 }
 

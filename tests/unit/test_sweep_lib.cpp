@@ -274,6 +274,68 @@ TEST(SweepLib, TheOutputDirectoryIsOneSweepsAlone)
     gs_sweep_free(s);
 }
 
+// Two sweeps with different --out and one --trace-dir overwrote each other's traces: the trace
+// directory is locked like --out (the second is refused naming the first's pid), also against a
+// sweep whose --out it is; the lock goes with the sweep (gs_sweep_free). A trace directory that
+// is the output directory itself is one lock.
+TEST(SweepLib, TheTraceDirectoryIsOneSweepsAlone)
+{
+    std::string dir = tmpdir("trace-lock");
+    std::string out1 = dir + "/out1", out2 = dir + "/out2", traces = dir + "/traces";
+    gs_sweep_opts o = opts_for({kGen1.c_str()});
+    o.out_dir = out1.c_str();
+    o.trace_dir = traces.c_str();
+    Diags d;
+    gs_sweep *s = gs_sweep_create(&o, &d.d);
+    ASSERT_NE(s, nullptr);
+    gs_error err;
+    gs_error_clear(&err);
+    int fd = gs_sweep_lock_out(s, &err);
+    ASSERT_GE(fd, 0) << err.message;
+    // another process: the same --trace-dir with another --out, then --out on the trace dir
+    auto other = [&](const std::string &out, const char *trace, const std::string &want) {
+        pid_t pid = fork();
+        if (pid == 0) {
+            gs_sweep_opts o2 = opts_for({kGen1.c_str()});
+            o2.out_dir = out.c_str();
+            o2.trace_dir = trace;
+            Diags d2;
+            gs_sweep *s2 = gs_sweep_create(&o2, &d2.d);
+            gs_error e;
+            gs_error_clear(&e);
+            int r = s2 ? gs_sweep_lock_out(s2, &e) : -1;
+            int ok = want.empty() ? r >= 0 : r < 0 && std::string(e.message).rfind(want, 0) == 0;
+            if (!ok) fprintf(stderr, "lock: %d, %s\n", r, e.message);
+            _exit(ok ? 0 : 1);
+        }
+        int st = 0;
+        EXPECT_EQ(waitpid(pid, &st, 0), pid);
+        return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+    };
+    const std::string ppid = std::to_string(getpid());
+    EXPECT_TRUE(other(out2, traces.c_str(),
+                      "--trace-dir " + traces + " is in use by another sweep (pid " + ppid + ")"));
+    EXPECT_TRUE(other(traces, nullptr,
+                      "--out " + traces + " is in use by another sweep (pid " + ppid + ")"));
+    // the first sweep's output directory is still its own after the refusals
+    EXPECT_TRUE(other(out1, nullptr, "--out " + out1 + " is in use"));
+    // the sweep is over: both are free
+    gs_sweep_free(s);
+    close(fd);
+    EXPECT_TRUE(other(out2, traces.c_str(), ""));
+    // --trace-dir the output directory itself: one lock, held
+    o.trace_dir = out1.c_str();
+    s = gs_sweep_create(&o, &d.d);
+    ASSERT_NE(s, nullptr);
+    gs_error_clear(&err);
+    fd = gs_sweep_lock_out(s, &err);
+    ASSERT_GE(fd, 0) << err.message;
+    EXPECT_TRUE(other(out2, out1.c_str(), "--trace-dir " + out1 + " is in use"));
+    gs_sweep_free(s);
+    EXPECT_TRUE(other(out2, out1.c_str(), "--trace-dir " + out1 + " is in use"));
+    close(fd);
+}
+
 TEST(SweepLib, WithoutOutTheDefaultDirectoryIsMadeAndLocked)
 {
     std::string dir = tmpdir("default-out");

@@ -25,6 +25,7 @@ struct gs_sweep {
     size_t planned; /* jobs of the whole (unsharded) plan */
     char exe[4096];
     char tmp_dir[4096];
+    int trace_lock_fd; /* the lock on --trace-dir (gs_sweep_lock_out), -1: none */
 };
 
 /* The results document around the jobs' records (sweep_output.c): recs[i] / walls[i] of job i
