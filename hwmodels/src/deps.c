@@ -736,6 +736,89 @@ static inline int prune(gs_kb *kb, access_list *l, const access *w, const gs_ap 
     return 1;
 }
 
+/* First item of list l (sorted by instruction) made by instruction `instr`, or l->n. */
+static size_t first_of(const access_list *l, uint32_t instr)
+{
+    size_t lo = 0, hi = l->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (l->items[mid].instr < instr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Drop the accesses of instruction `instr` in list l that read b (being recorded) covers (as
+ * dropped_by: dense and covering, or the same pattern). Returns how many. */
+static size_t drop_covered_of(gs_kb *kb, access_list *l, const access *b, const gs_ap *bap,
+                              uint32_t instr)
+{
+    size_t n = 0;
+    for (size_t i = first_of(l, instr); i < l->n && l->items[i].instr == instr; i++) {
+        access *it = &l->items[i];
+        if (it->dead || it->write) continue;
+        if (!covers(b, it) && (b->dense || access_ap(kb, it) != bap)) continue;
+        it->dead = 1;
+        l->n_dead++;
+        n++;
+    }
+    return n;
+}
+
+/*
+ * Drop the SBUF/PSUM reads that read b (of the instruction being recorded, whose dependencies
+ * are kb->deps) covers and is ordered after: b's instruction waits for them, directly or through
+ * one of its dependencies (b waits for an instruction that waited for them). Then b starts after
+ * they end, so it ends after them, and a later write that overlaps them overlaps b and waits for
+ * it: for them too, at the same time (see the file comment). The same-engine rule of dropped_by
+ * covers reads of one compute engine; this one covers reads ordered through the data, whatever
+ * the engine: a tile stored by DMA each round and written back in halves by the vector engine
+ * (rope) piled up its stores' reads, and every write depended on all of them (quadratic). Only
+ * the dependencies' own dependencies are looked at (found by binary search: the list is in
+ * instruction order), so the cost per read does not grow with the list.
+ */
+static int prune_reads_before(gs_kb *kb, access_list *l, const access *b, const gs_ap *bap)
+{
+    if (l->n == 0) return 1;
+    size_t dropped = 0;
+    for (size_t i = 0; i < kb->n_deps; i++) {
+        uint32_t d = kb->deps[i];
+        dropped += drop_covered_of(kb, l, b, bap, d);
+        const gs_instr *e = gs_program_instr(kb->p, d);
+        kb->work += e->n_deps;
+        for (uint32_t j = 0; j < e->n_deps; j++)
+            dropped += drop_covered_of(kb, l, b, bap, e->deps[j]);
+    }
+    if (!dropped) return 1;
+    if (l->idx) { /* tombstones, as prune_indexed leaves them */
+        if (l->n_dead > INDEX_MIN && l->n_dead * 2 > l->n) {
+            size_t m = 0;
+            for (size_t i = 0; i < l->n; i++)
+                if (!l->items[i].dead) l->items[m++] = l->items[i];
+            l->n = m;
+            l->n_dead = 0;
+            l->summarized = 0;
+            index_free(l->idx);
+            l->idx = NULL; /* rebuilt when next needed */
+        }
+        return 1;
+    }
+    size_t m = 0; /* an unindexed list holds no tombstones: compact it */
+    for (size_t i = 0; i < l->n; i++) {
+        if (!l->items[i].dead) {
+            if (m != i) l->items[m] = l->items[i];
+            m++;
+        } else if (m < l->summarized) {
+            l->summarized = m;
+        }
+    }
+    l->n = m;
+    l->n_dead = 0;
+    return 1;
+}
+
 static int record(gs_kb *kb, const access *acc, const gs_ap *ap, const gs_instr_draft *in)
 {
     region *r = region_of(kb->tr, ap);
@@ -749,6 +832,7 @@ static int record(gs_kb *kb, const access *acc, const gs_ap *ap, const gs_instr_
         return 0;
     if (!acc->write && local && in->engine != GS_ENG_DMA && !prune(kb, &r->reads, acc, ap, in))
         return 0;
+    if (!acc->write && local && !prune_reads_before(kb, &r->reads, acc, ap)) return 0;
     return list_push(acc->write ? &r->writes : &r->reads, acc, ap);
 }
 

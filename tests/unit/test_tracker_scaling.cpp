@@ -104,3 +104,13 @@ TEST(TrackerScaling, DenseElementwiseWorkPerInstructionIsFlat)
     ASSERT_GE(chunk, 0);
     check_growth("elementwise_add", "default", 2, small, large, chunk);
 }
+
+// rope (naive: 10 instructions per token block and head): the y tile is stored whole by DMA each
+// round and written back in halves by the vector engine, so no single write covers a store's
+// read; before reads were dropped once a covering read waits for them through a dependency, the
+// stores' reads piled up and every write examined all of them (41x at 100K instructions).
+TEST(TrackerScaling, RopeWorkPerInstructionIsFlat)
+{
+    const int64_t small[3] = {4096, 32, 128}, large[3] = {102400, 32, 128};
+    check_growth("rope", "naive", 3, small, large, -1);
+}
