@@ -17,7 +17,11 @@
  * quadratic in the rounds, in the dependency lists themselves. In SBUF/PSUM an access whose
  * pattern is not dense makes the earlier accesses of the very same (interned) pattern redundant
  * in the same way (a write: any earlier one; a read: earlier reads on its engine): a strided view
- * written and read every round (matmul_mx's MX scales) would otherwise pile up too.
+ * written and read every round (matmul_mx's MX scales) would otherwise pile up too. Finally an
+ * SBUF/PSUM read, by any engine, drops the earlier reads it covers that it waits for, directly
+ * or through one of its dependencies (prune_reads_before): it starts after they end, so the
+ * argument is the same as for one engine (a tile stored by DMA every round and written back in
+ * halves, as rope does, piled up its stores' reads before).
  *
  * Long HBM histories (an output written tile by tile, a tensor read thousands of times) get an
  * index: a grid over the tensor seen as rows of one pitch, each access filed under the cells its
