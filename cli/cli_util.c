@@ -62,13 +62,18 @@ void gs_cli_args_free(gs_cli_args *a)
 void gs_cli_print_diags(const char *cmd, const gs_diags *d)
 {
     char buf[2048];
+    gs_sb esc;
+    gs_sb_init(&esc);
     for (size_t i = 0; d && i < d->count; i++) {
         gs_error_format(&d->items[i], buf, sizeof buf);
+        /* messages quote names from the files (a workload's, a step's) */
+        const char *m = gs_cli_term(&esc, buf);
         if (d->items[i].file[0])
-            fprintf(stderr, "%s\n", buf);
+            fprintf(stderr, "%s\n", m);
         else
-            fprintf(stderr, "gensweep %s: %s\n", cmd, buf);
+            fprintf(stderr, "gensweep %s: %s\n", cmd, m);
     }
+    gs_sb_free(&esc);
 }
 
 void gs_cli_print_diags_escaped(const gs_diags *d)
@@ -95,4 +100,11 @@ const char *gs_cli_data_file(const char *cmd, const char *opt, const char *subdi
         return NULL;
     }
     return buf;
+}
+
+const char *gs_cli_term(gs_sb *sb, const char *s)
+{
+    gs_sb_reset(sb);
+    gs_sb_term(sb, s);
+    return gs_sb_ok(sb) ? gs_sb_cstr(sb) : "?";
 }

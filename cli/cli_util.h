@@ -11,6 +11,7 @@
 
 #include "gs/common.h"
 #include "gs/config.h"
+#include "gs/strbuf.h"
 #include "parse.h" /* the strict number parsers the commands use */
 
 #ifdef __cplusplus
@@ -47,6 +48,10 @@ void gs_cli_print_diags_escaped(const gs_diags *d);
  * NULL after printing "gensweep CMD: OPT 'ARG': message" (the places looked in) to stderr. OPT may
  * be NULL. */
 #define GS_CLI_PATH_MAX 4096
+
+/* s as terminal text (gs_sb_term: control and direction characters escaped) in sb, which is
+ * reset first: names from workload and result files printed with printf's field widths. */
+const char *gs_cli_term(gs_sb *sb, const char *s);
 const char *gs_cli_data_file(const char *cmd, const char *opt, const char *subdir, const char *what,
                              const char *arg, char *buf);
 

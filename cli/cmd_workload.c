@@ -52,9 +52,15 @@ static void shape_str(const gs_wl_step *st, char *buf, size_t n)
         w += (size_t)snprintf(buf + w, n - w, "%s%" PRId64, i ? "x" : "", st->dims[i]);
 }
 
+/* Names and reasons come from the workload file and the results: printed escaped (gs_cli_term). */
 static void print_table(const gs_workload *w, const gs_wl_result *r)
 {
-    printf("workload %s (%s) on %s, timing only\n", w->name, w->phase, r->generation);
+    gs_sb e1, e2, e3;
+    gs_sb_init(&e1);
+    gs_sb_init(&e2);
+    gs_sb_init(&e3);
+    printf("workload %s (%s) on ", gs_cli_term(&e1, w->name), w->phase);
+    printf("%s, timing only\n", gs_cli_term(&e1, r->generation));
     printf("%-14s %-16s %-10s %-22s %6s %12s %6s %12s %7s %s\n", "step", "kernel", "variant",
            "shape", "count", "time us", "share", "bound us", "x bound", "bottleneck");
     char sh[160];
@@ -63,26 +69,29 @@ static void print_table(const gs_workload *w, const gs_wl_result *r)
         const gs_wl_row *row = &r->rows[i];
         shape_str(st, sh, sizeof sh);
         if (row->variant < 0) {
-            printf("%-14s %-16s %-10s %-22s %6" PRId64 " %12s %6s %12s %7s %s%s%s\n", st->name,
-                   st->kernel->name, "-", sh, st->count, "-", "-", "-", "-", row->status,
-                   row->reason[0] ? ": " : "", row->reason);
+            printf("%-14s %-16s %-10s %-22s %6" PRId64 " %12s %6s %12s %7s %s%s%s\n",
+                   gs_cli_term(&e1, st->name), st->kernel->name, "-", sh, st->count, "-", "-", "-",
+                   "-", gs_cli_term(&e2, row->status), row->reason[0] ? ": " : "",
+                   gs_cli_term(&e3, row->reason));
             continue;
         }
-        printf("%-14s %-16s %-10s %-22s %6" PRId64 " %12.3f %5.1f%% ", st->name, st->kernel->name,
-               st->kernel->variants[row->variant], sh, st->count, row->time_ns / 1e3,
-               100.0 * row->time_ns / r->time_ns);
+        printf("%-14s %-16s %-10s %-22s %6" PRId64 " %12.3f %5.1f%% ", gs_cli_term(&e1, st->name),
+               st->kernel->name, st->kernel->variants[row->variant], sh, st->count,
+               row->time_ns / 1e3, 100.0 * row->time_ns / r->time_ns);
         if (isnan(row->bound_ns))
             printf("%12s %7s", "-", "-");
         else
             printf("%12.3f %6.2fx", row->bound_ns / 1e3, row->bound_ratio);
-        printf(" %s\n", row->bottleneck);
+        printf(" %s\n", gs_cli_term(&e1, row->bottleneck));
     }
     printf("layer total: %.3f us", r->time_ns / 1e3);
     if (r->n_failed) {
         printf(" (incomplete: %d step%s could not run on %s:", r->n_failed,
-               r->n_failed > 1 ? "s" : "", r->generation);
+               r->n_failed > 1 ? "s" : "", gs_cli_term(&e1, r->generation));
         for (int i = 0; i < w->n_steps; i++)
-            if (r->rows[i].variant < 0) printf(" %s (%s)", w->steps[i].name, r->rows[i].status);
+            if (r->rows[i].variant < 0)
+                printf(" %s (%s)", gs_cli_term(&e1, w->steps[i].name),
+                       gs_cli_term(&e2, r->rows[i].status));
         printf("; the total leaves them out)");
     }
     printf("\n");
@@ -90,6 +99,9 @@ static void print_table(const gs_workload *w, const gs_wl_result *r)
         printf("decode: %.1f tokens/s for this one layer (batch %" PRId64
                " / layer time; a model of L layers: divide by L)\n",
                (double)w->batch * 1e9 / r->time_ns, w->batch);
+    gs_sb_free(&e1);
+    gs_sb_free(&e2);
+    gs_sb_free(&e3);
 }
 
 static int run(int argc, char **argv)

@@ -15,6 +15,7 @@
 #include <cjson/cJSON.h>
 
 #include "calibrate.h"
+#include "cli_util.h"
 #include "commands.h"
 #include "compare.h"
 #include "gs/strbuf.h"
@@ -76,11 +77,16 @@ static gs_status sweep_calibration(const gs_sweep *s, const char *c, char *path,
 void gs_sweep_print_diags(const gs_diags *d)
 {
     char buf[2048];
+    gs_sb esc;
+    gs_sb_init(&esc);
     for (size_t i = 0; i < d->count; i++) {
         gs_error_format(&d->items[i], buf, sizeof buf);
-        /* the sweep's own problems have no file: they follow the command name */
-        fprintf(stderr, "%s%s\n", d->items[i].file[0] ? "" : "gensweep sweep: ", buf);
+        /* the sweep's own problems have no file: they follow the command name; messages quote
+         * names from the files, escaped */
+        fprintf(stderr, "%s%s\n",
+                d->items[i].file[0] ? "" : "gensweep sweep: ", gs_cli_term(&esc, buf));
     }
+    gs_sb_free(&esc);
 }
 
 static void fmt_dur(double s, char *buf, size_t n)
@@ -190,17 +196,22 @@ static void print_error(const char *what, const gs_error *err)
 static void print_workloads(const gs_wl_suite *ws, const gs_sweep *s, const gs_wl_result *res)
 {
     const size_t nc = gs_sweep_config_count(s);
+    /* names from the workload files: printed escaped (gs_cli_term) */
+    gs_sb e1, e2;
+    gs_sb_init(&e1);
+    gs_sb_init(&e2);
     for (size_t k = 0; k < ws->n; k++) {
         const gs_workload *w = ws->w[k];
-        printf("workload %s (%s):\n", w->name, w->phase);
+        printf("workload %s (%s):\n", gs_cli_term(&e1, w->name), w->phase);
         for (size_t c = 0; c < nc; c++) {
             const gs_wl_result *r = &res[k * nc + c];
-            printf("  %-12s", r->generation);
+            printf("  %-12s", gs_cli_term(&e1, r->generation));
             if (r->n_failed) {
                 printf(" incomplete: %d of %d steps could not run:", r->n_failed, w->n_steps);
                 for (int i = 0; i < w->n_steps; i++)
                     if (r->rows[i].variant < 0)
-                        printf(" %s (%s)", w->steps[i].name, r->rows[i].status);
+                        printf(" %s (%s)", gs_cli_term(&e1, w->steps[i].name),
+                               gs_cli_term(&e2, r->rows[i].status));
                 printf("\n");
                 continue;
             }
@@ -210,6 +221,8 @@ static void print_workloads(const gs_wl_suite *ws, const gs_sweep *s, const gs_w
             printf("\n");
         }
     }
+    gs_sb_free(&e1);
+    gs_sb_free(&e2);
 }
 
 /* workloads.json next to results.json (written whole or not at all, as results.json is), and

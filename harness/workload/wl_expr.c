@@ -2,6 +2,7 @@
  * recursive-descent evaluator over int64 that refuses overflow, inexact division and unknown
  * names instead of giving a wrong shape. */
 #include <ctype.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "workload.h"
@@ -71,18 +72,20 @@ static int64_t atom(ex *e)
         size_t end = at;
         while (isalnum((unsigned char)e->s[end]) || e->s[end] == '_')
             end++;
-        char name[GS_WL_NAME_MAX];
-        size_t len = end - at < sizeof name - 1 ? end - at : sizeof name - 1;
-        memcpy(name, e->s + at, len);
-        name[len] = '\0';
+        /* matched over its whole length: a long name cut to a buffer would match another */
+        const size_t len = end - at;
         e->i = end;
         int k = 0;
-        while (k < e->n && strcmp(e->names[k], name) != 0)
+        while (k < e->n && (strlen(e->names[k]) != len || strncmp(e->names[k], e->s + at, len)))
             k++;
-        if (k == e->n)
+        if (k == e->n) {
+            char name[GS_WL_NAME_MAX + 4];
+            const size_t shown = len < GS_WL_NAME_MAX ? len : GS_WL_NAME_MAX - 1;
+            snprintf(name, sizeof name, "%.*s%s", (int)shown, e->s + at, len > shown ? "..." : "");
             fail(e, at, "unknown dimension", name);
-        else
+        } else {
             v = e->values[k];
+        }
     } else {
         fail(e, at, c ? "expected a number, a dimension name or '('" : "unexpected end", NULL);
     }

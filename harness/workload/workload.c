@@ -237,6 +237,9 @@ static void load_root(loader *L, yaml_node_t *root)
     for (yaml_node_item_t *it = steps->data.sequence.items.start;
          it < steps->data.sequence.items.top; it++)
         load_step(L, yaml_document_get_node(&L->doc, *it));
+    /* a layer of no steps would report a 0 us layer time */
+    if (steps->data.sequence.items.top == steps->data.sequence.items.start)
+        LERR(L, steps, "steps: an empty list (a workload runs at least one step)");
 }
 
 gs_workload *gs_workload_load(const char *path, const char *const *dim_sets, size_t n_dim_sets,

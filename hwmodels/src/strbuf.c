@@ -472,6 +472,16 @@ gs_status gs_sb_check_output(const char *path, gs_error *err)
     return rc;
 }
 
+/* A Unicode direction control at p in UTF-8: U+061C (D8 9C), U+200E-F (E2 80 8E-8F),
+ * U+202A-E (E2 80 AA-AE), U+2066-9 (E2 81 A6-A9). */
+static int term_bidi(const unsigned char *p)
+{
+    if (p[0] == 0xD8) return p[1] == 0x9C;
+    if (p[0] != 0xE2) return 0;
+    if (p[1] == 0x80) return p[2] == 0x8E || p[2] == 0x8F || (p[2] >= 0xAA && p[2] <= 0xAE);
+    return p[1] == 0x81 && p[2] >= 0xA6 && p[2] <= 0xA9;
+}
+
 void gs_sb_term(gs_sb *sb, const char *s)
 {
     const unsigned char *p = (const unsigned char *)(s ? s : "");
@@ -481,6 +491,10 @@ void gs_sb_term(gs_sb *sb, const char *s)
         } else if (*p == 0xC2 && p[1] >= 0x80 && p[1] <= 0x9F) {
             gs_sb_printf(sb, "\\xc2\\x%02x", p[1]);
             p++;
+        } else if (term_bidi(p)) {
+            gs_sb_printf(sb, "\\x%02x\\x%02x", p[0], p[1]);
+            if (p[0] == 0xE2) gs_sb_printf(sb, "\\x%02x", p[2]);
+            p += p[0] == 0xE2 ? 2 : 1;
         } else {
             gs_sb_putc(sb, (char)*p);
         }

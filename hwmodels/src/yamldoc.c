@@ -1,26 +1,37 @@
 /* yamldoc.c - a YAML file as a document tree (gs/yamldoc.h). */
 #include "gs/yamldoc.h"
 
+#include "config_internal.h"
+
 #include <stdio.h>
 #include <string.h>
 
 int gs_yaml_load_file(const char *path, const char *what, yaml_document_t *doc, gs_diags *d)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        gs_diags_add(d, GS_ERR_IO, path, 0, 0, "cannot open %s", what);
+    /* the config loader's reader: regular files only (a FIFO is refused, not waited on), at
+     * most GS_CONFIG_MAX_BYTES */
+    char why[256];
+    size_t len = 0;
+    char *text = gs_cfg_read_file(path, &len, NULL, NULL, why, sizeof why);
+    if (!text) {
+        static const char open_fail[] = "cannot open: ";
+        if (!strncmp(why, open_fail, sizeof open_fail - 1))
+            gs_diags_add(d, GS_ERR_IO, path, 0, 0, "cannot open %s: %s", what,
+                         why + sizeof open_fail - 1);
+        else
+            gs_diags_add(d, GS_ERR_IO, path, 0, 0, "cannot read %s: %s", what, why);
         return 0;
     }
     yaml_parser_t parser;
     yaml_parser_initialize(&parser);
-    yaml_parser_set_input_file(&parser, f);
+    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
     int ok = yaml_parser_load(&parser, doc);
     if (!ok)
         gs_diags_add(d, GS_ERR_PARSE, path, (int)parser.problem_mark.line + 1,
                      (int)parser.problem_mark.column + 1, "YAML: %s",
                      parser.problem ? parser.problem : "malformed");
     yaml_parser_delete(&parser);
-    fclose(f);
+    gs_free(text);
     return ok;
 }
 

@@ -5,6 +5,8 @@
 
 #include "../support/cli_run.h"
 
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -147,6 +149,86 @@ TEST(WorkloadFile, ErrorsAtTheirPlace)
     EXPECT_NE(load_error("name: x\nphase: decode\ndims:\n  a: 9223372036854775807 + 1\nsteps: []\n")
                   .find("bad.yaml:4:26: dims.a: overflow"),
               std::string::npos);
+}
+
+// A name is matched over its whole length: a 64-character identifier used to be cut to 63 and
+// silently take the value of the dimension those 63 characters name.
+TEST(WorkloadExpr, LongNamesAreNotCut)
+{
+    const std::string n63(63, 'd'), n64 = n63 + "x";
+    const char *names[] = {n63.c_str()};
+    const int64_t values[] = {7};
+    gs_error err;
+    gs_error_clear(&err);
+    int64_t v = 0;
+    EXPECT_EQ(gs_wl_expr_eval(n64.c_str(), names, values, 1, &v, nullptr, &err), GS_ERR_PARSE)
+        << "took " << v;
+    EXPECT_NE(std::string(err.message).find("unknown dimension '" + n63 + "...'"),
+              std::string::npos)
+        << err.message;
+    gs_error_clear(&err);
+    ASSERT_EQ(gs_wl_expr_eval((n63 + " * 2").c_str(), names, values, 1, &v, nullptr, &err), GS_OK)
+        << err.message;
+    EXPECT_EQ(v, 14);
+}
+
+// A workload of no steps is an error (it reported a 0 us layer with exit 0).
+TEST(WorkloadFile, EmptyStepsIsAnError)
+{
+    EXPECT_NE(load_error("name: x\nphase: decode\ndims:\n  a: 1\nsteps: []\n")
+                  .find("bad.yaml:5:8: steps: an empty list"),
+              std::string::npos);
+}
+
+// A FIFO as the workload file, or among ./workloads/*.yaml, is refused as the config loader
+// refuses one; it blocked forever (the bound below is never approached when it is refused).
+TEST(WorkloadFile, AFifoIsRefusedNotWaitedOn)
+{
+    char tmpl[] = "/tmp/gs-test-wl-fifo-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    const std::string d = tmpl;
+    ASSERT_EQ(std::system(("mkdir -p '" + d + "/workloads'").c_str()), 0);
+    ASSERT_EQ(mkfifo((d + "/workloads/pipe.yaml").c_str(), 0600), 0);
+    const std::string log = d + "/log";
+    auto run = [&](const std::string &args) {
+        const std::string cmd = "cd '" + d + "' && timeout -s KILL 300 '" +
+                                std::string(GS_GENSWEEP_BIN) + "' " + args + " >'" + log + "' 2>&1";
+        const int st = std::system(cmd.c_str());
+        return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    };
+    EXPECT_EQ(run("workload run workloads/pipe.yaml --config '" + std::string(GS_SOURCE_DIR) +
+                  "/configs/gen2.yaml'"),
+              2);
+    std::string out = gs_test_slurp(log);
+    EXPECT_NE(out.find("workloads/pipe.yaml: cannot read the workload file: not a regular file "
+                       "(a FIFO)"),
+              std::string::npos)
+        << out;
+    EXPECT_EQ(run("sweep --suite model --configs '" + std::string(GS_SOURCE_DIR) +
+                  "/configs/gen2.yaml' --out o --no-report"),
+              2);
+    out = gs_test_slurp(log);
+    EXPECT_NE(out.find("pipe.yaml: cannot read the workload file: not a regular file (a FIFO)"),
+              std::string::npos)
+        << out;
+    std::system(("rm -rf '" + d + "'").c_str());
+}
+
+// Workload and step names from the file reach the terminal escaped (gs_sb_term, as compare
+// and history print ids): no raw ESC/BEL, no raw U+202E that reverses what follows it.
+TEST(Workload, NamesAreEscapedOnTheTerminal)
+{
+    const std::string p = write("escapes.yaml", "name: \"evil\\e]0;pwned\\a\"\nphase: decode\n"
+                                                "dims:\n  hidden: 128\nsteps:\n"
+                                                "  - name: \"norm\\u202Eevil\"\n"
+                                                "    kernel: rmsnorm\n    shape: [1, hidden]\n");
+    CliRun r = gs_test_gensweep("workload run '" + p + "' --config configs/gen2.yaml -j 2");
+    EXPECT_EQ(r.rc, 0) << r.out << r.err;
+    EXPECT_NE(r.out.find("workload evil\\x1b]0;pwned\\x07 (decode)"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("norm\\xe2\\x80\\xaeevil"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find('\x1b'), std::string::npos);
+    EXPECT_EQ(r.out.find('\x07'), std::string::npos);
+    EXPECT_EQ(r.out.find("\xe2\x80\xae"), std::string::npos);
 }
 
 CliRun gensweep(const std::string &args)

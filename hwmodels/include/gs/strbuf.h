@@ -48,8 +48,9 @@ void gs_sb_html(gs_sb *sb, const char *s);
 /* XML escaping (as HTML, plus control characters dropped, as XML 1.0 forbids them). */
 void gs_sb_xml(gs_sb *sb, const char *s);
 /* Text for a terminal: control characters (C0, DEL, and C1 encoded in UTF-8, which can start
- * escape sequences) as \xNN, so untrusted ids and reasons printed to a terminal can never move
- * the cursor, retitle the window or hide text. */
+ * escape sequences) and the Unicode direction controls (U+061C, U+200E-F, U+202A-E,
+ * U+2066-9, which reorder what follows them) as \xNN bytes, so untrusted ids and reasons
+ * printed to a terminal can never move the cursor, retitle the window, hide or reverse text. */
 void gs_sb_term(gs_sb *sb, const char *s);
 /* A CSV field, quoted when it contains , " CR or LF (RFC 4180). */
 void gs_sb_csv(gs_sb *sb, const char *s);
