@@ -80,6 +80,9 @@ set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION science)
 # Runtime libraries (libsystemc, libyaml, libcjson, libopenblas, libsqlite3...) from the binary.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+# The NKI front end (`gensweep nki`, share/gensweep/python) runs on Debian's Python with numpy:
+# nothing in the binary tells dpkg-shlibdeps so.
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "python3 (>= 3.9), python3-numpy")
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS bash-completion)
 set(CPACK_PACKAGE_DIRECTORY ${PROJECT_BINARY_DIR}/packages)
 include(CPack)

@@ -133,6 +133,9 @@ echo "== the .deb, unpacked with dpkg-deb -x"
 deb=$(ls "$tmp"/pkg/gensweep_*.deb)
 [ "$(dpkg-deb -f "$deb" Package)" = gensweep ] || fail "package name"
 dpkg-deb -f "$deb" Depends | grep libsqlite3 >/dev/null || fail "Depends lacks libsqlite3: $(dpkg-deb -f "$deb" Depends)"
+# the NKI front end in share/gensweep/python needs Debian's python3 and numpy
+dpkg-deb -f "$deb" Depends | grep -E "(^|, )python3-numpy" >/dev/null ||
+    fail "Depends lacks python3-numpy: $(dpkg-deb -f "$deb" Depends)"
 dpkg-deb -c "$deb" >"$tmp/deb.txt"
 for f in man/man1/gensweep-sweep.1.gz doc/gensweep/copyright gensweep/workloads/llama3-8b-decode-4k.yaml \
     gensweep/calibration/cases.yaml; do
