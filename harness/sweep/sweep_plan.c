@@ -52,11 +52,29 @@ static int add_config(gs_sweep *s, const char *path, gs_diags *diags)
 
 /* A directory contributes its *.yaml files (not subdirectories: what-if variants live in
  * configs/whatif/ and are swept only when named). */
+/* A bare config name (gen3: ./configs/gen3.yaml, else the installed one; datadir.h). */
+static int add_config_named(gs_sweep *s, const char *arg, gs_diags *diags)
+{
+    char found[4096];
+    gs_error ferr;
+    gs_error_clear(&ferr);
+    if (gs_data_find("configs", "config", arg, found, sizeof found, &ferr) != GS_OK) {
+        gs_diags_add(diags, GS_ERR_USAGE, NULL, 0, 0, "--configs %s", ferr.message);
+        return -1;
+    }
+    return add_config(s, found, diags);
+}
+
+/* A --configs argument: a config file, a directory of *.yaml (in name order), or a bare config
+ * name where no such file exists or the directory of that name holds no *.yaml (the checkout's
+ * gen3/ is source code: `--configs gen3` is configs/gen3.yaml, as `run --config gen3` is). */
 static int add_config_arg(gs_sweep *s, const char *arg, gs_diags *diags)
 {
     struct stat st;
     if (stat(arg, &st) != 0) {
-        gs_diags_add(diags, GS_ERR_USAGE, NULL, 0, 0, "--configs %s: %s", arg, strerror(errno));
+        int e = errno;
+        if (e == ENOENT && !strchr(arg, '/')) return add_config_named(s, arg, diags);
+        gs_diags_add(diags, GS_ERR_USAGE, NULL, 0, 0, "--configs %s: %s", arg, strerror(e));
         return -1;
     }
     if (!S_ISDIR(st.st_mode)) return add_config(s, arg, diags);
@@ -68,15 +86,36 @@ static int add_config_arg(gs_sweep *s, const char *arg, gs_diags *diags)
     char *names[256];
     size_t n = 0;
     struct dirent *de;
-    while ((de = readdir(d)) != NULL && n < GS_ARRAY_LEN(names)) {
+    int too_many = 0, too_long = 0;
+    while ((de = readdir(d)) != NULL) {
         size_t len = strlen(de->d_name);
         if (len > 5 && !strcmp(de->d_name + len - 5, ".yaml") && de->d_name[0] != '.') {
+            if (n == GS_ARRAY_LEN(names)) {
+                too_many = 1;
+                break;
+            }
             char p[4096];
-            snprintf(p, sizeof p, "%s/%s", arg, de->d_name);
+            if (snprintf(p, sizeof p, "%s/%s", arg, de->d_name) >= (int)sizeof p) {
+                too_long = 1;
+                continue;
+            }
             names[n++] = gs_strdup(p);
         }
     }
     closedir(d);
+    if (too_many || too_long) {
+        if (too_many)
+            gs_diags_add(diags, GS_ERR_USAGE, NULL, 0, 0,
+                         "--configs %s: more than %zu *.yaml files (give the files, or fewer)", arg,
+                         GS_ARRAY_LEN(names));
+        else
+            gs_diags_add(diags, GS_ERR_USAGE, NULL, 0, 0,
+                         "--configs %s: a *.yaml file whose path is over 4095 bytes", arg);
+        for (size_t i = 0; i < n; i++)
+            gs_free(names[i]);
+        return -1;
+    }
+    if (!n && !strchr(arg, '/')) return add_config_named(s, arg, diags);
     qsort(names, n, sizeof *names, str_cmp);
     int rc = n ? 0 : -1;
     if (!n) gs_diags_add(diags, GS_ERR_USAGE, NULL, 0, 0, "--configs %s: no *.yaml files", arg);

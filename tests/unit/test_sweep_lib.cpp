@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -135,6 +136,21 @@ TEST(SweepLib, PlansConfigsTimesKernelsSortedUniqueAndSharded)
     for (size_t i = 0; i < n; i++)
         EXPECT_EQ(all[i], gs_sweep_job_id(s, i));
     gs_sweep_free(s);
+}
+
+// A directory of more than 256 *.yaml files is refused whole, not cut to its first 256.
+TEST(SweepLib, ConfigDirectoryOfTooManyFilesIsRefusedNotCut)
+{
+    std::string dir = tmpdir("many") + "/cfgs";
+    ASSERT_EQ(mkdir(dir.c_str(), 0755), 0);
+    for (int i = 0; i < 300; i++)
+        std::ofstream(dir + "/g" + std::to_string(i) + ".yaml") << "name: g\n";
+    Diags d;
+    gs_sweep_opts o = opts_for({dir.c_str()});
+    EXPECT_EQ(gs_sweep_create(&o, &d.d), nullptr);
+    ASSERT_EQ(d.d.count, 1u);
+    EXPECT_EQ(messages(d.d)[0],
+              "--configs " + dir + ": more than 256 *.yaml files (give the files, or fewer)");
 }
 
 TEST(SweepLib, ProblemsComeBackAsDiagnosticsNotOutput)
