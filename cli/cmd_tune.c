@@ -108,9 +108,15 @@ int gs_cmd_tune(int argc, char **argv)
             if (!(*dst = value(argc, argv, &i))) return GS_EXIT_USAGE;
         } else if (!strcmp(a, "--write")) {
             o.write = (i + 1 < argc && argv[i + 1][0] != '-') ? argv[++i] : "";
-        } else if (!strcmp(a, "--top") || !strcmp(a, "-j") || !strcmp(a, "--jobs")) {
+        } else if (!strcmp(a, "--top") || !strcmp(a, "-j") || !strcmp(a, "--jobs") ||
+                   (!strncmp(a, "-j", 2) && a[2])) {
+            /* --top N, -j N, --jobs N, or -jN as sweep takes it */
             int is_top = !strcmp(a, "--top");
-            if (!(v = value(argc, argv, &i))) return GS_EXIT_USAGE;
+            if (a[1] == 'j' && a[2]) {
+                v = a + 2;
+            } else if (!(v = value(argc, argv, &i))) {
+                return GS_EXIT_USAGE;
+            }
             if (gs_parse_int(v, 1, is_top ? 1000000 : 100000, &n, NULL) != 0) {
                 fprintf(stderr, "gensweep tune: %s needs a positive integer\n",
                         is_top ? "--top" : "-j");

@@ -133,8 +133,13 @@ static int run(int argc, char **argv)
                 sets[n_sets++] = v;
             else
                 dims[n_dims++] = v;
-        } else if (!strcmp(a, "-j") || !strcmp(a, "--jobs")) {
-            if (!(v = value(argc, argv, &i))) return GS_EXIT_USAGE;
+        } else if (!strcmp(a, "-j") || !strcmp(a, "--jobs") || (!strncmp(a, "-j", 2) && a[2])) {
+            /* -j N, --jobs N, or -jN as sweep takes it */
+            if (a[1] == 'j' && a[2]) {
+                v = a + 2;
+            } else if (!(v = value(argc, argv, &i))) {
+                return GS_EXIT_USAGE;
+            }
             if (gs_parse_int(v, 1, 100000, &n, NULL) != 0) {
                 fprintf(stderr, "gensweep workload: -j needs a positive integer\n");
                 return GS_EXIT_USAGE;
