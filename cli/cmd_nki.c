@@ -33,7 +33,8 @@ void gs_help_nki(void)
            "                        [run options: --seed N --timing-only --json --trace F\n"
            "                         --record F --timeline --set KEY=VALUE ...]\n"
            "       gensweep nki disasm FILE.py --kernel NAME --config CFG [--arg NAME=VALUE]...\n"
-           "       gensweep nki replay PROG.gsk --config CFG [run options]\n"
+           "       gensweep nki replay PROG.gsk --config CFG [--reference FILE.py:FUNC]\n"
+           "                        [run options]\n"
            "       gensweep nki caps --config CFG [--set KEY=VALUE]...\n\n"
            "Run an NKI kernel (nki.language / nki.isa, docs/NKI.md) on a generation's model. The\n"
            "Python front end traces the kernel with the generation's tile sizes; the traced\n"
@@ -49,7 +50,9 @@ void gs_help_nki(void)
            "  --max-instructions N  stop a kernel that issues more (default 4000000)\n"
            "  --no-schedule   keep the traced program order (default: the scheduler reorders\n"
            "                  each engine's instructions within the dependencies, docs/NKI.md)\n"
-           "  replay          run a traced program again (no Python)\n"
+           "  replay          run a traced program again. It runs no code the program file\n"
+           "                  names: the outputs are checked only against a --reference given\n"
+           "                  here (the one Python process replay may start)\n"
            "  caps            print the generation's capabilities as the front end sees them\n"
            "An operation the model lacks is status `unsupported` naming it and the kernel line;\n"
            "an error in the kernel (bad index, exception, overflow) names the kernel line.\n"
@@ -164,7 +167,9 @@ typedef struct nki_opts {
     const char *kernel;
     const char *config; /* a path or a generation name, as found (gs_cli_data_file) */
     char config_buf[GS_CLI_PATH_MAX];
-    const char *reference;
+    const char *reference; /* --reference FILE.py:FUNC, split into: */
+    char ref_path[1024];
+    char ref_func[256];
     const char *keep;
     const char *max_instr; /* --max-instructions N: the tracer's cap (a runaway loop stops) */
     int no_schedule;       /* --no-schedule: program order, as traced */
@@ -175,6 +180,37 @@ typedef struct nki_opts {
     const char *pass[2 * MAX_ARGS]; /* options handed to run / disasm as they are */
     int n_pass;
 } nki_opts;
+
+/* --reference FILE.py:FUNC into ref_path / ref_func: FUNC a Python name, FILE a regular file
+ * (checked before anything runs: a wrong one is a usage error, not a failed check). */
+static int split_reference(nki_opts *o, const char *sub)
+{
+    const char *colon = strrchr(o->reference, ':');
+    size_t plen = colon ? (size_t)(colon - o->reference) : 0;
+    const char *func = colon ? colon + 1 : "";
+    int name_ok = func[0] && !(func[0] >= '0' && func[0] <= '9') &&
+                  strspn(func, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") ==
+                      strlen(func);
+    if (!plen || !name_ok || plen >= sizeof o->ref_path || strlen(func) >= sizeof o->ref_func) {
+        fprintf(stderr, "gensweep nki %s: --reference: expected FILE.py:FUNC\n", sub);
+        return 0;
+    }
+    memcpy(o->ref_path, o->reference, plen);
+    o->ref_path[plen] = '\0';
+    memcpy(o->ref_func, func, strlen(func) + 1);
+    struct stat sb;
+    int found = stat(o->ref_path, &sb) == 0;
+    if (!found || !S_ISREG(sb.st_mode)) {
+        gs_sb msg;
+        gs_sb_init(&msg);
+        gs_sb_term(&msg, o->ref_path);
+        fprintf(stderr, "gensweep nki %s: --reference: %s: %s\n", sub, gs_sb_cstr(&msg),
+                found ? "not a regular file" : strerror(errno));
+        gs_sb_free(&msg);
+        return 0;
+    }
+    return 1;
+}
 
 /* Options of run / disasm that take a value (handed over as they are). */
 static int run_option_with_value(const char *a)
@@ -258,11 +294,12 @@ static int parse(int argc, char **argv, nki_opts *o, const char *sub)
                 sub, replay ? "PROG.gsk" : "FILE.py", replay ? "" : " and --kernel");
         return 0;
     }
-    if (replay && (o->kernel || o->n_args || o->reference)) {
-        fprintf(stderr, "gensweep nki replay: --kernel, --arg and --reference belong to the "
-                        "trace (nki run); a traced program has them already\n");
+    if (replay && (o->kernel || o->n_args)) {
+        fprintf(stderr, "gensweep nki replay: --kernel and --arg belong to the trace (nki run); "
+                        "a traced program has them already\n");
         return 0;
     }
+    if (o->reference && !split_reference(o, sub)) return 0;
     char cmd[32];
     snprintf(cmd, sizeof cmd, "nki %s", sub);
     o->config = gs_cli_data_file(cmd, "--config", "configs", "config", o->config, o->config_buf);
@@ -294,10 +331,6 @@ static int trace(const nki_opts *o, const gs_config *cfg, const char *caps, cons
     if (o->max_instr) {
         argv[n++] = "--max-instructions";
         argv[n++] = o->max_instr;
-    }
-    if (o->reference) {
-        argv[n++] = "--reference";
-        argv[n++] = o->reference;
     }
     for (int i = 0; i < o->n_args; i++) {
         argv[n++] = "--arg";
@@ -334,7 +367,7 @@ static int trace(const nki_opts *o, const gs_config *cfg, const char *caps, cons
 }
 
 /* Run (or list) the loaded program through `run` / `disasm`. */
-static int run_program(const nki_opts *o, const char *prog_path, int disasm)
+static int run_program(const nki_opts *o, const char *prog_path, int disasm, int replay)
 {
     gs_error err;
     gs_error_clear(&err);
@@ -346,6 +379,20 @@ static int run_program(const nki_opts *o, const char *prog_path, int disasm)
         return err.code == GS_ERR_IO || err.code == GS_ERR_INVALID ? GS_EXIT_USAGE : GS_EXIT_FAIL;
     }
     gs_nki_prog_set_python(prog, python_exe(), frontend_dir());
+    /* the reference is the command line's; a path in the program file is never run */
+    if (o->reference && gs_nki_prog_set_reference(prog, o->ref_path, o->ref_func, &err) != GS_OK) {
+        char buf[2048];
+        gs_error_format(&err, buf, sizeof buf);
+        fprintf(stderr, "gensweep nki: %s\n", buf);
+        gs_nki_prog_free(prog);
+        return GS_EXIT_USAGE;
+    }
+    if (replay && !o->reference)
+        fprintf(stderr, "gensweep nki replay: no --reference: the outputs are not checked%s\n",
+                gs_nki_prog_names_reference(prog)
+                    ? " (the reference the program file names is not run: replay runs no code "
+                      "from a program file)"
+                    : "");
     const gs_kernel_def *k = gs_nki_prog_kernel(prog);
     gs_suite_set_extra(k);
     const char *words[16 + 4 * MAX_ARGS];
@@ -464,7 +511,7 @@ int gs_cmd_nki(int argc, char **argv)
         fprintf(stderr, "gensweep nki disasm: %s is a run option\n", o.pass[0]);
         return GS_EXIT_USAGE;
     }
-    if (!is_run && !is_disasm) return run_program(&o, o.file, 0);
+    if (!is_run && !is_disasm) return run_program(&o, o.file, 0, 1);
     if (o.keep && gs_sb_check_output(o.keep, &(gs_error){0}) != GS_OK) {
         fprintf(stderr, "gensweep nki run: --keep-program %s: not a writable file path\n", o.keep);
         return GS_EXIT_USAGE;
@@ -492,7 +539,7 @@ int gs_cmd_nki(int argc, char **argv)
         snprintf(prog, sizeof prog, "%s/kernel.gsk", dir);
     int rc = trace(&o, cfg, caps, prog);
     gs_config_free(cfg);
-    if (rc == GS_EXIT_OK) rc = run_program(&o, prog, is_disasm);
+    if (rc == GS_EXIT_OK) rc = run_program(&o, prog, is_disasm, 0);
     remove_tmp(dir, caps, prog, o.keep != NULL);
     return rc;
 }

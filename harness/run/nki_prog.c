@@ -181,9 +181,8 @@ static gs_status header_stmt(gs_nki_prog *p, char **tok, int n, int line, gs_err
         return GS_OK;
     }
     if (!strcmp(tok[0], "reference") && n == 3) {
-        if (gs_nki_unescape(tok[1], p->ref_file, sizeof p->ref_file) ||
-            gs_nki_unescape(tok[2], p->ref_func, sizeof p->ref_func))
-            return bad(err, p, line, "reference");
+        /* an older front end's: noted, never run (nki_prog.h) */
+        p->names_reference = 1;
         return GS_OK;
     }
     if (!strcmp(tok[0], "refargs") && n == 2) {
@@ -780,6 +779,22 @@ const gs_kernel_def *gs_nki_prog_kernel(gs_nki_prog *p)
     k->reduction_len = nki_reduction_len;
     g_active = p;
     return k;
+}
+
+gs_status gs_nki_prog_set_reference(gs_nki_prog *p, const char *path, const char *func,
+                                    gs_error *err)
+{
+    if (strlen(path) >= sizeof p->ref_file || strlen(func) >= sizeof p->ref_func)
+        return gs_error_set(err, GS_ERR_USAGE, NULL, 0, 0, "reference %s:%s: name too long", path,
+                            func);
+    memcpy(p->ref_file, path, strlen(path) + 1);
+    memcpy(p->ref_func, func, strlen(func) + 1);
+    return GS_OK;
+}
+
+int gs_nki_prog_names_reference(const gs_nki_prog *p)
+{
+    return p->names_reference;
 }
 
 void gs_nki_prog_set_python(gs_nki_prog *p, const char *python, const char *frontend_dir)

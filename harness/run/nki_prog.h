@@ -15,8 +15,9 @@
  *   kernel NAME                             the kernel's name (records say nki.NAME)
  *   file IDX PATH                           source file IDX (dense from 0) for F below
  *   reduction L                             longest reduction behind an output (tolerance)
- *   reference PATH FUNC                     numpy reference (checked in float64), optional
- *   refargs JSON                            the reference's arguments (gensweep/refrun.py)
+ *   refargs JSON                            how a reference is called: the kernel's arguments
+ *                                           in order, inputs by index, literals (refrun.py)
+ *   reference PATH FUNC                     written by older front ends; read and ignored
  *   tensor IDX in|out|scratch DTYPE NAME D0xD1..[ LO HI INT]   HBM tensor (IDX dense from 0)
  *   data IDX PATH                           input IDX's values: raw little-endian float64
  *   core C                                  the statements that follow build core C
@@ -28,6 +29,10 @@
  * Operands: H<tensor>,<offset>,<parts>,<part_stride>,<ndim>(,<size>,<stride>)xndim for HBM,
  * T<tile>,<p0>,<parts>,<offset>,<ndim>(,<size>,<stride>)xndim for a tile (offsets and strides in
  * elements), #<float> an immediate, - none, and engine / ALU / activation names.
+ *
+ * A program file runs no code: the numpy reference that checks the outputs is the one the caller
+ * names (gs_nki_prog_set_reference: `nki run --reference`, `nki replay --reference`), never a
+ * path found in the file (a program may come from anywhere; replay runs no Python otherwise).
  *
  * Errors: a malformed file is GS_ERR_INVALID naming the file and line (the front end wrote
  * something this reader does not know: a version mismatch or a bug). Errors of the kernel
@@ -53,12 +58,22 @@ void gs_nki_prog_free(gs_nki_prog *p); /* NULL ok; not while its kernel is regis
 /*
  * The program as a kernel: name "nki.NAME", one variant "nki", dims = the first tensor's shape
  * (no check shapes: gs_nki_prog_shape gives the --shape to run it with), every dtype; SPMD when the
- * program builds more than core 0. Its reference runs the file's numpy reference (none: outputs are
- * not checked). The returned definition is owned by p. Only one program's kernel may be in use at a
- * time in a process (the kernel callbacks of gs_kernel_def carry no context): this call makes p
- * that program.
+ * program builds more than core 0. Its reference runs the numpy reference given to
+ * gs_nki_prog_set_reference before this call (none: outputs are not checked). The returned
+ * definition is owned by p. Only one program's kernel may be in use at a time in a process (the
+ * kernel callbacks of gs_kernel_def carry no context): this call makes p that program.
  */
 const gs_kernel_def *gs_nki_prog_kernel(gs_nki_prog *p);
+
+/* The numpy reference that checks the outputs: FUNC of the Python file at path (run in a child
+ * with the program's refargs). Call before gs_nki_prog_kernel. GS_OK, or GS_ERR_USAGE with err
+ * when a name is too long. */
+gs_status gs_nki_prog_set_reference(gs_nki_prog *p, const char *path, const char *func,
+                                    gs_error *err);
+
+/* Whether the file has a `reference` line (older front ends wrote one): it is never run, and a
+ * caller may say so. */
+int gs_nki_prog_names_reference(const gs_nki_prog *p);
 
 /* Set the interpreter and front-end directory the reference runs with (gs_nki_python). */
 void gs_nki_prog_set_python(gs_nki_prog *p, const char *python, const char *frontend_dir);

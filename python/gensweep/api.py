@@ -82,7 +82,7 @@ def nki_run(kernel, args, config=None, kwargs=None, seed=1, timing_only=False, s
         result = trace_call(ctx, kernel, targs, files, kwargs)
         prog = os.path.join(tmp, "kernel.gsk")
         order = finish(ctx, prog, name or getattr(kernel, "__name__", "kernel"), result, targs,
-                       None, None)
+                       None)
         outdir = os.path.join(tmp, "out")
         os.mkdir(outdir)
         cmd = [exe, "nki", "replay", prog, "--config", config, "--json", "--seed", str(seed)]

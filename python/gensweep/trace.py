@@ -1,7 +1,8 @@
 """Trace an NKI kernel file into a gensweep program (.gsk): what `gensweep nki run` calls.
 
-usage: python -m gensweep.trace --caps CAPS.json --out PROG.gsk [--reference FILE.py:FUNC]
-                                [--arg NAME=VALUE]... FILE.py KERNEL
+usage: python -m gensweep.trace --caps CAPS.json --out PROG.gsk [--arg NAME=VALUE]... FILE.py KERNEL
+The program names no reference: the C side runs the one its command line gives (`nki run
+--reference`, `nki replay --reference`), never code a program file names.
 Exit status: 0 traced (a kernel that stopped on an error or an unsupported operation is traced
 up to there, with a `fail` line naming its file:line), 2 usage or input error.
 """
@@ -117,7 +118,7 @@ def _kernel_frame(tb, files):
     return best or ("<kernel>", 0)
 
 
-def trace(caps, path, kernel_name, arg_texts, out, reference=None, cap=None, schedule=True):
+def trace(caps, path, kernel_name, arg_texts, out, cap=None, schedule=True):
     """Trace kernel_name of path into out. Returns the list of HBM tensors in program order."""
     ctx = tracer.Ctx(caps, cap or tracer.DEFAULT_INSTRUCTION_CAP)
     ctx.schedule = schedule
@@ -127,15 +128,7 @@ def trace(caps, path, kernel_name, arg_texts, out, reference=None, cap=None, sch
         raise UsageError(f"{path}: no kernel or function named {kernel_name}")
     args, refargs = bind(fn, ctx, arg_texts)
     result = trace_call(ctx, fn, args, {os.path.abspath(path)})
-    ref = None
-    if reference:
-        rpath, _, rfunc = reference.rpartition(":")
-        if not rpath or not rfunc:
-            raise UsageError(f"--reference {reference}: expected FILE.py:FUNC")
-        if not os.path.isfile(rpath):
-            raise UsageError(f"--reference {reference}: no such file {rpath}")
-        ref = (os.path.abspath(rpath), rfunc)
-    return finish(ctx, out, kernel_name, result, args, ref, refargs)
+    return finish(ctx, out, kernel_name, result, args, refargs)
 
 
 def trace_call(ctx, fn, args, files, kwargs=None):
@@ -155,7 +148,7 @@ def trace_call(ctx, fn, args, files, kwargs=None):
     return None
 
 
-def finish(ctx, out, name, result, args, ref, refargs):
+def finish(ctx, out, name, result, args, refargs):
     returned = []
     if isinstance(result, HbmTensor):
         returned = [result]
@@ -167,10 +160,10 @@ def finish(ctx, out, name, result, args, ref, refargs):
         if isinstance(t, HbmTensor) and not (t.read or t.written):
             t.read = True  # an unused input is still an input
     try:
-        order = tracer.write_program(ctx, out, name, returned, args, ref)
+        order = tracer.write_program(ctx, out, name, returned, args)
     except NKIError as e:
         raise UsageError(f"{e.where[0]}:{e.where[1]}: {e}")
-    if ref:
+    if refargs is not None:  # how a reference given at run or replay is called
         with open(out, "a") as fh:
             fh.write("refargs " + urllib.parse.quote(json.dumps(refargs), safe="") + "\n")
     return order
@@ -180,7 +173,6 @@ def main(argv=None):
     ap = argparse.ArgumentParser(prog="gensweep.trace")
     ap.add_argument("--caps", required=True)
     ap.add_argument("--out", required=True)
-    ap.add_argument("--reference")
     ap.add_argument("--arg", action="append", default=[])
     ap.add_argument("--max-instructions", type=int, default=tracer.DEFAULT_INSTRUCTION_CAP)
     a0 = argv if argv is not None else sys.argv[1:]
@@ -194,8 +186,7 @@ def main(argv=None):
     try:
         with open(a.caps) as f:
             caps = json.load(f)
-        trace(caps, a.file, a.kernel, a.arg, a.out, a.reference, a.max_instructions,
-              not a.no_schedule)
+        trace(caps, a.file, a.kernel, a.arg, a.out, a.max_instructions, not a.no_schedule)
     except UsageError as e:
         print(f"gensweep nki: {e}", file=sys.stderr)
         return 2

@@ -936,7 +936,7 @@ def allocate(ctx):
     return pools
 
 
-def write_program(ctx, path, name, returned, args_order, reference=None, refargs=None):
+def write_program(ctx, path, name, returned, args_order):
     files = {}
 
     def f(where):
@@ -1016,8 +1016,6 @@ def write_program(ctx, path, name, returned, args_order, reference=None, refargs
     for fn, i in sorted(files.items(), key=lambda kv: kv[1]):
         lines.append(f"file {i} {_esc(fn[len(cwd):] if fn.startswith(cwd) else fn)}")
     lines.append(f"reduction {max(1.0, ctx.reduction):.17g}")
-    if reference:
-        lines.append(f"reference {_esc(reference[0])} {_esc(reference[1])}")
     for t in order:
         kind = "in" if t in ins else "out" if t in outs else "scratch"
         lo, hi, integer = getattr(t, "range", (-1.0, 1.0, 0))

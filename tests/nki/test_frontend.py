@@ -10,7 +10,9 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import unittest
+import urllib.parse
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -233,6 +235,47 @@ class Hostile(unittest.TestCase):
             self.assertIn(msg, p.stderr)
         p = nki("run", HOSTILE, "--kernel", "missing", "--config", cfg("gen3"), check_rc=2)
         self.assertIn("no kernel or function named missing", p.stderr)
+
+
+class Replay(unittest.TestCase):
+    def test_replay_runs_no_code_the_program_names(self):
+        """A program file may come from anywhere: replay never imports a reference it names;
+        the outputs are checked against the --reference given on replay's command line."""
+        with tempfile.TemporaryDirectory() as d:
+            prog = os.path.join(d, "add.gsk")
+            args = ["--arg", "a=bf16:128x512", "--arg", "b=bf16:128x512"]
+            nki("run", OPS, "--kernel", "add_old", "--config", cfg("gen3"), *args,
+                "--reference", f"{REFS}:add", "--keep-program", prog, check_rc=0)
+            marker = os.path.join(d, "imported")
+            evil = os.path.join(d, "evil.py")
+            with open(evil, "w") as f:
+                f.write(f"open({marker!r}, 'w').write('x')\n\ndef add(a, b):\n    return a + b\n")
+            with open(prog) as f:
+                lines = [ln for ln in f.read().splitlines() if not ln.startswith("reference ")]
+            lines.insert(2, f"reference {urllib.parse.quote(evil, safe='/')} add")
+            with open(prog, "w") as f:
+                f.write("\n".join(lines) + "\n")
+            p = nki("replay", prog, "--config", cfg("gen3"), "--json", check_rc=0)
+            self.assertFalse(os.path.exists(marker), "replay imported the program's reference")
+            rec = json.loads(p.stdout)
+            self.assertEqual(rec["status"], "pass")
+            self.assertIsNone(rec["error"], "outputs checked without a --reference")
+            self.assertIn("no --reference: the outputs are not checked", p.stderr)
+            self.assertIn("is not run", p.stderr)
+            # the reference on the command line is the one that runs
+            p = nki("replay", prog, "--config", cfg("gen3"), "--json", "--reference",
+                    f"{REFS}:add", check_rc=0)
+            rec = json.loads(p.stdout)
+            self.assertEqual(rec["status"], "pass")
+            self.assertIsNotNone(rec["error"], "the outputs were not checked")
+            self.assertFalse(os.path.exists(marker))
+            rec = json.loads(nki("replay", prog, "--config", cfg("gen3"), "--json", "--reference",
+                                 f"{REFS}:wrong_add", check_rc=1).stdout)
+            self.assertGreater(rec["error"]["mismatches"], 0)
+            for bad, msg in ((f"{REFS}", "expected FILE.py:FUNC"),
+                             (f"{d}/none.py:add", "No such file"), (f"{d}:add", "not a regular")):
+                p = nki("replay", prog, "--config", cfg("gen3"), "--reference", bad, check_rc=2)
+                self.assertIn(msg, p.stderr)
 
 
 class PythonApi(unittest.TestCase):

@@ -30,9 +30,10 @@ struct gs_nki_prog {
     char **files;
     int n_files;
     double reduction;
-    char ref_file[1024];
+    char ref_file[1024]; /* the reference the caller gave (gs_nki_prog_set_reference), or "" */
     char ref_func[NAME_MAX_LEN];
-    char *ref_args; /* the reference's arguments (JSON, percent-encoded as in the file) */
+    int names_reference; /* the file has a `reference` line (never run: nki_prog.h) */
+    char *ref_args;      /* the reference's arguments (JSON, percent-encoded as in the file) */
     char python[1024];
     char frontend[1024];
     tensor_def tensors[GS_KERNEL_MAX_TENSORS];
