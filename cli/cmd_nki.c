@@ -281,6 +281,11 @@ static int parse(int argc, char **argv, nki_opts *o, const char *sub)
                 fprintf(stderr, "gensweep nki %s: option %s needs a value\n", sub, a);
                 return 0;
             }
+            if (o->n_pass + 1 + take > (int)(sizeof o->pass / sizeof o->pass[0])) {
+                fprintf(stderr, "gensweep nki %s: too many run options (at most %d words)\n", sub,
+                        (int)(sizeof o->pass / sizeof o->pass[0]));
+                return 0;
+            }
             o->pass[o->n_pass++] = a;
             if (take) o->pass[o->n_pass++] = argv[++i];
             continue;
@@ -455,7 +460,11 @@ static int caps_main(int argc, char **argv)
     int n_sets = 0;
     for (int i = 0; i < argc; i++) {
         int is_cfg = !strcmp(argv[i], "--config") || !strcmp(argv[i], "-c");
-        if ((is_cfg || !strcmp(argv[i], "--set")) && i + 1 < argc && n_sets < MAX_ARGS) {
+        if (!is_cfg && !strcmp(argv[i], "--set") && n_sets == MAX_ARGS) {
+            fprintf(stderr, "gensweep nki caps: too many --set options (at most %d)\n", MAX_ARGS);
+            return GS_EXIT_USAGE;
+        }
+        if ((is_cfg || !strcmp(argv[i], "--set")) && i + 1 < argc) {
             if (is_cfg)
                 config = argv[++i];
             else
