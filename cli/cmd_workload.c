@@ -31,9 +31,10 @@ void gs_help_workload(void)
            "FILE and --config are files or names: llama3-8b-decode-4k is\n"
            "./workloads/llama3-8b-decode-4k.yaml, gen3 ./configs/gen3.yaml, else the ones\n"
            "installed with gensweep.\n"
-           "Job records go to --out (default %s).\n"
-           "exit status: 0 every step ran, 1 a step could not run (or a job failed), 2 bad\n"
-           "option, workload file or config.\n",
+           "The job records (results.json, results.csv, junit.xml) go to --out\n"
+           "(default %s).\n"
+           "exit status: 0 every step ran, 1 a step could not run (or a job failed, or the\n"
+           "records could not be written), 2 bad option, workload file or config.\n",
            GS_WL_DEFAULT_OUT);
 }
 
@@ -193,7 +194,7 @@ static int run(int argc, char **argv)
     int rc = st == GS_ERR_USAGE ? GS_EXIT_USAGE : st != GS_OK ? GS_EXIT_FAIL : GS_EXIT_OK;
     if (st == GS_OK) {
         if (!json || strcmp(json, "-") != 0) print_table(w, &r);
-        if (r.n_failed || r.interrupted) rc = GS_EXIT_FAIL;
+        if (r.n_failed || r.interrupted || r.records_unwritten) rc = GS_EXIT_FAIL;
         if (json) {
             gs_sb sb;
             gs_sb_init(&sb);

@@ -86,11 +86,14 @@ typedef struct gs_wl_result {
     double time_ns; /* sum of the rows that ran */
     int n_failed;   /* rows that could not run */
     int interrupted;
+    int records_unwritten; /* the job records could not be written to the out folder (said in
+                            * the diagnostics) */
 } gs_wl_result;
 
-/* Run every step on so's one config (so->configs[0], with so->sets). GS_OK when the sweep ran
- * (r->n_failed says how many steps could not); GS_ERR_USAGE for a config that does not load;
- * another status when the jobs could not run. */
+/* Run every step on so's one config (so->configs[0], with so->sets) and write the job records
+ * (results.json, results.csv, junit.xml) to so->out_dir. GS_OK when the sweep ran (r->n_failed
+ * says how many steps could not, r->records_unwritten whether the records were not written);
+ * GS_ERR_USAGE for a config that does not load; another status when the jobs could not run. */
 gs_status gs_workload_run(const gs_workload *w, const gs_sweep_opts *so, gs_wl_result *r,
                           gs_diags *d);
 

@@ -157,6 +157,12 @@ gs_status gs_workload_run(const gs_workload *w, const gs_sweep_opts *ov, gs_wl_r
         return err.code != GS_OK ? err.code : GS_ERR_INTERNAL;
     }
     gs_workload_collect(w, s, 0, doc, intr, r);
+    /* the job records, as the help says (before, the folder was made and left empty) */
+    if (gs_results_write_dir(doc, so.out_dir, &err) != GS_OK) {
+        r->records_unwritten = 1;
+        gs_diags_add(d, err.code, err.file[0] ? err.file : NULL, err.line, err.column, "%s",
+                     err.message);
+    }
     cJSON_Delete(doc);
     gs_sweep_free(s);
     return GS_OK;

@@ -286,6 +286,11 @@ TEST(Workload, TinyLayerOnGen2)
     const cJSON *proj = cJSON_GetArrayItem(rows, 1);
     EXPECT_EQ(num(proj, "count"), 2);
     cJSON_Delete(doc);
+    // the job records are in --out (the folder was made and left empty before)
+    cJSON *rec = cJSON_Parse(gs_test_slurp(dir() + "/out/results.json").c_str());
+    ASSERT_NE(rec, nullptr) << "no results.json in --out";
+    EXPECT_GE(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(rec, "jobs")), 3);
+    cJSON_Delete(rec);
     // --dim changes a dim before the shapes are evaluated
     CliRun d = gensweep("workload run '" + p +
                         "' --config configs/gen2.yaml -j 2 --dim hidden=128 "
