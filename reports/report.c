@@ -120,10 +120,13 @@ static gs_status render_docs(const cJSON *root, const char *results_name, const 
     if (st == GS_OK && n_extra > GS_REPORT_MAX_EXTRA)
         st = gs_error_set(err, GS_ERR_USAGE, NULL, 0, 0, "more than %d what-if/tuning files",
                           GS_REPORT_MAX_EXTRA);
-    for (int i = 0; st == GS_OK && i < n_extra; i++)
-        st = gs_rp_add_extra(&r, extra[i],
-                             extra_names && extra_names[i] ? extra_names[i] : "what-if/tuning file",
-                             err);
+    for (int i = 0; st == GS_OK && i < n_extra; i++) {
+        const char *xname = extra_names && extra_names[i] ? extra_names[i] : "what-if/tuning file";
+        st = gs_rp_add_extra(&r, extra[i], xname, err);
+        /* a workloads.json is checked field by field and against these results */
+        if (st == GS_OK && !strcmp(gs_rp_jstr(extra[i], "schema"), "gensweep-workloads"))
+            st = gs_rp_check_workloads(extra[i], xname, root, err);
+    }
     if (st != GS_OK) goto out;
     r.root = root;
     r.broot = broot;

@@ -110,6 +110,11 @@ void gs_rp_row_label(gs_sb *sb, const krow *r);
 void gs_rp_filter_attrs(gs_sb *sb, const char *gens, const char *kernel, const char *status);
 gs_status gs_rp_check_results(const cJSON *root, const char *name, gs_error *err);
 gs_status gs_rp_add_extra(rep *r, const cJSON *root, const char *name, gs_error *err);
+/* A workloads.json (report_models.c) checked field by field, and against the results it is shown
+ * with (its generations among theirs, not complete or uninterrupted beside results that are
+ * not): GS_OK, or GS_ERR_INVALID naming the file and the field. */
+gs_status gs_rp_check_workloads(const cJSON *wl, const char *name, const cJSON *results,
+                                gs_error *err);
 int gs_rp_gen_index(rep *r, const char *g);
 gs_status gs_rp_load_jobs(rep *r, const cJSON *root, const char *name, rjob **out, size_t *n,
                           int main_file, gs_error *err);

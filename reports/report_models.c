@@ -7,7 +7,170 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "job_status.h"
 #include "report_int.h"
+
+/* ---- checking a workloads.json (gs_rp_check_workloads) ---- */
+
+/* A number that is finite and in lo .. hi. */
+static int num_in(const cJSON *v, double lo, double hi)
+{
+    return cJSON_IsNumber(v) && isfinite(v->valuedouble) && v->valuedouble >= lo &&
+           v->valuedouble <= hi;
+}
+
+static int nonempty_str(const cJSON *v)
+{
+    return cJSON_IsString(v) && v->valuestring[0];
+}
+
+/* Whether the results name generation g (a config, or a job's generation). */
+static int results_have_gen(const cJSON *results, const char *g)
+{
+    const cJSON *x;
+    cJSON_ArrayForEach(x, gs_rp_jget(results, "configs"))
+    {
+        if (!strcmp(gs_rp_jstr(x, "name"), g)) return 1;
+    }
+    cJSON_ArrayForEach(x, gs_rp_jget(results, "jobs"))
+    {
+        if (!strcmp(gs_rp_jstr(x, "generation"), g)) return 1;
+    }
+    return 0;
+}
+
+#define WL_BAD(...) gs_error_set(err, GS_ERR_INVALID, name, 0, 0, __VA_ARGS__)
+
+/* One row: step and kernel named, a known status (or "missing": not run, interrupted), a time
+ * exactly when it passed, a share of the layer in 0 .. 1. */
+static gs_status check_row(const cJSON *row, const char *at, const char *name, gs_error *err)
+{
+    if (!cJSON_IsObject(row)) return WL_BAD("%s: not an object", at);
+    if (!nonempty_str(gs_rp_jget(row, "step")) || !nonempty_str(gs_rp_jget(row, "kernel")))
+        return WL_BAD("%s: \"step\" and \"kernel\" must be non-empty strings", at);
+    const char *status = gs_rp_jstr(row, "status");
+    if (gs_job_status_parse(status) < 0 && strcmp(status, "missing") != 0)
+        return WL_BAD("%s.status: '%.60s' is not a job status", at, status);
+    const cJSON *t = gs_rp_jget(row, "time_ns");
+    const int pass = !strcmp(status, "pass");
+    if (pass ? !num_in(t, 1e-9, 1e18) : t && !cJSON_IsNull(t))
+        return WL_BAD("%s.time_ns: must be %s", at,
+                      pass ? "a positive number of nanoseconds (the step passed)"
+                           : "null (the step did not run)");
+    const cJSON *sh = gs_rp_jget(row, "share");
+    if (sh && !cJSON_IsNull(sh) && !num_in(sh, 0, 1))
+        return WL_BAD("%s.share: must be a number in 0 .. 1 or null", at);
+    return GS_OK;
+}
+
+/* One generation's result: its rows, a layer total that is their sum, complete exactly when
+ * every step ran. */
+static gs_status check_result(const cJSON *res, const char *at, const cJSON *gens, const char *name,
+                              gs_error *err)
+{
+    if (!cJSON_IsObject(res)) return WL_BAD("%s: not an object", at);
+    const char *g = gs_rp_jstr(res, "generation");
+    int known = 0;
+    const cJSON *x;
+    cJSON_ArrayForEach(x, gens) known |= cJSON_IsString(x) && !strcmp(x->valuestring, g);
+    if (!known) return WL_BAD("%s.generation: '%.60s' is not in \"generations\"", at, g);
+    const cJSON *rows = gs_rp_jget(res, "rows");
+    if (!cJSON_IsArray(rows) || !cJSON_GetArraySize(rows))
+        return WL_BAD("%s.rows: must be a non-empty array", at);
+    double sum = 0;
+    int not_run = 0, i = 0;
+    char rat[160];
+    cJSON_ArrayForEach(x, rows)
+    {
+        snprintf(rat, sizeof rat, "%s.rows[%d]", at, i++);
+        gs_status st = check_row(x, rat, name, err);
+        if (st != GS_OK) return st;
+        const double t = gs_rp_jnum(x, "time_ns");
+        if (isnan(t))
+            not_run++;
+        else
+            sum += t;
+    }
+    const cJSON *c = gs_rp_jget(res, "complete");
+    if (!cJSON_IsBool(c)) return WL_BAD("%s.complete: must be true or false", at);
+    if (cJSON_IsTrue(c) != (not_run == 0))
+        return WL_BAD("%s.complete: %s, but %d of its steps did not run", at,
+                      cJSON_IsTrue(c) ? "true" : "false", not_run);
+    const cJSON *n = gs_rp_jget(res, "steps_not_run");
+    if (n && !cJSON_IsNull(n) && !(num_in(n, 0, 1e6) && n->valuedouble == not_run))
+        return WL_BAD("%s.steps_not_run: must be %d (the rows without a time)", at, not_run);
+    const cJSON *t = gs_rp_jget(res, "time_ns");
+    if (!num_in(t, 0, 1e18) || fabs(t->valuedouble - sum) > 1e-9 * (sum > 1 ? sum : 1))
+        return WL_BAD("%s.time_ns: must be the sum of its rows' times (%.6g ns)", at, sum);
+    const cJSON *tps = gs_rp_jget(res, "tokens_per_s_per_layer");
+    if (tps && !cJSON_IsNull(tps) && !num_in(tps, 1e-30, 1e30))
+        return WL_BAD("%s.tokens_per_s_per_layer: must be a positive number or null", at);
+    return GS_OK;
+}
+
+gs_status gs_rp_check_workloads(const cJSON *wl, const char *name, const cJSON *results,
+                                gs_error *err)
+{
+    const cJSON *wc = gs_rp_jget(wl, "complete"), *wi = gs_rp_jget(wl, "interrupted");
+    if (!cJSON_IsBool(wc) || !cJSON_IsBool(wi))
+        return WL_BAD("\"complete\" and \"interrupted\" must be true or false");
+    const cJSON *gens = gs_rp_jget(wl, "generations"), *x;
+    if (!cJSON_IsArray(gens)) return WL_BAD("\"generations\": must be an array of names");
+    int i = 0;
+    cJSON_ArrayForEach(x, gens)
+    {
+        if (!nonempty_str(x)) return WL_BAD("generations[%d]: must be a non-empty string", i);
+        if (results && !results_have_gen(results, x->valuestring))
+            return WL_BAD("generations[%d]: '%.60s' is not a generation of the results file: "
+                          "not the same sweep",
+                          i, x->valuestring);
+        i++;
+    }
+    /* a complete, uninterrupted layer table beside results that say otherwise is another
+     * sweep's (its speedups would stand next to results that did not all run) */
+    if (results && cJSON_IsFalse(wi) &&
+        cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(results, "interrupted")))
+        return WL_BAD("\"interrupted\": false, but the results file was interrupted: not the "
+                      "same sweep");
+    if (results && cJSON_IsTrue(wc) &&
+        cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(results, "complete")))
+        return WL_BAD("\"complete\": true, but the results file is not complete: not the same "
+                      "sweep");
+    const cJSON *ws = gs_rp_jget(wl, "workloads");
+    if (!cJSON_IsArray(ws)) return WL_BAD("\"workloads\": must be an array");
+    int k = 0, all = 1;
+    cJSON_ArrayForEach(x, ws)
+    {
+        char at[128];
+        snprintf(at, sizeof at, "workloads[%d]", k++);
+        if (!cJSON_IsObject(x)) return WL_BAD("%s: not an object", at);
+        if (!nonempty_str(gs_rp_jget(x, "workload")))
+            return WL_BAD("%s.workload: must be a non-empty string", at);
+        const char *ph = gs_rp_jstr(x, "phase");
+        if (strcmp(ph, "prefill") != 0 && strcmp(ph, "decode") != 0)
+            return WL_BAD("%s.phase: must be \"prefill\" or \"decode\"", at);
+        const cJSON *b = gs_rp_jget(x, "batch");
+        if (b && !(num_in(b, 1, 1e12) && b->valuedouble == floor(b->valuedouble)))
+            return WL_BAD("%s.batch: must be a positive integer", at);
+        const cJSON *rs = gs_rp_jget(x, "results"), *r;
+        if (!cJSON_IsArray(rs)) return WL_BAD("%s.results: must be an array", at);
+        int j = 0;
+        cJSON_ArrayForEach(r, rs)
+        {
+            char rat[160];
+            snprintf(rat, sizeof rat, "%s.results[%d]", at, j++);
+            gs_status st = check_result(r, rat, gens, name, err);
+            if (st != GS_OK) return st;
+            all &= cJSON_IsTrue(gs_rp_jget(r, "complete"));
+        }
+    }
+    if (cJSON_IsTrue(wc) && (!all || cJSON_IsTrue(wi)))
+        return WL_BAD("\"complete\": true, but a layer did not run every step or the sweep was "
+                      "interrupted");
+    return GS_OK;
+}
+
+#undef WL_BAD
 
 /* Steps named as dominant per generation. */
 #define TOP_STEPS 3

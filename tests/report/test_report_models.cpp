@@ -5,6 +5,7 @@
 // sweep's output: tests/unit/test_model_suite.cpp.)
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <string>
 
 #include "report.h"
@@ -90,23 +91,92 @@ TEST(ReportModels, AgainstTheBaseGeneration)
     EXPECT_EQ(s.find("c vs b"), std::string::npos);
 }
 
-TEST(ReportModels, HostileAndWrongTypedFields)
+// Hostile strings in a valid workloads.json are escaped.
+TEST(ReportModels, HostileStringsAreEscaped)
 {
-    const char *doc =
-        "{\"schema\": \"gensweep-workloads\", \"schema_version\": 1, \"generations\": [\"a\", 7,"
-        " \"<b>x\"], \"workloads\": [{\"workload\": \"<script>alert(1)</script>\", \"phase\": 3,"
-        " \"results\": [{\"generation\": \"a\", \"time_ns\": \"fast\", \"complete\": true,"
-        " \"rows\": \"none\"}, {\"generation\": \"<b>x\", \"time_ns\": -5, \"complete\": true,"
-        " \"rows\": [{\"step\": \"<i>s\", \"share\": \"big\", \"time_ns\": 1e400}, 5]}]},"
-        " 4, {\"results\": 1}]}";
-    const std::string s = section(doc);
+    std::string doc = kWorkloads;
+    for (const char *from : {"\"layer-x\"", "\"mlp\""}) {
+        const size_t at = doc.find(from);
+        ASSERT_NE(at, std::string::npos);
+        doc.replace(at, strlen(from),
+                    from[1] == 'l' ? "\"<script>alert(1)</script>\"" : "\"<i>s\"");
+    }
+    const std::string s = section(doc.c_str());
     EXPECT_EQ(s.find("<script>"), std::string::npos);
     EXPECT_NE(s.find("&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos) << s;
-    EXPECT_EQ(s.find("<b>x"), std::string::npos);
     EXPECT_EQ(s.find("<i>s"), std::string::npos);
     EXPECT_EQ(s.find("nan"), std::string::npos) << s;
-    EXPECT_EQ(s.find("inf"), std::string::npos) << s;
-    EXPECT_EQ(s.find("×</td>"), std::string::npos) << "no layer total, no speedup";
+}
+
+// The message of rendering workloads (next to results) that must be refused; "" when rendered.
+std::string refused(const std::string &workloads, const char *results = kResults)
+{
+    gs_sb sb;
+    gs_sb_init(&sb);
+    gs_error err;
+    gs_error_clear(&err);
+    const char *texts[] = {workloads.c_str()};
+    const char *names[] = {"wl.json"};
+    gs_report_opts o = {nullptr, 0, names, texts, 1};
+    gs_status st = gs_report_render(results, "results", nullptr, nullptr, &o, &sb, &err);
+    gs_sb_free(&sb);
+    if (st == GS_OK) return "";
+    EXPECT_EQ(st, GS_ERR_INVALID) << err.message;
+    EXPECT_STREQ(err.file, "wl.json");
+    return err.message;
+}
+
+std::string replaced(const std::string &from, const std::string &to)
+{
+    std::string doc = kWorkloads;
+    const size_t at = doc.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    if (at != std::string::npos) doc.replace(at, from.size(), to);
+    return doc;
+}
+
+// A malformed or foreign workloads.json was rendered with exit 0: a layer of "1e+299 s", an
+// "inf%" share, wrong-typed fields shown as blanks, full speedups beside an interrupted
+// results.json. Each is refused now, naming the file (err.file) and the field.
+TEST(ReportModels, MalformedOrForeignWorkloadsAreRefused)
+{
+    EXPECT_EQ(refused(kWorkloads), "");
+    struct Case {
+        std::string doc;
+        const char *field;
+    } cases[] = {
+        {replaced("\"time_ns\": 3000", "\"time_ns\": 1e308"),
+         "workloads[0].results[0].time_ns: must be the sum of its rows' times (3000 ns)"},
+        {replaced("\"share\": 0.8", "\"share\": 1e400"),
+         "workloads[0].results[0].rows[0].share: must be a number in 0 .. 1"},
+        {replaced("\"share\": 0.8", "\"share\": \"big\""),
+         "workloads[0].results[0].rows[0].share: must be a number in 0 .. 1"},
+        {replaced("\"time_ns\": 2400", "\"time_ns\": -5"),
+         "workloads[0].results[0].rows[0].time_ns: must be a positive number"},
+        {replaced("\"status\": \"does-not-fit\"", "\"status\": \"great\""),
+         "workloads[0].results[2].rows[1].status: 'great' is not a job status"},
+        {replaced("\"phase\": \"decode\"", "\"phase\": 3"), "workloads[0].phase: must be"},
+        {replaced("\"rows\": [", "\"rows\": \"none\", \"x\": ["), "workloads[0].results[0].rows"},
+        {replaced("{\"generation\": \"c\", \"time_ns\": 500, \"complete\": false",
+                  "{\"generation\": \"c\", \"time_ns\": 500, \"complete\": true"),
+         "workloads[0].results[2].complete: true, but 1 of its steps did not run"},
+        {replaced("\"generations\": [\"a\", \"b\", \"c\"]",
+                  "\"generations\": [\"a\", \"b\", \"z\"]"),
+         "generations[2]: 'z' is not a generation of the results file: not the same sweep"},
+        {replaced("\"complete\": false,", "\"complete\": true,"),
+         "\"complete\": true, but a layer did not run every step"},
+        {replaced("\"complete\": false,", "\"complete\": \"no\","), "\"complete\" and"},
+    };
+    for (const Case &c : cases)
+        EXPECT_NE(refused(c.doc).find(c.field), std::string::npos) << c.field;
+    // an uninterrupted workloads.json beside interrupted results is another sweep's
+    const char *interrupted =
+        "{\"schema\": \"gensweep-results\", \"schema_version\": 1, \"interrupted\": true, "
+        "\"complete\": false, \"configs\": [{\"name\": \"a\"}, {\"name\": \"b\"}, {\"name\": "
+        "\"c\"}], \"jobs\": []}";
+    EXPECT_NE(refused(kWorkloads, interrupted)
+                  .find("\"interrupted\": false, but the results file was interrupted"),
+              std::string::npos);
 }
 
 } // namespace
