@@ -7,6 +7,7 @@
 #define _GNU_SOURCE /* mkdtemp */
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@
 #include "nki_prog.h"
 #include "proc.h"
 #include "suite.h"
+#include "sweep.h" /* run's default memory limit */
 
 #define MAX_ARGS 64
 
@@ -54,12 +56,28 @@ void gs_help_nki(void)
            "                  names: the outputs are checked only against a --reference given\n"
            "                  here (the one Python process replay may start)\n"
            "  caps            print the generation's capabilities as the front end sees them\n"
+           "--wall-limit S and --mem-limit N (run options) bound the tracer and the reference\n"
+           "too: each child gets S wall and S CPU seconds and N bytes of address space. On\n"
+           "SIGINT, SIGTERM or SIGHUP the children are killed and the temporary files removed.\n"
            "An operation the model lacks is status `unsupported` naming it and the kernel line;\n"
            "an error in the kernel (bad index, exception, overflow) names the kernel line.\n"
            "Environment: GENSWEEP_PYTHON (default /usr/bin/python3), GENSWEEP_FRONTEND (the\n"
            "directory holding the nki and gensweep packages; default: the repository's python/\n"
            "or the installed share/gensweep/python).\n"
            "exit status: as `gensweep run`; 2 also for a kernel that cannot be traced\n");
+}
+
+/* "gensweep WHO: file:line: message", terminal-escaped: messages quote program files, kernel
+ * paths and reference tracebacks (control characters and bidi controls as \xNN). */
+static void print_error(const char *who, const gs_error *err)
+{
+    char buf[2048];
+    gs_error_format(err, buf, sizeof buf);
+    gs_sb sb;
+    gs_sb_init(&sb);
+    gs_sb_term(&sb, buf);
+    fprintf(stderr, "gensweep %s: %s\n", who, gs_sb_cstr(&sb));
+    gs_sb_free(&sb);
 }
 
 static int is_dir(const char *p)
@@ -179,6 +197,8 @@ typedef struct nki_opts {
     int n_sets;
     const char *pass[2 * MAX_ARGS]; /* options handed to run / disasm as they are */
     int n_pass;
+    double wall_limit_s; /* --wall-limit, --mem-limit (also handed to run): the children's too */
+    double mem_limit;
 } nki_opts;
 
 /* --reference FILE.py:FUNC into ref_path / ref_func: FUNC a Python name, FILE a regular file
@@ -228,9 +248,25 @@ static int run_option_flag(const char *a)
     return !strcmp(a, "--timing-only") || !strcmp(a, "--json") || !strcmp(a, "--timeline");
 }
 
+/* The values of --wall-limit and --mem-limit, which the tracer and the reference get too. */
+static int limit_value(nki_opts *o, const char *opt, const char *value, const char *sub)
+{
+    gs_error err;
+    gs_error_clear(&err);
+    int bad = !strcmp(opt, "--wall-limit")
+                  ? gs_parse_real(value, 0.0, 1e300, &o->wall_limit_s, &err) != 0
+              : !strcmp(opt, "--mem-limit") ? gs_parse_size(value, &o->mem_limit, &err) != 0
+                                            : 0;
+    if (bad) fprintf(stderr, "gensweep nki %s: %s: %s\n", sub, opt, err.message);
+    return !bad;
+}
+
 static int parse(int argc, char **argv, nki_opts *o, const char *sub)
 {
     memset(o, 0, sizeof *o);
+    gs_sweep_opts sweep; /* run's default memory limit (sweep jobs'; none under ASan) */
+    gs_sweep_opts_default(&sweep);
+    o->mem_limit = sweep.mem_limit;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         int has_value = i + 1 < argc;
@@ -288,6 +324,7 @@ static int parse(int argc, char **argv, nki_opts *o, const char *sub)
             }
             o->pass[o->n_pass++] = a;
             if (take) o->pass[o->n_pass++] = argv[++i];
+            if (!limit_value(o, a, argv[i], sub)) return 0;
             continue;
         }
         fprintf(stderr, "gensweep nki %s: unknown option '%s' (see gensweep nki --help)\n", sub, a);
@@ -311,15 +348,102 @@ static int parse(int argc, char **argv, nki_opts *o, const char *sub)
     return o->config != NULL;
 }
 
+/*
+ * The command's temporary directory (the caps, the traced program, the reference's files in
+ * ref/) and every path that may be created in it, all computed before anything is: a signal
+ * handler removes them and may not format or allocate. SIGINT, SIGTERM and SIGHUP kill the
+ * children (gs_proc_kill_running: none is left writing there), remove the files and the
+ * directory, and end the command by the same signal; every other exit path removes them too.
+ */
+#define TMP_FILES (6 + 2 * GS_KERNEL_MAX_TENSORS)
+static char g_tmp_dir[32];
+static char g_tmp_ref[48];
+static char g_tmp_files[TMP_FILES][80];
+static volatile sig_atomic_t g_tmp_armed;
+static const int k_stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
+#define N_STOP_SIGNALS (int)(sizeof k_stop_signals / sizeof k_stop_signals[0])
+static struct sigaction g_old_actions[N_STOP_SIGNALS];
+
+/* Async-signal-safe: unlink and rmdir only. */
+static void tmp_remove_files(void)
+{
+    for (int i = 0; i < TMP_FILES; i++)
+        if (g_tmp_files[i][0]) unlink(g_tmp_files[i]);
+    rmdir(g_tmp_ref);
+    rmdir(g_tmp_dir);
+}
+
+static void on_stop_signal(int sig)
+{
+    if (g_tmp_armed) {
+        g_tmp_armed = 0;
+        /* NOLINTNEXTLINE(bugprone-signal-handler): kill and waitpid only (proc.h) */
+        gs_proc_kill_running();
+        tmp_remove_files();
+    }
+    signal(sig, SIG_DFL);
+    raise(sig); /* delivered when the handler returns: the command ends by the signal */
+}
+
+/* Create the directory (signals blocked until its names are known and the handler is in
+ * place). Returns 0, or -1 with errno. */
+static int tmp_create(void)
+{
+    sigset_t stop, old;
+    sigemptyset(&stop);
+    for (int i = 0; i < N_STOP_SIGNALS; i++)
+        sigaddset(&stop, k_stop_signals[i]);
+    sigprocmask(SIG_BLOCK, &stop, &old);
+    snprintf(g_tmp_dir, sizeof g_tmp_dir, "/tmp/gensweep-nki-XXXXXX");
+    if (!mkdtemp(g_tmp_dir)) {
+        int e = errno;
+        g_tmp_dir[0] = '\0';
+        sigprocmask(SIG_SETMASK, &old, NULL);
+        errno = e;
+        return -1;
+    }
+    snprintf(g_tmp_ref, sizeof g_tmp_ref, "%s/ref", g_tmp_dir);
+    int n = 0;
+    const long pid = (long)getpid();
+    snprintf(g_tmp_files[n++], sizeof g_tmp_files[0], "%s/caps.json", g_tmp_dir);
+    snprintf(g_tmp_files[n++], sizeof g_tmp_files[0], "%s/caps.json.tmp.%ld", g_tmp_dir, pid);
+    snprintf(g_tmp_files[n++], sizeof g_tmp_files[0], "%s/kernel.gsk", g_tmp_dir);
+    snprintf(g_tmp_files[n++], sizeof g_tmp_files[0], "%s/kernel.gsk.tmp.%ld", g_tmp_dir, pid);
+    snprintf(g_tmp_files[n++], sizeof g_tmp_files[0], "%s/manifest", g_tmp_ref);
+    snprintf(g_tmp_files[n++], sizeof g_tmp_files[0], "%s/stderr", g_tmp_ref);
+    for (int i = 0; i < GS_KERNEL_MAX_TENSORS; i++) {
+        snprintf(g_tmp_files[n++], sizeof g_tmp_files[0], "%s/in%d.f64", g_tmp_ref, i);
+        snprintf(g_tmp_files[n++], sizeof g_tmp_files[0], "%s/out%d.f64", g_tmp_ref, i);
+    }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    for (int i = 0; i < N_STOP_SIGNALS; i++)
+        sigaction(k_stop_signals[i], &sa, &g_old_actions[i]);
+    g_tmp_armed = 1;
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    return 0;
+}
+
+/* Remove the directory and put the signal actions back (any exit path of the command). */
+static void tmp_finish(void)
+{
+    if (!g_tmp_dir[0]) return;
+    g_tmp_armed = 0;
+    for (int i = 0; i < N_STOP_SIGNALS; i++)
+        sigaction(k_stop_signals[i], &g_old_actions[i], NULL);
+    tmp_remove_files();
+    g_tmp_dir[0] = '\0';
+}
+
 /* Trace the kernel into prog. Returns an exit status (GS_EXIT_OK: traced). */
 static int trace(const nki_opts *o, const gs_config *cfg, const char *caps, const char *prog)
 {
     gs_error err;
     gs_error_clear(&err);
     if (write_caps(cfg, caps, &err) != GS_OK) {
-        char buf[2048];
-        gs_error_format(&err, buf, sizeof buf);
-        fprintf(stderr, "gensweep nki: %s\n", buf);
+        print_error("nki", &err);
         return GS_EXIT_FAIL;
     }
     const char *argv[16 + 2 * MAX_ARGS];
@@ -354,6 +478,10 @@ static int trace(const nki_opts *o, const gs_config *cfg, const char *caps, cons
     po.env_name = "PYTHONPATH";
     po.env_value = frontend_dir();
     po.exec_fail_who = "gensweep nki";
+    /* run's limits hold for the tracer too: a `while True` in a kernel must end */
+    po.timeout_s = o->wall_limit_s;
+    po.cpu_limit_s = o->wall_limit_s;
+    po.mem_limit = o->mem_limit;
     gs_proc *proc = gs_proc_start(&po);
     if (!proc) {
         fprintf(stderr, "gensweep nki: cannot start %s: %s\n", py, strerror(errno));
@@ -361,7 +489,25 @@ static int trace(const nki_opts *o, const gs_config *cfg, const char *caps, cons
     }
     const gs_proc_result *r = gs_proc_wait(proc);
     int rc = r->exited ? r->exit_code : GS_EXIT_FAIL;
-    if (!r->exited)
+    struct stat sb;
+    if (rc == 0 && stat(prog, &sb) != 0) {
+        /* traced, says the exit status, and nothing written: the kernel ended the process */
+        fprintf(stderr, "gensweep nki: the front end ended without writing a program (did the "
+                        "kernel end the process, e.g. os._exit?)\n");
+        rc = GS_EXIT_USAGE;
+    } else if (r->exited && rc > GS_EXIT_USAGE && rc != 127) {
+        fprintf(stderr, "gensweep nki: the front end exited with status %d\n", rc);
+    }
+    if (r->timed_out)
+        fprintf(stderr, "gensweep nki: the front end was stopped at --wall-limit (%g s)\n",
+                o->wall_limit_s);
+    else if (!r->exited && (r->signal == SIGXCPU || r->signal == SIGKILL) && o->wall_limit_s > 0 &&
+             r->cpu_s >= o->wall_limit_s)
+        fprintf(stderr,
+                "gensweep nki: the front end was stopped at its CPU limit (%g s, from "
+                "--wall-limit)\n",
+                o->wall_limit_s);
+    else if (!r->exited)
         fprintf(stderr, "gensweep nki: the front end was killed by %s\n",
                 gs_proc_signal_name(r->signal));
     else if (rc == 127)
@@ -378,17 +524,15 @@ static int run_program(const nki_opts *o, const char *prog_path, int disasm, int
     gs_error_clear(&err);
     gs_nki_prog *prog = gs_nki_prog_load(prog_path, &err);
     if (!prog) {
-        char buf[2048];
-        gs_error_format(&err, buf, sizeof buf);
-        fprintf(stderr, "gensweep nki: %s\n", buf);
+        print_error("nki", &err);
         return err.code == GS_ERR_IO || err.code == GS_ERR_INVALID ? GS_EXIT_USAGE : GS_EXIT_FAIL;
     }
     gs_nki_prog_set_python(prog, python_exe(), frontend_dir());
+    gs_nki_prog_set_limits(prog, o->wall_limit_s, o->mem_limit);
+    if (g_tmp_dir[0]) gs_nki_prog_set_workdir(prog, g_tmp_dir);
     /* the reference is the command line's; a path in the program file is never run */
     if (o->reference && gs_nki_prog_set_reference(prog, o->ref_path, o->ref_func, &err) != GS_OK) {
-        char buf[2048];
-        gs_error_format(&err, buf, sizeof buf);
-        fprintf(stderr, "gensweep nki: %s\n", buf);
+        print_error("nki", &err);
         gs_nki_prog_free(prog);
         return GS_EXIT_USAGE;
     }
@@ -435,9 +579,7 @@ static int run_program(const nki_opts *o, const char *prog_path, int disasm, int
     for (int i = 0; i < n; i++)
         gs_free(argv[i]);
     if (gs_nki_prog_reference_status(prog, &err) != GS_OK) {
-        char buf[2048];
-        gs_error_format(&err, buf, sizeof buf);
-        fprintf(stderr, "gensweep nki: %s\n", buf);
+        print_error("nki", &err);
         if (rc == GS_EXIT_OK) rc = GS_EXIT_FAIL;
     }
     gs_suite_set_extra(NULL);
@@ -445,11 +587,28 @@ static int run_program(const nki_opts *o, const char *prog_path, int disasm, int
     return rc;
 }
 
-static void remove_tmp(const char *dir, const char *caps, const char *prog, int keep_prog)
+/* --keep-program: the traced program copied to path whole, or not at all (a full disk: exit 1,
+ * nothing at path; the tracer writes into the temporary directory only). */
+static int keep_program(const char *prog, const char *path)
 {
-    unlink(caps);
-    if (!keep_prog) unlink(prog);
-    rmdir(dir);
+    gs_error err;
+    gs_error_clear(&err);
+    gs_sb sb;
+    gs_sb_init(&sb);
+    FILE *f = fopen(prog, "rb");
+    char buf[65536];
+    size_t n;
+    while (f && (n = fread(buf, 1, sizeof buf, f)) > 0)
+        gs_sb_putn(&sb, buf, n);
+    gs_status st = !f || ferror(f)  ? gs_error_set(&err, GS_ERR_IO, prog, 0, 0, "cannot read: %s",
+                                                   strerror(errno))
+                   : !gs_sb_ok(&sb) ? gs_error_set(&err, GS_ERR_NOMEM, NULL, 0, 0, "out of memory")
+                                    : gs_sb_write_file(&sb, path, &err);
+    if (f) fclose(f);
+    gs_sb_free(&sb);
+    if (st == GS_OK) return GS_EXIT_OK;
+    print_error("nki run --keep-program", &err);
+    return st == GS_ERR_USAGE ? GS_EXIT_USAGE : GS_EXIT_FAIL;
 }
 
 /* `nki caps --config CFG [--set K=V]...`: the capabilities the front end traces with. */
@@ -493,9 +652,7 @@ static int caps_main(int argc, char **argv)
     gs_status st = write_caps(cfg, "-", &err);
     gs_config_free(cfg);
     if (st != GS_OK) {
-        char buf[2048];
-        gs_error_format(&err, buf, sizeof buf);
-        fprintf(stderr, "gensweep nki caps: %s\n", buf);
+        print_error("nki caps", &err);
         return GS_EXIT_FAIL;
     }
     return GS_EXIT_OK;
@@ -520,7 +677,17 @@ int gs_cmd_nki(int argc, char **argv)
         fprintf(stderr, "gensweep nki disasm: %s is a run option\n", o.pass[0]);
         return GS_EXIT_USAGE;
     }
-    if (!is_run && !is_disasm) return run_program(&o, o.file, 0, 1);
+    if (!is_run && !is_disasm) {
+        /* replay starts a process only for a --reference; its files go to the directory */
+        if (o.reference && tmp_create() != 0) {
+            fprintf(stderr, "gensweep nki: cannot create a temporary directory: %s\n",
+                    strerror(errno));
+            return GS_EXIT_FAIL;
+        }
+        int rc = run_program(&o, o.file, 0, 1);
+        tmp_finish();
+        return rc;
+    }
     if (o.keep && gs_sb_check_output(o.keep, &(gs_error){0}) != GS_OK) {
         fprintf(stderr, "gensweep nki run: --keep-program %s: not a writable file path\n", o.keep);
         return GS_EXIT_USAGE;
@@ -534,21 +701,18 @@ int gs_cmd_nki(int argc, char **argv)
         return GS_EXIT_USAGE;
     }
     gs_diags_free(&d);
-    char dir[] = "/tmp/gensweep-nki-XXXXXX";
-    if (!mkdtemp(dir)) {
+    if (tmp_create() != 0) {
         fprintf(stderr, "gensweep nki: cannot create a temporary directory: %s\n", strerror(errno));
         gs_config_free(cfg);
         return GS_EXIT_FAIL;
     }
-    char caps[64], prog[PATH_MAX];
-    snprintf(caps, sizeof caps, "%s/caps.json", dir);
-    if (o.keep)
-        snprintf(prog, sizeof prog, "%s", o.keep);
-    else
-        snprintf(prog, sizeof prog, "%s/kernel.gsk", dir);
+    char caps[64], prog[64];
+    snprintf(caps, sizeof caps, "%s/caps.json", g_tmp_dir);
+    snprintf(prog, sizeof prog, "%s/kernel.gsk", g_tmp_dir);
     int rc = trace(&o, cfg, caps, prog);
     gs_config_free(cfg);
+    if (rc == GS_EXIT_OK && o.keep) rc = keep_program(prog, o.keep);
     if (rc == GS_EXIT_OK) rc = run_program(&o, prog, is_disasm, 0);
-    remove_tmp(dir, caps, prog, o.keep != NULL);
+    tmp_finish();
     return rc;
 }

@@ -2,6 +2,7 @@
 #include "job.h"
 
 #include "gs/builder.h"
+#include "gs/strbuf.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -9,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 gs_job_status gs_job_status_from(gs_status st)
 {
@@ -385,13 +387,27 @@ gs_status gs_job_write_outputs(gs_job *j, const char *dir, gs_error *err)
         snprintf(path, sizeof path, "%s/%s.f64", dir, ti->name);
         double *v = decode(ti, gs_mem_tensor(j->mem, j->args.t[i].id));
         if (!v) return gs_error_set(err, GS_ERR_NOMEM, NULL, 0, 0, "out of memory");
-        FILE *f = fopen(path, "wb");
-        size_t w = f ? fwrite(v, sizeof(double), (size_t)ti->elems, f) : 0;
-        int bad = !f || w != ti->elems;
-        if (f && fclose(f) != 0) bad = 1;
+        /* whole or not at all: a temp file renamed over path once every byte is written (a
+         * full disk left a short or empty file that read as an output) */
+        gs_out out;
+        gs_status st = gs_out_open(&out, path, err);
+        const char *p = (const char *)v;
+        size_t left = (size_t)ti->elems * sizeof(double);
+        while (st == GS_OK && left > 0) {
+            ssize_t w = write(out.fd, p, left);
+            if (w < 0 && errno == EINTR) continue;
+            if (w <= 0) {
+                st = gs_error_set(err, GS_ERR_IO, path, 0, 0, "cannot write: %s",
+                                  strerror(w < 0 ? errno : ENOSPC));
+                gs_out_abort(&out);
+                break;
+            }
+            p += w;
+            left -= (size_t)w;
+        }
+        if (st == GS_OK) st = gs_out_commit(&out, err);
         gs_free(v);
-        if (bad)
-            return gs_error_set(err, GS_ERR_IO, path, 0, 0, "cannot write: %s", strerror(errno));
+        if (st != GS_OK) return st;
     }
     return GS_OK;
 }

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +34,37 @@ struct gs_proc {
     char *tail;
     gs_proc_result res;
 };
+
+/* Children started and not yet reaped, for gs_proc_kill_running: the pid, negated for a child
+ * with its own process group; 0 is a free slot. Written by the runner, read by a handler. */
+static volatile sig_atomic_t g_running[GS_PROC_TRACKED];
+
+static void track(pid_t pid, int own_group)
+{
+    for (int i = 0; i < GS_PROC_TRACKED; i++)
+        if (g_running[i] == 0) {
+            g_running[i] = own_group ? -pid : pid;
+            return;
+        }
+}
+
+static void untrack(pid_t pid)
+{
+    for (int i = 0; i < GS_PROC_TRACKED; i++)
+        if (g_running[i] == pid || g_running[i] == -pid) g_running[i] = 0;
+}
+
+void gs_proc_kill_running(void)
+{
+    for (int i = 0; i < GS_PROC_TRACKED; i++)
+        if (g_running[i] != 0) kill(g_running[i], SIGKILL);
+    for (int i = 0; i < GS_PROC_TRACKED; i++) {
+        pid_t pid = g_running[i] < 0 ? -g_running[i] : g_running[i];
+        if (pid > 0)
+            while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {
+            }
+    }
+}
 
 static double now_s(void)
 {
@@ -96,6 +128,13 @@ static void child(const gs_proc_opts *o, pid_t parent)
         struct rlimit rl;
         rl.rlim_cur = rl.rlim_max = (rlim_t)o->mem_limit;
         setrlimit(RLIMIT_AS, &rl);
+    }
+    if (o->cpu_limit_s > 0) {
+        /* the kernel's own stop, even when the parent cannot poll (stopped, or busy) */
+        struct rlimit rl;
+        rl.rlim_cur = (rlim_t)ceil(o->cpu_limit_s);
+        rl.rlim_max = rl.rlim_cur + 1;
+        setrlimit(RLIMIT_CPU, &rl);
     }
     int dn = open("/dev/null", O_RDWR);
     if (dn >= 0) dup2(dn, 0);
@@ -161,6 +200,7 @@ gs_proc *gs_proc_start(const gs_proc_opts *o)
     }
     if (o->own_group) setpgid(pid, pid); /* also here: no race with the child's own call */
     p->pid = pid;
+    track(pid, o->own_group);
     return p;
 }
 
@@ -211,6 +251,7 @@ static void remove_outputs(gs_proc *p)
 static const gs_proc_result *finish(gs_proc *p, int ws, const struct rusage *ru)
 {
     gs_proc_result *r = &p->res;
+    untrack(p->pid);
     r->wall_s = now_s() - p->start;
     r->wstatus = ws;
     r->exited = WIFEXITED(ws);
@@ -288,22 +329,15 @@ void gs_proc_free(gs_proc *p)
 
 const char *gs_proc_signal_name(int sig)
 {
-    switch (sig) {
-    case SIGSEGV:
-        return "SIGSEGV";
-    case SIGABRT:
-        return "SIGABRT";
-    case SIGBUS:
-        return "SIGBUS";
-    case SIGFPE:
-        return "SIGFPE";
-    case SIGILL:
-        return "SIGILL";
-    case SIGKILL:
-        return "SIGKILL";
-    case SIGTERM:
-        return "SIGTERM";
-    default:
-        return "signal";
-    }
+    static const struct {
+        int sig;
+        const char *name;
+    } names[] = {
+        {SIGSEGV, "SIGSEGV"}, {SIGABRT, "SIGABRT"}, {SIGBUS, "SIGBUS"},   {SIGFPE, "SIGFPE"},
+        {SIGILL, "SIGILL"},   {SIGKILL, "SIGKILL"}, {SIGTERM, "SIGTERM"}, {SIGINT, "SIGINT"},
+        {SIGHUP, "SIGHUP"},   {SIGQUIT, "SIGQUIT"}, {SIGPIPE, "SIGPIPE"}, {SIGALRM, "SIGALRM"},
+        {SIGXCPU, "SIGXCPU"}, {SIGXFSZ, "SIGXFSZ"}, {SIGUSR1, "SIGUSR1"}, {SIGUSR2, "SIGUSR2"}};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (names[i].sig == sig) return names[i].name;
+    return "signal";
 }

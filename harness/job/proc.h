@@ -52,6 +52,8 @@ typedef struct gs_proc_opts {
     const char *out_path;      /* out == GS_PROC_FILE */
     const char *err_path;      /* err == GS_PROC_FILE; the same path as out_path: one file */
     double mem_limit;          /* bytes of address space (RLIMIT_AS); <= 0: none */
+    double cpu_limit_s;        /* CPU seconds (RLIMIT_CPU, rounded up; SIGXCPU, then SIGKILL a
+                                * second later); <= 0: none */
     double timeout_s;          /* wall seconds from the start, then SIGKILL; <= 0: none */
     int own_group;             /* its own process group, SIGINT/SIGTERM at their defaults */
     const char *env_name;      /* set in the child only: env_name=env_value, or unset when */
@@ -99,8 +101,15 @@ void gs_proc_kill(gs_proc *p);
 /* Kill and reap a child that still runs, remove the outputs when asked, free. NULL ok. */
 void gs_proc_free(gs_proc *p);
 
-/* Name of a signal that ends a job ("SIGSEGV"), or "signal". */
+/* Name of a signal that ends a job ("SIGSEGV", "SIGINT", "SIGXCPU", ...), or "signal". */
 const char *gs_proc_signal_name(int sig);
+
+/* For a signal handler about to end the process: SIGKILL every child started here and not yet
+ * reaped (their process groups for own_group), then reap them, so none is still writing when
+ * the handler removes their files. Async-signal-safe (kill and waitpid only); children beyond
+ * the first GS_PROC_TRACKED running at once are not reached (they still die with the parent). */
+#define GS_PROC_TRACKED 64
+void gs_proc_kill_running(void);
 
 #ifdef __cplusplus
 }

@@ -3,13 +3,18 @@
 #include "nki_prog.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <float.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "gs/strbuf.h"
 #include "nki_prog_internal.h"
 
 /* The program whose kernel is in use (gs_kernel_def callbacks have no context pointer). */
@@ -43,9 +48,25 @@ int gs_nki_unescape(const char *in, char *out, size_t size)
     return 0;
 }
 
+/* Text from the program file as every later use sees it (errors, listings, records, the
+ * terminal): control characters and bidi controls as \xNN (gs_sb_term). NULL: out of memory. */
+static char *term_dup(const char *s)
+{
+    if (!s[0]) return gs_strdup("");
+    gs_sb sb;
+    gs_sb_init(&sb);
+    gs_sb_term(&sb, s);
+    char *out = gs_sb_ok(&sb) ? gs_sb_take(&sb) : NULL;
+    gs_sb_free(&sb);
+    return out;
+}
+
 void gs_nki_prog_free(gs_nki_prog *p)
 {
     if (!p) return;
+    for (int i = 0; i < p->n_texts; i++)
+        gs_free(p->texts[i]);
+    gs_free(p->texts);
     if (g_active == p) g_active = NULL;
     for (int i = 0; i < p->n_files; i++)
         gs_free(p->files[i]);
@@ -114,15 +135,55 @@ static gs_status bad(gs_error *err, const gs_nki_prog *p, int line, const char *
                         what);
 }
 
+/* Open a regular file for reading, as the config loader does (config_file.c): O_NONBLOCK so a
+ * FIFO with no writer cannot block the open before fstat refuses it. NULL with why set. */
+static FILE *open_regular(const char *path, const char *mode, off_t *size, char *why,
+                          size_t why_size)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(why, why_size, "cannot open: %s", strerror(errno));
+        return NULL;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(why, why_size, "not a regular file (%s)",
+                 S_ISDIR(st.st_mode)                          ? "a directory"
+                 : S_ISFIFO(st.st_mode)                       ? "a FIFO"
+                 : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device"
+                                                              : "a special file");
+        close(fd);
+        return NULL;
+    }
+    (void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    FILE *f = fdopen(fd, mode);
+    if (!f) {
+        snprintf(why, why_size, "cannot open: %s", strerror(errno));
+        close(fd);
+        return NULL;
+    }
+    if (size) *size = st.st_size;
+    return f;
+}
+
 static gs_status load_data(gs_nki_prog *p, tensor_def *t, const char *path, int line, gs_error *err)
 {
     uint64_t n = 1;
     for (int d = 0; d < t->decl.ndim; d++)
         n *= (uint64_t)t->decl.shape[d];
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return gs_error_set(err, GS_ERR_IO, p->path, line, 0, "cannot open input data %s: %s", path,
-                            strerror(errno));
+    char why[256];
+    off_t size = 0;
+    FILE *f = open_regular(path, "rb", &size, why, sizeof why);
+    if (!f) return gs_error_set(err, GS_ERR_IO, p->path, line, 0, "input data %s: %s", path, why);
+    /* the size first: a short or long file is refused before its tensor is allocated */
+    if ((uint64_t)size != n * sizeof(double)) {
+        fclose(f);
+        return gs_error_set(err, GS_ERR_INVALID, p->path, line, 0,
+                            "input data %s holds %lld bytes, tensor '%s' has %" PRIu64
+                            " float64 values",
+                            path, (long long)size, t->decl.name, n);
+    }
+    gs_free(t->data); /* a second data line for the tensor replaces the first */
     t->data = gs_malloc((size_t)n * sizeof(double));
     if (!t->data) {
         fclose(f);
@@ -158,8 +219,11 @@ static gs_status header_stmt(gs_nki_prog *p, char **tok, int n, int line, gs_err
 {
     char text[1024];
     if (!strcmp(tok[0], "kernel") && n == 2) {
-        if (gs_nki_unescape(tok[1], p->name, sizeof p->name)) return bad(err, p, line, "kernel");
-        return GS_OK;
+        char *name = gs_nki_unescape(tok[1], text, sizeof text) ? NULL : term_dup(text);
+        int fits = name && name[0] && strlen(name) < sizeof p->name;
+        if (fits) memcpy(p->name, name, strlen(name) + 1);
+        gs_free(name);
+        return fits ? GS_OK : bad(err, p, line, "kernel");
     }
     if (!strcmp(tok[0], "file") && n == 3) {
         int64_t idx;
@@ -169,7 +233,7 @@ static gs_status header_stmt(gs_nki_prog *p, char **tok, int n, int line, gs_err
         char **nf = gs_realloc(p->files, (size_t)(p->n_files + 1) * sizeof *nf);
         if (!nf) return gs_error_set(err, GS_ERR_NOMEM, NULL, 0, 0, "out of memory");
         p->files = nf;
-        p->files[p->n_files] = gs_strdup(text);
+        p->files[p->n_files] = term_dup(text);
         if (!p->files[p->n_files])
             return gs_error_set(err, GS_ERR_NOMEM, NULL, 0, 0, "out of memory");
         p->n_files++;
@@ -248,14 +312,21 @@ static gs_status header_stmt(gs_nki_prog *p, char **tok, int n, int line, gs_err
 
 gs_nki_prog *gs_nki_prog_load(const char *path, gs_error *err)
 {
-    FILE *f = fopen(path, "r");
+    char why[256];
+    FILE *f = open_regular(path, "r", NULL, why, sizeof why);
     if (!f) {
-        gs_error_set(err, GS_ERR_IO, path, 0, 0, "cannot open: %s", strerror(errno));
+        gs_error_set(err, GS_ERR_IO, path, 0, 0, "%s", why);
         return NULL;
     }
+    gs_nki_prog *p = gs_nki_prog_load_stream(f, path, err);
+    fclose(f);
+    return p;
+}
+
+gs_nki_prog *gs_nki_prog_load_stream(FILE *f, const char *path, gs_error *err)
+{
     gs_nki_prog *p = gs_calloc(1, sizeof *p);
     if (!p) {
-        fclose(f);
         gs_error_set(err, GS_ERR_NOMEM, NULL, 0, 0, "out of memory");
         return NULL;
     }
@@ -268,6 +339,10 @@ gs_nki_prog *gs_nki_prog_load(const char *path, gs_error *err)
     int lineno = 0, core = 0;
     gs_status st = GS_OK;
     while (st == GS_OK && (len = getline(&line, &cap, f)) >= 0) {
+        if (lineno == INT_MAX) {
+            st = bad(err, p, lineno, "more lines than a program holds");
+            break;
+        }
         lineno++;
         if (len > 0 && line[len - 1] == '\n') line[--len] = '\0';
         if (lineno == 1) {
@@ -330,10 +405,14 @@ gs_nki_prog *gs_nki_prog_load(const char *path, gs_error *err)
         gs_free(copy);
     }
     free(line);
-    fclose(f);
     if (st == GS_OK && lineno == 0) st = bad(err, p, 0, "empty file");
     if (st == GS_OK && !p->name[0]) st = bad(err, p, 0, "no kernel statement");
     if (st == GS_OK && p->n_tensors == 0) st = bad(err, p, 0, "no tensors");
+    /* tile and pool indices are below the statement count (the front end numbers them in
+     * program order): the replay's tables, sized by them, stay within the file's size */
+    if (st == GS_OK && ((p->max_tile >= 0 && (size_t)p->max_tile >= p->n_stmts) ||
+                        (p->max_pool >= 0 && (size_t)p->max_pool >= p->n_stmts)))
+        st = bad(err, p, 0, "a tile or pool index beyond the program's statements");
     if (st != GS_OK) {
         gs_nki_prog_free(p);
         return NULL;
@@ -476,12 +555,22 @@ static int parse_ap(replay *r, const char *tok, gs_ap *a)
     return 0;
 }
 
+/* A float value of the file: a finite double beyond float's range has no float (converting it
+ * is undefined behaviour); infinities and NaN convert. 0 on success. */
+static int parse_f32(const char *s, float *out)
+{
+    double v;
+    if (parse_f64(s, &v) || (isfinite(v) && fabs(v) > (double)FLT_MAX)) return -1;
+    *out = (float)v;
+    return 0;
+}
+
 static int parse_operand(replay *r, const char *tok, gs_operand *o)
 {
     if (tok[0] == '#') {
-        double v;
-        if (parse_f64(tok + 1, &v)) return -1;
-        *o = gs_imm((float)v);
+        float v;
+        if (parse_f32(tok + 1, &v)) return -1;
+        *o = gs_imm(v);
         return 0;
     }
     gs_ap a;
@@ -508,15 +597,22 @@ static gs_status replay_pool(replay *r)
     char name[NAME_MAX_LEN];
     if (s->ntok != 8 || parse_i64(s->tok[1], &idx) || idx < 0 || idx > r->p->max_pool ||
         parse_i64(s->tok[3], &bufs) || bufs < 1 || bufs > 64 || parse_i64(s->tok[4], &bytes) ||
-        bytes < 1 || parse_i64(s->tok[6], &line) || gs_nki_unescape(s->tok[7], name, sizeof name))
+        bytes < 1 || parse_i64(s->tok[6], &line) || line < 0 || line > INT32_MAX ||
+        gs_nki_unescape(s->tok[7], name, sizeof name))
         return malformed(r, "pool");
     gs_memspace space = !strcmp(s->tok[2], "psum") ? GS_MEM_PSUM : GS_MEM_SBUF;
     if (strcmp(s->tok[2], "psum") && strcmp(s->tok[2], "sbuf")) return malformed(r, "pool space");
     const char *file = file_of(r, s->tok[5], &ok);
     if (!ok) return malformed(r, "file index");
-    /* the pool's name must outlive the program: keep the copy in the statement's buffer */
-    char *keep = s->tok[7];
-    memcpy(keep, name, strlen(name) + 1);
+    /* the pool's name must outlive the build: kept by the program, escaped for the terminal */
+    char *keep = term_dup(name);
+    char **nt = keep ? gs_realloc(r->p->texts, (size_t)(r->p->n_texts + 1) * sizeof *nt) : NULL;
+    if (!nt) {
+        gs_free(keep);
+        return gs_kb_fail(r->kb, GS_ERR_NOMEM, "out of memory");
+    }
+    r->p->texts = nt;
+    r->p->texts[r->p->n_texts++] = keep;
     r->pools[idx] =
         gs_pool_create_at(r->kb, file, (int)line, space, keep, (unsigned)bufs, (uint64_t)bytes);
     return gs_kb_status(r->kb);
@@ -532,7 +628,7 @@ static gs_status replay_tile(replay *r)
         parse_i64(s->tok[2], &pool) || pool < 0 || pool > r->p->max_pool || !r->pools[pool] ||
         gs_dtype_parse(s->tok[3], &dt) || parse_i64(s->tok[4], &parts) || parts < 1 ||
         parts > UINT32_MAX || parse_i64(s->tok[5], &free_elems) || free_elems < 1 ||
-        free_elems > UINT32_MAX || parse_i64(s->tok[7], &line))
+        free_elems > UINT32_MAX || parse_i64(s->tok[7], &line) || line < 0 || line > INT32_MAX)
         return malformed(r, "tile");
     const char *file = file_of(r, s->tok[6], &ok);
     if (!ok) return malformed(r, "file index");
@@ -551,7 +647,10 @@ static gs_status replay_fail(replay *r, const char *file, int line)
                                                           : GS_OK;
     char msg[1024];
     if (code == GS_OK || gs_nki_unescape(s->tok[4], msg, sizeof msg)) return malformed(r, "fail");
-    return gs_kb_fail_at(r->kb, file, line, code, "%s", msg);
+    char *text = term_dup(msg); /* the kernel's message, for the terminal */
+    gs_status st = gs_kb_fail_at(r->kb, file, line, code, "%s", text ? text : msg);
+    gs_free(text);
+    return st;
 }
 
 /* One builder call. Argument counts are fixed per opcode (the table in nki_prog.h). */
@@ -576,7 +675,7 @@ static gs_status replay_op(replay *r)
     gs_act act;
     gs_engine eng;
     int64_t i0, i1, i2;
-    double f0;
+    float f0;
     if (!strcmp(op, "fail")) return replay_fail(r, file, line);
     if (!strcmp(op, "dma_copy") || !strcmp(op, "dma_transpose")) {
         if (n != 3 || parse_ap(r, a[0], &x) || parse_ap(r, a[1], &y) || parse_i64(a[2], &i0))
@@ -641,9 +740,9 @@ static gs_status replay_op(replay *r)
         return gs_tensor_copy_at(kb, file, line, eng, x, y);
     }
     if (!strcmp(op, "memset")) {
-        if (n != 3 || parse_engine(a[0], &eng) || parse_ap(r, a[1], &x) || parse_f64(a[2], &f0))
+        if (n != 3 || parse_engine(a[0], &eng) || parse_ap(r, a[1], &x) || parse_f32(a[2], &f0))
             return malformed(r, "operands");
-        return gs_memset_at(kb, file, line, eng, x, (float)f0);
+        return gs_memset_at(kb, file, line, eng, x, f0);
     }
     if (!strcmp(op, "iota")) {
         if (n != 4 || parse_ap(r, a[0], &x) || parse_i64(a[1], &i0) || parse_i64(a[2], &i1) ||
@@ -654,9 +753,9 @@ static gs_status replay_op(replay *r)
     if (!strcmp(op, "affine_select")) {
         if (n != 7 || parse_ap(r, a[0], &x) || parse_ap(r, a[1], &y) || gs_alu_parse(a[2], &alu) ||
             parse_i64(a[3], &i0) || parse_i64(a[4], &i1) || parse_i64(a[5], &i2) ||
-            parse_f64(a[6], &f0))
+            parse_f32(a[6], &f0))
             return malformed(r, "operands");
-        return gs_affine_select_at(kb, file, line, x, y, alu, i0, i1, i2, (float)f0);
+        return gs_affine_select_at(kb, file, line, x, y, alu, i0, i1, i2, f0);
     }
     if (!strcmp(op, "partition_reduce")) {
         if (n != 3 || parse_ap(r, a[0], &x) || parse_ap(r, a[1], &y) || gs_alu_parse(a[2], &alu))
@@ -687,10 +786,9 @@ static gs_status replay_op(replay *r)
         /* dst, dst_idx or "-", data, vals, imm */
         gs_ap idx;
         if (n != 5 || parse_ap(r, a[0], &x) || (strcmp(a[1], "-") && parse_ap(r, a[1], &idx)) ||
-            parse_ap(r, a[2], &y) || parse_ap(r, a[3], &z) || parse_f64(a[4], &f0))
+            parse_ap(r, a[2], &y) || parse_ap(r, a[3], &z) || parse_f32(a[4], &f0))
             return malformed(r, "operands");
-        return gs_match_replace8_at(kb, file, line, x, strcmp(a[1], "-") ? &idx : NULL, y, z,
-                                    (float)f0);
+        return gs_match_replace8_at(kb, file, line, x, strcmp(a[1], "-") ? &idx : NULL, y, z, f0);
     }
     return malformed(r, "opcode");
 }
@@ -790,6 +888,17 @@ gs_status gs_nki_prog_set_reference(gs_nki_prog *p, const char *path, const char
     memcpy(p->ref_file, path, strlen(path) + 1);
     memcpy(p->ref_func, func, strlen(func) + 1);
     return GS_OK;
+}
+
+void gs_nki_prog_set_limits(gs_nki_prog *p, double wall_s, double mem_bytes)
+{
+    p->wall_limit_s = wall_s > 0 ? wall_s : 0;
+    p->mem_limit = mem_bytes > 0 ? mem_bytes : 0;
+}
+
+void gs_nki_prog_set_workdir(gs_nki_prog *p, const char *dir)
+{
+    snprintf(p->workdir, sizeof p->workdir, "%s", dir);
 }
 
 int gs_nki_prog_names_reference(const gs_nki_prog *p)

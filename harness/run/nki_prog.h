@@ -78,6 +78,15 @@ int gs_nki_prog_names_reference(const gs_nki_prog *p);
 /* Set the interpreter and front-end directory the reference runs with (gs_nki_python). */
 void gs_nki_prog_set_python(gs_nki_prog *p, const char *python, const char *frontend_dir);
 
+/* Limits of the reference's process: wall seconds (a timeout, and as many CPU seconds), bytes of
+ * address space; 0: none. */
+void gs_nki_prog_set_limits(gs_nki_prog *p, double wall_s, double mem_bytes);
+
+/* Where the reference's files go: dir/ref (created, then removed with its files), so a caller
+ * that removes dir on a signal removes them too (its names: manifest, stderr, inI.f64,
+ * outI.f64 for I < GS_KERNEL_MAX_TENSORS). Unset: a new /tmp/gensweep-ref-XXXXXX. */
+void gs_nki_prog_set_workdir(gs_nki_prog *p, const char *dir);
+
 /* After the job ran: GS_OK, or the reference's failure (its message in err). The check of a
  * failed reference counts nothing; the caller reports the job as an error. */
 gs_status gs_nki_prog_reference_status(const gs_nki_prog *p, gs_error *err);

@@ -6,7 +6,9 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "nki_prog_internal.h"
@@ -34,10 +36,15 @@ static uint64_t elems_of(const gs_tensor_decl *d)
 static gs_status run_reference(gs_nki_prog *p, const double *const *in, double *const *out,
                                gs_error *err)
 {
-    char dir[] = "/tmp/gensweep-ref-XXXXXX";
-    if (!mkdtemp(dir))
+    char dir[1100] = "/tmp/gensweep-ref-XXXXXX";
+    if (p->workdir[0]) {
+        snprintf(dir, sizeof dir, "%s/ref", p->workdir);
+        if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+            return gs_error_set(err, GS_ERR_IO, dir, 0, 0, "cannot create: %s", strerror(errno));
+    } else if (!mkdtemp(dir)) {
         return gs_error_set(err, GS_ERR_IO, NULL, 0, 0, "cannot create a temporary directory: %s",
                             strerror(errno));
+    }
     char path[1200], manifest[1200];
     gs_status st = GS_OK;
     snprintf(manifest, sizeof manifest, "%s/manifest", dir);
@@ -80,13 +87,29 @@ static gs_status run_reference(gs_nki_prog *p, const double *const *in, double *
         po.env_name = "PYTHONPATH";
         po.env_value = p->frontend;
         po.exec_fail_who = "gensweep nki";
+        /* the run's limits hold for the reference too (a `while True` in it must end) */
+        po.timeout_s = p->wall_limit_s;
+        po.cpu_limit_s = p->wall_limit_s;
+        po.mem_limit = p->mem_limit;
         gs_proc *proc = gs_proc_start(&po);
         if (!proc) {
             st = gs_error_set(err, GS_ERR_IO, NULL, 0, 0, "cannot start %s: %s", p->python,
                               strerror(errno));
         } else {
             const gs_proc_result *res = gs_proc_wait(proc);
-            if (!res->exited || res->exit_code != 0)
+            char why[64] = "";
+            if (res->timed_out)
+                snprintf(why, sizeof why, "stopped at the wall limit (%g s)", p->wall_limit_s);
+            else if (!res->exited && (res->signal == SIGXCPU || res->signal == SIGKILL) &&
+                     p->wall_limit_s > 0 && res->cpu_s >= p->wall_limit_s)
+                snprintf(why, sizeof why, "stopped at its CPU limit (%g s)", p->wall_limit_s);
+            else if (!res->exited)
+                snprintf(why, sizeof why, "killed by %s", gs_proc_signal_name(res->signal));
+            if (why[0])
+                st = gs_error_set(err, GS_ERR_TIMEOUT, p->ref_file, 0, 0, "reference %s %s%s%s",
+                                  p->ref_func, why, res->tail && res->tail[0] ? ": " : "",
+                                  res->tail ? res->tail : "");
+            else if (res->exit_code != 0)
                 st = gs_error_set(err, GS_ERR_INVALID, p->ref_file, 0, 0, "reference %s failed: %s",
                                   p->ref_func,
                                   res->tail && res->tail[0] ? res->tail : "(no message)");

@@ -28,12 +28,18 @@ def main(argv):
                 ins.append(np.fromfile(f"{d}/in{parts[1]}.f64", dtype="<f8").reshape(shape))
             else:
                 outs.append(tuple(int(x) for x in parts[2:]))
-    mod = load_module(path)
+    try:
+        mod = load_module(path)
+    except SystemExit as e:  # not the reference's result: a failure with a message (exit 1)
+        sys.exit(f"{path}: the reference file called sys.exit({e.code!r}) while it was imported")
     fn = getattr(mod, func, None)
     if fn is None:
         sys.exit(f"{path}: no function {func}")
     call = [ins[a["t"]] if "t" in a else ast.literal_eval(a["v"]) for a in args] if args else ins
-    res = fn(*call)
+    try:
+        res = fn(*call)
+    except SystemExit as e:
+        sys.exit(f"{path}:{func} called sys.exit({e.code!r}) instead of returning")
     if not isinstance(res, (tuple, list)):
         res = (res,)
     if len(res) != len(outs):

@@ -27,6 +27,35 @@ class UsageError(Exception):
     pass
 
 
+class OutputError(Exception):
+    """The program could not be written (a full disk): a failure, exit 1."""
+
+
+_BIDI = {0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)}
+
+
+def term(s):
+    """Text for a terminal, as the C side's gs_sb_term: control characters (C0, DEL, C1) and
+    bidirectional controls as \\xNN of their UTF-8 bytes, so a kernel's messages and paths can
+    never move the cursor, retitle the window or reorder what follows them."""
+    out = []
+    for ch in str(s):
+        c = ord(ch)
+        if c < 0x20 or 0x7F <= c <= 0x9F or c in _BIDI or 0xD800 <= c <= 0xDFFF:
+            try:  # a lone surrogate: a byte of a path that was not UTF-8
+                raw = ch.encode("utf-8", "surrogateescape")
+            except UnicodeEncodeError:
+                raw = ch.encode("utf-8", "surrogatepass")
+            out.append("".join(f"\\x{b:02x}" for b in raw))
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def say(msg):
+    print("gensweep nki: " + term(msg), file=sys.stderr)
+
+
 def load_module(path):
     """Import a kernel file as a module, its directory first on sys.path (for its imports)."""
     path = os.path.abspath(path)
@@ -138,8 +167,12 @@ def trace_call(ctx, fn, args, files, kwargs=None):
         return fn(*args, **(kwargs or {}))
     except NKIError as e:
         ctx.ops.append(("fail", ctx.core, e.status, e.where, str(e)))
-    except RecursionError:
-        raise
+    except (RecursionError, MemoryError):
+        raise  # not the kernel's error at a line: the front end's limits (main)
+    except SystemExit as e:  # sys.exit() in the kernel: it never returned its outputs
+        where = _kernel_frame(e.__traceback__, files)
+        ctx.ops.append(("fail", ctx.core, "invalid", where,
+                        f"the kernel called sys.exit({e.code!r}) instead of returning"))
     except Exception as e:  # an error of the kernel's own Python: at its line
         where = _kernel_frame(e.__traceback__, files)
         ctx.ops.append(("fail", ctx.core, "invalid", where, f"{type(e).__name__}: {e}"))
@@ -161,11 +194,13 @@ def finish(ctx, out, name, result, args, refargs):
             t.read = True  # an unused input is still an input
     try:
         order = tracer.write_program(ctx, out, name, returned, args)
+        if refargs is not None:  # how a reference given at run or replay is called
+            with open(out, "a") as fh:
+                fh.write("refargs " + urllib.parse.quote(json.dumps(refargs), safe="") + "\n")
     except NKIError as e:
         raise UsageError(f"{e.where[0]}:{e.where[1]}: {e}")
-    if refargs is not None:  # how a reference given at run or replay is called
-        with open(out, "a") as fh:
-            fh.write("refargs " + urllib.parse.quote(json.dumps(refargs), safe="") + "\n")
+    except OSError as e:  # a full disk: the program not written (the caller removes it)
+        raise OutputError(f"{out}: cannot write the traced program: {e.strerror or e}")
     return order
 
 
@@ -181,25 +216,38 @@ def main(argv=None):
     ap.add_argument("kernel")
     a = ap.parse_args(a0)
     if a.max_instructions < 1:
-        print("gensweep nki: --max-instructions must be positive", file=sys.stderr)
+        say("--max-instructions must be positive")
         return 2
     try:
         with open(a.caps) as f:
             caps = json.load(f)
         trace(caps, a.file, a.kernel, a.arg, a.out, a.max_instructions, not a.no_schedule)
+    except MemoryError as e:
+        # the address-space limit (--mem-limit) reached: out of memory, as a job's (exit 1)
+        where = _kernel_frame(e.__traceback__, {os.path.abspath(a.file)})
+        say(f"{where[0]}:{where[1]}: the front end ran out of memory (--mem-limit)")
+        return 1
+    except OutputError as e:
+        say(str(e))
+        return 1
     except UsageError as e:
-        print(f"gensweep nki: {e}", file=sys.stderr)
+        say(str(e))
         return 2
     except SyntaxError as e:
-        print(f"gensweep nki: {e.filename}:{e.lineno}: {e.msg}", file=sys.stderr)
+        say(f"{e.filename}:{e.lineno}: {e.msg}")
         return 2
     except ImportError as e:
-        print(f"gensweep nki: {a.file}: cannot import: {e}", file=sys.stderr)
+        say(f"{a.file}: cannot import: {e}")
+        return 2
+    except SystemExit as e:  # sys.exit() while the kernel file was imported
+        tb = traceback.extract_tb(e.__traceback__)
+        where = f"{tb[-1].filename}:{tb[-1].lineno}: " if tb else ""
+        say(f"{where}the kernel file called sys.exit({e.code!r}) while it was imported")
         return 2
     except Exception as e:  # the file failed at import time
         tb = traceback.extract_tb(e.__traceback__)
         where = f"{tb[-1].filename}:{tb[-1].lineno}: " if tb else ""
-        print(f"gensweep nki: {where}{type(e).__name__}: {e}", file=sys.stderr)
+        say(f"{where}{type(e).__name__}: {e}")
         return 2
     return 0
 

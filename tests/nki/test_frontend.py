@@ -8,9 +8,11 @@ the binary under test. No network, no accelerator.
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 import urllib.parse
 
@@ -276,6 +278,231 @@ class Replay(unittest.TestCase):
                              (f"{d}/none.py:add", "No such file"), (f"{d}:add", "not a regular")):
                 p = nki("replay", prog, "--config", cfg("gen3"), "--reference", bad, check_rc=2)
                 self.assertIn(msg, p.stderr)
+
+
+def wait_for(pred, what, bound_s=120):
+    """Wait for an event (pred() true), polling; the bound is never reached in a normal run."""
+    for _ in range(int(bound_s / 0.02)):
+        v = pred()
+        if v:
+            return v
+        time.sleep(0.02)
+    raise AssertionError(f"gave up waiting for {what}")
+
+
+def gone(pid):
+    """The process has ended (a zombie counts: it runs nothing)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    except FileNotFoundError:
+        return True
+
+
+class Limits(unittest.TestCase):
+    """--wall-limit and --mem-limit hold for the tracer and the reference too; a stopped
+    command leaves no child running and no temporary directory."""
+
+    def run_bounded(self, args, rc, bound_s=180):
+        try:
+            return nki(*args, check_rc=rc)
+        except subprocess.TimeoutExpired:
+            self.fail(f"still running: {args}")
+
+    def keep(self, d):
+        prog = os.path.join(d, "copy.gsk")
+        nki("run", HOSTILE, "--kernel", "copy", "--config", cfg("gen3"), "--arg",
+            "x=fp32:128x64", "--keep-program", prog, check_rc=0)
+        return prog
+
+    def test_a_kernel_that_never_returns_stops_at_the_wall_limit(self):
+        p = self.run_bounded(["run", HOSTILE, "--kernel", "spin", "--config", cfg("gen3"),
+                              "--arg", "x=fp32:128x64", "--wall-limit", "1"], 1)
+        self.assertRegex(p.stderr, r"the front end was stopped at (--wall-limit|its CPU limit)")
+
+    def test_a_reference_that_never_returns_stops_at_the_wall_limit(self):
+        with tempfile.TemporaryDirectory() as d:
+            prog = self.keep(d)
+            p = self.run_bounded(["replay", prog, "--config", cfg("gen3"), "--reference",
+                                  f"{REFS}:spin", "--wall-limit", "3"], 1)
+            self.assertRegex(p.stderr, r"reference spin stopped at (the wall|its CPU) limit")
+
+    def test_the_tracer_has_the_memory_limit(self):
+        p = self.run_bounded(["run", HOSTILE, "--kernel", "hog", "--config", cfg("gen3"),
+                              "--arg", "x=fp32:128x64", "--mem-limit", "1GiB"], 1)
+        self.assertIn(f"hostile.py:{marked_line('hog')}: the front end ran out of memory",
+                      p.stderr)
+
+    def stop(self, args, role, sig):
+        """Start `gensweep nki ARGS`, wait until the process of role (tracer, reference) runs,
+        send sig to gensweep: it ends by sig, the child is gone, its directory removed."""
+        with tempfile.TemporaryDirectory() as d:
+            mark = os.path.join(d, "mark")
+            env = dict(os.environ, GS_TEST_MARK=mark)
+            proc = subprocess.Popen([GENSWEEP, "nki", *args], env=env,
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            try:
+                wait_for(lambda: os.path.exists(mark), f"the {role} to start")
+                with open(mark) as f:
+                    got_role, pid, work = f.read().split()
+                self.assertEqual(got_role, role)
+                proc.send_signal(sig)
+                proc.wait(timeout=120)
+            finally:
+                if proc.poll() is None:
+                    proc.kill()
+                    proc.wait()
+                proc.stderr.close()
+            self.assertEqual(proc.returncode, -sig)
+            wait_for(lambda: gone(int(pid)), f"the {role} (pid {pid}) to end")
+            self.assertFalse(os.path.exists(work), f"{work} left behind")
+            top = work[:-len("/ref")] if work.endswith("/ref") else work
+            self.assertFalse(os.path.exists(top), f"{top} left behind")
+
+    def test_a_signal_ends_the_tracer_and_removes_the_temporary_directory(self):
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            with self.subTest(sig=sig):
+                self.stop(["run", HOSTILE, "--kernel", "spin", "--config", cfg("gen3"),
+                           "--arg", "x=fp32:128x64"], "tracer", sig)
+
+    def test_a_signal_ends_the_reference_and_removes_the_temporary_directory(self):
+        with tempfile.TemporaryDirectory() as d:
+            prog = self.keep(d)
+            for sig in (signal.SIGTERM, signal.SIGHUP):
+                with self.subTest(sig=sig):
+                    self.stop(["replay", prog, "--config", cfg("gen3"), "--reference",
+                               f"{REFS}:spin"], "reference", sig)
+
+
+def full_disk(*args):
+    """gensweep nki ARGS with every file write past 1 KiB failing (EFBIG, as ENOSPC fails a write
+    on a full disk): room for the capabilities file (~730 bytes) and a small program, not for a
+    matmul's program (~1.7 KiB) or a 128 x 64 output (64 KiB). sh's ulimit counts 512 bytes."""
+    return subprocess.run(["sh", "-c", "trap '' XFSZ; ulimit -f 2; exec \"$0\" nki \"$@\"",
+                           GENSWEEP, *args], capture_output=True, text=True, timeout=300)
+
+
+class ExitCodes(unittest.TestCase):
+    """The README's exit codes for nki: 2 a kernel that cannot be traced (its line named), 1 a
+    failure (an output not written, interrupted), each with its own message only."""
+
+    def run_hostile(self, kernel, rc, *extra):
+        p = nki("run", HOSTILE, "--kernel", kernel, "--config", cfg("gen3"), "--arg",
+                "x=fp32:128x64", *extra, check_rc=rc)
+        self.assertNotIn("refused the arguments", p.stderr)
+        self.assertNotIn("cannot open", p.stderr)
+        return p
+
+    def test_a_kernel_calling_sys_exit_is_an_error_at_its_line(self):
+        for kernel, code in (("exits0", 0), ("exits3", 3)):
+            with self.subTest(kernel=kernel):
+                p = self.run_hostile(kernel, 2)
+                self.assertIn(f"hostile.py:{marked_line(kernel)}", p.stderr)
+                self.assertIn(f"the kernel called sys.exit({code}) instead of returning",
+                              p.stderr)
+
+    def test_an_interrupted_front_end_names_the_signal(self):
+        p = self.run_hostile("interrupted", 1)
+        self.assertIn("the front end was killed by SIGINT", p.stderr)
+
+    def test_kernel_and_program_errors_blame_no_command_line_arguments(self):
+        p = self.run_hostile("raises", 2)
+        self.assertIn("this kernel wants 7 rows", p.stderr)
+        p = nki("replay", os.path.join(ROOT, "tests", "corpus", "gsk",
+                                       "hbm_offset_overflow_src.gsk"),
+                "--config", cfg("gen2"), check_rc=2)
+        self.assertIn("overflows", p.stderr)
+        self.assertNotIn("refused the arguments", p.stderr)
+
+    def test_keep_program_on_a_full_disk_fails_and_leaves_nothing(self):
+        with tempfile.TemporaryDirectory() as d:
+            keep = os.path.join(d, "mm.gsk")
+            p = full_disk("run", OPS, "--kernel", "matmul_new", "--config", cfg("gen3"),
+                          "--arg", "lhsT=bf16:256x256", "--arg", "rhs=bf16:256x512",
+                          "--keep-program", keep)
+            self.assertEqual(p.returncode, 1, p.stderr)
+            self.assertIn("cannot write", p.stderr)
+            self.assertIn(os.strerror(27), p.stderr)  # EFBIG
+            self.assertEqual(os.listdir(d), [])
+
+    def test_outputs_on_a_full_disk_fail_and_leave_no_short_file(self):
+        with tempfile.TemporaryDirectory() as d:
+            p = full_disk("run", HOSTILE, "--kernel", "copy", "--config", cfg("gen3"),
+                          "--arg", "x=fp32:128x64", "--outputs", d)
+            self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+            self.assertIn("cannot write", p.stderr)
+            self.assertEqual(os.listdir(d), [])
+            # with room, the file is whole
+            nki("run", HOSTILE, "--kernel", "copy", "--config", cfg("gen3"), "--arg",
+                "x=fp32:128x64", "--outputs", d, check_rc=0)
+            files = os.listdir(d)
+            self.assertEqual(len(files), 1, files)
+            self.assertEqual(os.path.getsize(os.path.join(d, files[0])), 128 * 64 * 8)
+
+
+RAW = ("\x1b", "\x07", "\u202e", "\u2066")
+
+
+class TerminalText(unittest.TestCase):
+    """Text from a kernel, a kernel file, a program file or a reference reaches the terminal
+    with control characters and bidi controls escaped (\\xNN), as compare and history print."""
+
+    def clean(self, p):
+        text = p.stdout + p.stderr
+        for raw in RAW:
+            self.assertNotIn(raw, text)
+        return text
+
+    def test_kernel_exceptions_are_escaped(self):
+        p = nki("run", HOSTILE, "--kernel", "noisy", "--config", cfg("gen3"), "--arg",
+                "x=fp32:128x64", check_rc=2)
+        text = self.clean(p)
+        self.assertIn("ValueError: \\x1b[2J\\x1b]0;owned\\x07\\xe2\\x80\\xaeevil", text)
+
+    def test_import_errors_and_paths_are_escaped(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "k\x1b[31m\u202e.py")
+            with open(path, "w") as f:
+                f.write("raise RuntimeError('\\x1b[2J\\u202e at import')\n")
+            p = nki("run", path, "--kernel", "k", "--config", cfg("gen3"), check_rc=2)
+            text = self.clean(p)
+            self.assertIn("RuntimeError: \\x1b[2J\\xe2\\x80\\xae at import", text)
+            self.assertIn("k\\x1b[31m\\xe2\\x80\\xae.py", text)
+
+    def test_reference_tracebacks_are_escaped(self):
+        p = nki("run", HOSTILE, "--kernel", "copy", "--config", cfg("gen3"), "--arg",
+                "x=fp32:128x64", "--reference", f"{REFS}:noisy", check_rc=1)
+        text = self.clean(p)
+        self.assertIn("ValueError: \\x1b[2J", text)
+
+    def test_program_text_fields_are_escaped(self):
+        with tempfile.TemporaryDirectory() as d:
+            prog = os.path.join(d, "p.gsk")
+            nki("run", HOSTILE, "--kernel", "noisy_nki", "--config", cfg("gen3"), "--arg",
+                "x=fp32:128x64", "--keep-program", prog, "--max-instructions", "100",
+                check_rc=2)
+            noise = urllib.parse.quote("\x1b[2J\u202e", safe="")
+            out = []
+            with open(prog) as f:
+                for ln in f.read().splitlines():
+                    w = ln.split(" ")
+                    if w[0] == "kernel":
+                        w[1] += noise
+                    elif w[0] == "file":
+                        w[2] += noise
+                    elif w[0] == "pool":
+                        w[7] += noise
+                    elif w[0] == "fail":
+                        w[4] += noise
+                    out.append(" ".join(w))
+            with open(prog, "w") as f:
+                f.write("\n".join(out) + "\n")
+            for sub in ("replay",):
+                p = nki(sub, prog, "--config", cfg("gen3"), check_rc=2)
+                text = self.clean(p)
+                self.assertIn("\\x1b[2J\\xe2\\x80\\xae", text)
+            p = nki("replay", prog, "--config", cfg("gen3"), "--json", check_rc=2)
+            self.clean(p)
 
 
 class PythonApi(unittest.TestCase):

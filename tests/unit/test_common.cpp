@@ -109,6 +109,25 @@ TEST(StrBuf, EscapesForEveryFormat)
     gs_sb_free(&sb);
 }
 
+// Terminal text: C0, DEL, C1 and the bidirectional controls escaped byte by byte; other UTF-8
+// (an accent, a non-control U+2000 block character) and backslashes as they are.
+TEST(StrBuf, TerminalTextEscapesControlsAndBidiOverrides)
+{
+    gs_sb sb;
+    gs_sb_init(&sb);
+    gs_sb_term(&sb, "a\x1b[31mb\x7f\xc2\x9b c\\d \xc3\xa9");
+    EXPECT_STREQ(gs_sb_cstr(&sb), "a\\x1b[31mb\\x7f\\xc2\\x9b c\\d \xc3\xa9");
+    gs_sb_reset(&sb);
+    // RLO, LRI/PDI, LRM, ALM, and an en dash (U+2013) that stays
+    gs_sb_term(&sb, "x\xe2\x80\xaey\xe2\x81\xa6z\xe2\x81\xa9\xe2\x80\x8e\xd8\x9c\xe2\x80\x93");
+    EXPECT_STREQ(gs_sb_cstr(&sb), "x\\xe2\\x80\\xaey\\xe2\\x81\\xa6z\\xe2\\x81\\xa9"
+                                  "\\xe2\\x80\\x8e\\xd8\\x9c\xe2\x80\x93");
+    gs_sb_reset(&sb);
+    gs_sb_term(&sb, "\xe2\x80"); // a truncated sequence at the end: as it is, nothing read past
+    EXPECT_STREQ(gs_sb_cstr(&sb), "\xe2\x80");
+    gs_sb_free(&sb);
+}
+
 TEST(StrBuf, GrowsPastSmallBuffer)
 {
     gs_sb sb;

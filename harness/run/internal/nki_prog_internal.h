@@ -3,6 +3,8 @@
 #ifndef GS_NKI_PROG_INTERNAL_H
 #define GS_NKI_PROG_INTERNAL_H
 
+#include <stdio.h>
+
 #include "nki_prog.h"
 
 #define MAX_TOKENS 40
@@ -27,8 +29,10 @@ struct gs_nki_prog {
     char path[1024];
     char name[NAME_MAX_LEN];
     char kname[NAME_MAX_LEN + 8];
-    char **files;
+    char **files; /* terminal-escaped (as every text from the file the kernel build keeps) */
     int n_files;
+    char **texts; /* pool names handed to the builder, owned here */
+    int n_texts;
     double reduction;
     char ref_file[1024]; /* the reference the caller gave (gs_nki_prog_set_reference), or "" */
     char ref_func[NAME_MAX_LEN];
@@ -36,6 +40,9 @@ struct gs_nki_prog {
     char *ref_args;      /* the reference's arguments (JSON, percent-encoded as in the file) */
     char python[1024];
     char frontend[1024];
+    char workdir[1024];  /* the reference's files go to workdir/ref; "": a new temp directory */
+    double wall_limit_s; /* the reference's limits (gs_nki_prog_set_limits); 0: none */
+    double mem_limit;
     tensor_def tensors[GS_KERNEL_MAX_TENSORS];
     int n_tensors;
     stmt *stmts;
@@ -47,6 +54,9 @@ struct gs_nki_prog {
     gs_status ref_st;
     gs_error ref_err;
 };
+
+/* gs_nki_prog_load on an open stream (path names it in errors): the fuzz target's way in. */
+gs_nki_prog *gs_nki_prog_load_stream(FILE *f, const char *path, gs_error *err);
 
 /* The program whose kernel is in use (NULL: none). */
 gs_nki_prog *gs_nki_prog_active(void);

@@ -1,5 +1,8 @@
 """Kernels that must fail cleanly, each at a known line (the test reads the line numbers from
 the `# line:` markers)."""
+import os
+import sys
+
 import nki
 import nki.isa as nisa
 import nki.language as nl
@@ -64,4 +67,82 @@ def shape_mismatch(a, b):
     x = nl.load(a)
     y = nl.load(b)
     nl.store(out, value=nl.add(x, y))  # line: shape_mismatch
+    return out
+
+
+def _mark(role):
+    """For the tests that stop a run from outside: GS_TEST_MARK names a file that gets this
+    process's pid and the directory named on its command line (the tracer's --caps, the
+    reference's work directory), written once it runs (an event to wait for, not a time)."""
+    mark = os.environ.get("GS_TEST_MARK")
+    if not mark:
+        return
+    argv = sys.argv
+    d = os.path.dirname(argv[argv.index("--caps") + 1]) if "--caps" in argv else argv[-1]
+    with open(mark + ".part", "w") as f:
+        f.write(f"{role} {os.getpid()} {d}\n")
+    os.rename(mark + ".part", mark)
+
+
+@nki.jit
+def spin(x):
+    out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+    _mark("tracer")
+    while True:  # line: spin
+        pass
+    return out
+
+
+@nki.jit
+def hog(x):
+    out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+    held = bytearray(3 << 30)  # line: hog
+    nl.store(out, value=nl.load(x))
+    return out if held else None
+
+
+@nki.jit
+def copy(x):
+    out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+    nl.store(out, value=nl.load(x))
+    return out
+
+
+@nki.jit
+def exits0(x):
+    out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+    sys.exit(0)  # line: exits0
+    return out
+
+
+@nki.jit
+def exits3(x):
+    out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+    sys.exit(3)  # line: exits3
+    return out
+
+
+@nki.jit
+def interrupted(x):
+    out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+    raise KeyboardInterrupt  # line: interrupted
+    return out
+
+
+# Text that would drive a terminal: clear the screen, retitle the window, reverse what follows.
+TERMINAL_NOISE = "\x1b[2J\x1b]0;owned\x07\u202eevil\u2066"
+
+
+@nki.jit
+def noisy(x):
+    out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+    raise ValueError(TERMINAL_NOISE)  # line: noisy
+    return out
+
+
+@nki.jit
+def noisy_nki(x):
+    out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+    t = nl.load(x[0:128, 0:999])  # line: noisy_nki
+    nl.store(out, value=t)
     return out

@@ -91,3 +91,15 @@ def scan_mul_max(a, b, h0):
         h = np.maximum(a[:, i] * h, b[:, i])
         out[:, i] = h
     return out
+
+
+def spin(*_):
+    """A reference that never returns (stopped by --wall-limit or a signal)."""
+    import hostile
+    hostile._mark("reference")
+    while True:
+        pass
+
+
+def noisy(*_):
+    raise ValueError("\x1b[2J\x1b]0;owned\x07\u202eevil")
