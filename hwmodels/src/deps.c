@@ -829,10 +829,13 @@ static int record(gs_kb *kb, const access *acc, const gs_ap *ap, const gs_instr_
     if (!r) return 0;
     if (!acc->write && ap->space == GS_MEM_HBM && kb->indexed) return defer_read(r, acc);
     /* the eager path of a builder with the index off may follow lazy ones on a shared tracker */
-    if ((!acc->write || acc->dense) && !materialize(kb, r)) return 0;
+    if (!materialize(kb, r)) return 0;
     const int local = ap->space != GS_MEM_HBM;
-    if (acc->write && (acc->dense || local) &&
-        (!prune(kb, &r->reads, acc, ap, in) || !prune(kb, &r->writes, acc, ap, in)))
+    /* every write prunes: a dense one what it covers, any other the earlier accesses of its own
+     * pattern. Without the second an HBM region written again and again through one pattern
+     * that is not a single run (a 128 x 64 tile stored each round of a loop) kept every write,
+     * and each new write depended on all of them: quadratic in the rounds */
+    if (acc->write && (!prune(kb, &r->reads, acc, ap, in) || !prune(kb, &r->writes, acc, ap, in)))
         return 0;
     if (!acc->write && local && in->engine != GS_ENG_DMA && !prune(kb, &r->reads, acc, ap, in))
         return 0;
