@@ -120,6 +120,18 @@ static const char *frontend_dir(void)
     return "python";
 }
 
+/* PYTHONPATH for the tracer and the reference: the front end first, then the user's own
+ * PYTHONPATH (a kernel's helper packages, e.g. a checkout of the NKI Library), never replaced. */
+static const char *python_path(void)
+{
+    static char path[2 * PATH_MAX + 2];
+    const char *fe = frontend_dir();
+    const char *user = getenv("PYTHONPATH");
+    if (!user || !*user) return fe;
+    int n = snprintf(path, sizeof path, "%s:%s", fe, user);
+    return n > 0 && (size_t)n < sizeof path ? path : fe;
+}
+
 /* The target's capabilities as the front end reads them (its tile sizes, dtypes, cores). */
 static gs_status write_caps(const gs_config *cfg, const char *path, gs_error *err)
 {
@@ -476,7 +488,7 @@ static int trace(const nki_opts *o, const gs_config *cfg, const char *caps, cons
     po.out = GS_PROC_INHERIT;
     po.err = GS_PROC_INHERIT;
     po.env_name = "PYTHONPATH";
-    po.env_value = frontend_dir();
+    po.env_value = python_path();
     po.exec_fail_who = "gensweep nki";
     /* run's limits hold for the tracer too: a `while True` in a kernel must end */
     po.timeout_s = o->wall_limit_s;
@@ -527,7 +539,7 @@ static int run_program(const nki_opts *o, const char *prog_path, int disasm, int
         print_error("nki", &err);
         return err.code == GS_ERR_IO || err.code == GS_ERR_INVALID ? GS_EXIT_USAGE : GS_EXIT_FAIL;
     }
-    gs_nki_prog_set_python(prog, python_exe(), frontend_dir());
+    gs_nki_prog_set_python(prog, python_exe(), python_path());
     gs_nki_prog_set_limits(prog, o->wall_limit_s, o->mem_limit);
     if (g_tmp_dir[0]) gs_nki_prog_set_workdir(prog, g_tmp_dir);
     /* the reference is the command line's; a path in the program file is never run */

@@ -129,8 +129,20 @@ def bind(fn, ctx, arg_texts):
             refargs.append({"t": n_in})
             n_in += 1
         else:
-            refargs.append({"v": repr(v)})
+            refargs.append(_refarg(v))
     return args, refargs
+
+
+def _refarg(v):
+    """How a non-tensor argument reaches the reference: a Python literal as itself; anything
+    else (an enum default such as `act=ActFn.GELU`, a dtype such as `nl.bfloat16`) as its
+    str(), so the arguments after it keep their positions."""
+    text = repr(v)
+    try:
+        ast.literal_eval(text)
+        return {"v": text}
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return {"s": str(v)}
 
 
 def _kernel_frame(tb, files):

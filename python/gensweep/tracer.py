@@ -57,8 +57,9 @@ class DType:
     """An NKI dtype. numpy (Debian's) has no bfloat16 or fp8: values cross into the model as
     float64 and the model rounds them with its own converters; numpy only ever sees float64."""
 
-    def __init__(self, name, gs, size, is_float=True):
+    def __init__(self, name, gs, size, is_float=True, unmodelled=False):
         self.name, self.gs, self.itemsize, self.is_float = name, gs, size, is_float
+        self.unmodelled = unmodelled  # a name kernels may mention; using it is unsupported
 
     def __repr__(self):
         return "nl." + self.name
@@ -84,7 +85,11 @@ _ALIASES = {"fp32": "float32", "bf16": "bfloat16", "fp16": "float16", "tfloat32"
 def dtype_of(x):
     """An NKI dtype from a DType, a name, or a numpy dtype."""
     if isinstance(x, DType):
+        if x.unmodelled:
+            raise Unsupported(f"dtype {x.name} (not modelled by the front end)")
         return x
+    if isinstance(x, type):  # a numpy scalar type: dtype=np.float32
+        x = x.__name__
     name = getattr(x, "name", None) if not isinstance(x, str) else x
     if name is None:
         name = str(x)
@@ -108,8 +113,10 @@ class Buffer:
     def __getitem__(self, _):  # nl.sbuf.mod_alloc(...)[...] style accessors fall through
         return self
 
-    def mod_alloc(self, *a, **k):
+    def mod_alloc(self, *a, **k):  # nki.compiler placements: accepted, placed by our own rule
         return self
+
+    alloc = auto_alloc = mod_alloc
 
     def view(self, *a, **k):
         return self

@@ -5,6 +5,10 @@ Both styles: the current one (`dst=` first, nothing returned) and the older valu
 accumulates into res). Instructions the model lacks raise `unsupported` with their name.
 """
 
+import enum as _enum
+import sys as _sys
+import types as _types
+
 from gensweep import tracer as _t
 from gensweep.tracer import NKIError, Unsupported, caller as _caller
 from nki import language as _nl
@@ -61,8 +65,32 @@ def _v(x, where, what="operand"):
     return v
 
 
+class nc_version(_enum.IntEnum):
+    """The NeuronCore version a kernel runs on, ordered: `get_nc_version() >= nc_version.gen3`
+    (and `>= 3`) compare as NKI's do. gensweep's genN is NeuronCore-vN (docs/NKI.md)."""
+    gen1 = 1
+    gen2 = 2
+    gen3 = 3
+    gen4 = 4
+
+    def __str__(self):
+        return f"nc_version.{self.name}"
+
+
 def get_nc_version():
-    return _t._ctx().caps.get("generation")
+    """The generation being traced, as an nc_version."""
+    g = str(_t._ctx().caps.get("generation", ""))
+    try:
+        return nc_version[g]
+    except KeyError:
+        raise NKIError(f"get_nc_version: unknown generation {g!r} in the target's "
+                       "capabilities", where=_caller())
+
+
+# NKI 0.3's engine selectors (engine=nisa.vector_engine): the same values as engine.*
+vector_engine, scalar_engine, gpsimd_engine, tensor_engine, sync_engine = (
+    engine.vector, engine.scalar, engine.gpsimd, engine.tensor, engine.sync)
+activation_engine, pool_engine, unknown_engine = engine.scalar, engine.gpsimd, engine.unknown
 
 
 # ---- data movement --------------------------------------------------------------------------
@@ -425,3 +453,13 @@ def nc_match_replace8(dst=None, data=None, vals=None, imm=None, dst_idx=None, dt
              _v(dst_idx, where, "dst_idx") if dst_idx is not None else "-", s, v,
              repr(float(imm)))
     return d if dst is None else None
+
+
+# ---- nki.isa.constants (NKI 0.3): the enums above as a module ----------------------------------
+constants = _types.ModuleType(__name__ + ".constants",
+                              "nki.isa.constants: NKI 0.3's ISA enums (the same objects as "
+                              "nki.isa's).")
+for _n in ("engine", "oob_mode", "dge_mode", "reduce_cmd", "matmul_perf_mode", "dma_engine",
+           "nc_version"):
+    setattr(constants, _n, globals()[_n])
+_sys.modules[constants.__name__] = constants

@@ -23,8 +23,57 @@ int8 = _t.DTYPES["int8"]
 int32 = _t.DTYPES["int32"]
 uint32 = int32  # indices (nisa.nc_find_index8, nc_match_replace8): held as int32 by the model
 bool_ = uint8 = int8
+bool = bool_  # noqa: A001  (nl.bool, as NKI names it)
+fp32 = float32
+dtype = _t.DType
+# named so that kernel files import; any use is `unsupported` by name (docs/NKI.md)
+float8_e4m3fn_x4 = _t.DType("float8_e4m3fn_x4", "fp8_e4m3_x4", 4, unmodelled=True)
+float8_e5m2_x4 = _t.DType("float8_e5m2_x4", "fp8_e5m2_x4", 4, unmodelled=True)
+float4_e2m1fn_x4 = _t.DType("float4_e2m1fn_x4", "fp4_e2m1_x4", 2, unmodelled=True)
+int16 = _t.DType("int16", "int16", 2, False, unmodelled=True)
+uint16 = _t.DType("uint16", "uint16", 2, False, unmodelled=True)
+
+
+class finfo:
+    """nl.finfo(dtype): the limits of a float dtype (bits, max, min, tiny, eps), as numpy's."""
+    _LIMITS = {"fp32": (32, 3.4028234663852886e38, 1.1754943508222875e-38, 2.0 ** -23),
+               "bf16": (16, 3.3895313892515355e38, 1.1754943508222875e-38, 2.0 ** -7),
+               "fp16": (16, 65504.0, 6.103515625e-05, 2.0 ** -10),
+               "fp8_e4m3": (8, 240.0, 2.0 ** -6, 2.0 ** -3),
+               "fp8_e5m2": (8, 57344.0, 2.0 ** -14, 2.0 ** -2)}
+
+    def __init__(self, dt):
+        d = _t.dtype_of(dt)
+        if d.gs not in self._LIMITS:
+            raise NKIError(f"nl.finfo({d!r}): not a float dtype", where=_caller())
+        self.dtype = d
+        self.bits, self.max, self.tiny, self.eps = self._LIMITS[d.gs]
+        self.min = -self.max
+        self.smallest_normal = self.tiny
 
 NkiTensor = _t.View
+
+
+class NKIObject:
+    """NKI 0.3's base of kernel-side configuration objects (the NKI Library's configs and
+    helpers derive from it, most as @dataclass). A subclass without its own __init__ takes its
+    annotated fields positionally or by name; class attributes are their defaults."""
+
+    def __init__(self, *args, **kwargs):
+        fields = []
+        for c in reversed(type(self).__mro__):
+            for n in getattr(c, "__annotations__", {}):
+                if n not in fields:
+                    fields.append(n)
+        if len(args) > len(fields):
+            raise TypeError(f"{type(self).__name__}() takes {len(fields)} fields, "
+                            f"{len(args)} given")
+        for n, v in zip(fields, args):
+            setattr(self, n, v)
+        for n, v in kwargs.items():
+            if n not in fields and not hasattr(type(self), n):
+                raise TypeError(f"{type(self).__name__}() has no field {n!r}")
+            setattr(self, n, v)
 
 
 def ds(start, size):
@@ -36,17 +85,30 @@ def par_dim(n):
     return n
 
 
-def _range(start, stop=None, step=1):
+def _range(start, stop=None, step=1, directives=None, **_):
     if stop is None:
         start, stop = 0, start
-    return range(int(start), int(stop), int(step))
+    return _b.range(int(start), int(stop), int(step))
 
 
-affine_range = sequential_range = static_range = dynamic_range = _range
+affine_range = sequential_range = static_range = dynamic_range = range = _range
 
 
-def spmd_dim(*a, **k):
-    raise Unsupported("nl.spmd_dim (launch the kernel with kernel[grid] instead)")
+def nc(n):
+    """nl.nc(n): a launch-grid dimension over n NeuronCores (kernel[nl.nc(2)]). gensweep spreads
+    every grid's instances over the generation's cores round robin (docs/NKI.md, SPMD)."""
+    return int(n)
+
+
+def spmd_dim(*dims):
+    """nl.spmd_dim(nl.nc(2), 4): one grid dimension of the product of its parts."""
+    n = 1
+    for d in dims:
+        n *= int(d)
+    return n
+
+
+tensor = _t.View
 
 
 class _TileSize:
@@ -233,7 +295,7 @@ for _n in ("sin", "cos", "tan", "arctan", "ceil", "floor", "trunc", "sign", "fmo
            "logical_xor", "logical_not", "where", "dropout", "rand", "random_seed", "softmax",
            "rms_norm", "prod", "var", "all", "gather_flattened", "load_transpose2d",
            "shared_constant", "shared_identity_matrix", "device_print", "fori_loop", "while_loop",
-           "expand_dims", "broadcast_to"):
+           "expand_dims", "broadcast_to", "static_cast", "loop_reduce"):
     globals()[_n] = _missing(_n)
 
 
@@ -320,3 +382,17 @@ def transpose(x, dtype=None, mask=None):
     ctx.mark_read(v)
     ctx.emit("transpose", where, out, v)
     return out
+
+
+# ---- nki.language.constants (older kernels: `from ...language.constants import sizeinbytes`) ---
+
+def _sizeinbytes(dtype):
+    return _t.dtype_of(dtype).itemsize
+
+
+import sys as _sys  # noqa: E402
+import types as _types  # noqa: E402
+
+constants = _types.ModuleType(__name__ + ".constants", "nki.language.constants")
+constants.sizeinbytes = _sizeinbytes
+_sys.modules[constants.__name__] = constants

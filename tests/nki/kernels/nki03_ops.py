@@ -1,0 +1,92 @@
+"""The project's own kernels for NKI 0.3's language surface and the older forms still in the
+public samples (tests/nki/test_nki03.py). Written for gensweep's tests, not copied."""
+import enum
+from dataclasses import dataclass
+
+import numpy as np
+
+import nki
+import nki.compiler as ncc
+import nki.isa as nisa
+import nki.language as nl
+from nki.isa.constants import oob_mode  # noqa: F401  (NKI 0.3: the ISA enums as a module)
+
+
+@dataclass(frozen=True)
+class ScaleCfg(nl.NKIObject):
+    scale: float
+    width: int = 128
+
+
+class TileCfg(nl.NKIObject):  # NKI 0.3: fields by annotation, no @dataclass
+    rows: int
+    cols: int
+    engine: object = None
+
+
+SCRATCH = ncc.sbuf.mod_alloc(base_addr=0, num_free_tiles=(2,))  # module level, as the samples
+
+
+@nki.compiler.skip_middle_end_transformations
+@nki.jit
+def surface_v03(x, out_dtype: nki.dtype = nl.float32):
+    """y = x * s, s = 3 on NeuronCore-v3 and later, 2 before (nc_version compared as NKI's);
+    copies on the vector engine selected with nisa.vector_engine."""
+    cfg = TileCfg(rows=x.shape[0], cols=x.shape[1], engine=nisa.vector_engine)
+    sc = ScaleCfg(scale=3.0 if nisa.get_nc_version() >= nisa.nc_version.gen3 else 2.0)
+    assert nisa.get_nc_version() >= 2 and str(nisa.get_nc_version()).startswith("nc_version.")
+    out = nl.ndarray((cfg.rows, cfg.cols), dtype=out_dtype, buffer=nl.shared_hbm)
+    for i in nl.sequential_range(1, directives=ncc.no_reorder()):
+        t = nl.ndarray((cfg.rows, cfg.cols), dtype=x.dtype, buffer=SCRATCH)
+        nisa.dma_copy(dst=t, src=x)
+        u = nl.ndarray((cfg.rows, cfg.cols), dtype=nl.float32, buffer=nl.sbuf)
+        nisa.tensor_scalar(dst=u, data=t, op0=nl.multiply, operand0=sc.scale,
+                           engine=nisa.scalar_engine)
+        v = nl.ndarray((cfg.rows, cfg.cols), dtype=nl.float32, buffer=nl.sbuf)
+        nisa.tensor_copy(dst=v, src=u, engine=cfg.engine)
+        nisa.dma_copy(dst=out, src=v)
+    return out
+
+
+@nki.jit
+def uses_helper(x):
+    """Imports a helper package found only through the user's PYTHONPATH."""
+    import nki03_helper_pkg
+    return nki03_helper_pkg.double(x)
+
+
+@nki.jit
+def np_dtype_kernel(x):
+    out = nl.ndarray(x.shape, dtype=np.float32, buffer=nl.shared_hbm)
+    t = nl.load(x, dtype=np.float32)
+    nl.store(out, value=t)
+    return out
+
+
+class Act(enum.Enum):
+    SCALE = 1
+    NEGATE = 2
+
+
+@nki.jit
+def enum_default(x, act=Act.SCALE, dt=nl.float32, k=2.0):
+    out = nl.ndarray(x.shape, dtype=dt, buffer=nl.shared_hbm)
+    t = nl.load(x)
+    nl.store(out, value=nl.multiply(t, k if act is Act.SCALE else -1.0))
+    return out
+
+
+@nki.jit
+def finfo_clamp(x):
+    """min(x, finfo(bf16).max) with nl.fp32 / numpy dtypes: the values pass unchanged."""
+    out = nl.ndarray(x.shape, dtype=np.float32, buffer=nl.shared_hbm)
+    t = nl.load(x, dtype=nl.fp32)
+    nl.store(out, value=nl.minimum(t, nl.finfo(nl.bfloat16).max))
+    return out
+
+
+@nki.jit
+def mx_dtype_tile(x):
+    t = nl.ndarray(x.shape, dtype=nl.float8_e4m3fn_x4, buffer=nl.sbuf)  # unsupported here
+    nisa.dma_copy(dst=t, src=x)
+    return x

@@ -1,0 +1,112 @@
+"""NKI as its users write it today (issue 40): NKI 0.3's language surface, the older forms still
+in the public samples, and the front end's defects found on public kernels, each on the
+project's own kernels (tests/nki/kernels/nki03_ops.py) against numpy references.
+
+Run by ctest (label nki) with Debian's /usr/bin/python3, GENSWEEP set to the binary under test.
+No network, no accelerator.
+"""
+import json
+import os
+import subprocess
+import sys
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+GENSWEEP = os.environ.get("GENSWEEP", os.path.join(ROOT, "build", "asan", "cli", "gensweep"))
+OPS = os.path.join(HERE, "kernels", "nki03_ops.py")
+REFS = os.path.join(HERE, "kernels", "nki03_refs.py")
+HELPERS = os.path.join(HERE, "kernels", "pythonpath")
+GENS = [g for g in os.environ.get("GS_NKI_GENS", "gen2,gen3").split(",") if g != "gen1"]
+
+
+def cfg(gen):
+    return os.path.join(ROOT, "configs", gen + ".yaml")
+
+
+def nki(*args, env=None):
+    e = dict(os.environ)
+    e.update(env or {})
+    return subprocess.run([GENSWEEP, "nki", *args], capture_output=True, text=True, timeout=300,
+                          env=e)
+
+
+def run(kernel, args, gen, ref=None, extra=(), env=None, path=OPS):
+    a = ["run", path, "--kernel", kernel, "--config", cfg(gen), "--json", *extra]
+    for x in args:
+        a += ["--arg", x]
+    if ref:
+        a += ["--reference", f"{REFS}:{ref}"]
+    p = nki(*a, env=env)
+    try:
+        rec = json.loads(p.stdout)
+    except ValueError:
+        rec = {}
+    return rec, p
+
+
+class Nki03Surface(unittest.TestCase):
+    def test_nki03_surface_traces_runs_and_passes(self):
+        """nl.NKIObject configs (dataclass and plain), nki.isa.constants, engine selectors,
+        nc_version compared as an ordered enum, nki.dtype annotations, nki.compiler at module
+        level and as loop directives and decorators."""
+        for gen in GENS:
+            with self.subTest(gen=gen):
+                ref = "scale3" if gen >= "gen3" else "scale2"
+                rec, p = run("surface_v03", ["x=fp32:128x64"], gen, ref)
+                self.assertEqual(rec.get("status"), "pass", p.stdout + p.stderr)
+
+    def test_nc_version_orders_and_names(self):
+        sys.path.insert(0, os.path.join(ROOT, "python"))
+        import nki.isa as nisa
+        from nki.isa.constants import nc_version, oob_mode, dge_mode  # noqa: F401
+        self.assertIs(nc_version, nisa.nc_version)
+        self.assertTrue(nisa.nc_version.gen4 > nisa.nc_version.gen3 >= 3)
+        self.assertEqual(str(nisa.nc_version.gen2), "nc_version.gen2")
+        self.assertEqual(nisa.vector_engine, nisa.engine.vector)
+        import neuronxcc.nki.isa.constants as c2
+        self.assertIs(c2.oob_mode, nisa.oob_mode)
+
+    def test_nkiobject_fields(self):
+        sys.path.insert(0, os.path.join(ROOT, "python"))
+        import nki.language as nl
+
+        class C(nl.NKIObject):
+            a: int
+            b: int = 5
+        self.assertEqual((C(1).a, C(1).b, C(a=2, b=3).b), (1, 5, 3))
+        with self.assertRaises(TypeError):
+            C(1, 2, 3)
+        with self.assertRaises(TypeError):
+            C(zz=1)
+
+    def test_numpy_dtypes_fp32_and_finfo(self):
+        rec, p = run("np_dtype_kernel", ["x=bf16:128x32"], "gen3", "same")
+        self.assertEqual(rec.get("status"), "pass", p.stdout + p.stderr)
+        rec, p = run("finfo_clamp", ["x=fp32:128x32"], "gen3", "same")
+        self.assertEqual(rec.get("status"), "pass", p.stdout + p.stderr)
+
+    def test_an_mx_dtype_imports_and_is_unsupported_by_name_at_its_line(self):
+        rec, p = run("mx_dtype_tile", ["x=fp32:128x32"], "gen3")
+        self.assertEqual(rec.get("status"), "unsupported", p.stdout + p.stderr)
+        self.assertIn("float8_e4m3fn_x4", p.stdout + p.stderr)
+        self.assertIn("nki03_ops.py:", p.stdout + p.stderr)
+
+
+class Nki03Defects(unittest.TestCase):
+    def test_the_users_pythonpath_is_kept(self):
+        """`gensweep nki run` prepends the front end to PYTHONPATH: a kernel importing a helper
+        package from the user's path traces (it replaced the path before)."""
+        rec, p = run("uses_helper", ["x=fp32:128x32"], "gen3", "double",
+                     env={"PYTHONPATH": HELPERS})
+        self.assertEqual(rec.get("status"), "pass", p.stdout + p.stderr)
+
+    def test_enum_and_dtype_defaults_reach_the_reference_in_place(self):
+        """A default that is no literal (an Enum member, a dtype) reaches the reference as its
+        str(), and the arguments after it keep their positions."""
+        rec, p = run("enum_default", ["x=fp32:128x32", "k=3.0"], "gen3", "enum_scaled")
+        self.assertEqual(rec.get("status"), "pass", p.stdout + p.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
