@@ -145,16 +145,23 @@ def _refarg(v):
         return {"s": str(v)}
 
 
+_LIB_DIRS = tuple(sorted({os.path.join(p, "lib") + os.sep for p in (
+    sys.prefix, sys.base_prefix, sys.exec_prefix)} | {"/usr/lib/python3/"}))
+
+
 def _kernel_frame(tb, files):
-    """The innermost traceback frame in the kernel's own files (else the innermost outside
-    the front end)."""
+    """The innermost traceback frame of the user's code: the kernel's files or a helper
+    module they import (a kernel library on PYTHONPATH), not the front end, Python's standard
+    library or installed packages (numpy); else the innermost in the kernel's own files."""
     best = None
     for fs in traceback.extract_tb(tb):
-        if fs.filename in files:
-            best = (fs.filename, fs.lineno)
+        fn = fs.filename
+        if fn in files or not (fn.startswith(tracer._PKG_DIRS) or fn.startswith(_LIB_DIRS)
+                               or fn.startswith("<")):
+            best = (fn, fs.lineno)
     if best is None:
         for fs in traceback.extract_tb(tb):
-            if not fs.filename.startswith(tracer._PKG_DIRS):
+            if fs.filename in files:
                 best = (fs.filename, fs.lineno)
     return best or ("<kernel>", 0)
 
@@ -207,6 +214,11 @@ def finish(ctx, out, name, result, args, refargs):
     try:
         order = tracer.write_program(ctx, out, name, returned, args)
         if refargs is not None:  # how a reference given at run or replay is called
+            for j, t in enumerate(args):  # an argument the kernel writes is an output
+                if isinstance(t, HbmTensor) and j < len(refargs):
+                    refargs[j] = ({"t": ctx.prog_ins.index(t)} if t in ctx.prog_ins else
+                                  {"o": ctx.prog_outs.index(t)} if t in ctx.prog_outs else
+                                  refargs[j])
             with open(out, "a") as fh:
                 fh.write("refargs " + urllib.parse.quote(json.dumps(refargs), safe="") + "\n")
     except NKIError as e:
@@ -256,10 +268,12 @@ def main(argv=None):
         where = f"{tb[-1].filename}:{tb[-1].lineno}: " if tb else ""
         say(f"{where}the kernel file called sys.exit({e.code!r}) while it was imported")
         return 2
-    except Exception as e:  # the file failed at import time
-        tb = traceback.extract_tb(e.__traceback__)
-        where = f"{tb[-1].filename}:{tb[-1].lineno}: " if tb else ""
-        say(f"{where}{type(e).__name__}: {e}")
+    except NKIError as e:  # an NKI call at import time (module level): at its line
+        say(f"{e.where[0]}:{e.where[1]}: {e}")
+        return 2
+    except Exception as e:  # the file (or a helper module it imports) failed at import time
+        w = _kernel_frame(e.__traceback__, {os.path.abspath(a.file)})
+        say(f"{w[0]}:{w[1]}: {type(e).__name__}: {e}")
         return 2
     return 0
 

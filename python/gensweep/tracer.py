@@ -233,7 +233,21 @@ class _MGrid:
             start, stop, step = s.start or 0, s.stop, s.step or 1
             n = (stop - start + step - 1) // step
             out.append(IndexExpr(start, {Var(n, i, len(key)): step}))
-        return tuple(out) if len(out) > 1 else out[0]
+        return _Grid(out) if len(out) > 1 else out[0]
+
+
+class _Grid(tuple):
+    """nl.mgrid[...] of two or more axes: a tuple, with the older names of its axes (`.p` the
+    partition index, `.x` the free one; `.y`, `.z` the next ones)."""
+
+    p = property(lambda self: self[0])
+    x = property(lambda self: self[1])
+    y = property(lambda self: self[2] if len(self) > 2 else _no_axis("y"))
+    z = property(lambda self: self[3] if len(self) > 3 else _no_axis("z"))
+
+
+def _no_axis(name):
+    raise NKIError(f"this nl.mgrid has no .{name} axis")
 
 
 mgrid = _MGrid()
@@ -353,6 +367,9 @@ class Tile:
     def __iadd__(self, o):
         self.full_view().__iadd__(o)
         return self
+
+    def broadcast_to(self, shape):
+        return broadcast_to(self, shape, caller())
 
     def __repr__(self):
         return f"<{self.buffer.name} tile {self.shape} {self.dtype}>"
@@ -504,6 +521,9 @@ class View:
     def __truediv__(self, o): return _ctx().binary("divide", self, o)
     def __neg__(self): return _ctx().binary("multiply", self, -1.0)
 
+    def broadcast_to(self, shape):
+        return broadcast_to(self, shape, caller())
+
     def __iadd__(self, o):
         if isinstance(o, MatmulResult):
             o.into(self, caller())
@@ -543,6 +563,62 @@ def as_view(x):
     if isinstance(x, (Tile, HbmTensor)):
         return x.full_view()
     return None
+
+
+# ---- broadcast_to (older NKI) ------------------------------------------------------------
+
+def broadcast_to(x, shape, where):
+    """x broadcast to shape: a free axis of size 1 becomes a stride-0 axis of the view (no
+    instruction); a tile's partition axis of size 1 is spread to P partitions on the tensor
+    engine (ones[1, P] as stationary times the row as moving, K = 1, into PSUM, copied back
+    to SBUF in x's dtype: what NKI's compiler emits for a partition broadcast); an HBM view
+    broadcasts on every axis with stride 0 (its DMA reads the row again)."""
+    if isinstance(x, MatmulResult):
+        x = x.materialize()
+    v = as_view(x)
+    if v is None:
+        raise NKIError(f"broadcast_to: expected a tile or tensor, got {x!r}", where=where)
+    shape = tuple(int(s) for s in shape)
+    if len(shape) != len(v.shape):
+        raise NKIError(f"broadcast_to {v.shape} -> {shape}: ranks differ", where=where)
+    for n, m in zip(v.shape, shape):
+        if n != m and n != 1:
+            raise NKIError(f"broadcast_to {v.shape} -> {shape}: only size-1 dimensions "
+                           "broadcast", where=where)
+    axes = [(m, st if n == m else 0) for (n, st), m in zip(v.axes, shape)]
+    if not v.is_tile or v.shape[0] == shape[0]:
+        return View(v.base, v.offset, axes, v.p0)
+    ctx = _ctx()
+    P = shape[0]
+    row = View(v.base, v.offset, [v.axes[0]] + axes[1:], v.p0)  # [1, free...], free broadcast
+    row2 = _flat2(row, where) if row.ndim > 2 else row
+    if row2.ndim == 1:
+        row2 = View(row2.base, row2.offset, [row2.axes[0], (1, 1)], row2.p0)
+    if any(st == 0 for _, st in row2.axes[1:]):  # a stride-0 moving operand: copy it first
+        s = ctx.new_tile(row2.shape, v.dtype, SBUF, where)
+        ctx.tensor_copy(s, row2, None, where)
+        row2 = s
+    F = row2.shape[1]
+    ones = ctx.new_tile((1, P), v.dtype, SBUF, where)
+    ctx.memset(ones, 1.0, where)
+    out = ctx.new_tile((P, F), v.dtype, SBUF, where)
+    chunk = max(1, ctx.caps["psum_bank_bytes"] // 4)
+    for f0 in range(0, F, chunk):
+        n = min(chunk, F - f0)
+        ps = ctx.new_tile((P, n), DTYPES["float32"], PSUM, where)
+        mv = View(row2.base, row2.offset + f0 * row2.axes[1][1], [(1, 1), (n, row2.axes[1][1])],
+                  row2.p0)
+        ctx.matmul(ps, ones, mv, False, where)
+        ctx.tensor_copy(View(out.base, f0, [(P, 1), (n, 1)]), ps, None, where)
+    return View(out.base, 0, [(P, 1)] + [(m, st) for m, st in _strides(shape[1:])])
+
+
+def _strides(shape):
+    st, s = [], 1
+    for d in reversed(shape):
+        st.append(s)
+        s *= d
+    return list(zip(shape, reversed(st)))
 
 
 # ---- the value-returning matmul (older NKI: res += nisa.nc_matmul(a, b)) ----------------
@@ -962,7 +1038,9 @@ def write_program(ctx, path, name, returned, args_order):
         if t.written and not t.read and t not in outs:
             outs.append(t)
     ins = [t for t in ins if t not in outs]
-    scratch = [t for t in ctx.tensors if t not in outs and t.written]
+    ins += [t for t in ctx.tensors if t.kind == "in" and t not in ins]  # nl.shared_constant
+    ctx.prog_ins, ctx.prog_outs = ins, outs
+    scratch = [t for t in ctx.tensors if t not in outs and t not in ins and t.written]
     order = ins + outs + scratch
     if len(order) > 8:
         raise NKIError(f"the kernel uses {len(order)} HBM tensors; the model takes at most 8",

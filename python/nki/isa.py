@@ -59,6 +59,8 @@ def _out(dst, like, dtype, buffer, where):
 
 
 def _v(x, where, what="operand"):
+    if isinstance(x, _t.MatmulResult):  # a value-returning nc_matmul used as an operand
+        x = x.materialize()
     v = _t.as_view(x)
     if v is None:
         raise NKIError(f"{what} must be a tile or tensor, got {x!r}", where=where)
@@ -106,6 +108,8 @@ def tensor_copy(dst=None, src=None, engine=None, dtype=None, mask=None, name=Non
     _nl._mask(mask)
     where = _caller()
     ctx = _t._ctx()
+    if src is None and dst is not None:  # older style: x = nisa.tensor_copy(src)
+        dst, src = None, dst
     s = _v(src, where, "src")
     if dst is not None and dtype is not None:
         _retype(_v(dst, where, "dst"), _t.dtype_of(dtype))
@@ -140,11 +144,14 @@ def nc_matmul(dst=None, stationary=None, moving=None, is_stationary_onezero=Fals
         raise Unsupported("nc_matmul(is_transpose=True) (use nc_transpose)", where=where)
     if tile_position or tile_size:
         raise Unsupported("nc_matmul tile_position/tile_size (PE array tiling)", where=where)
-    if perf_mode not in (None, "matmul_perf_mode.none"):
+    if perf_mode not in (None, "none", "matmul_perf_mode.none"):
         raise Unsupported(f"nc_matmul perf_mode={perf_mode}", where=where)
     if moving is None:  # older style: nc_matmul(stationary, moving) returns the product
         st, mv = _v(dst, where, "stationary"), _v(stationary, where, "moving")
         return _t.MatmulResult(ctx, st, mv, where)
+    if dst is None:  # nc_matmul(stationary=, moving=) without dst: the product, as above
+        return _t.MatmulResult(ctx, _v(stationary, where, "stationary"),
+                               _v(moving, where, "moving"), where)
     ctx.matmul(_v(dst, where, "dst"), _v(stationary, where), _v(moving, where), accumulate,
                where)
 
@@ -226,6 +233,9 @@ def tensor_scalar(dst=None, data=None, op0=None, operand0=None, reverse0=False, 
     _nl._mask(mask)
     where = _caller()
     ctx = _t._ctx()
+    if dst is not None and data is not None and _t.as_view(data) is None:
+        # older style: tensor_scalar(data, op0, operand0, reverse0=, op1=, operand1=, ...)
+        dst, data, op0, operand0, reverse0 = None, dst, data, op0, operand0 or False
     commutes = {"add", "mul", "max", "min"}
     for rev, op in ((reverse0, op0), (reverse1, op1)):
         if rev and op is not None and _alu(op, where) not in commutes:

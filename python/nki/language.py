@@ -293,9 +293,9 @@ for _n in ("sin", "cos", "tan", "arctan", "ceil", "floor", "trunc", "sign", "fmo
            "gelu_apprx_sigmoid_dx", "silu_dx", "abs_max", "abs_min", "bitwise_and", "bitwise_or",
            "bitwise_xor", "invert", "left_shift", "right_shift", "logical_and", "logical_or",
            "logical_xor", "logical_not", "where", "dropout", "rand", "random_seed", "softmax",
-           "rms_norm", "prod", "var", "all", "gather_flattened", "load_transpose2d",
-           "shared_constant", "shared_identity_matrix", "device_print", "fori_loop", "while_loop",
-           "expand_dims", "broadcast_to", "static_cast", "loop_reduce"):
+           "rms_norm", "prod", "var", "all", "gather_flattened",
+           "shared_identity_matrix", "device_print", "fori_loop", "while_loop",
+           "expand_dims", "static_cast", "loop_reduce"):
     globals()[_n] = _missing(_n)
 
 
@@ -396,3 +396,72 @@ import types as _types  # noqa: E402
 constants = _types.ModuleType(__name__ + ".constants", "nki.language.constants")
 constants.sizeinbytes = _sizeinbytes
 _sys.modules[constants.__name__] = constants
+
+
+# ---- older forms still in the public samples ----------------------------------------------
+
+def shared_constant(constant, dtype=None, **_):
+    """An HBM tensor holding a numpy array's values (nl.shared_constant(np.identity(128), ...)):
+    an input of the program whose data the front end writes once, content-addressed, under
+    $XDG_CACHE_HOME/gensweep/nki-constants (so a kept program stays valid)."""
+    import hashlib
+    import os
+    import numpy as np
+    ctx = _t._ctx()
+    where = _caller()
+    try:
+        a = np.ascontiguousarray(np.asarray(constant, dtype=np.float64), dtype="<f8")
+    except (TypeError, ValueError) as e:
+        raise NKIError(f"nl.shared_constant: not an array of numbers ({e})", where=where)
+    if a.ndim < 1 or a.ndim > 4 or a.size == 0:
+        raise NKIError(f"nl.shared_constant: shape {a.shape} (1 to 4 dims, not empty)",
+                       where=where)
+    dt = _t.dtype_of(dtype) if dtype is not None else _t.dtype_of(np.asarray(constant).dtype.name
+                                                                  if np.asarray(constant).dtype.name
+                                                                  != "float64" else "float32")
+    key = hashlib.sha256(a.tobytes() + repr(a.shape).encode()).hexdigest()[:32]
+    consts = ctx.__dict__.setdefault("constants", {})
+    if (key, dt.gs) in consts:
+        return consts[(key, dt.gs)]
+    d = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.join(
+        os.path.expanduser("~"), ".cache"), "gensweep", "nki-constants")
+    path = os.path.join(d, key + ".f64")
+    try:
+        if not os.path.exists(path):
+            os.makedirs(d, exist_ok=True)
+            tmp = f"{path}.{os.getpid()}"
+            a.tofile(tmp)
+            os.replace(tmp, path)
+    except OSError as e:
+        raise NKIError(f"nl.shared_constant: cannot write its data under {d}: {e.strerror}",
+                       where=where)
+    t = _t.HbmTensor(ctx, f"const{len(consts)}", a.shape, dt, "in")
+    t.data_path = path
+    t.read = True
+    ctx.tensors.append(t)
+    consts[(key, dt.gs)] = t
+    return t
+
+
+def load_transpose2d(src, dtype=None, mask=None, **_):
+    """nl.load_transpose2d(hbm[A, B]) -> an SBUF tile [B, A]: one DMA with a transposed
+    access pattern (costed as the DMA of those elements; the DMA engine's 2-D transpose
+    throughput is not modelled apart)."""
+    _mask(mask)
+    ctx = _t._ctx()
+    where = _caller()
+    v = _view(src, where)
+    if v.is_tile:
+        raise NKIError("nl.load_transpose2d loads from HBM; this is a tile", where=where)
+    if len(v.shape) != 2:
+        raise NKIError(f"nl.load_transpose2d of a {len(v.shape)}-d view (2-d only)",
+                       where=where)
+    vt = _t.View(v.base, v.offset, [v.axes[1], v.axes[0]], v.p0)
+    out = ctx.new_tile(vt.shape, _t.dtype_of(dtype) if dtype else v.dtype, sbuf, where)
+    ctx.dma(out, vt, where)
+    return out
+
+
+def broadcast_to(x, shape):
+    """nl.broadcast_to(t, shape) / t.broadcast_to(shape) (gensweep.tracer.broadcast_to)."""
+    return _t.broadcast_to(x, shape, _caller())

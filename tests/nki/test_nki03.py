@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -17,6 +18,9 @@ GENSWEEP = os.environ.get("GENSWEEP", os.path.join(ROOT, "build", "asan", "cli",
 OPS = os.path.join(HERE, "kernels", "nki03_ops.py")
 REFS = os.path.join(HERE, "kernels", "nki03_refs.py")
 HELPERS = os.path.join(HERE, "kernels", "pythonpath")
+# nl.shared_constant's data goes to $XDG_CACHE_HOME/gensweep/nki-constants: not the user's home
+_CACHE = tempfile.TemporaryDirectory(prefix="gs-nki03-cache-")
+os.environ["XDG_CACHE_HOME"] = _CACHE.name
 GENS = [g for g in os.environ.get("GS_NKI_GENS", "gen2,gen3").split(",") if g != "gen1"]
 
 
@@ -93,7 +97,57 @@ class Nki03Surface(unittest.TestCase):
         self.assertIn("nki03_ops.py:", p.stdout + p.stderr)
 
 
+class Nki03OlderForms(unittest.TestCase):
+    def test_older_forms_match_numpy(self):
+        """Value-returning nisa calls with positional operands (tensor_copy(src),
+        tensor_scalar(data, op, operand), nc_matmul(a, b), nc_matmul(stationary=, moving=)
+        without dst, perf_mode="none"), mgrid .p / .x, broadcast_to on tiles (partition and
+        free axes) and nl.broadcast_to, nl.load_transpose2d, nl.shared_constant."""
+        cases = [("positional_forms", ["a=bf16:128x64", "b=bf16:128x256"], "mm3"),
+                 ("bias_gelu", ["x=fp32:128x640", "bias=fp32:1x640"], "bias_gelu"),
+                 ("transpose_const", ["a=fp32:64x128"], "transpose_const")]
+        for gen in GENS:
+            for kernel, args, ref in cases:
+                with self.subTest(gen=gen, kernel=kernel):
+                    rec, p = run(kernel, args, gen, ref)
+                    self.assertEqual(rec.get("status"), "pass", p.stdout + p.stderr)
+
+
 class Nki03Defects(unittest.TestCase):
+    def test_outputs_taken_as_arguments_keep_the_reference_arguments_in_place(self):
+        """def k(a, out, b): the reference gets (a, zeros like out, b), not a shifted list."""
+        rec, p = run("out_as_argument", ["a=fp32:128x64", "out=fp32:128x64", "b=fp32:128x64"],
+                     "gen3", "sub")
+        self.assertEqual(rec.get("status"), "pass", p.stdout + p.stderr)
+
+    def test_an_error_in_an_imported_helper_is_reported_at_the_helpers_line(self):
+        rec, p = run("uses_broken_helper", ["x=fp32:128x32"], "gen3",
+                     env={"PYTHONPATH": HELPERS})
+        helper = os.path.join(HELPERS, "nki03_helper_pkg", "__init__.py")
+        with open(helper) as fh:
+            line = [i for i, t in enumerate(fh, 1) if "x.shape[rows]" in t][0]
+        self.assertIn(f"nki03_helper_pkg/__init__.py:{line}:", p.stdout + p.stderr)
+        self.assertNotIn("Traceback", p.stdout + p.stderr)
+
+    def test_find_gensweep_finds_the_built_binary(self):
+        sys.path.insert(0, os.path.join(ROOT, "python"))
+        from gensweep import api
+        saved = os.environ.pop("GENSWEEP", None)
+        try:
+            exe = api.find_gensweep()
+        except RuntimeError:
+            exe = None  # no build in this tree and none on PATH: nothing to find
+        finally:
+            if saved is not None:
+                os.environ["GENSWEEP"] = saved
+        if exe is not None:
+            self.assertTrue(os.access(exe, os.X_OK), exe)
+            self.assertNotIn(os.sep + "harness" + os.sep, exe)
+        built = [b for b in ("release", "dev", "asan")
+                 if os.access(os.path.join(ROOT, "build", b, "cli", "gensweep"), os.X_OK)]
+        if built:
+            self.assertEqual(exe, os.path.join(ROOT, "build", built[0], "cli", "gensweep"))
+
     def test_the_users_pythonpath_is_kept(self):
         """`gensweep nki run` prepends the front end to PYTHONPATH: a kernel importing a helper
         package from the user's path traces (it replaced the path before)."""

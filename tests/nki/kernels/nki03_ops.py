@@ -90,3 +90,62 @@ def mx_dtype_tile(x):
     t = nl.ndarray(x.shape, dtype=nl.float8_e4m3fn_x4, buffer=nl.sbuf)  # unsupported here
     nisa.dma_copy(dst=t, src=x)
     return x
+
+
+@nki.jit
+def out_as_argument(a, out, b):
+    """Older samples take their output as an argument: out = a - b."""
+    x = nl.load(a)
+    y = nl.load(b)
+    nl.store(out, value=nl.subtract(x, y))
+
+
+@nki.jit
+def positional_forms(a, b):
+    """Older value-returning nisa calls with positional operands, mgrid .p / .x."""
+    out = nl.ndarray((a.shape[1], b.shape[1]), dtype=nl.float32, buffer=nl.shared_hbm)
+    i = nl.mgrid[0:a.shape[0], 0:a.shape[1]]
+    j = nl.mgrid[0:b.shape[0], 0:b.shape[1]]
+    ta = nisa.tensor_copy(nl.load(a[i.p, i.x]))
+    tb = nl.load(b[j.p, j.x])
+    p1 = nisa.nc_matmul(stationary=ta, moving=tb)                 # no dst: the product
+    s1 = nisa.tensor_scalar(nisa.tensor_copy(p1), nl.multiply, 2.0)
+    p2 = nl.ndarray(p1.shape, dtype=nl.float32, buffer=nl.psum)
+    p2[...] = nisa.nc_matmul(ta, tb, perf_mode="none")
+    nl.store(out, value=nl.add(s1, p2))
+    return out
+
+
+@nki.jit
+def bias_gelu(x, bias):
+    """The everyday per-column bias + GELU: bias [1, F] broadcast over the partitions (a tile's
+    .broadcast_to) and a per-row scale [P, 1] broadcast along the free axis (nl.broadcast_to)."""
+    P, F = x.shape
+    out = nl.ndarray((P, F), dtype=nl.float32, buffer=nl.shared_hbm)
+    t = nl.load(x)
+    b = nl.load(bias)                                   # [1, F]
+    bb = b.broadcast_to((P, F))
+    rs = nl.load(x[:, 0:1])                             # [P, 1]
+    y = nl.add(t, bb)
+    z = nl.multiply(y, nl.broadcast_to(rs, (P, F)))
+    nl.store(out, value=nl.gelu(z))
+    return out
+
+
+@nki.jit
+def transpose_const(a):
+    """nl.load_transpose2d and nl.shared_constant (a numpy matrix as an HBM constant)."""
+    A, B = a.shape
+    out = nl.ndarray((B, A), dtype=nl.float32, buffer=nl.shared_hbm)
+    c = nl.shared_constant(np.arange(B * A, dtype=np.float32).reshape(B, A) / 64.0,
+                           dtype=nl.float32)
+    t = nl.load_transpose2d(a)
+    k = nl.load(c)
+    nl.store(out, value=nl.add(t, k))
+    return out
+
+
+@nki.jit
+def uses_broken_helper(x):
+    import nki03_helper_pkg
+    return nki03_helper_pkg.broken(x)

@@ -10,5 +10,5 @@ def double(x):
 
 
 def broken(x):
-    t = nl.load(x)
-    return t[0:4, 0:4, 0:4]  # three indices into a 2-D tile: an error at this line
+    rows = x.shape[0]
+    return x.shape[rows]  # an IndexError of the helper's own Python: reported at this line
