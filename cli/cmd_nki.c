@@ -31,7 +31,7 @@ void gs_help_nki(void)
 {
     printf("usage: gensweep nki run FILE.py --kernel NAME --config CFG [--arg NAME=VALUE]...\n"
            "                        [--reference FILE.py:FUNC] [--keep-program FILE.gsk]\n"
-           "                        [--max-instructions N] [--no-schedule]\n"
+           "                        [--max-instructions N] [--no-schedule] [--grid AxB..]\n"
            "                        [run options: --seed N --timing-only --json --trace F\n"
            "                         --record F --timeline --set KEY=VALUE ...]\n"
            "       gensweep nki disasm FILE.py --kernel NAME --config CFG [--arg NAME=VALUE]...\n"
@@ -50,6 +50,7 @@ void gs_help_nki(void)
            "                  tolerance. Without it the outputs are not checked.\n"
            "  --keep-program F  keep the traced program (.gsk) at F (for `nki replay`)\n"
            "  --max-instructions N  stop a kernel that issues more (default 4000000)\n"
+           "  --grid AxB..    launch an @nki.jit kernel on an SPMD grid (kernel[A, B]), e.g. 4x2\n"
            "  --no-schedule   keep the traced program order (default: the scheduler reorders\n"
            "                  each engine's instructions within the dependencies, docs/NKI.md)\n"
            "  replay          run a traced program again. It runs no code the program file\n"
@@ -202,6 +203,7 @@ typedef struct nki_opts {
     char ref_func[256];
     const char *keep;
     const char *max_instr; /* --max-instructions N: the tracer's cap (a runaway loop stops) */
+    const char *grid;      /* --grid AxB..: the SPMD launch grid (checked by the tracer) */
     int no_schedule;       /* --no-schedule: program order, as traced */
     const char *args[MAX_ARGS];
     int n_args;
@@ -297,6 +299,8 @@ static int parse(int argc, char **argv, nki_opts *o, const char *sub)
             one = &o->keep;
         else if (!strcmp(a, "--max-instructions"))
             one = &o->max_instr;
+        else if (!strcmp(a, "--grid"))
+            one = &o->grid;
         if (one) {
             if (!has_value) {
                 fprintf(stderr, "gensweep nki %s: option %s needs a value\n", sub, a);
@@ -348,8 +352,9 @@ static int parse(int argc, char **argv, nki_opts *o, const char *sub)
                 sub, replay ? "PROG.gsk" : "FILE.py", replay ? "" : " and --kernel");
         return 0;
     }
-    if (replay && (o->kernel || o->n_args)) {
-        fprintf(stderr, "gensweep nki replay: --kernel and --arg belong to the trace (nki run); "
+    if (replay && (o->kernel || o->n_args || o->grid)) {
+        fprintf(stderr, "gensweep nki replay: --kernel, --arg and --grid belong to the trace (nki "
+                        "run); "
                         "a traced program has them already\n");
         return 0;
     }
@@ -472,6 +477,10 @@ static int trace(const nki_opts *o, const gs_config *cfg, const char *caps, cons
     if (o->max_instr) {
         argv[n++] = "--max-instructions";
         argv[n++] = o->max_instr;
+    }
+    if (o->grid) {
+        argv[n++] = "--grid";
+        argv[n++] = o->grid;
     }
     for (int i = 0; i < o->n_args; i++) {
         argv[n++] = "--arg";

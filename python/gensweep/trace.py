@@ -166,7 +166,19 @@ def _kernel_frame(tb, files):
     return best or ("<kernel>", 0)
 
 
-def trace(caps, path, kernel_name, arg_texts, out, cap=None, schedule=True):
+def parse_grid(text):
+    """--grid AxB.. (or A,B..): the SPMD launch grid, each dimension a positive integer."""
+    parts = text.replace(",", "x").split("x")
+    try:
+        grid = tuple(int(p) for p in parts)
+    except ValueError:
+        grid = ()
+    if not grid or any(g <= 0 for g in grid) or len(grid) > 4:
+        raise UsageError(f"--grid {text}: expected AxB.. (1 to 4 positive integers, e.g. 4x2)")
+    return grid
+
+
+def trace(caps, path, kernel_name, arg_texts, out, cap=None, schedule=True, grid=None):
     """Trace kernel_name of path into out. Returns the list of HBM tensors in program order."""
     ctx = tracer.Ctx(caps, cap or tracer.DEFAULT_INSTRUCTION_CAP)
     ctx.schedule = schedule
@@ -175,6 +187,12 @@ def trace(caps, path, kernel_name, arg_texts, out, cap=None, schedule=True):
     if fn is None or not callable(fn):
         raise UsageError(f"{path}: no kernel or function named {kernel_name}")
     args, refargs = bind(fn, ctx, arg_texts)
+    if grid:
+        from .kernel import Kernel
+        if not isinstance(fn, Kernel):
+            raise UsageError(f"--grid: {kernel_name} is not an @nki.jit kernel (a launcher "
+                             "function gives its own grid: kernel[grid](...))")
+        fn = fn[parse_grid(grid)]
     result = trace_call(ctx, fn, args, {os.path.abspath(path)})
     return finish(ctx, out, kernel_name, result, args, refargs)
 
@@ -236,6 +254,7 @@ def main(argv=None):
     ap.add_argument("--max-instructions", type=int, default=tracer.DEFAULT_INSTRUCTION_CAP)
     a0 = argv if argv is not None else sys.argv[1:]
     ap.add_argument("--no-schedule", action="store_true")
+    ap.add_argument("--grid")
     ap.add_argument("file")
     ap.add_argument("kernel")
     a = ap.parse_args(a0)
@@ -245,7 +264,10 @@ def main(argv=None):
     try:
         with open(a.caps) as f:
             caps = json.load(f)
-        trace(caps, a.file, a.kernel, a.arg, a.out, a.max_instructions, not a.no_schedule)
+        if a.grid:
+            parse_grid(a.grid)  # a usage error before the kernel file is imported
+        trace(caps, a.file, a.kernel, a.arg, a.out, a.max_instructions, not a.no_schedule,
+              a.grid)
     except MemoryError as e:
         # the address-space limit (--mem-limit) reached: out of memory, as a job's (exit 1)
         where = _kernel_frame(e.__traceback__, {os.path.abspath(a.file)})

@@ -129,6 +129,19 @@ class Nki03Defects(unittest.TestCase):
         self.assertIn(f"nki03_helper_pkg/__init__.py:{line}:", p.stdout + p.stderr)
         self.assertNotIn("Traceback", p.stdout + p.stderr)
 
+    def test_nki_run_grid_launches_a_2d_spmd_grid(self):
+        for gen in GENS:
+            with self.subTest(gen=gen):
+                rec, p = run("grid_matmul", ["a=bf16:256x128", "b=bf16:128x512"], gen, "matmul",
+                             extra=("--grid", "2x2"))
+                self.assertEqual(rec.get("status"), "pass", p.stdout + p.stderr)
+        for bad in ("2xq", "0x2", "2x"):
+            rec, p = run("grid_matmul", ["a=bf16:256x128", "b=bf16:128x512"], "gen3",
+                         extra=("--grid", bad))
+            self.assertEqual(p.returncode, 2, p.stderr)
+            self.assertIn("--grid", p.stderr)
+            self.assertNotIn("Traceback", p.stderr)
+
     def test_find_gensweep_finds_the_built_binary(self):
         sys.path.insert(0, os.path.join(ROOT, "python"))
         from gensweep import api

@@ -149,3 +149,17 @@ def transpose_const(a):
 def uses_broken_helper(x):
     import nki03_helper_pkg
     return nki03_helper_pkg.broken(x)
+
+
+@nki.jit
+def grid_matmul(a, b):
+    """A 2-D SPMD grid (gensweep nki run --grid 2x2): instance (i, j) computes the
+    [128 x 256] block (i, j) of a @ b, a [256, 128], b [128, 512]."""
+    out = nl.ndarray((a.shape[0], b.shape[1]), dtype=nl.float32, buffer=nl.shared_hbm)
+    i, j = nl.program_id(0), nl.program_id(1)
+    assert nl.num_programs(0) * 128 == a.shape[0] and nl.num_programs(1) * 256 == b.shape[1]
+    t = nl.load(a[i * 128:(i + 1) * 128, :])
+    u = nl.load(b[:, j * 256:(j + 1) * 256])
+    p = nl.matmul(t, u)
+    nl.store(out[i * 128:(i + 1) * 128, j * 256:(j + 1) * 256], value=nl.copy(p))
+    return out

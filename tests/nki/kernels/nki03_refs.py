@@ -44,3 +44,7 @@ def transpose_const(a):
     import numpy as np
     B, A = a.shape[1], a.shape[0]
     return a.T + np.arange(B * A).reshape(B, A) / 64.0
+
+
+def matmul(a, b):
+    return a @ b
