@@ -205,12 +205,68 @@ class IndexExpr:
         nv = Var(v.extent, axes[0], len(key))
         return IndexExpr(self.const, {nv: c})
 
+    # comparisons make masks (mask=(i * 128 + i_p < n)): see Mask
+    def _cmp(self, o, op):
+        lo, hi = (self - self._lift(o)).bounds()
+        always = {"lt": hi < 0, "le": hi <= 0, "gt": lo > 0, "ge": lo >= 0}[op]
+        never = {"lt": lo >= 0, "le": lo > 0, "gt": hi <= 0, "ge": hi < 0}[op]
+        return Mask(always, never)
+
+    def __lt__(self, o): return self._cmp(o, "lt")
+    def __le__(self, o): return self._cmp(o, "le")
+    def __gt__(self, o): return self._cmp(o, "gt")
+    def __ge__(self, o): return self._cmp(o, "ge")
+
     def bounds(self):
         lo = hi = self.const
         for v, c in self.terms.items():
             span = c * (v.extent - 1)
             lo, hi = (lo + span, hi) if span < 0 else (lo, hi + span)
         return lo, hi
+
+
+class Mask:
+    """A mask= predicate over index expressions, known from their bounds: true for every
+    index (always), for none (never) or for some. Predicated execution is not modelled: an
+    operation whose mask is always true runs as without one (exact); any other mask is
+    unsupported at the kernel's line."""
+    __slots__ = ("always", "never")
+
+    def __init__(self, always, never):
+        self.always, self.never = always, never
+
+    def __and__(self, o):
+        o = _as_mask(o)
+        return Mask(self.always and o.always, self.never or o.never)
+
+    __rand__ = __and__
+
+    def __or__(self, o):
+        o = _as_mask(o)
+        return Mask(self.always or o.always, self.never and o.never)
+
+    __ror__ = __or__
+
+    def __bool__(self):
+        raise NKIError("a mask is not a Python bool (use it as mask=, combine with & and |)")
+
+
+def _as_mask(m):
+    if isinstance(m, Mask):
+        return m
+    if isinstance(m, bool):
+        return Mask(m, not m)
+    raise NKIError(f"mask: expected comparisons of index expressions, got {m!r}")
+
+
+def check_mask(mask, where=None):
+    """mask= of an operation: None or always true runs unmasked; anything else unsupported."""
+    if mask is None:
+        return
+    m = _as_mask(mask)
+    if not m.always:
+        raise Unsupported("mask= that excludes elements (predicated execution is not modelled; "
+                          "a mask true for every index is accepted)", where=where)
 
 
 def arange(start, stop=None, step=1):
@@ -935,9 +991,10 @@ def assign(dst, value):
         ctx.tensor_copy(dst, v, None, where)
 
 
-def store(dst, value):
+def store(dst, value, mask=None, **_):
     ctx = _ctx()
     where = caller()
+    check_mask(mask, where)
     d = as_view(dst)
     if d is None or d.is_tile:
         raise NKIError("nl.store writes an HBM tensor", where=where)
@@ -957,9 +1014,10 @@ def store(dst, value):
     ctx.dma(d, v, where)
 
 
-def load(src, dtype=None):
+def load(src, dtype=None, mask=None, **_):
     ctx = _ctx()
     where = caller()
+    check_mask(mask, where)
     s = as_view(src)
     if s is None or s.is_tile:
         raise NKIError("nl.load reads an HBM tensor", where=where)

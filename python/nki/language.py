@@ -234,8 +234,7 @@ def copy(x, dtype=None, mask=None):
 
 
 def _mask(mask):
-    if mask is not None:
-        raise Unsupported("mask= (predicated execution is not modelled)")
+    _t.check_mask(mask, _caller())
 
 
 # ---- elementwise ----------------------------------------------------------------------------

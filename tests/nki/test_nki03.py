@@ -113,6 +113,15 @@ class Nki03OlderForms(unittest.TestCase):
                     self.assertEqual(rec.get("status"), "pass", p.stdout + p.stderr)
 
 
+    def test_a_mask_true_everywhere_runs_and_a_partial_one_is_unsupported_at_its_line(self):
+        rec, p = run("masked_rows", ["x=fp32:256x64"], "gen3", "exp")
+        self.assertEqual(rec.get("status"), "pass", p.stdout + p.stderr)
+        rec, p = run("masked_partial", ["x=fp32:128x64"], "gen3", "exp")
+        self.assertEqual(rec.get("status"), "unsupported", p.stdout + p.stderr)
+        self.assertIn("mask=", p.stdout + p.stderr)
+        self.assertIn("nki03_ops.py:", p.stdout + p.stderr)
+
+
 class Nki03Defects(unittest.TestCase):
     def test_outputs_taken_as_arguments_keep_the_reference_arguments_in_place(self):
         """def k(a, out, b): the reference gets (a, zeros like out, b), not a shifted list."""

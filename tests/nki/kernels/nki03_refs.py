@@ -48,3 +48,8 @@ def transpose_const(a):
 
 def matmul(a, b):
     return a @ b
+
+
+def exp(x):
+    import numpy as np
+    return np.exp(x)
