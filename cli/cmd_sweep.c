@@ -18,6 +18,7 @@
 #include "worker.h"
 #include "gs/strbuf.h"
 #include "gs/units.h"
+#include "report.h"
 #include "results.h"
 #include "sweep.h"
 
@@ -280,15 +281,143 @@ int gs_cmd_sweep(int argc, char **argv)
 
 void gs_help_merge(void)
 {
-    printf("usage: gensweep merge --out DIR SHARD_DIR|results.json...\n\n"
+    printf("usage: gensweep merge --out DIR [--report] SHARD_DIR|results.json...\n\n"
            "Merge the outputs of `sweep --shard I/N` runs into one results set in DIR\n"
            "(results.json, results.csv, junit.xml): equal to the unsharded sweep's apart from\n"
-           "\"wall\". Refuses different schema versions, different sweeps and duplicate jobs.\n");
+           "\"wall\". Refuses different schema versions, different sweeps and duplicate jobs.\n"
+           "When shards are missing or were interrupted the results are written all the same,\n"
+           "marked \"complete\": false with what is missing (\"missing\"; \"not_run\": the jobs\n"
+           "not run by id and shard, when the sweep's configs can be planned again here), and\n"
+           "junit.xml has a failed test case per job not run.\n"
+           "  --report       also write DIR/report.html (incomplete results say so on its\n"
+           "                 first screen)\n"
+           "exit status: 0 merged and complete, 1 incomplete (shards missing or interrupted)\n"
+           "or the report could not be written, 2 usage error or invalid/inconsistent inputs\n");
+}
+
+/* The suite of a results document for the planner (0: one that cannot be planned again). */
+static gs_sweep_suite merge_suite(const char *s)
+{
+    return !strcmp(s, "check")  ? GS_SWEEP_CHECK
+           : !strcmp(s, "perf") ? GS_SWEEP_PERF
+           : !strcmp(s, "all")  ? GS_SWEEP_ALL
+                                : (gs_sweep_suite)0;
+}
+
+/* The plan of the sweep that made doc, planned again from doc's config files, overrides, suite
+ * and the kernels of its jobs, with or without the configs' tuning files: NULL when it cannot
+ * be, or when it is not doc's plan (another number of jobs than "planned_jobs", or a job of doc
+ * not in it: a config changed since, a kernel whose jobs were all in the missing shards). */
+static gs_sweep *merge_replan(const cJSON *doc, int no_tuning)
+{
+    const cJSON *x, *cfgs = cJSON_GetObjectItemCaseSensitive(doc, "configs");
+    const cJSON *jobs = cJSON_GetObjectItemCaseSensitive(doc, "jobs");
+    const char *paths[MAX_LIST], *sets[MAX_LIST];
+    size_t np = 0, ns = 0;
+    gs_sweep_opts o;
+    gs_sweep_opts_default(&o);
+    o.suite = merge_suite(gs_json_str(doc, "suite"));
+    const double planned = gs_json_num(doc, "planned_jobs");
+    if (!o.suite || isnan(planned)) return NULL;
+    cJSON_ArrayForEach(x, cfgs)
+    {
+        const char *p = gs_json_str(x, "path");
+        if (!*p || np == MAX_LIST || access(p, R_OK) != 0) return NULL;
+        paths[np++] = p;
+    }
+    cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(doc, "overrides"))
+    {
+        if (!cJSON_IsString(x) || ns == MAX_LIST) return NULL;
+        sets[ns++] = x->valuestring;
+    }
+    /* the kernels of the jobs present, once each */
+    gs_sb kern;
+    gs_sb_init(&kern);
+    cJSON_ArrayForEach(x, jobs)
+    {
+        const char *k = gs_json_str(x, "kernel");
+        size_t n = strlen(k);
+        const char *at = gs_sb_cstr(&kern);
+        int seen = 0;
+        for (const char *q = at; *q && !seen;
+             q = strchr(q, ',') ? strchr(q, ',') + 1 : q + strlen(q))
+            seen = !strncmp(q, k, n) && (q[n] == ',' || !q[n]);
+        if (!seen && n) gs_sb_printf(&kern, "%s%s", kern.len ? "," : "", k);
+    }
+    if (!np || !kern.len || !gs_sb_ok(&kern)) {
+        gs_sb_free(&kern);
+        return NULL;
+    }
+    o.configs = paths;
+    o.n_configs = np;
+    o.sets = sets;
+    o.n_sets = ns;
+    o.kernels = gs_sb_cstr(&kern);
+    o.no_tuning = no_tuning;
+    o.no_report = 1;
+    gs_diags d;
+    gs_diags_init(&d);
+    gs_sweep *s = gs_sweep_create(&o, &d);
+    int ok = s && gs_sweep_plan(s, &d) == 0 && (double)gs_sweep_job_count(s) == planned;
+    gs_diags_free(&d);
+    gs_sb_free(&kern); /* the sweep keeps no pointer to it past planning */
+    if (ok) {
+        gs_json_index *ix = gs_json_index_create(jobs, 0);
+        size_t found = 0;
+        for (size_t i = 0; ix && i < gs_sweep_job_count(s); i++)
+            found += gs_json_index_find(ix, gs_sweep_job_id(s, i)) != NULL;
+        ok = ix && found == (size_t)cJSON_GetArraySize(jobs);
+        gs_json_index_destroy(ix);
+    }
+    if (!ok) {
+        gs_sweep_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+/* Add "not_run" to an incomplete merged document: the planned jobs no shard holds, by id and the
+ * shard that was to run them (job k of the id-sorted plan is in shard k mod N + 1), just before
+ * "wall". Nothing when the plan cannot be made again (merge_replan). 0, or -1 out of memory. */
+static int merge_not_run(cJSON *doc, int shards)
+{
+    if (shards < 1) return 0;
+    gs_sweep *s = merge_replan(doc, 0);
+    if (!s) s = merge_replan(doc, 1);
+    if (!s) return 0;
+    const cJSON *jobs = cJSON_GetObjectItemCaseSensitive(doc, "jobs");
+    gs_json_index *ix = gs_json_index_create(jobs, 0);
+    cJSON *list = cJSON_CreateArray();
+    int rc = ix && list ? 0 : -1;
+    for (size_t i = 0; rc == 0 && i < gs_sweep_job_count(s); i++) {
+        const char *id = gs_sweep_job_id(s, i);
+        if (gs_json_index_find(ix, id)) continue;
+        cJSON *e = cJSON_CreateObject();
+        if (!e || !cJSON_AddStringToObject(e, "id", id) ||
+            !cJSON_AddNumberToObject(e, "shard", (double)(i % (size_t)shards + 1)) ||
+            !cJSON_AddNumberToObject(e, "shards", shards)) {
+            cJSON_Delete(e);
+            rc = -1;
+            break;
+        }
+        cJSON_AddItemToArray(list, e);
+    }
+    gs_json_index_destroy(ix);
+    gs_sweep_free(s);
+    if (rc == 0 && cJSON_GetArraySize(list) > 0) {
+        cJSON *wall = cJSON_DetachItemFromObjectCaseSensitive(doc, "wall");
+        cJSON_AddItemToObject(doc, "not_run", list);
+        if (wall) cJSON_AddItemToObject(doc, "wall", wall);
+    } else {
+        cJSON_Delete(list);
+    }
+    return rc;
 }
 
 int gs_cmd_merge(int argc, char **argv)
 {
     const char *out = NULL;
+    int report = 0;
     size_t n = 0;
     char **paths = gs_calloc(argc > 0 ? (size_t)argc : 1, sizeof *paths);
     int rc = GS_EXIT_USAGE;
@@ -300,8 +429,14 @@ int gs_cmd_merge(int argc, char **argv)
         if (!strcmp(argv[i], "--out") || !strcmp(argv[i], "-o")) {
             if (!need(argc, argv, &i)) goto done;
             out = argv[i];
+        } else if (!strcmp(argv[i], "--report")) {
+            report = 1;
         } else if (argv[i][0] == '-') {
-            fprintf(stderr, "gensweep merge: unknown option '%s'\n", argv[i]);
+            gs_sb m;
+            gs_sb_init(&m);
+            gs_sb_printf(&m, "unknown option '%s' (see gensweep merge --help)", argv[i]);
+            print_escaped_error("merge", gs_sb_ok(&m) ? gs_sb_cstr(&m) : "unknown option");
+            gs_sb_free(&m);
             goto done;
         } else {
             size_t len = strlen(argv[i]);
@@ -328,6 +463,21 @@ int gs_cmd_merge(int argc, char **argv)
     gs_error_clear(&err);
     char *why = NULL;
     cJSON *doc = gs_results_merge((const char *const *)paths, n, &why, &err);
+    /* an incomplete merge names the jobs not run, when the plan can be made again here */
+    if (doc && !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(doc, "complete"))) {
+        cJSON *first = gs_results_load(paths[0], &err);
+        const double shards =
+            gs_json_num(cJSON_GetObjectItemCaseSensitive(first, "shard"), "count");
+        cJSON_Delete(first);
+        gs_error_clear(&err);
+        if (!isnan(shards) && merge_not_run(doc, (int)shards) != 0) {
+            fprintf(stderr, "gensweep merge: out of memory\n");
+            rc = GS_EXIT_FAIL;
+            gs_free(why);
+            cJSON_Delete(doc);
+            goto done;
+        }
+    }
     /* every input is read and checked before anything is written */
     gs_status st = doc ? gs_results_write_dir(doc, out, &err) : err.code;
     if (st != GS_OK) {
@@ -341,10 +491,52 @@ int gs_cmd_merge(int argc, char **argv)
         printf("merged %zu result sets (%d jobs%s) -> %s/results.json\n", n,
                cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(doc, "jobs")),
                complete ? "" : ", \"complete\": false", out);
-        if (!complete)
+        if (!complete) {
             fprintf(stderr, "gensweep merge: incomplete: %s\n",
                     why ? why : "shards missing or interrupted");
+            /* the jobs not run by id (from the configs: escaped for the terminal) */
+            const cJSON *nr = cJSON_GetObjectItemCaseSensitive(doc, "not_run"), *x;
+            int k = 0, total = cJSON_GetArraySize(nr);
+            cJSON_ArrayForEach(x, nr)
+            {
+                if (k == 10) {
+                    fprintf(stderr, "  ... %d more (\"not_run\" in results.json)\n", total - k);
+                    break;
+                }
+                gs_sb line;
+                gs_sb_init(&line);
+                gs_sb_term(&line, gs_json_str(x, "id"));
+                fprintf(stderr, "  not run: %s (shard %.0f/%.0f)\n",
+                        gs_sb_ok(&line) ? gs_sb_cstr(&line) : "?", gs_json_num(x, "shard"),
+                        gs_json_num(x, "shards"));
+                gs_sb_free(&line);
+                k++;
+            }
+        }
         rc = complete ? GS_EXIT_OK : GS_EXIT_FAIL;
+        if (report) {
+            /* the report of what was merged, complete or not: an incomplete one says so first */
+            gs_sb rp, in;
+            gs_sb_init(&rp);
+            gs_sb_init(&in);
+            gs_sb_printf(&rp, "%s/report.html", out);
+            gs_sb_printf(&in, "%s/results.json", out);
+            gs_error rerr;
+            gs_error_clear(&rerr);
+            if (!gs_sb_ok(&rp) || !gs_sb_ok(&in)) {
+                fprintf(stderr, "gensweep merge: out of memory\n");
+                rc = GS_EXIT_FAIL;
+            } else if (gs_report_write(gs_sb_cstr(&in), NULL, gs_sb_cstr(&rp), &rerr) != GS_OK) {
+                char buf[2048];
+                gs_error_format(&rerr, buf, sizeof buf);
+                print_escaped_error("merge: report", buf);
+                rc = GS_EXIT_FAIL;
+            } else {
+                printf("report: %s\n", gs_sb_cstr(&rp));
+            }
+            gs_sb_free(&rp);
+            gs_sb_free(&in);
+        }
     }
     gs_free(why);
     cJSON_Delete(doc);

@@ -54,6 +54,7 @@ static void render_page(rep *r)
     gs_sb_puts(sb, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
                    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
                    "<title>gensweep report: ");
+    if (r->incomplete) gs_sb_puts(sb, "INCOMPLETE: ");
     for (int g = 0; g < r->n_gens; g++) {
         if (g) gs_sb_puts(sb, ", ");
         gs_rp_text(sb, r->gens[g]);
@@ -71,6 +72,7 @@ static void render_page(rep *r)
                    "<a href=\"#timelines\">Timelines</a><a href=\"#correctness\">Correctness</a>"
                    "<a href=\"#baseline\">Baseline</a><a href=\"#variants\">Variants</a>"
                    "<a href=\"#whatif\">What-if</a></nav>\n<main>\n");
+    gs_rp_sec_incomplete(r);
     gs_rp_sec_verdict(r);
     gs_rp_sec_heatmap(r);
     gs_rp_sec_rooflines(r);
@@ -158,6 +160,7 @@ static gs_status render_docs(const cJSON *root, const char *results_name, const 
             goto out;
         }
     }
+    gs_rp_gaps_load(&r);
     for (size_t i = 0; i < r.n_jobs; i++)
         r.answer_timing |= !strcmp(gs_rp_jstr(r.jobs[i].o, "mode"), "timing");
     for (size_t i = 0; i < r.n_jobs; i++)

@@ -223,7 +223,11 @@ static void verdict_pair(rep *r, const cJSON **jobs, size_t nj, int a, int b)
         sb->oom = 1;
         return;
     }
-    gs_sb_puts(sb, "<div class=\"verdict\"><h3>");
+    /* jobs of this pair may be missing (incomplete results): the speedup is said to be partial,
+     * in the headline and in words */
+    const int partial = gs_rp_pair_partial(r, a, b);
+    gs_sb_puts(sb, partial ? "<div class=\"verdict partial\" data-partial=\"1\"><h3>"
+                           : "<div class=\"verdict\"><h3>");
     gs_rp_text(sb, r->gens[b]);
     gs_sb_puts(sb, " vs ");
     gs_rp_text(sb, r->gens[a]);
@@ -231,7 +235,19 @@ static void verdict_pair(rep *r, const cJSON **jobs, size_t nj, int a, int b)
     if (p.n_compared) {
         gs_sb_printf(sb, "<b class=\"big\">%.3g×</b> %s", p.geomean,
                      p.geomean >= 1 ? "faster" : "slower");
-        gs_sb_puts(sb, "</h3><p>Geometric mean of the speedup (time on ");
+        if (partial)
+            gs_sb_puts(sb, " <span class=\"partial-tag\">partial: over the jobs present "
+                           "only</span>");
+        gs_sb_puts(sb, "</h3>");
+        if (partial) {
+            gs_sb_puts(sb, "<p class=\"warn\">Partial: the results are incomplete (<a "
+                           "href=\"#incomplete\">what is missing</a>)");
+            if (r->absent > 0)
+                gs_sb_printf(sb, ", %.0f planned job%s did not run", r->absent,
+                             r->absent == 1 ? "" : "s");
+            gs_sb_puts(sb, "; this speedup leaves them out and may change when they run.</p>");
+        }
+        gs_sb_puts(sb, "<p>Geometric mean of the speedup (time on ");
         gs_rp_text(sb, r->gens[a]);
         gs_sb_puts(sb, " / time on ");
         gs_rp_text(sb, r->gens[b]);
@@ -254,8 +270,11 @@ static void verdict_pair(rep *r, const cJSON **jobs, size_t nj, int a, int b)
         gs_sb_puts(sb, r->answer_timing ? " --mode timing" : "");
         gs_sb_puts(sb, " results.json</code></span></p>");
     } else {
-        gs_sb_puts(sb, "no common passing job</h3><p>No kernel/variant/dtype/shape passed on "
-                       "both generations.</p>");
+        gs_sb_puts(sb, "no common passing job");
+        if (partial)
+            gs_sb_puts(sb, " <span class=\"partial-tag\">partial: over the jobs present "
+                           "only</span>");
+        gs_sb_puts(sb, "</h3><p>No kernel/variant/dtype/shape passed on both generations.</p>");
     }
     const cJSON *at = find_attrib(r, r->gens[a], r->gens[b]);
     if (at) {
@@ -489,6 +508,10 @@ void gs_rp_sec_heatmap(rep *r)
     }
     gs_sb_puts(sb, "). Blue: faster, vermillion: slower; a small label names the reference when "
                    "it is not the previous generation. Hover a cell for its jobs.</p>\n");
+    if (r->incomplete)
+        gs_sb_puts(sb, "<p class=\"warn\">Partial: the results are incomplete (<a "
+                       "href=\"#incomplete\">what is missing</a>); each cell is over the jobs "
+                       "present only.</p>\n");
     gs_sb tip;
     gs_sb_init(&tip);
     gs_rp_kernel_gen_table(

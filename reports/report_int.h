@@ -74,6 +74,12 @@ typedef struct rep {
     int answer_timing; /* the answer sections use the timing-only (perf) jobs: some exist */
     double regress_pct;
     int cut; /* the page reached GS_REPORT_BUDGET_BYTES: later rows were left out */
+    /* gs_rp_gaps_load: what the results lack. incomplete: "complete": false, interrupted, or
+     * fewer jobs than the plan (or this shard's share of it) has; absent: how many planned jobs
+     * have no result (0 when unknown); not_run: merge's list of them by id and shard, or NULL */
+    int incomplete, interrupted;
+    double absent, planned;
+    const cJSON *not_run;
     gs_sb *sb;
 } rep;
 
@@ -172,7 +178,21 @@ typedef struct gs_rp_kernel_cells {
  * budget (gs_rp_budget_hit). */
 void gs_rp_kernel_gen_table(rep *r, const char *table_class, const gs_rp_kernel_cells *t);
 
+/* What an incomplete results file lacks (report_overview.c): set r's incomplete, interrupted,
+ * absent, planned and not_run from the results' "complete", "interrupted", "planned_jobs",
+ * "shard" and "not_run". */
+void gs_rp_gaps_load(rep *r);
+/* Whether the speedups of generations a and b may miss jobs: the results are incomplete and
+ * (when merge named the jobs not run) one of them is on a or b. */
+int gs_rp_pair_partial(const rep *r, int a, int b);
+/* "No job failed." or, for incomplete results, that no job that ran failed and how many did
+ * not run (a paragraph). */
+void gs_rp_no_failure(rep *r);
+
 /* Sections, in page order. */
+/* The first-screen notice of incomplete results (nothing when complete): what is missing,
+ * which shards and jobs, and that the speedups are partial. */
+void gs_rp_sec_incomplete(rep *r);
 void gs_rp_sec_verdict(rep *r);
 void gs_rp_sec_heatmap(rep *r);
 void gs_rp_sec_rooflines(rep *r);

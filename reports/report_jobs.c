@@ -128,7 +128,7 @@ void gs_rp_sec_correctness(rep *r)
             }
         gs_sb_puts(sb, "</tbody></table></div>\n");
     } else {
-        gs_sb_puts(sb, "<p>No job failed.</p>\n");
+        gs_rp_no_failure(r);
     }
     /* compact: per kernel row and generation, the checked jobs and the worst error as a share
      * of its tolerance */

@@ -24,7 +24,8 @@ void gs_rp_sec_summary(rep *r)
     gs_sb_puts(sb, "</dd><dt>suite</dt><dd>");
     gs_rp_text(sb, gs_rp_jstr(r->root, "suite"));
     if (cJSON_IsFalse(gs_rp_jget(r->root, "complete")))
-        gs_sb_puts(sb, " <strong class=\"warn\">(incomplete: interrupted or one shard)</strong>");
+        gs_sb_puts(sb, " <strong class=\"warn\">(incomplete: <a href=\"#incomplete\">what is "
+                       "missing</a>)</strong>");
     gs_sb_puts(sb, "</dd><dt>configs</dt><dd>");
     for (int g = 0; g < r->n_gens; g++) {
         if (g) gs_sb_puts(sb, ", ");
@@ -96,7 +97,7 @@ void gs_rp_sec_summary(rep *r)
         }
         gs_sb_puts(sb, "</ul>\n");
     } else {
-        gs_sb_puts(sb, "<p>No job failed.</p>\n");
+        gs_rp_no_failure(r);
     }
     if (r->broot) {
         size_t nreg = 0;
@@ -243,4 +244,140 @@ void gs_rp_sec_generations(rep *r)
     }
     gs_sb_puts(sb, "</dl>\n");
     gs_rp_section_close(sb);
+}
+
+void gs_rp_gaps_load(rep *r)
+{
+    const cJSON *root = r->root;
+    r->interrupted = cJSON_IsTrue(gs_rp_jget(root, "interrupted"));
+    r->planned = gs_rp_jnum(root, "planned_jobs");
+    const cJSON *sh = gs_rp_jget(root, "shard");
+    const double idx = gs_rp_jnum(sh, "index"), cnt = gs_rp_jnum(sh, "count");
+    /* a shard's own file is judged against its share of the plan (results/RESULTS.md) */
+    double expected = r->planned;
+    if (isfinite(expected) && isfinite(idx) && isfinite(cnt) && cnt > 1)
+        expected = expected >= idx ? floor((expected - idx) / cnt) + 1 : 0;
+    r->absent =
+        isfinite(expected) && expected > (double)r->n_jobs ? expected - (double)r->n_jobs : 0;
+    const cJSON *nr = gs_rp_jget(root, "not_run");
+    r->not_run = cJSON_IsArray(nr) && cJSON_GetArraySize(nr) > 0 ? nr : NULL;
+    r->incomplete = cJSON_IsFalse(gs_rp_jget(root, "complete")) || r->interrupted ||
+                    r->absent > 0 || r->not_run || (isfinite(cnt) && cnt > 1);
+}
+
+int gs_rp_pair_partial(const rep *r, int a, int b)
+{
+    if (!r->incomplete) return 0;
+    /* without merge's list of the jobs not run, any pair may have lost some */
+    if (!r->not_run || (double)cJSON_GetArraySize(r->not_run) < r->absent) return 1;
+    const cJSON *x;
+    cJSON_ArrayForEach(x, r->not_run)
+    {
+        const char *id = gs_rp_jstr(x, "id");
+        for (int k = 0; k < 2; k++) {
+            const char *g = r->gens[k ? b : a];
+            size_t n = strlen(g);
+            if (!strncmp(id, g, n) && id[n] == '/') return 1;
+        }
+    }
+    return 0;
+}
+
+void gs_rp_no_failure(rep *r)
+{
+    if (!r->incomplete) {
+        gs_sb_puts(r->sb, "<p>No job failed.</p>\n");
+        return;
+    }
+    gs_sb_puts(r->sb, "<p class=\"warn\">No job that ran failed, but the results are "
+                      "incomplete: ");
+    if (r->absent > 0)
+        gs_sb_printf(r->sb, "%.0f planned job%s did not run", r->absent, r->absent == 1 ? "" : "s");
+    else
+        gs_sb_puts(r->sb, "not every planned job ran");
+    gs_sb_puts(r->sb, " (<a href=\"#incomplete\">what is missing</a>).</p>\n");
+}
+
+/* Most jobs not run listed by id (the rest are counted); the first few are shown, the others
+ * behind a <details>. */
+#define NOT_RUN_LIST_MAX 2000
+#define NOT_RUN_SHOWN 12
+
+void gs_rp_sec_incomplete(rep *r)
+{
+    if (!r->incomplete) return;
+    gs_sb *sb = r->sb;
+    const cJSON *sh = gs_rp_jget(r->root, "shard");
+    const double idx = gs_rp_jnum(sh, "index"), cnt = gs_rp_jnum(sh, "count");
+    gs_sb_puts(sb, "<div id=\"incomplete\" class=\"incomplete\" role=\"alert\"><p><strong>"
+                   "Incomplete results: this is not the whole sweep.</strong>");
+    int any = 0;
+    if (isfinite(cnt) && cnt > 1) {
+        gs_sb_printf(sb,
+                     " This file is <b>shard %.0f of %.0f</b> only: the other shards' jobs are "
+                     "not in it (<code>gensweep merge</code> joins the shards).",
+                     idx, cnt);
+        any = 1;
+    }
+    if (r->interrupted) {
+        gs_sb_puts(sb, " The sweep was <b>interrupted</b> (SIGINT/SIGTERM): the jobs after that "
+                       "point did not run.");
+        any = 1;
+    }
+    const char *missing = gs_rp_jstr(r->root, "missing");
+    if (*missing) {
+        gs_sb_puts(sb, " Missing: <b class=\"missing\">");
+        gs_rp_text_cut(sb, missing);
+        gs_sb_puts(sb, "</b>.");
+        any = 1;
+    }
+    if (r->absent > 0) {
+        gs_sb_printf(sb, " <b>%.0f</b> of the %s%.0f planned jobs have no result.", r->absent,
+                     isfinite(cnt) && cnt > 1 ? "shard's " : "", r->absent + (double)r->n_jobs);
+        any = 1;
+    }
+    if (!any) gs_sb_puts(sb, " The results file says <code>\"complete\": false</code>.");
+    gs_sb_puts(sb, "</p>\n");
+    if (r->not_run) {
+        /* the shards named once each, in first-seen order (merge lists them by plan order) */
+        int n = cJSON_GetArraySize(r->not_run);
+        gs_sb_puts(sb, "<p>Missing shards: <b class=\"missing-shards\">");
+        double seen[64];
+        int ns = 0, more = 0;
+        const cJSON *x;
+        cJSON_ArrayForEach(x, r->not_run)
+        {
+            double s = gs_rp_jnum(x, "shard");
+            int dup = 0;
+            for (int k = 0; k < ns && !dup; k++)
+                dup = seen[k] == s;
+            if (dup) continue;
+            if (ns == 64) {
+                more = 1;
+                continue;
+            }
+            seen[ns++] = s;
+            gs_sb_printf(sb, "%s%.0f/%.0f", ns > 1 ? ", " : "", s, gs_rp_jnum(x, "shards"));
+        }
+        gs_sb_printf(sb, "%s</b>. Jobs not run (%d):</p>\n<ul class=\"notrun\">",
+                     more ? ", ..." : "", n);
+        int k = 0;
+        cJSON_ArrayForEach(x, r->not_run)
+        {
+            if (k == NOT_RUN_LIST_MAX || gs_rp_budget_hit(r)) break;
+            if (k == NOT_RUN_SHOWN)
+                gs_sb_printf(sb, "</ul><details><summary>%d more</summary><ul class=\"notrun\">",
+                             n - NOT_RUN_SHOWN);
+            gs_sb_puts(sb, "<li><code>");
+            gs_rp_text_cut(sb, gs_rp_jstr(x, "id"));
+            gs_sb_printf(sb, "</code> (shard %.0f/%.0f)</li>", gs_rp_jnum(x, "shard"),
+                         gs_rp_jnum(x, "shards"));
+            k++;
+        }
+        if (k < n) gs_sb_printf(sb, "<li>... %d more (every one in the results file)</li>", n - k);
+        gs_sb_puts(sb, k > NOT_RUN_SHOWN ? "</ul></details>\n" : "</ul>\n");
+    }
+    gs_sb_puts(sb, "<p>Every speedup on this page is over the jobs present only: the verdicts of "
+                   "generation pairs that lost jobs are marked <b>partial</b> and may change "
+                   "when the missing jobs run.</p></div>\n");
 }

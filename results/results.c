@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -381,14 +382,41 @@ gs_status gs_results_write_junit(const cJSON *doc, const char *path, gs_error *e
         gs_sb_puts(&sb, "    </testcase>\n");
     }
     if (cur) gs_sb_puts(&sb, "  </testsuite>\n");
-    /* the planned jobs that did not run, as failures: their ids are in no file (a shard
-     * that is missing from a merge) */
+    /* the planned jobs that did not run, as failures: by id and shard when merge could name
+     * them ("not_run"), else counted (their ids are in no file: a shard missing from a merge) */
     if (not_run) {
         gs_sb_printf(&sb,
                      "  <testsuite name=\"gensweep.not-run\" tests=\"%d\" failures=\"%d\" "
                      "errors=\"0\" skipped=\"0\">\n",
                      not_run, not_run);
-        for (int k = 1; k <= not_run; k++)
+        const cJSON *nr = cJSON_GetObjectItemCaseSensitive(doc, "not_run"), *x;
+        int named = 0;
+        cJSON_ArrayForEach(x, nr)
+        {
+            if (named == not_run) break;
+            const char *id = gs_json_str(x, "id");
+            const double si = gs_json_num(x, "shard"), sn = gs_json_num(x, "shards");
+            const char *slash = strchr(id, '/');
+            gs_sb_puts(&sb, "    <testcase classname=\"gensweep.not-run.");
+            /* the generation, as the test cases that ran are classed by it */
+            char gen[256];
+            snprintf(gen, sizeof gen, "%.*s", slash ? (int)GS_MIN(slash - id, 255) : 255, id);
+            gs_sb_xml(&sb, gen);
+            gs_sb_puts(&sb, "\" name=\"");
+            gs_sb_xml(&sb, id);
+            gs_sb_printf(&sb,
+                         "\" time=\"0.000\">\n"
+                         "      <failure message=\"not run: shard %.0f/%.0f missing\" "
+                         "type=\"not-run\">planned job ",
+                         si, sn);
+            gs_sb_xml(&sb, id);
+            gs_sb_printf(&sb,
+                         " of shard %.0f/%.0f has no result</failure>\n"
+                         "    </testcase>\n",
+                         si, sn);
+            named++;
+        }
+        for (int k = named + 1; k <= not_run; k++)
             gs_sb_printf(&sb,
                          "    <testcase classname=\"gensweep.not-run\" name=\"not run %d of %d\" "
                          "time=\"0.000\">\n"

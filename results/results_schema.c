@@ -346,6 +346,7 @@ gs_status gs_results_validate(const cJSON *doc, const char *name, gs_error *err)
                {"complete", cJSON_True | cJSON_False},
                {"interrupted", cJSON_True | cJSON_False},
                {"missing", cJSON_String},
+               {"not_run", cJSON_Array},
                {"shard", cJSON_Object},
                {"overrides", cJSON_Array},
                {"planned_jobs", cJSON_Number},
@@ -373,6 +374,22 @@ gs_status gs_results_validate(const cJSON *doc, const char *name, gs_error *err)
         return gs_error_set(err, GS_ERR_INVALID, name, 0, 0,
                             "\"planned_jobs\" must be a non-negative integer");
     const cJSON *x;
+    /* merge: the planned jobs no file holds, by id and the shard that was to run them */
+    int nr = 0;
+    cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(doc, "not_run"))
+    {
+        const cJSON *id = cJSON_GetObjectItemCaseSensitive(x, "id");
+        const cJSON *si = cJSON_GetObjectItemCaseSensitive(x, "shard");
+        const cJSON *sn = cJSON_GetObjectItemCaseSensitive(x, "shards");
+        if (!cJSON_IsObject(x) || !cJSON_IsString(id) || !id->valuestring[0] ||
+            !cJSON_IsNumber(si) || !cJSON_IsNumber(sn) || !integral(sn->valuedouble, 1, 1e6) ||
+            !integral(si->valuedouble, 1, sn->valuedouble))
+            return gs_error_set(err, GS_ERR_INVALID, name, 0, 0,
+                                "not_run[%d] must be {\"id\": \"...\", \"shard\": I, "
+                                "\"shards\": N} with 1 <= I <= N <= 1000000",
+                                nr);
+        nr++;
+    }
     cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(doc, "overrides")) if (
         !cJSON_IsString(x)) return gs_error_set(err, GS_ERR_INVALID, name, 0, 0,
                                                 "\"overrides\" must hold strings");

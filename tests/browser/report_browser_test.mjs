@@ -17,8 +17,12 @@
 // load time is printed on every run for information, never asserted (a speed belongs to a
 // benchmark, not a test).
 //
+// With --incomplete=I/N (the report of a merge that lacks shard I of N) it checks that the
+// first screen says the results are incomplete and names shard I/N and jobs not run, and that
+// every generation pair's speedup is marked partial.
+//
 // usage: node report_browser_test.mjs REPORT.html SCREENSHOT.png [--hostile] [--top-shot=PNG]
-//        [--drill-shot=PNG]
+//        [--drill-shot=PNG] [--incomplete=I/N]
 // (--top-shot saves the first screen, the README's reports/screenshot.png; --drill-shot one
 // drill-down, the per-kernel rooflines, reports/screenshot-drilldown.png)
 // exit: 0 all passed, 1 a check failed, 77 chromium or playwright-core missing (skipped) unless
@@ -33,6 +37,7 @@ const [reportPath, shotPath] = process.argv.slice(2);
 const hostile = process.argv.includes('--hostile');
 const topShot = (process.argv.find((a) => a.startsWith('--top-shot=')) || '').slice(11);
 const drillShot = (process.argv.find((a) => a.startsWith('--drill-shot=')) || '').slice(13);
+const missingShard = (process.argv.find((a) => a.startsWith('--incomplete=')) || '').slice(13);
 const MAX_BYTES = 3 * 1024 * 1024;
 const inCI = !!process.env.CI && process.env.CI !== 'false' && process.env.CI !== '0';
 
@@ -154,6 +159,35 @@ try {
     return v ? v.getBoundingClientRect().top < window.innerHeight : false;
   });
   check(firstScreen, 'the verdict is on the first screen');
+  // an incomplete results file says so on the first screen, names what is missing, and no
+  // speedup from a pair that lost jobs reads as the whole answer
+  const notice = await page.evaluate(() => {
+    const n = document.querySelector('#incomplete');
+    if (!n) return null;
+    const r = n.getBoundingClientRect();
+    return { top: r.top, bottom: r.bottom, h: window.innerHeight, text: n.textContent,
+      jobs: n.querySelectorAll('ul.notrun li').length };
+  });
+  if (missingShard) {
+    check(!!notice && notice.top >= 0 && notice.top < notice.h,
+      'incomplete: the notice is on the first screen', JSON.stringify(notice && [notice.top, notice.h]));
+    check(!!notice && notice.text.includes(`Missing shards: ${missingShard}`),
+      `incomplete: the notice names the missing shard ${missingShard}`, notice ? notice.text.slice(0, 300) : '');
+    check(!!notice && notice.jobs > 0 && new RegExp(`\\(shard ${missingShard}\\)`).test(notice.text),
+      'incomplete: the notice names the jobs not run, each with its shard', notice ? `${notice.jobs} listed` : '');
+    const partial = await page.$$eval('#verdict .verdict', (v) => v.map((x) => [x.getAttribute('data-partial'),
+      x.querySelector('h3').textContent]));
+    check(partial.length > 0 && partial.every(([p, h]) => p === '1' && /partial/.test(h)),
+      'incomplete: every generation pair\'s speedup is marked partial', JSON.stringify(partial));
+    const verdictTop = await page.$eval('#verdict', (v) => v.getBoundingClientRect().top);
+    check(verdictTop > notice.top, 'incomplete: the notice comes before the verdict');
+    const clean = await page.evaluate(() => /No job failed\./.test(document.body.textContent));
+    check(!clean, 'incomplete: no "No job failed." on results with jobs not run');
+  } else {
+    check(notice === null, 'complete results: no incomplete notice');
+    const partial = await page.$$('#verdict .verdict[data-partial]');
+    check(partial.length === 0, 'complete results: no speedup marked partial');
+  }
   const heatCells = await page.$$eval('#heatmap td', (t) => t.filter((x) => /\d×/.test(x.textContent)).length);
   check(gensInPage < 2 || heatCells > 0, 'speedup heatmap has speedups', `${heatCells}`);
   const roofs = await page.$$eval('#rooflines figure.roof', (f) => f.map((x) => x.querySelectorAll('circle').length));
@@ -246,8 +280,10 @@ try {
     `${rows.length} rows`);
   // the portability matrix follows: only kernel rows with a job of that status stay
   const mx = await page.$$eval('table.matrix tbody tr', (r) => r.map((x) => [x.hidden, x.getAttribute('data-status')]));
-  check(mx.some((x) => x[0]) && mx.filter((x) => !x[0]).every((x) => x[1].split('|').includes(st)),
-    `portability matrix rows follow the status filter`, JSON.stringify(mx));
+  // (a report whose jobs all passed has no row to hide: the filtered rows must still match)
+  check((mx.some((x) => x[0]) || sts.every((x) => x === 'pass')) &&
+    mx.filter((x) => !x[0]).every((x) => x[1].split('|').includes(st)),
+  `portability matrix rows follow the status filter`, JSON.stringify(mx));
   await page.click('#f-reset');
 
   // hover text: portability cells carry their per-shape details in title (works with JS off too)

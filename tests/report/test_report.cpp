@@ -783,3 +783,109 @@ TEST(Report, LargeSweepStaysUnder5MB)
 }
 
 } // namespace
+
+// Never green on missing work (issue 42, item 3): results that lack jobs say so before the
+// verdict, name the shards and jobs missing, and mark partial every speedup they may change.
+namespace
+{
+std::string render_text(const std::string &text, gs_status want = GS_OK,
+                        gs_error *err_out = nullptr)
+{
+    gs_sb sb;
+    gs_sb_init(&sb);
+    gs_error err;
+    gs_error_clear(&err);
+    gs_status st =
+        gs_report_render(text.c_str(), "incomplete.json", nullptr, nullptr, nullptr, &sb, &err);
+    EXPECT_EQ(st, want) << err.message;
+    if (err_out) *err_out = err;
+    std::string html = st == GS_OK ? std::string(gs_sb_cstr(&sb)) : "";
+    gs_sb_free(&sb);
+    return html;
+}
+
+std::string with_top(const std::string &members)
+{
+    std::string s = slurp(kFixtures + "check.json");
+    size_t at = s.find("\"complete\": true");
+    EXPECT_NE(at, std::string::npos);
+    return s.replace(at, strlen("\"complete\": true"), members);
+}
+
+// The text between <main> and the verdict section: what the first screen shows first.
+std::string before_verdict(const std::string &html)
+{
+    size_t m = html.find("<main>"), v = html.find("<section id=\"verdict\">");
+    return m == std::string::npos || v == std::string::npos || v < m ? "" : html.substr(m, v - m);
+}
+} // namespace
+
+TEST(ReportIncomplete, CompleteResultsHaveNoNoticeAndNoPartialSpeedup)
+{
+    std::string html = render_text(slurp(kFixtures + "check.json"));
+    EXPECT_EQ(html.find("id=\"incomplete\""), std::string::npos);
+    EXPECT_EQ(html.find("data-partial"), std::string::npos);
+    EXPECT_EQ(html.find("INCOMPLETE"), std::string::npos);
+}
+
+TEST(ReportIncomplete, InterruptedSweepSaysSoFirstAndEverySpeedupIsPartial)
+{
+    std::string html = render_text(with_top("\"complete\": false, \"interrupted\": true"));
+    std::string head = before_verdict(html);
+    EXPECT_NE(head.find("id=\"incomplete\""), std::string::npos) << "no notice before the verdict";
+    EXPECT_NE(head.find("<b>interrupted</b>"), std::string::npos) << head;
+    EXPECT_NE(html.find("<title>gensweep report: INCOMPLETE: "), std::string::npos);
+    // without the list of jobs not run, any pair may have lost some: every verdict is partial
+    EXPECT_EQ(count(html, "<div class=\"verdict\">"), 0u) << "a pair's speedup not marked partial";
+    EXPECT_GE(count(html, "<div class=\"verdict partial\" data-partial=\"1\">"), 2u);
+    EXPECT_EQ(html.find("<p>No job failed.</p>"), std::string::npos);
+    expect_self_contained(html);
+}
+
+TEST(ReportIncomplete, MergeListOfJobsNotRunIsNamedAndEscaped)
+{
+    // one job of gen1 not run (shard 2 of 3), with a hostile id: only the pair with gen1 is
+    // partial, and the id is text
+    std::string html = render_text(
+        with_top("\"complete\": false, \"missing\": \"1 of 3 shards missing (2/3)\", \"not_run\": "
+                 "[{\"id\": \"gen1/<img src=x>/naive\", \"shard\": 2, \"shards\": 3}]"));
+    std::string head = before_verdict(html);
+    EXPECT_NE(head.find("Missing shards: <b class=\"missing-shards\">2/3</b>"), std::string::npos)
+        << head;
+    EXPECT_NE(head.find("1 of 3 shards missing (2/3)"), std::string::npos);
+    EXPECT_NE(head.find("gen1/&lt;img src=x&gt;/naive</code> (shard 2/3)"), std::string::npos)
+        << head;
+    EXPECT_EQ(html.find("<img"), std::string::npos);
+    std::smatch m;
+    std::regex pair_re(
+        "<div class=\"verdict( partial\" data-partial=\"1)?\"><h3>(\\w+) vs (\\w+):");
+    int pairs = 0;
+    for (auto it = std::sregex_iterator(html.begin(), html.end(), pair_re);
+         it != std::sregex_iterator(); ++it, ++pairs) {
+        bool partial = (*it)[1].matched;
+        bool has_gen1 = (*it)[2] == "gen1" || (*it)[3] == "gen1";
+        EXPECT_EQ(partial, has_gen1) << (*it)[2] << " vs " << (*it)[3];
+    }
+    EXPECT_GE(pairs, 2);
+    expect_self_contained(html);
+}
+
+TEST(ReportIncomplete, ShardFileAloneSaysWhichShard)
+{
+    std::string s = with_top("\"complete\": false");
+    size_t at = s.find("\"count\": 1");
+    ASSERT_NE(at, std::string::npos);
+    s.replace(at, strlen("\"count\": 1"), "\"count\": 4");
+    std::string head = before_verdict(render_text(s));
+    EXPECT_NE(head.find("<b>shard 1 of 4</b> only"), std::string::npos) << head;
+}
+
+TEST(ReportIncomplete, BadNotRunListIsNamed)
+{
+    gs_error err;
+    render_text(with_top("\"complete\": false, \"not_run\": [{\"id\": \"x\", \"shard\": 4, "
+                         "\"shards\": 3}]"),
+                GS_ERR_INVALID, &err);
+    EXPECT_NE(std::string(err.message).find("not_run[0]"), std::string::npos) << err.message;
+    EXPECT_EQ(std::string(err.file), "incomplete.json");
+}

@@ -55,6 +55,22 @@ add_test(NAME report_browser_main
 set_tests_properties(report_browser_main PROPERTIES LABELS browser
   FIXTURES_REQUIRED gs_report_main SKIP_RETURN_CODE 77 TIMEOUT 300 RESOURCE_LOCK chromium)
 
+# Never green on missing work: a 3-shard sweep with shard 2 deleted, `merge --report`
+# (tests/report/incomplete_merge_test.sh checks the merge, results.json's "not_run", junit.xml
+# and the report's HTML), then the browser test checks the first screen names shard 2/3 and the
+# speedup is marked partial.
+add_test(NAME report_incomplete_merge
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/report/incomplete_merge_test.sh ${PROJECT_SOURCE_DIR}
+          $<TARGET_FILE:gensweep> ${GS_REPORT_OUT}/incomplete)
+set_tests_properties(report_incomplete_merge PROPERTIES LABELS "report;browser"
+  FIXTURES_SETUP gs_report_incomplete TIMEOUT 300)
+add_test(NAME report_browser_incomplete
+  COMMAND ${GS_NODE} ${CMAKE_CURRENT_SOURCE_DIR}/browser/report_browser_test.mjs
+          ${GS_REPORT_OUT}/incomplete/all/report.html ${GS_REPORT_OUT}/incomplete-screenshot.png
+          --incomplete=2/3)
+set_tests_properties(report_browser_incomplete PROPERTIES LABELS browser
+  FIXTURES_REQUIRED gs_report_incomplete SKIP_RETURN_CODE 77 TIMEOUT 300 RESOURCE_LOCK chromium)
+
 # The main job's page weight (the report of the whole check + perf sweep stays under 3 MiB) is
 # not a test here: only the full sweep can tell, and .ci/run's gate stage runs it with the
 # optimised binary (tests/report/page_weight.sh).
