@@ -31,7 +31,7 @@ void gs_help_nki(void)
 {
     printf("usage: gensweep nki run FILE.py --kernel NAME --config CFG [--arg NAME=VALUE]...\n"
            "                        [--reference FILE.py:FUNC] [--keep-program FILE.gsk]\n"
-           "                        [--max-instructions N] [--no-schedule]\n"
+           "                        [--max-instructions N] [--no-schedule] [--grid AxB..]\n"
            "                        [run options: --seed N --timing-only --json --trace F\n"
            "                         --record F --timeline --set KEY=VALUE ...]\n"
            "       gensweep nki disasm FILE.py --kernel NAME --config CFG [--arg NAME=VALUE]...\n"
@@ -50,6 +50,7 @@ void gs_help_nki(void)
            "                  tolerance. Without it the outputs are not checked.\n"
            "  --keep-program F  keep the traced program (.gsk) at F (for `nki replay`)\n"
            "  --max-instructions N  stop a kernel that issues more (default 4000000)\n"
+           "  --grid AxB..    launch an @nki.jit kernel on an SPMD grid (kernel[A, B]), e.g. 4x2\n"
            "  --no-schedule   keep the traced program order (default: the scheduler reorders\n"
            "                  each engine's instructions within the dependencies, docs/NKI.md)\n"
            "  replay          run a traced program again. It runs no code the program file\n"
@@ -118,6 +119,18 @@ static const char *frontend_dir(void)
         }
     }
     return "python";
+}
+
+/* PYTHONPATH for the tracer and the reference: the front end first, then the user's own
+ * PYTHONPATH (a kernel's helper packages, e.g. a checkout of the NKI Library), never replaced. */
+static const char *python_path(void)
+{
+    static char path[2 * PATH_MAX + 2];
+    const char *fe = frontend_dir();
+    const char *user = getenv("PYTHONPATH");
+    if (!user || !*user) return fe;
+    int n = snprintf(path, sizeof path, "%s:%s", fe, user);
+    return n > 0 && (size_t)n < sizeof path ? path : fe;
 }
 
 /* The target's capabilities as the front end reads them (its tile sizes, dtypes, cores). */
@@ -190,6 +203,7 @@ typedef struct nki_opts {
     char ref_func[256];
     const char *keep;
     const char *max_instr; /* --max-instructions N: the tracer's cap (a runaway loop stops) */
+    const char *grid;      /* --grid AxB..: the SPMD launch grid (checked by the tracer) */
     int no_schedule;       /* --no-schedule: program order, as traced */
     const char *args[MAX_ARGS];
     int n_args;
@@ -285,6 +299,8 @@ static int parse(int argc, char **argv, nki_opts *o, const char *sub)
             one = &o->keep;
         else if (!strcmp(a, "--max-instructions"))
             one = &o->max_instr;
+        else if (!strcmp(a, "--grid"))
+            one = &o->grid;
         if (one) {
             if (!has_value) {
                 fprintf(stderr, "gensweep nki %s: option %s needs a value\n", sub, a);
@@ -336,8 +352,9 @@ static int parse(int argc, char **argv, nki_opts *o, const char *sub)
                 sub, replay ? "PROG.gsk" : "FILE.py", replay ? "" : " and --kernel");
         return 0;
     }
-    if (replay && (o->kernel || o->n_args)) {
-        fprintf(stderr, "gensweep nki replay: --kernel and --arg belong to the trace (nki run); "
+    if (replay && (o->kernel || o->n_args || o->grid)) {
+        fprintf(stderr, "gensweep nki replay: --kernel, --arg and --grid belong to the trace (nki "
+                        "run); "
                         "a traced program has them already\n");
         return 0;
     }
@@ -461,6 +478,10 @@ static int trace(const nki_opts *o, const gs_config *cfg, const char *caps, cons
         argv[n++] = "--max-instructions";
         argv[n++] = o->max_instr;
     }
+    if (o->grid) {
+        argv[n++] = "--grid";
+        argv[n++] = o->grid;
+    }
     for (int i = 0; i < o->n_args; i++) {
         argv[n++] = "--arg";
         argv[n++] = o->args[i];
@@ -476,7 +497,7 @@ static int trace(const nki_opts *o, const gs_config *cfg, const char *caps, cons
     po.out = GS_PROC_INHERIT;
     po.err = GS_PROC_INHERIT;
     po.env_name = "PYTHONPATH";
-    po.env_value = frontend_dir();
+    po.env_value = python_path();
     po.exec_fail_who = "gensweep nki";
     /* run's limits hold for the tracer too: a `while True` in a kernel must end */
     po.timeout_s = o->wall_limit_s;
@@ -527,7 +548,7 @@ static int run_program(const nki_opts *o, const char *prog_path, int disasm, int
         print_error("nki", &err);
         return err.code == GS_ERR_IO || err.code == GS_ERR_INVALID ? GS_EXIT_USAGE : GS_EXIT_FAIL;
     }
-    gs_nki_prog_set_python(prog, python_exe(), frontend_dir());
+    gs_nki_prog_set_python(prog, python_exe(), python_path());
     gs_nki_prog_set_limits(prog, o->wall_limit_s, o->mem_limit);
     if (g_tmp_dir[0]) gs_nki_prog_set_workdir(prog, g_tmp_dir);
     /* the reference is the command line's; a path in the program file is never run */

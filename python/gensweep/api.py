@@ -35,7 +35,7 @@ def find_gensweep():
         return env
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     for b in ("release", "dev", "asan"):
-        p = os.path.join(root, "build", b, "harness", "gensweep")
+        p = os.path.join(root, "build", b, "cli", "gensweep")  # cli/: where the binary is built
         if os.access(p, os.X_OK):
             return p
     p = shutil.which("gensweep")

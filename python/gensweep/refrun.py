@@ -2,7 +2,9 @@
 
 usage: python -m gensweep.refrun FILE.py FUNC DIR
 DIR/manifest lists `args JSON` (the kernel's arguments: {"t": i} input i, {"v": literal}),
-`in I D0 D1..` and `out J D0 D1..`; inputs are DIR/inI.f64 (float64). The function's result
+`in I D0 D1..` and `out J D0 D1..` ({"s": text}: an argument that is no literal, an
+enum or a dtype, passed as its str(); {"o": j}: an argument the kernel writes, output j,
+passed as zeros of its shape); inputs are DIR/inI.f64 (float64). The function's result
 (an array or a tuple of arrays, one per output) is written as DIR/outJ.f64.
 """
 import ast
@@ -35,7 +37,8 @@ def main(argv):
     fn = getattr(mod, func, None)
     if fn is None:
         sys.exit(f"{path}: no function {func}")
-    call = [ins[a["t"]] if "t" in a else ast.literal_eval(a["v"]) for a in args] if args else ins
+    call = [ins[a["t"]] if "t" in a else np.zeros(outs[a["o"]]) if "o" in a else
+            a["s"] if "s" in a else ast.literal_eval(a["v"]) for a in args] if args else ins
     try:
         res = fn(*call)
     except SystemExit as e:

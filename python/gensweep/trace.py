@@ -129,25 +129,56 @@ def bind(fn, ctx, arg_texts):
             refargs.append({"t": n_in})
             n_in += 1
         else:
-            refargs.append({"v": repr(v)})
+            refargs.append(_refarg(v))
     return args, refargs
 
 
+def _refarg(v):
+    """How a non-tensor argument reaches the reference: a Python literal as itself; anything
+    else (an enum default such as `act=ActFn.GELU`, a dtype such as `nl.bfloat16`) as its
+    str(), so the arguments after it keep their positions."""
+    text = repr(v)
+    try:
+        ast.literal_eval(text)
+        return {"v": text}
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return {"s": str(v)}
+
+
+_LIB_DIRS = tuple(sorted({os.path.join(p, "lib") + os.sep for p in (
+    sys.prefix, sys.base_prefix, sys.exec_prefix)} | {"/usr/lib/python3/"}))
+
+
 def _kernel_frame(tb, files):
-    """The innermost traceback frame in the kernel's own files (else the innermost outside
-    the front end)."""
+    """The innermost traceback frame of the user's code: the kernel's files or a helper
+    module they import (a kernel library on PYTHONPATH), not the front end, Python's standard
+    library or installed packages (numpy); else the innermost in the kernel's own files."""
     best = None
     for fs in traceback.extract_tb(tb):
-        if fs.filename in files:
-            best = (fs.filename, fs.lineno)
+        fn = fs.filename
+        if fn in files or not (fn.startswith(tracer._PKG_DIRS) or fn.startswith(_LIB_DIRS)
+                               or fn.startswith("<")):
+            best = (fn, fs.lineno)
     if best is None:
         for fs in traceback.extract_tb(tb):
-            if not fs.filename.startswith(tracer._PKG_DIRS):
+            if fs.filename in files:
                 best = (fs.filename, fs.lineno)
     return best or ("<kernel>", 0)
 
 
-def trace(caps, path, kernel_name, arg_texts, out, cap=None, schedule=True):
+def parse_grid(text):
+    """--grid AxB.. (or A,B..): the SPMD launch grid, each dimension a positive integer."""
+    parts = text.replace(",", "x").split("x")
+    try:
+        grid = tuple(int(p) for p in parts)
+    except ValueError:
+        grid = ()
+    if not grid or any(g <= 0 for g in grid) or len(grid) > 4:
+        raise UsageError(f"--grid {text}: expected AxB.. (1 to 4 positive integers, e.g. 4x2)")
+    return grid
+
+
+def trace(caps, path, kernel_name, arg_texts, out, cap=None, schedule=True, grid=None):
     """Trace kernel_name of path into out. Returns the list of HBM tensors in program order."""
     ctx = tracer.Ctx(caps, cap or tracer.DEFAULT_INSTRUCTION_CAP)
     ctx.schedule = schedule
@@ -156,6 +187,12 @@ def trace(caps, path, kernel_name, arg_texts, out, cap=None, schedule=True):
     if fn is None or not callable(fn):
         raise UsageError(f"{path}: no kernel or function named {kernel_name}")
     args, refargs = bind(fn, ctx, arg_texts)
+    if grid:
+        from .kernel import Kernel
+        if not isinstance(fn, Kernel):
+            raise UsageError(f"--grid: {kernel_name} is not an @nki.jit kernel (a launcher "
+                             "function gives its own grid: kernel[grid](...))")
+        fn = fn[parse_grid(grid)]
     result = trace_call(ctx, fn, args, {os.path.abspath(path)})
     return finish(ctx, out, kernel_name, result, args, refargs)
 
@@ -195,6 +232,11 @@ def finish(ctx, out, name, result, args, refargs):
     try:
         order = tracer.write_program(ctx, out, name, returned, args)
         if refargs is not None:  # how a reference given at run or replay is called
+            for j, t in enumerate(args):  # an argument the kernel writes is an output
+                if isinstance(t, HbmTensor) and j < len(refargs):
+                    refargs[j] = ({"t": ctx.prog_ins.index(t)} if t in ctx.prog_ins else
+                                  {"o": ctx.prog_outs.index(t)} if t in ctx.prog_outs else
+                                  refargs[j])
             with open(out, "a") as fh:
                 fh.write("refargs " + urllib.parse.quote(json.dumps(refargs), safe="") + "\n")
     except NKIError as e:
@@ -212,6 +254,7 @@ def main(argv=None):
     ap.add_argument("--max-instructions", type=int, default=tracer.DEFAULT_INSTRUCTION_CAP)
     a0 = argv if argv is not None else sys.argv[1:]
     ap.add_argument("--no-schedule", action="store_true")
+    ap.add_argument("--grid")
     ap.add_argument("file")
     ap.add_argument("kernel")
     a = ap.parse_args(a0)
@@ -221,7 +264,10 @@ def main(argv=None):
     try:
         with open(a.caps) as f:
             caps = json.load(f)
-        trace(caps, a.file, a.kernel, a.arg, a.out, a.max_instructions, not a.no_schedule)
+        if a.grid:
+            parse_grid(a.grid)  # a usage error before the kernel file is imported
+        trace(caps, a.file, a.kernel, a.arg, a.out, a.max_instructions, not a.no_schedule,
+              a.grid)
     except MemoryError as e:
         # the address-space limit (--mem-limit) reached: out of memory, as a job's (exit 1)
         where = _kernel_frame(e.__traceback__, {os.path.abspath(a.file)})
@@ -244,10 +290,12 @@ def main(argv=None):
         where = f"{tb[-1].filename}:{tb[-1].lineno}: " if tb else ""
         say(f"{where}the kernel file called sys.exit({e.code!r}) while it was imported")
         return 2
-    except Exception as e:  # the file failed at import time
-        tb = traceback.extract_tb(e.__traceback__)
-        where = f"{tb[-1].filename}:{tb[-1].lineno}: " if tb else ""
-        say(f"{where}{type(e).__name__}: {e}")
+    except NKIError as e:  # an NKI call at import time (module level): at its line
+        say(f"{e.where[0]}:{e.where[1]}: {e}")
+        return 2
+    except Exception as e:  # the file (or a helper module it imports) failed at import time
+        w = _kernel_frame(e.__traceback__, {os.path.abspath(a.file)})
+        say(f"{w[0]}:{w[1]}: {type(e).__name__}: {e}")
         return 2
     return 0
 

@@ -57,8 +57,9 @@ class DType:
     """An NKI dtype. numpy (Debian's) has no bfloat16 or fp8: values cross into the model as
     float64 and the model rounds them with its own converters; numpy only ever sees float64."""
 
-    def __init__(self, name, gs, size, is_float=True):
+    def __init__(self, name, gs, size, is_float=True, unmodelled=False):
         self.name, self.gs, self.itemsize, self.is_float = name, gs, size, is_float
+        self.unmodelled = unmodelled  # a name kernels may mention; using it is unsupported
 
     def __repr__(self):
         return "nl." + self.name
@@ -84,7 +85,11 @@ _ALIASES = {"fp32": "float32", "bf16": "bfloat16", "fp16": "float16", "tfloat32"
 def dtype_of(x):
     """An NKI dtype from a DType, a name, or a numpy dtype."""
     if isinstance(x, DType):
+        if x.unmodelled:
+            raise Unsupported(f"dtype {x.name} (not modelled by the front end)")
         return x
+    if isinstance(x, type):  # a numpy scalar type: dtype=np.float32
+        x = x.__name__
     name = getattr(x, "name", None) if not isinstance(x, str) else x
     if name is None:
         name = str(x)
@@ -108,8 +113,10 @@ class Buffer:
     def __getitem__(self, _):  # nl.sbuf.mod_alloc(...)[...] style accessors fall through
         return self
 
-    def mod_alloc(self, *a, **k):
+    def mod_alloc(self, *a, **k):  # nki.compiler placements: accepted, placed by our own rule
         return self
+
+    alloc = auto_alloc = mod_alloc
 
     def view(self, *a, **k):
         return self
@@ -198,12 +205,68 @@ class IndexExpr:
         nv = Var(v.extent, axes[0], len(key))
         return IndexExpr(self.const, {nv: c})
 
+    # comparisons make masks (mask=(i * 128 + i_p < n)): see Mask
+    def _cmp(self, o, op):
+        lo, hi = (self - self._lift(o)).bounds()
+        always = {"lt": hi < 0, "le": hi <= 0, "gt": lo > 0, "ge": lo >= 0}[op]
+        never = {"lt": lo >= 0, "le": lo > 0, "gt": hi <= 0, "ge": hi < 0}[op]
+        return Mask(always, never)
+
+    def __lt__(self, o): return self._cmp(o, "lt")
+    def __le__(self, o): return self._cmp(o, "le")
+    def __gt__(self, o): return self._cmp(o, "gt")
+    def __ge__(self, o): return self._cmp(o, "ge")
+
     def bounds(self):
         lo = hi = self.const
         for v, c in self.terms.items():
             span = c * (v.extent - 1)
             lo, hi = (lo + span, hi) if span < 0 else (lo, hi + span)
         return lo, hi
+
+
+class Mask:
+    """A mask= predicate over index expressions, known from their bounds: true for every
+    index (always), for none (never) or for some. Predicated execution is not modelled: an
+    operation whose mask is always true runs as without one (exact); any other mask is
+    unsupported at the kernel's line."""
+    __slots__ = ("always", "never")
+
+    def __init__(self, always, never):
+        self.always, self.never = always, never
+
+    def __and__(self, o):
+        o = _as_mask(o)
+        return Mask(self.always and o.always, self.never or o.never)
+
+    __rand__ = __and__
+
+    def __or__(self, o):
+        o = _as_mask(o)
+        return Mask(self.always or o.always, self.never and o.never)
+
+    __ror__ = __or__
+
+    def __bool__(self):
+        raise NKIError("a mask is not a Python bool (use it as mask=, combine with & and |)")
+
+
+def _as_mask(m):
+    if isinstance(m, Mask):
+        return m
+    if isinstance(m, bool):
+        return Mask(m, not m)
+    raise NKIError(f"mask: expected comparisons of index expressions, got {m!r}")
+
+
+def check_mask(mask, where=None):
+    """mask= of an operation: None or always true runs unmasked; anything else unsupported."""
+    if mask is None:
+        return
+    m = _as_mask(mask)
+    if not m.always:
+        raise Unsupported("mask= that excludes elements (predicated execution is not modelled; "
+                          "a mask true for every index is accepted)", where=where)
 
 
 def arange(start, stop=None, step=1):
@@ -226,7 +289,21 @@ class _MGrid:
             start, stop, step = s.start or 0, s.stop, s.step or 1
             n = (stop - start + step - 1) // step
             out.append(IndexExpr(start, {Var(n, i, len(key)): step}))
-        return tuple(out) if len(out) > 1 else out[0]
+        return _Grid(out) if len(out) > 1 else out[0]
+
+
+class _Grid(tuple):
+    """nl.mgrid[...] of two or more axes: a tuple, with the older names of its axes (`.p` the
+    partition index, `.x` the free one; `.y`, `.z` the next ones)."""
+
+    p = property(lambda self: self[0])
+    x = property(lambda self: self[1])
+    y = property(lambda self: self[2] if len(self) > 2 else _no_axis("y"))
+    z = property(lambda self: self[3] if len(self) > 3 else _no_axis("z"))
+
+
+def _no_axis(name):
+    raise NKIError(f"this nl.mgrid has no .{name} axis")
 
 
 mgrid = _MGrid()
@@ -346,6 +423,9 @@ class Tile:
     def __iadd__(self, o):
         self.full_view().__iadd__(o)
         return self
+
+    def broadcast_to(self, shape):
+        return broadcast_to(self, shape, caller())
 
     def __repr__(self):
         return f"<{self.buffer.name} tile {self.shape} {self.dtype}>"
@@ -497,6 +577,9 @@ class View:
     def __truediv__(self, o): return _ctx().binary("divide", self, o)
     def __neg__(self): return _ctx().binary("multiply", self, -1.0)
 
+    def broadcast_to(self, shape):
+        return broadcast_to(self, shape, caller())
+
     def __iadd__(self, o):
         if isinstance(o, MatmulResult):
             o.into(self, caller())
@@ -536,6 +619,62 @@ def as_view(x):
     if isinstance(x, (Tile, HbmTensor)):
         return x.full_view()
     return None
+
+
+# ---- broadcast_to (older NKI) ------------------------------------------------------------
+
+def broadcast_to(x, shape, where):
+    """x broadcast to shape: a free axis of size 1 becomes a stride-0 axis of the view (no
+    instruction); a tile's partition axis of size 1 is spread to P partitions on the tensor
+    engine (ones[1, P] as stationary times the row as moving, K = 1, into PSUM, copied back
+    to SBUF in x's dtype: what NKI's compiler emits for a partition broadcast); an HBM view
+    broadcasts on every axis with stride 0 (its DMA reads the row again)."""
+    if isinstance(x, MatmulResult):
+        x = x.materialize()
+    v = as_view(x)
+    if v is None:
+        raise NKIError(f"broadcast_to: expected a tile or tensor, got {x!r}", where=where)
+    shape = tuple(int(s) for s in shape)
+    if len(shape) != len(v.shape):
+        raise NKIError(f"broadcast_to {v.shape} -> {shape}: ranks differ", where=where)
+    for n, m in zip(v.shape, shape):
+        if n != m and n != 1:
+            raise NKIError(f"broadcast_to {v.shape} -> {shape}: only size-1 dimensions "
+                           "broadcast", where=where)
+    axes = [(m, st if n == m else 0) for (n, st), m in zip(v.axes, shape)]
+    if not v.is_tile or v.shape[0] == shape[0]:
+        return View(v.base, v.offset, axes, v.p0)
+    ctx = _ctx()
+    P = shape[0]
+    row = View(v.base, v.offset, [v.axes[0]] + axes[1:], v.p0)  # [1, free...], free broadcast
+    row2 = _flat2(row, where) if row.ndim > 2 else row
+    if row2.ndim == 1:
+        row2 = View(row2.base, row2.offset, [row2.axes[0], (1, 1)], row2.p0)
+    if any(st == 0 for _, st in row2.axes[1:]):  # a stride-0 moving operand: copy it first
+        s = ctx.new_tile(row2.shape, v.dtype, SBUF, where)
+        ctx.tensor_copy(s, row2, None, where)
+        row2 = s
+    F = row2.shape[1]
+    ones = ctx.new_tile((1, P), v.dtype, SBUF, where)
+    ctx.memset(ones, 1.0, where)
+    out = ctx.new_tile((P, F), v.dtype, SBUF, where)
+    chunk = max(1, ctx.caps["psum_bank_bytes"] // 4)
+    for f0 in range(0, F, chunk):
+        n = min(chunk, F - f0)
+        ps = ctx.new_tile((P, n), DTYPES["float32"], PSUM, where)
+        mv = View(row2.base, row2.offset + f0 * row2.axes[1][1], [(1, 1), (n, row2.axes[1][1])],
+                  row2.p0)
+        ctx.matmul(ps, ones, mv, False, where)
+        ctx.tensor_copy(View(out.base, f0, [(P, 1), (n, 1)]), ps, None, where)
+    return View(out.base, 0, [(P, 1)] + [(m, st) for m, st in _strides(shape[1:])])
+
+
+def _strides(shape):
+    st, s = [], 1
+    for d in reversed(shape):
+        st.append(s)
+        s *= d
+    return list(zip(shape, reversed(st)))
 
 
 # ---- the value-returning matmul (older NKI: res += nisa.nc_matmul(a, b)) ----------------
@@ -852,9 +991,10 @@ def assign(dst, value):
         ctx.tensor_copy(dst, v, None, where)
 
 
-def store(dst, value):
+def store(dst, value, mask=None, **_):
     ctx = _ctx()
     where = caller()
+    check_mask(mask, where)
     d = as_view(dst)
     if d is None or d.is_tile:
         raise NKIError("nl.store writes an HBM tensor", where=where)
@@ -874,9 +1014,10 @@ def store(dst, value):
     ctx.dma(d, v, where)
 
 
-def load(src, dtype=None):
+def load(src, dtype=None, mask=None, **_):
     ctx = _ctx()
     where = caller()
+    check_mask(mask, where)
     s = as_view(src)
     if s is None or s.is_tile:
         raise NKIError("nl.load reads an HBM tensor", where=where)
@@ -955,7 +1096,9 @@ def write_program(ctx, path, name, returned, args_order):
         if t.written and not t.read and t not in outs:
             outs.append(t)
     ins = [t for t in ins if t not in outs]
-    scratch = [t for t in ctx.tensors if t not in outs and t.written]
+    ins += [t for t in ctx.tensors if t.kind == "in" and t not in ins]  # nl.shared_constant
+    ctx.prog_ins, ctx.prog_outs = ins, outs
+    scratch = [t for t in ctx.tensors if t not in outs and t not in ins and t.written]
     order = ins + outs + scratch
     if len(order) > 8:
         raise NKIError(f"the kernel uses {len(order)} HBM tensors; the model takes at most 8",

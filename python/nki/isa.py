@@ -5,6 +5,10 @@ Both styles: the current one (`dst=` first, nothing returned) and the older valu
 accumulates into res). Instructions the model lacks raise `unsupported` with their name.
 """
 
+import enum as _enum
+import sys as _sys
+import types as _types
+
 from gensweep import tracer as _t
 from gensweep.tracer import NKIError, Unsupported, caller as _caller
 from nki import language as _nl
@@ -55,14 +59,40 @@ def _out(dst, like, dtype, buffer, where):
 
 
 def _v(x, where, what="operand"):
+    if isinstance(x, _t.MatmulResult):  # a value-returning nc_matmul used as an operand
+        x = x.materialize()
     v = _t.as_view(x)
     if v is None:
         raise NKIError(f"{what} must be a tile or tensor, got {x!r}", where=where)
     return v
 
 
+class nc_version(_enum.IntEnum):
+    """The NeuronCore version a kernel runs on, ordered: `get_nc_version() >= nc_version.gen3`
+    (and `>= 3`) compare as NKI's do. gensweep's genN is NeuronCore-vN (docs/NKI.md)."""
+    gen1 = 1
+    gen2 = 2
+    gen3 = 3
+    gen4 = 4
+
+    def __str__(self):
+        return f"nc_version.{self.name}"
+
+
 def get_nc_version():
-    return _t._ctx().caps.get("generation")
+    """The generation being traced, as an nc_version."""
+    g = str(_t._ctx().caps.get("generation", ""))
+    try:
+        return nc_version[g]
+    except KeyError:
+        raise NKIError(f"get_nc_version: unknown generation {g!r} in the target's "
+                       "capabilities", where=_caller())
+
+
+# NKI 0.3's engine selectors (engine=nisa.vector_engine): the same values as engine.*
+vector_engine, scalar_engine, gpsimd_engine, tensor_engine, sync_engine = (
+    engine.vector, engine.scalar, engine.gpsimd, engine.tensor, engine.sync)
+activation_engine, pool_engine, unknown_engine = engine.scalar, engine.gpsimd, engine.unknown
 
 
 # ---- data movement --------------------------------------------------------------------------
@@ -78,6 +108,8 @@ def tensor_copy(dst=None, src=None, engine=None, dtype=None, mask=None, name=Non
     _nl._mask(mask)
     where = _caller()
     ctx = _t._ctx()
+    if src is None and dst is not None:  # older style: x = nisa.tensor_copy(src)
+        dst, src = None, dst
     s = _v(src, where, "src")
     if dst is not None and dtype is not None:
         _retype(_v(dst, where, "dst"), _t.dtype_of(dtype))
@@ -112,11 +144,14 @@ def nc_matmul(dst=None, stationary=None, moving=None, is_stationary_onezero=Fals
         raise Unsupported("nc_matmul(is_transpose=True) (use nc_transpose)", where=where)
     if tile_position or tile_size:
         raise Unsupported("nc_matmul tile_position/tile_size (PE array tiling)", where=where)
-    if perf_mode not in (None, "matmul_perf_mode.none"):
+    if perf_mode not in (None, "none", "matmul_perf_mode.none"):
         raise Unsupported(f"nc_matmul perf_mode={perf_mode}", where=where)
     if moving is None:  # older style: nc_matmul(stationary, moving) returns the product
         st, mv = _v(dst, where, "stationary"), _v(stationary, where, "moving")
         return _t.MatmulResult(ctx, st, mv, where)
+    if dst is None:  # nc_matmul(stationary=, moving=) without dst: the product, as above
+        return _t.MatmulResult(ctx, _v(stationary, where, "stationary"),
+                               _v(moving, where, "moving"), where)
     ctx.matmul(_v(dst, where, "dst"), _v(stationary, where), _v(moving, where), accumulate,
                where)
 
@@ -198,6 +233,9 @@ def tensor_scalar(dst=None, data=None, op0=None, operand0=None, reverse0=False, 
     _nl._mask(mask)
     where = _caller()
     ctx = _t._ctx()
+    if dst is not None and data is not None and _t.as_view(data) is None:
+        # older style: tensor_scalar(data, op0, operand0, reverse0=, op1=, operand1=, ...)
+        dst, data, op0, operand0, reverse0 = None, dst, data, op0, operand0 or False
     commutes = {"add", "mul", "max", "min"}
     for rev, op in ((reverse0, op0), (reverse1, op1)):
         if rev and op is not None and _alu(op, where) not in commutes:
@@ -425,3 +463,13 @@ def nc_match_replace8(dst=None, data=None, vals=None, imm=None, dst_idx=None, dt
              _v(dst_idx, where, "dst_idx") if dst_idx is not None else "-", s, v,
              repr(float(imm)))
     return d if dst is None else None
+
+
+# ---- nki.isa.constants (NKI 0.3): the enums above as a module ----------------------------------
+constants = _types.ModuleType(__name__ + ".constants",
+                              "nki.isa.constants: NKI 0.3's ISA enums (the same objects as "
+                              "nki.isa's).")
+for _n in ("engine", "oob_mode", "dge_mode", "reduce_cmd", "matmul_perf_mode", "dma_engine",
+           "nc_version"):
+    setattr(constants, _n, globals()[_n])
+_sys.modules[constants.__name__] = constants

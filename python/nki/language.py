@@ -23,8 +23,57 @@ int8 = _t.DTYPES["int8"]
 int32 = _t.DTYPES["int32"]
 uint32 = int32  # indices (nisa.nc_find_index8, nc_match_replace8): held as int32 by the model
 bool_ = uint8 = int8
+bool = bool_  # noqa: A001  (nl.bool, as NKI names it)
+fp32 = float32
+dtype = _t.DType
+# named so that kernel files import; any use is `unsupported` by name (docs/NKI.md)
+float8_e4m3fn_x4 = _t.DType("float8_e4m3fn_x4", "fp8_e4m3_x4", 4, unmodelled=True)
+float8_e5m2_x4 = _t.DType("float8_e5m2_x4", "fp8_e5m2_x4", 4, unmodelled=True)
+float4_e2m1fn_x4 = _t.DType("float4_e2m1fn_x4", "fp4_e2m1_x4", 2, unmodelled=True)
+int16 = _t.DType("int16", "int16", 2, False, unmodelled=True)
+uint16 = _t.DType("uint16", "uint16", 2, False, unmodelled=True)
+
+
+class finfo:
+    """nl.finfo(dtype): the limits of a float dtype (bits, max, min, tiny, eps), as numpy's."""
+    _LIMITS = {"fp32": (32, 3.4028234663852886e38, 1.1754943508222875e-38, 2.0 ** -23),
+               "bf16": (16, 3.3895313892515355e38, 1.1754943508222875e-38, 2.0 ** -7),
+               "fp16": (16, 65504.0, 6.103515625e-05, 2.0 ** -10),
+               "fp8_e4m3": (8, 240.0, 2.0 ** -6, 2.0 ** -3),
+               "fp8_e5m2": (8, 57344.0, 2.0 ** -14, 2.0 ** -2)}
+
+    def __init__(self, dt):
+        d = _t.dtype_of(dt)
+        if d.gs not in self._LIMITS:
+            raise NKIError(f"nl.finfo({d!r}): not a float dtype", where=_caller())
+        self.dtype = d
+        self.bits, self.max, self.tiny, self.eps = self._LIMITS[d.gs]
+        self.min = -self.max
+        self.smallest_normal = self.tiny
 
 NkiTensor = _t.View
+
+
+class NKIObject:
+    """NKI 0.3's base of kernel-side configuration objects (the NKI Library's configs and
+    helpers derive from it, most as @dataclass). A subclass without its own __init__ takes its
+    annotated fields positionally or by name; class attributes are their defaults."""
+
+    def __init__(self, *args, **kwargs):
+        fields = []
+        for c in reversed(type(self).__mro__):
+            for n in getattr(c, "__annotations__", {}):
+                if n not in fields:
+                    fields.append(n)
+        if len(args) > len(fields):
+            raise TypeError(f"{type(self).__name__}() takes {len(fields)} fields, "
+                            f"{len(args)} given")
+        for n, v in zip(fields, args):
+            setattr(self, n, v)
+        for n, v in kwargs.items():
+            if n not in fields and not hasattr(type(self), n):
+                raise TypeError(f"{type(self).__name__}() has no field {n!r}")
+            setattr(self, n, v)
 
 
 def ds(start, size):
@@ -36,17 +85,30 @@ def par_dim(n):
     return n
 
 
-def _range(start, stop=None, step=1):
+def _range(start, stop=None, step=1, directives=None, **_):
     if stop is None:
         start, stop = 0, start
-    return range(int(start), int(stop), int(step))
+    return _b.range(int(start), int(stop), int(step))
 
 
-affine_range = sequential_range = static_range = dynamic_range = _range
+affine_range = sequential_range = static_range = dynamic_range = range = _range
 
 
-def spmd_dim(*a, **k):
-    raise Unsupported("nl.spmd_dim (launch the kernel with kernel[grid] instead)")
+def nc(n):
+    """nl.nc(n): a launch-grid dimension over n NeuronCores (kernel[nl.nc(2)]). gensweep spreads
+    every grid's instances over the generation's cores round robin (docs/NKI.md, SPMD)."""
+    return int(n)
+
+
+def spmd_dim(*dims):
+    """nl.spmd_dim(nl.nc(2), 4): one grid dimension of the product of its parts."""
+    n = 1
+    for d in dims:
+        n *= int(d)
+    return n
+
+
+tensor = _t.View
 
 
 class _TileSize:
@@ -172,8 +234,7 @@ def copy(x, dtype=None, mask=None):
 
 
 def _mask(mask):
-    if mask is not None:
-        raise Unsupported("mask= (predicated execution is not modelled)")
+    _t.check_mask(mask, _caller())
 
 
 # ---- elementwise ----------------------------------------------------------------------------
@@ -231,9 +292,9 @@ for _n in ("sin", "cos", "tan", "arctan", "ceil", "floor", "trunc", "sign", "fmo
            "gelu_apprx_sigmoid_dx", "silu_dx", "abs_max", "abs_min", "bitwise_and", "bitwise_or",
            "bitwise_xor", "invert", "left_shift", "right_shift", "logical_and", "logical_or",
            "logical_xor", "logical_not", "where", "dropout", "rand", "random_seed", "softmax",
-           "rms_norm", "prod", "var", "all", "gather_flattened", "load_transpose2d",
-           "shared_constant", "shared_identity_matrix", "device_print", "fori_loop", "while_loop",
-           "expand_dims", "broadcast_to"):
+           "rms_norm", "prod", "var", "all", "gather_flattened",
+           "shared_identity_matrix", "device_print", "fori_loop", "while_loop",
+           "expand_dims", "static_cast", "loop_reduce"):
     globals()[_n] = _missing(_n)
 
 
@@ -320,3 +381,86 @@ def transpose(x, dtype=None, mask=None):
     ctx.mark_read(v)
     ctx.emit("transpose", where, out, v)
     return out
+
+
+# ---- nki.language.constants (older kernels: `from ...language.constants import sizeinbytes`) ---
+
+def _sizeinbytes(dtype):
+    return _t.dtype_of(dtype).itemsize
+
+
+import sys as _sys  # noqa: E402
+import types as _types  # noqa: E402
+
+constants = _types.ModuleType(__name__ + ".constants", "nki.language.constants")
+constants.sizeinbytes = _sizeinbytes
+_sys.modules[constants.__name__] = constants
+
+
+# ---- older forms still in the public samples ----------------------------------------------
+
+def shared_constant(constant, dtype=None, **_):
+    """An HBM tensor holding a numpy array's values (nl.shared_constant(np.identity(128), ...)):
+    an input of the program whose data the front end writes once, content-addressed, under
+    $XDG_CACHE_HOME/gensweep/nki-constants (so a kept program stays valid)."""
+    import hashlib
+    import os
+    import numpy as np
+    ctx = _t._ctx()
+    where = _caller()
+    try:
+        a = np.ascontiguousarray(np.asarray(constant, dtype=np.float64), dtype="<f8")
+    except (TypeError, ValueError) as e:
+        raise NKIError(f"nl.shared_constant: not an array of numbers ({e})", where=where)
+    if a.ndim < 1 or a.ndim > 4 or a.size == 0:
+        raise NKIError(f"nl.shared_constant: shape {a.shape} (1 to 4 dims, not empty)",
+                       where=where)
+    dt = _t.dtype_of(dtype) if dtype is not None else _t.dtype_of(np.asarray(constant).dtype.name
+                                                                  if np.asarray(constant).dtype.name
+                                                                  != "float64" else "float32")
+    key = hashlib.sha256(a.tobytes() + repr(a.shape).encode()).hexdigest()[:32]
+    consts = ctx.__dict__.setdefault("constants", {})
+    if (key, dt.gs) in consts:
+        return consts[(key, dt.gs)]
+    d = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.join(
+        os.path.expanduser("~"), ".cache"), "gensweep", "nki-constants")
+    path = os.path.join(d, key + ".f64")
+    try:
+        if not os.path.exists(path):
+            os.makedirs(d, exist_ok=True)
+            tmp = f"{path}.{os.getpid()}"
+            a.tofile(tmp)
+            os.replace(tmp, path)
+    except OSError as e:
+        raise NKIError(f"nl.shared_constant: cannot write its data under {d}: {e.strerror}",
+                       where=where)
+    t = _t.HbmTensor(ctx, f"const{len(consts)}", a.shape, dt, "in")
+    t.data_path = path
+    t.read = True
+    ctx.tensors.append(t)
+    consts[(key, dt.gs)] = t
+    return t
+
+
+def load_transpose2d(src, dtype=None, mask=None, **_):
+    """nl.load_transpose2d(hbm[A, B]) -> an SBUF tile [B, A]: one DMA with a transposed
+    access pattern (costed as the DMA of those elements; the DMA engine's 2-D transpose
+    throughput is not modelled apart)."""
+    _mask(mask)
+    ctx = _t._ctx()
+    where = _caller()
+    v = _view(src, where)
+    if v.is_tile:
+        raise NKIError("nl.load_transpose2d loads from HBM; this is a tile", where=where)
+    if len(v.shape) != 2:
+        raise NKIError(f"nl.load_transpose2d of a {len(v.shape)}-d view (2-d only)",
+                       where=where)
+    vt = _t.View(v.base, v.offset, [v.axes[1], v.axes[0]], v.p0)
+    out = ctx.new_tile(vt.shape, _t.dtype_of(dtype) if dtype else v.dtype, sbuf, where)
+    ctx.dma(out, vt, where)
+    return out
+
+
+def broadcast_to(x, shape):
+    """nl.broadcast_to(t, shape) / t.broadcast_to(shape) (gensweep.tracer.broadcast_to)."""
+    return _t.broadcast_to(x, shape, _caller())

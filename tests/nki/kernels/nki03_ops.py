@@ -1,0 +1,188 @@
+"""The project's own kernels for NKI 0.3's language surface and the older forms still in the
+public samples (tests/nki/test_nki03.py). Written for gensweep's tests, not copied."""
+import enum
+from dataclasses import dataclass
+
+import numpy as np
+
+import nki
+import nki.compiler as ncc
+import nki.isa as nisa
+import nki.language as nl
+from nki.isa.constants import oob_mode  # noqa: F401  (NKI 0.3: the ISA enums as a module)
+
+
+@dataclass(frozen=True)
+class ScaleCfg(nl.NKIObject):
+    scale: float
+    width: int = 128
+
+
+class TileCfg(nl.NKIObject):  # NKI 0.3: fields by annotation, no @dataclass
+    rows: int
+    cols: int
+    engine: object = None
+
+
+SCRATCH = ncc.sbuf.mod_alloc(base_addr=0, num_free_tiles=(2,))  # module level, as the samples
+
+
+@nki.compiler.skip_middle_end_transformations
+@nki.jit
+def surface_v03(x, out_dtype: nki.dtype = nl.float32):
+    """y = x * s, s = 3 on NeuronCore-v3 and later, 2 before (nc_version compared as NKI's);
+    copies on the vector engine selected with nisa.vector_engine."""
+    cfg = TileCfg(rows=x.shape[0], cols=x.shape[1], engine=nisa.vector_engine)
+    sc = ScaleCfg(scale=3.0 if nisa.get_nc_version() >= nisa.nc_version.gen3 else 2.0)
+    assert nisa.get_nc_version() >= 2 and str(nisa.get_nc_version()).startswith("nc_version.")
+    out = nl.ndarray((cfg.rows, cfg.cols), dtype=out_dtype, buffer=nl.shared_hbm)
+    for i in nl.sequential_range(1, directives=ncc.no_reorder()):
+        t = nl.ndarray((cfg.rows, cfg.cols), dtype=x.dtype, buffer=SCRATCH)
+        nisa.dma_copy(dst=t, src=x)
+        u = nl.ndarray((cfg.rows, cfg.cols), dtype=nl.float32, buffer=nl.sbuf)
+        nisa.tensor_scalar(dst=u, data=t, op0=nl.multiply, operand0=sc.scale,
+                           engine=nisa.scalar_engine)
+        v = nl.ndarray((cfg.rows, cfg.cols), dtype=nl.float32, buffer=nl.sbuf)
+        nisa.tensor_copy(dst=v, src=u, engine=cfg.engine)
+        nisa.dma_copy(dst=out, src=v)
+    return out
+
+
+@nki.jit
+def uses_helper(x):
+    """Imports a helper package found only through the user's PYTHONPATH."""
+    import nki03_helper_pkg
+    return nki03_helper_pkg.double(x)
+
+
+@nki.jit
+def np_dtype_kernel(x):
+    out = nl.ndarray(x.shape, dtype=np.float32, buffer=nl.shared_hbm)
+    t = nl.load(x, dtype=np.float32)
+    nl.store(out, value=t)
+    return out
+
+
+class Act(enum.Enum):
+    SCALE = 1
+    NEGATE = 2
+
+
+@nki.jit
+def enum_default(x, act=Act.SCALE, dt=nl.float32, k=2.0):
+    out = nl.ndarray(x.shape, dtype=dt, buffer=nl.shared_hbm)
+    t = nl.load(x)
+    nl.store(out, value=nl.multiply(t, k if act is Act.SCALE else -1.0))
+    return out
+
+
+@nki.jit
+def finfo_clamp(x):
+    """min(x, finfo(bf16).max) with nl.fp32 / numpy dtypes: the values pass unchanged."""
+    out = nl.ndarray(x.shape, dtype=np.float32, buffer=nl.shared_hbm)
+    t = nl.load(x, dtype=nl.fp32)
+    nl.store(out, value=nl.minimum(t, nl.finfo(nl.bfloat16).max))
+    return out
+
+
+@nki.jit
+def mx_dtype_tile(x):
+    t = nl.ndarray(x.shape, dtype=nl.float8_e4m3fn_x4, buffer=nl.sbuf)  # unsupported here
+    nisa.dma_copy(dst=t, src=x)
+    return x
+
+
+@nki.jit
+def out_as_argument(a, out, b):
+    """Older samples take their output as an argument: out = a - b."""
+    x = nl.load(a)
+    y = nl.load(b)
+    nl.store(out, value=nl.subtract(x, y))
+
+
+@nki.jit
+def positional_forms(a, b):
+    """Older value-returning nisa calls with positional operands, mgrid .p / .x."""
+    out = nl.ndarray((a.shape[1], b.shape[1]), dtype=nl.float32, buffer=nl.shared_hbm)
+    i = nl.mgrid[0:a.shape[0], 0:a.shape[1]]
+    j = nl.mgrid[0:b.shape[0], 0:b.shape[1]]
+    ta = nisa.tensor_copy(nl.load(a[i.p, i.x]))
+    tb = nl.load(b[j.p, j.x])
+    p1 = nisa.nc_matmul(stationary=ta, moving=tb)                 # no dst: the product
+    s1 = nisa.tensor_scalar(nisa.tensor_copy(p1), nl.multiply, 2.0)
+    p2 = nl.ndarray(p1.shape, dtype=nl.float32, buffer=nl.psum)
+    p2[...] = nisa.nc_matmul(ta, tb, perf_mode="none")
+    nl.store(out, value=nl.add(s1, p2))
+    return out
+
+
+@nki.jit
+def bias_gelu(x, bias):
+    """The everyday per-column bias + GELU: bias [1, F] broadcast over the partitions (a tile's
+    .broadcast_to) and a per-row scale [P, 1] broadcast along the free axis (nl.broadcast_to)."""
+    P, F = x.shape
+    out = nl.ndarray((P, F), dtype=nl.float32, buffer=nl.shared_hbm)
+    t = nl.load(x)
+    b = nl.load(bias)                                   # [1, F]
+    bb = b.broadcast_to((P, F))
+    rs = nl.load(x[:, 0:1])                             # [P, 1]
+    y = nl.add(t, bb)
+    z = nl.multiply(y, nl.broadcast_to(rs, (P, F)))
+    nl.store(out, value=nl.gelu(z))
+    return out
+
+
+@nki.jit
+def transpose_const(a):
+    """nl.load_transpose2d and nl.shared_constant (a numpy matrix as an HBM constant)."""
+    A, B = a.shape
+    out = nl.ndarray((B, A), dtype=nl.float32, buffer=nl.shared_hbm)
+    c = nl.shared_constant(np.arange(B * A, dtype=np.float32).reshape(B, A) / 64.0,
+                           dtype=nl.float32)
+    t = nl.load_transpose2d(a)
+    k = nl.load(c)
+    nl.store(out, value=nl.add(t, k))
+    return out
+
+
+@nki.jit
+def uses_broken_helper(x):
+    import nki03_helper_pkg
+    return nki03_helper_pkg.broken(x)
+
+
+@nki.jit
+def grid_matmul(a, b):
+    """A 2-D SPMD grid (gensweep nki run --grid 2x2): instance (i, j) computes the
+    [128 x 256] block (i, j) of a @ b, a [256, 128], b [128, 512]."""
+    out = nl.ndarray((a.shape[0], b.shape[1]), dtype=nl.float32, buffer=nl.shared_hbm)
+    i, j = nl.program_id(0), nl.program_id(1)
+    assert nl.num_programs(0) * 128 == a.shape[0] and nl.num_programs(1) * 256 == b.shape[1]
+    t = nl.load(a[i * 128:(i + 1) * 128, :])
+    u = nl.load(b[:, j * 256:(j + 1) * 256])
+    p = nl.matmul(t, u)
+    nl.store(out[i * 128:(i + 1) * 128, j * 256:(j + 1) * 256], value=nl.copy(p))
+    return out
+
+
+@nki.jit
+def masked_rows(x):
+    """mask= true for every index (rows a multiple of 128): runs as unmasked."""
+    out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+    ip = nl.arange(128)[:, None]
+    jf = nl.arange(x.shape[1])[None, :]
+    for i in nl.affine_range((x.shape[0] + 127) // 128):
+        t = nl.load(x[i * 128 + ip, jf], mask=(i * 128 + ip < x.shape[0]))
+        y = nl.exp(t, mask=(i * 128 + ip < x.shape[0]) & (jf >= 0))
+        nl.store(out[i * 128 + ip, jf], value=y, mask=(i * 128 + ip < x.shape[0]))
+    return out
+
+
+@nki.jit
+def masked_partial(x):
+    out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+    jf = nl.arange(x.shape[1])[None, :]
+    t = nl.load(x)
+    y = nl.exp(t, mask=(jf < 32))  # excludes columns 32..: unsupported
+    nl.store(out, value=y)
+    return out

@@ -1,0 +1,55 @@
+"""float64 numpy references for tests/nki/kernels/nki03_ops.py."""
+
+
+def scale3(x, *_):
+    return 3.0 * x
+
+
+def scale2(x, *_):
+    return 2.0 * x
+
+
+def same(x, *_):
+    return x
+
+
+def double(x):
+    return 2.0 * x
+
+
+def enum_scaled(x, act, dt, k):
+    assert act == "Act.SCALE" and dt == "nl.float32", (act, dt)
+    return k * x
+
+
+def sub(a, out, b):
+    return a - b
+
+
+def mm3(a, b):
+    return 3.0 * (a.T @ b)
+
+
+def _gelu(x):
+    from math import erf, sqrt
+    import numpy as np
+    return 0.5 * x * (1.0 + np.vectorize(erf)(x / sqrt(2.0)))
+
+
+def bias_gelu(x, bias):
+    return _gelu((x + bias) * x[:, 0:1])
+
+
+def transpose_const(a):
+    import numpy as np
+    B, A = a.shape[1], a.shape[0]
+    return a.T + np.arange(B * A).reshape(B, A) / 64.0
+
+
+def matmul(a, b):
+    return a @ b
+
+
+def exp(x):
+    import numpy as np
+    return np.exp(x)
