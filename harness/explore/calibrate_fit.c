@@ -6,10 +6,12 @@
  */
 #include "calibrate_internal.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gs/strbuf.h"
 #include "gs/units.h"
@@ -66,8 +68,8 @@ static int case_runs(const cal_case *k, size_t g, int fit_only)
 /* Run the cases of generation `cfg` (every case when cfg == SIZE_MAX; only the fit cases when
  * fit_only) at point p; fills model[i] (ns, NAN when not run) and engines[i]. Returns GS_OK, or
  * an error when a job did not pass. */
-static gs_status run_cases(gs_calib *c, size_t cfg, const cal_point *p, int fit_only, double *model,
-                           unsigned *engines, gs_error *err)
+static gs_status run_cases_in(gs_calib *c, size_t cfg, const cal_point *p, int fit_only,
+                              double *model, unsigned *engines, gs_error *err)
 {
     gs_status result = GS_OK;
     const size_t ncfg = gs_sweep_config_count(c->cfgs);
@@ -170,6 +172,27 @@ static gs_status run_cases(gs_calib *c, size_t cfg, const cal_point *p, int fit_
         gs_sweep_free(s);
     }
     return result;
+}
+
+/* run_cases_in with the sweeps' job records in the options' output directory or, without one
+ * (`gensweep calibrate`: it writes no results), in a private scratch directory under $TMPDIR
+ * removed afterwards: before, every run left an empty ./build/sweep wherever it ran. */
+static gs_status run_cases(gs_calib *c, size_t cfg, const cal_point *p, int fit_only, double *model,
+                           unsigned *engines, gs_error *err)
+{
+    if (c->o.out_dir) return run_cases_in(c, cfg, p, fit_only, model, engines, err);
+    const char *tmp = getenv("TMPDIR");
+    char dir[4096];
+    int n = snprintf(dir, sizeof dir, "%s/gensweep-calibrate-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (n < 0 || (size_t)n >= sizeof dir || !mkdtemp(dir))
+        return gs_error_set(err, GS_ERR_IO, tmp && *tmp ? tmp : "/tmp", 0, 0,
+                            "cannot make a scratch directory for the case jobs: %s",
+                            strerror(errno));
+    c->o.out_dir = dir;
+    gs_status st = run_cases_in(c, cfg, p, fit_only, model, engines, err);
+    c->o.out_dir = NULL;
+    rmdir(dir); /* the sweep removed its job folder in it: empty */
+    return st;
 }
 
 /* The measured time of case i given the model's engine count (engine_bandwidth cases: one
