@@ -74,3 +74,8 @@ set_tests_properties(report_browser_incomplete PROPERTIES LABELS browser
 # The main job's page weight (the report of the whole check + perf sweep stays under 3 MiB) is
 # not a test here: only the full sweep can tell, and .ci/run's gate stage runs it with the
 # optimised binary (tests/report/page_weight.sh).
+
+# The README's command examples name only files that exist (tests/report/readme_paths_test.sh).
+add_test(NAME readme_example_paths
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/report/readme_paths_test.sh ${PROJECT_SOURCE_DIR})
+set_tests_properties(readme_example_paths PROPERTIES LABELS unit TIMEOUT 60)
