@@ -106,6 +106,8 @@ def run_spec(exe, gen, path, kernel, s, refs):
            "--reference", f"{refs}:{s['ref']}"]
     for a in s.get("args", []):
         cmd += ["--arg", a]
+    if s.get("grid"):
+        cmd += ["--grid", s["grid"]]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=900,
                        env=env_for(os.path.dirname(path)))
     try:

@@ -217,6 +217,8 @@ def empty_like(x, dtype=None, buffer=None, name=""):
 
 
 def _view(x, where):
+    if isinstance(x, _t.MatmulResult):  # nl.copy(nisa.nc_matmul(a, b)): the product's tile
+        x = x.materialize()
     v = _t.as_view(x)
     if v is None:
         raise NKIError(f"expected a tile, got {x!r}", where=where)

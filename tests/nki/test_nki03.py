@@ -103,7 +103,7 @@ class Nki03OlderForms(unittest.TestCase):
         tensor_scalar(data, op, operand), nc_matmul(a, b), nc_matmul(stationary=, moving=)
         without dst, perf_mode="none"), mgrid .p / .x, broadcast_to on tiles (partition and
         free axes) and nl.broadcast_to, nl.load_transpose2d, nl.shared_constant."""
-        cases = [("positional_forms", ["a=bf16:128x64", "b=bf16:128x256"], "mm3"),
+        cases = [("positional_forms", ["a=bf16:128x64", "b=bf16:128x256"], "mm4"),
                  ("bias_gelu", ["x=fp32:128x640", "bias=fp32:1x640"], "bias_gelu"),
                  ("transpose_const", ["a=fp32:64x128"], "transpose_const")]
         for gen in GENS:

@@ -110,6 +110,7 @@ def positional_forms(a, b):
     tb = nl.load(b[j.p, j.x])
     p1 = nisa.nc_matmul(stationary=ta, moving=tb)                 # no dst: the product
     s1 = nisa.tensor_scalar(nisa.tensor_copy(p1), nl.multiply, 2.0)
+    s1 = nl.add(s1, nl.copy(nisa.nc_matmul(ta, tb)))            # nl.copy of a product
     p2 = nl.ndarray(p1.shape, dtype=nl.float32, buffer=nl.psum)
     p2[...] = nisa.nc_matmul(ta, tb, perf_mode="none")
     nl.store(out, value=nl.add(s1, p2))

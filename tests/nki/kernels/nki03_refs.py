@@ -26,8 +26,8 @@ def sub(a, out, b):
     return a - b
 
 
-def mm3(a, b):
-    return 3.0 * (a.T @ b)
+def mm4(a, b):
+    return 4.0 * (a.T @ b)
 
 
 def _gelu(x):

@@ -1,0 +1,105 @@
+"""Run specs for scripts/nki-public-census.py: how to call a public NKI kernel (by its file name
+and function name, as found in a local mirror) and the project's own numpy reference for it.
+Written for gensweep from each kernel's documented contract (its docstring and signature): no
+public code is copied here. Shapes are small ones the kernels' tiling accepts, so a census runs
+in minutes on the test build. SPECS: (file name, kernel) -> {"args": [--arg ...],
+"ref": a function below, "grid": --grid (optional)}.
+"""
+import numpy as np
+
+
+def add(a, b):
+    return a + b
+
+
+def exp(x):
+    return np.exp(x)
+
+
+def split_even_odd(x):
+    return x[:, 0::2], x[:, 1::2]
+
+
+def _pool(x, k, f):
+    c, h, w = x.shape
+    return f(x.reshape(c, h // k, k, w // k, k), axis=(2, 4))
+
+
+def maxpool(x, k):
+    return _pool(x, k, np.max)
+
+
+def avgpool(x, k):
+    return _pool(x, k, np.mean)
+
+
+def transpose2d(x, shape2d):
+    a, b = shape2d
+    return x.reshape(x.shape[0], a, b).transpose(0, 2, 1).reshape(x.shape[0], a * b)
+
+
+def matmul_t(lhs_t, rhs):
+    return lhs_t.T @ rhs
+
+
+def matmul(a, b):
+    return a @ b
+
+
+def rmsnorm(a, g):
+    return a / np.sqrt(np.mean(a * a, axis=1, keepdims=True)) * g[None, :]
+
+
+def layernorm(x, eps, gamma, beta):
+    m = x.mean(axis=1, keepdims=True)
+    v = (x * x).mean(axis=1, keepdims=True) - m * m
+    return (x - m) / np.sqrt(v + eps) * gamma[None, :] + beta[None, :]
+
+
+_ADD = {"args": ["a_input=bf16:256x1024", "b_input=bf16:256x1024"], "ref": "add"}
+_ADD1 = {"args": ["a_input=bf16:128x512", "b_input=bf16:128x512"], "ref": "add"}
+_EXP = {"args": ["in_tensor=bf16:128x512"], "ref": "exp"}
+_MM = {"args": ["lhsT=bf16:1024x1024", "rhs=bf16:1024x2048"], "ref": "matmul_t"}
+_MM_SMALL = {"args": ["lhsT=bf16:128x64", "rhs=bf16:128x512"], "ref": "matmul_t"}
+_MM_FULL = {"args": ["lhsT=bf16:2048x2048", "rhs=bf16:2048x1024"], "ref": "matmul_t"}
+
+SPECS = {
+    ("tensor_addition_nki_kernels.py", "nki_tensor_add"): _ADD,
+    ("spmd_tensor_addition_nki_kernels.py", "nki_tensor_add_kernel_"): dict(_ADD1, grid="1x1"),
+    ("getting_started_baremetal.py", "nki_tensor_add_kernel"): _ADD1,
+    ("getting_started_jax.py", "nki_tensor_add_kernel"): _ADD1,
+    ("getting_started_torch.py", "nki_tensor_add_kernel"): _ADD1,
+    ("nki_simulate_example.py", "add_kernel"): {"args": ["a_ptr=fp32:128x512",
+                                                         "b_ptr=fp32:128x512"], "ref": "add"},
+    ("layout-pass.py", "tensor_exp_kernel_"): _EXP,
+    ("layout-loop.py", "tensor_exp_kernel_"): _EXP,
+    ("layout-dynamic-loop.py", "tensor_exp_kernel_"): _EXP,
+    ("layout-violation.py", "tensor_exp_kernel_"): _EXP,
+    ("prof-kernel-benchmark.py", "tensor_exp_kernel_"): _EXP,
+    ("prof-kernel-profile.py", "tensor_exp_kernel_"): _EXP,
+    ("index-case-1.py", "tensor_split_kernel_"): {"args": ["in_tensor=fp32:128x64"],
+                                                  "ref": "split_even_odd"},
+    ("index-case-3.py", "tensor_maxpool_kernel_"): {"args": ["in_tensor=fp32:64x32x32",
+                                                             "pool_size=2"], "ref": "maxpool"},
+    ("average_pool2d_nki_kernels.py", "tensor_avgpool_kernel"): {
+        "args": ["in_tensor=fp32:64x32x32", "pool_size=2"], "ref": "avgpool"},
+    ("transpose2d_nki_kernels.py", "tensor_transpose2D_kernel_"): {
+        "args": ["in_tensor=fp32:128x32", "shape2D=(4,8)"], "ref": "transpose2d"},
+    ("matrix_multiplication_nki_kernels.py", "nki_matmul_basic_"): _MM_SMALL,
+    ("matrix_multiplication_nki_kernels.py", "nki_matmul_tiled_"): _MM,
+    ("matrix_multiplication_nki_kernels.py", "nki_matmul_hoist_load_"): _MM,
+    ("matrix_multiplication_nki_kernels.py", "nki_matmul_block_free_dimension_"): _MM,
+    ("matrix_multiplication_nki_kernels.py", "nki_matmul_fully_optimized_"): _MM_FULL,
+    ("mm-nl-spmd.py", "matmul_128x128x512_spmd"): {
+        "args": ["A=bf16:512x128", "B=bf16:128x1024"], "ref": "matmul", "grid": "4x2"},
+    ("mm-nisa-spmd.py", "matmul_128x128x512_spmd"): {
+        "args": ["A_T=bf16:128x512", "B=bf16:128x1024"], "ref": "matmul_t", "grid": "4x2"},
+    ("rmsnorm_nki_kernels.py", "nki_rmsnorm_kernel"): {
+        "args": ["a_tensor=fp32:256x512", "g_tensor=fp32:512"], "ref": "rmsnorm"},
+    ("layernorm_nki_kernel.py", "nki_layernorm_kernel_v1"): {
+        "args": ["input_tensor=fp32:256x512", "epsilon=1e-5", "gamma_vector=fp32:512",
+                 "beta_vector=fp32:512"], "ref": "layernorm"},
+    ("layernorm_nki_kernel.py", "nki_layernorm_kernel_v2"): {
+        "args": ["input_tensor=fp32:256x512", "epsilon=1e-5", "gamma_vector=fp32:512",
+                 "beta_vector=fp32:512"], "ref": "layernorm"},
+}
