@@ -164,6 +164,7 @@ void gs_kb_free(gs_kb *kb)
         gs_free(kb->pools[i]);
     gs_free(kb->pools);
     gs_free(kb->deps);
+    gs_free(kb->dep_set);
     gs_free(kb->match[0]);
     gs_free(kb->match[1]);
     gs_free(kb->cand);

@@ -73,7 +73,9 @@ struct gs_kb {
     tracker *tr;
     uint32_t *deps;
     size_t n_deps, cap_deps;
-    uint32_t *match[2]; /* collect(): matches in the write and read lists */
+    uint32_t *dep_set; /* deps.c: a hash set of deps (instruction + 1, 0 empty) once an */
+    size_t dep_mask, dep_set_cap; /* instruction has many; dep_mask + 1 slots in use, 0: off */
+    uint32_t *match[2];           /* collect(): matches in the write and read lists */
     size_t match_n[2], match_cap[2];
     int indexed;    /* index long HBM lists and record HBM reads lazily (deps.c; 0: scan every
                      * list in full and record every access at once, the reference behaviour) */

@@ -120,6 +120,13 @@ class History : public ::testing::Test
         spit(results_, slurp(cache + "/results.json"));
     }
 
+    // Each test process made dir_ (the shared sweep's copy and the variants): it leaves no trace.
+    static void TearDownTestSuite()
+    {
+        if (dir_.rfind("/tmp/gs-test-history-", 0) == 0)
+            std::system(("rm -rf '" + dir_ + "'").c_str());
+    }
+
     // results_ with the first job's time scaled by f (and its status set when given).
     static std::string variant(const std::string &name, double f, const char *status = nullptr)
     {

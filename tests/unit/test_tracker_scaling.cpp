@@ -41,6 +41,13 @@ Work build(const gs_job_spec &spec)
     return w;
 }
 
+int param_index(const gs_kernel_def *k, const char *name)
+{
+    for (int i = 0; i < k->n_params; i++)
+        if (!std::strcmp(k->param_names[i], name)) return i;
+    return -1;
+}
+
 void check_growth(const char *kernel, const char *variant, int n, const int64_t *small,
                   const int64_t *large, int chunk_param)
 {
@@ -113,4 +120,46 @@ TEST(TrackerScaling, RopeWorkPerInstructionIsFlat)
 {
     const int64_t small[3] = {4096, 32, 128}, large[3] = {102400, 32, 128};
     check_growth("rope", "naive", 3, small, large, -1);
+}
+
+// selective_scan (loop): each step reads one column of its chunk's tiles, and waits for the
+// tiles' first writes, which wait for every reader of the buffers' previous tiles (a chunk's
+// worth). Looking for reads to drop through those dependencies first cost each step a binary
+// search per reader: work per instruction grew with the chunk (8.9K entries per instruction at a
+// 512-column chunk, 97 % of the build). The same sequence at a 64- and a 512-column chunk must
+// cost about the same per instruction.
+TEST(TrackerScaling, SelectiveScanWorkPerInstructionDoesNotGrowWithTheChunk)
+{
+    gs_diags d;
+    gs_diags_init(&d);
+    std::string path = std::string(GS_SOURCE_DIR) + "/configs/gen1.yaml";
+    gs_config *cfg = gs_config_load(path.c_str(), &d);
+    gs_diags_free(&d);
+    ASSERT_NE(cfg, nullptr);
+    gs_job_spec spec{};
+    spec.cfg = cfg;
+    spec.kernel = gs_suite_find("selective_scan");
+    ASSERT_NE(spec.kernel, nullptr);
+    spec.variant = gs_suite_variant(spec.kernel, "loop");
+    spec.dtype = GS_FP32;
+    spec.seed = 1;
+    spec.n_dims = 3;
+    const int64_t dims[3] = {200, 2048, 8};
+    std::copy(dims, dims + 3, spec.dims);
+    const int chunk = param_index(spec.kernel, "chunk");
+    ASSERT_GE(chunk, 0);
+    spec.params[chunk] = 64;
+    Work a = build(spec);
+    spec.params[chunk] = 512;
+    Work b = build(spec);
+    gs_config_free(cfg);
+    ASSERT_GT(a.work, 0);
+    ASSERT_GT(b.work, 0);
+    EXPECT_GE(a.instrs, 30000);
+    const double ua = a.work / a.instrs, ub = b.work / b.instrs;
+    std::printf("selective_scan/loop chunk 64: %.0f instructions %.1f entries each; chunk 512: "
+                "%.0f instructions %.1f entries each: %.2fx\n",
+                a.instrs, ua, b.instrs, ub, ub / ua);
+    EXPECT_LE(ub / ua, kMaxGrowth)
+        << "tracker work per instruction grows " << ub / ua << "x from a 64- to a 512-column chunk";
 }
