@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `gensweep calibrate` and `gensweep workload run`, run in an empty directory, leave no empty
-# ./build/ folder behind (issue 42): calibrate writes nothing there (its case jobs use a scratch
+# ./build/ folder behind: calibrate writes nothing there (its case jobs use a scratch
 # directory under $TMPDIR, removed afterwards, so $TMPDIR is left empty too), and workload run
 # writes only its documented job records (build/workload/results.json, results.csv,
 # junit.xml) or, with --out, nothing in the working directory at all.

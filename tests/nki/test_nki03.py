@@ -1,4 +1,4 @@
-"""NKI as its users write it today (issue 40): NKI 0.3's language surface, the older forms still
+"""NKI as its users write it today: NKI 0.3's language surface, the older forms still
 in the public samples, and the front end's defects found on public kernels, each on the
 project's own kernels (tests/nki/kernels/nki03_ops.py) against numpy references.
 

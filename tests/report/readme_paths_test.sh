@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every file the README's command examples (its ```sh blocks) name as an input exists in the
-# repository (issue 42: the NKI example named kernels.py and refs.py, which do not exist). A
+# repository (the NKI example once named kernels.py and refs.py, which did not exist). A
 # path counts when it starts with a folder of the repository (configs/, calibration/,
 # workloads/, scripts/, tests/, kernels/, python/, docs/, .ci/) or is a bare .py/.yaml/.gsk file
 # (FILE.py:FUNC is its file); globs must match something. Outputs (build/..., out/..., absolute

@@ -784,7 +784,7 @@ TEST(Report, LargeSweepStaysUnder5MB)
 
 } // namespace
 
-// Never green on missing work (issue 42, item 3): results that lack jobs say so before the
+// Never green on missing work: results that lack jobs say so before the
 // verdict, name the shards and jobs missing, and mark partial every speedup they may change.
 namespace
 {

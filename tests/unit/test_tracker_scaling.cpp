@@ -41,6 +41,16 @@ Work build(const gs_job_spec &spec)
     return w;
 }
 
+gs_config *load_gen1()
+{
+    gs_diags d;
+    gs_diags_init(&d);
+    std::string path = std::string(GS_SOURCE_DIR) + "/configs/gen1.yaml";
+    gs_config *cfg = gs_config_load(path.c_str(), &d);
+    gs_diags_free(&d);
+    return cfg;
+}
+
 int param_index(const gs_kernel_def *k, const char *name)
 {
     for (int i = 0; i < k->n_params; i++)
@@ -51,11 +61,7 @@ int param_index(const gs_kernel_def *k, const char *name)
 void check_growth(const char *kernel, const char *variant, int n, const int64_t *small,
                   const int64_t *large, int chunk_param)
 {
-    gs_diags d;
-    gs_diags_init(&d);
-    std::string path = std::string(GS_SOURCE_DIR) + "/configs/gen1.yaml";
-    gs_config *cfg = gs_config_load(path.c_str(), &d);
-    gs_diags_free(&d);
+    gs_config *cfg = load_gen1();
     ASSERT_NE(cfg, nullptr);
     gs_job_spec spec{};
     spec.cfg = cfg;
@@ -105,9 +111,7 @@ TEST(TrackerScaling, DenseElementwiseWorkPerInstructionIsFlat)
     const int64_t small[2] = {2560, 8192}, large[2] = {102400, 8192};
     const gs_kernel_def *k = gs_suite_find("elementwise_add");
     ASSERT_NE(k, nullptr);
-    int chunk = -1;
-    for (int i = 0; i < k->n_params; i++)
-        if (!std::strcmp(k->param_names[i], "chunk")) chunk = i;
+    const int chunk = param_index(k, "chunk");
     ASSERT_GE(chunk, 0);
     check_growth("elementwise_add", "default", 2, small, large, chunk);
 }
@@ -130,11 +134,7 @@ TEST(TrackerScaling, RopeWorkPerInstructionIsFlat)
 // cost about the same per instruction.
 TEST(TrackerScaling, SelectiveScanWorkPerInstructionDoesNotGrowWithTheChunk)
 {
-    gs_diags d;
-    gs_diags_init(&d);
-    std::string path = std::string(GS_SOURCE_DIR) + "/configs/gen1.yaml";
-    gs_config *cfg = gs_config_load(path.c_str(), &d);
-    gs_diags_free(&d);
+    gs_config *cfg = load_gen1();
     ASSERT_NE(cfg, nullptr);
     gs_job_spec spec{};
     spec.cfg = cfg;
