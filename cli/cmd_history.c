@@ -150,7 +150,13 @@ static gs_history *open_db(const char *sub, const char *path, int create, int *r
     gs_error err;
     gs_error_clear(&err);
     gs_history *h = NULL;
-    if (gs_history_open(path, create, 0, &h, &err) != GS_OK) *rc = report_error(sub, &err);
+    gs_status st = gs_history_open(path, create, 0, &h, &err);
+    if (st != GS_OK) {
+        *rc = report_error(sub, &err);
+        /* the database opened but could not be written (a full disk, an I/O error): a write
+         * that failed, exit 1; a missing, damaged or foreign database is exit 2 */
+        if (st == GS_ERR_IO) *rc = GS_EXIT_FAIL;
+    }
     return h;
 }
 

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -134,10 +135,23 @@ static gs_status check_database(gs_history *h, int create, gs_error *err)
     /* the version and the table count from one snapshot: a concurrent first writer creates
      * the tables and sets the version in one transaction, and reading the two outside one
      * could see its tables with the old version 0 */
-    if (exec(h, "BEGIN", err) != GS_OK) return GS_ERR_INVALID;
+    gs_status begun = exec(h, "BEGIN", err);
+    if (begun != GS_OK) return begun;
     gs_status st = check_snapshot(h, create, err);
     sqlite3_exec(h->db, st == GS_OK ? "COMMIT" : "ROLLBACK", NULL, NULL, NULL);
     return st;
+}
+
+/* The first read of the file failed: a damaged or foreign file is bad input; an I/O error or a
+ * full disk (the shared-memory file of a WAL database cannot be made) is not the file's fault. */
+static gs_status unreadable(gs_history *h, gs_error *err)
+{
+    const gs_status code = db_status(h);
+    if (code == GS_ERR_IO)
+        return gs_error_set(err, code, h->path, 0, 0, "cannot read the history database: %s",
+                            sqlite3_errmsg(h->db));
+    return gs_error_set(err, code, h->path, 0, 0,
+                        "not a gensweep history database (or damaged): %s", sqlite3_errmsg(h->db));
 }
 
 static gs_status check_snapshot(gs_history *h, int create, gs_error *err)
@@ -150,22 +164,14 @@ static gs_status check_snapshot(gs_history *h, int create, gs_error *err)
     if (vrc == SQLITE_OK) vrc = sqlite3_step(vs);
     if (vrc == SQLITE_ROW) ver = sqlite3_column_int64(vs, 0);
     sqlite3_finalize(vs);
-    if (vrc != SQLITE_ROW) {
-        gs_error_set(err, GS_ERR_INVALID, h->path, 0, 0,
-                     "not a gensweep history database (or damaged): %s", sqlite3_errmsg(h->db));
-        return GS_ERR_INVALID;
-    }
+    if (vrc != SQLITE_ROW) return unreadable(h, err);
     if (ver < 0)
         return gs_error_set(err, GS_ERR_INVALID, h->path, 0, 0,
                             "not a gensweep history database (user_version %lld is no schema "
                             "version)",
                             ver);
     long long tables = query_int(h, "SELECT count(*) FROM sqlite_master", err);
-    if (tables < 0) {
-        gs_error_set(err, GS_ERR_INVALID, h->path, 0, 0,
-                     "not a gensweep history database (or damaged): %s", sqlite3_errmsg(h->db));
-        return GS_ERR_INVALID;
-    }
+    if (tables < 0) return unreadable(h, err);
     if (ver == 0 && tables > 0)
         return gs_error_set(err, GS_ERR_INVALID, h->path, 0, 0,
                             "an SQLite database, but not a gensweep history (user_version 0 and "
@@ -302,6 +308,22 @@ static gs_status reopen_immutable(gs_history *h, gs_error *err)
     return GS_OK;
 }
 
+/* A database this process set out to create but could not write (a full disk): its file, left
+ * empty, and its -wal, -shm and -journal files are removed, so that no 0-byte database remains
+ * to be read later as "damaged". A file with content is kept: it is not ours (a concurrent first
+ * writer's) or it holds what was written. */
+static void remove_failed_creation(const char *path)
+{
+    struct stat now;
+    if (stat(path, &now) != 0 || !S_ISREG(now.st_mode) || now.st_size != 0) return;
+    unlink(path);
+    static const char *const sidecars[] = {"-wal", "-shm", "-journal"};
+    for (size_t i = 0; i < sizeof sidecars / sizeof *sidecars; i++) {
+        char side[4096];
+        if (snprintf(side, sizeof side, "%s%s", path, sidecars[i]) < (int)sizeof side) unlink(side);
+    }
+}
+
 gs_status gs_history_open(const char *path, int create, int target_version, gs_history **out,
                           gs_error *err)
 {
@@ -313,13 +335,15 @@ gs_status gs_history_open(const char *path, int create, int target_version, gs_h
     gs_history *h = gs_calloc(1, sizeof *h);
     if (!h) return gs_error_set(err, GS_ERR_NOMEM, path, 0, 0, "out of memory");
     h->path = gs_strdup(path);
+    struct stat before;
+    const int existed = stat(path, &before) == 0;
     int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
     int rc = sqlite3_open_v2(path, &h->db, flags, NULL);
-    if (rc != SQLITE_OK) {
-        gs_error_set(err, GS_ERR_IO, path, 0, 0, "cannot open the history database: %s",
+    if (rc != SQLITE_OK) { /* a missing file or folder, no permission: the path given is bad */
+        gs_error_set(err, GS_ERR_INVALID, path, 0, 0, "cannot open the history database: %s",
                      h->db ? sqlite3_errmsg(h->db) : sqlite3_errstr(rc));
         gs_history_close(h);
-        return GS_ERR_IO;
+        return GS_ERR_INVALID;
     }
     sqlite3_busy_timeout(h->db, HISTORY_BUSY_MS);
     gs_status st = check_database(h, create, err);
@@ -340,6 +364,7 @@ gs_status gs_history_open(const char *path, int create, int target_version, gs_h
     if (st == GS_OK) st = migrate(h, target_version, err);
     if (st != GS_OK) {
         gs_history_close(h);
+        if (create && !existed) remove_failed_creation(path);
         return st;
     }
     *out = h;

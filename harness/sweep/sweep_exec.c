@@ -203,10 +203,35 @@ static cJSON *crash_record(const gs_sweep *s, const sweep_job *j, int sig, const
     return parent_record(j, GS_JOB_CRASH, reason, tail);
 }
 
+/* Whether the job directory can take a write, and if not, why (errno): a job that could not
+ * write its record on a full disk could not write its stderr there either, so nothing else says
+ * so. The probe is larger than a record, written whole, then removed. */
+static int job_dir_write_errno(const char *dir)
+{
+    char probe[4200];
+    snprintf(probe, sizeof probe, "%s/probe-%ld", dir, (long)getpid());
+    int fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0) return errno;
+    static const char zeros[64 * 1024];
+    int e = 0;
+    for (size_t done = 0; done < sizeof zeros && !e;) { /* a short write: the next one says why */
+        ssize_t w = write(fd, zeros + done, sizeof zeros - done);
+        if (w < 0 && errno != EINTR)
+            e = errno;
+        else if (w == 0)
+            e = ENOSPC;
+        else if (w > 0)
+            done += (size_t)w;
+    }
+    if (close(fd) != 0 && !e) e = errno;
+    unlink(probe);
+    return e;
+}
+
 /* A job that exited: its own record (with the stderr tail added for failures), or, when it left
  * none, "crash" for a sanitizer report (exit 1 under ASan/UBSan, not a signal) or "error". */
-static cJSON *exited_record(const sweep_job *j, const char *rec, int exit_code, const char *tail,
-                            double *wall_s)
+static cJSON *exited_record(const sweep_job *j, const char *dir, const char *rec, int exit_code,
+                            const char *tail, double *wall_s)
 {
     gs_error err;
     gs_error_clear(&err);
@@ -232,8 +257,15 @@ static cJSON *exited_record(const sweep_job *j, const char *rec, int exit_code, 
                  (int)GS_MIN(len, (size_t)300), san);
         return parent_record(j, GS_JOB_CRASH, reason, tail);
     }
-    snprintf(reason, sizeof reason, "job process exited with status %d without writing its record",
-             exit_code);
+    const int werr = job_dir_write_errno(dir);
+    if (werr)
+        snprintf(reason, sizeof reason,
+                 "job process exited with status %d without writing its record: its output "
+                 "folder cannot be written (%s)",
+                 exit_code, strerror(werr));
+    else
+        snprintf(reason, sizeof reason,
+                 "job process exited with status %d without writing its record", exit_code);
     return parent_record(j, GS_JOB_ERROR, reason, tail);
 }
 
@@ -253,7 +285,7 @@ static cJSON *collect(gs_sweep *s, size_t ji, const gs_proc_result *pr, double *
     } else if (pr->signal > 0) {
         r = crash_record(s, j, pr->signal, tail);
     } else {
-        r = exited_record(j, rec, pr->exit_code, tail, wall_s);
+        r = exited_record(j, s->tmp_dir, rec, pr->exit_code, tail, wall_s);
     }
     remove(rec);
     return r;

@@ -702,3 +702,47 @@ TEST_F(History, ConcurrentWritersLoseNothing)
 }
 
 } // namespace
+
+// `history add` that creates a database on a full disk (here RLIMIT_FSIZE: EFBIG, the way
+// ENOSPC fails a write) is a write that failed: exit 1, and no 0-byte database is left to be
+// read later as "damaged". A database that exists stays as it was. A path that cannot be opened
+// at all is bad input (exit 2).
+TEST_F(History, AddOnAFullDiskExits1AndLeavesNoEmptyDatabase)
+{
+    const std::string d = db("fulldisk"), log = d + ".log";
+    const std::string add = std::string(GS_GENSWEEP_BIN) + " history add " + results_ + " --db " +
+                            d + " --commit c1 --date 2026-01-01";
+    // the limit on gensweep alone: its output goes through a pipe to a writer without it
+    const std::string cmd =
+        "{ (trap '' XFSZ; ulimit -f 2; " + add + "); echo \"rc=$?\"; } 2>&1 | cat >'" + log + "'";
+    ASSERT_EQ(std::system(cmd.c_str()), 0);
+    const std::string said = slurp(log);
+    EXPECT_NE(said.find("rc=1"), std::string::npos) << said;
+    EXPECT_NE(said.find("I/O error"), std::string::npos) << said;
+    EXPECT_FALSE(exists(d)) << said;
+    EXPECT_FALSE(exists(d + "-wal"));
+    EXPECT_FALSE(exists(d + "-journal"));
+    // with room, the same command records the run
+    std::string out;
+    ASSERT_EQ(run(add.substr(std::string(GS_GENSWEEP_BIN).size() + 1), &out), 0) << out;
+    const std::string kept = slurp(d);
+    ASSERT_FALSE(kept.empty());
+    // a second run on a full disk fails (exit 1) and leaves the database it did not create
+    const std::string add2 = std::string(GS_GENSWEEP_BIN) + " history add " + results_ + " --db " +
+                             d + " --commit c2 --date 2026-01-02";
+    const std::string cmd2 =
+        "{ (trap '' XFSZ; ulimit -f 2; " + add2 + "); echo \"rc=$?\"; } 2>&1 | cat >'" + log + "'";
+    ASSERT_EQ(std::system(cmd2.c_str()), 0);
+    const std::string said2 = slurp(log);
+    EXPECT_NE(said2.find("rc=1"), std::string::npos) << said2;
+    ASSERT_EQ(run("history show --db " + d, &out), 0) << out;
+    EXPECT_NE(out.find("c1"), std::string::npos) << out;
+    // no such folder: the path is bad, not the disk
+    EXPECT_EQ(run("history add " + results_ + " --db " + d +
+                      ".missing/x.db --commit c1 --date "
+                      "2026-01-01",
+                  &out),
+              2)
+        << out;
+    EXPECT_NE(out.find("cannot open the history database"), std::string::npos) << out;
+}

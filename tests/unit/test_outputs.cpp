@@ -314,3 +314,25 @@ TEST(Outputs, WriterKilledMidWriteLeavesNoTempFile)
         EXPECT_EQ(count_entries(d, ".tmp."), 0) << "after " << delay_us << " us";
     }
 }
+
+// A sweep whose --out cannot take a write (a full disk: here RLIMIT_FSIZE, EFBIG): the jobs
+// cannot write their records nor their stderr, so the sweep says for each why ("its output
+// folder cannot be written" and the system's reason), not only that no record came; it exits 1.
+TEST(Outputs, SweepJobsOnAFullOutSayWhy)
+{
+    std::string d = tmpdir("sweep-full");
+    const std::string log = d + "/full.log";
+    const std::string cmd = "cd '" + d + "' && { (trap '' XFSZ; ulimit -f 1; '" + GS_GENSWEEP_BIN +
+                            "' sweep --configs '" + GS_SOURCE_DIR +
+                            "/configs/gen2.yaml' --kernels elementwise_add --timelines -j 2 " +
+                            "--out out); echo \"rc=$?\"; } 2>&1 | cat >'" + log + "'";
+    const int sh = std::system(cmd.c_str());
+    ASSERT_TRUE(WIFEXITED(sh) && WEXITSTATUS(sh) == 0) << sh;
+    const std::string full = slurp(log);
+    EXPECT_NE(full.find("rc=1"), std::string::npos) << full;
+    EXPECT_NE(
+        full.find(std::string("its output folder cannot be written (") + strerror(EFBIG) + ")"),
+        std::string::npos)
+        << full;
+    EXPECT_EQ(count_entries(d + "/out", "probe-"), 0);
+}
