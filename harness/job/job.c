@@ -277,6 +277,13 @@ gs_status gs_job_check_outputs(gs_job *j, gs_job_check *res, gs_error *err)
         }
     }
     j->spec.kernel->reference(&j->args, in, outv);
+    if (j->spec.kernel->reference_status && j->spec.kernel->reference_status(err) != GS_OK) {
+        /* the outputs could not be checked: the job fails (as a wrong result would), its times
+         * stand, and the error is the reference's own, not a comparison against no values */
+        err->code = GS_ERR_MISMATCH;
+        st = GS_ERR_MISMATCH;
+        goto done;
+    }
     res->checked = 1;
     double L = j->spec.kernel->reduction_len ? j->spec.kernel->reduction_len(&j->args) : 1.0;
     /* the kernel's own per-element bounds (gs_kernel_def.error_bound), parallel to outv */

@@ -9,12 +9,27 @@ passed as zeros of its shape); inputs are DIR/inI.f64 (float64). The function's 
 """
 import ast
 import json
+import os
 import sys
 import urllib.parse
 
 import numpy as np
 
 from .trace import load_module
+
+
+def where(exc, path):
+    """FILE:LINE of the innermost frame of exc in the reference file (else its last frame)."""
+    tb, last, mine = exc.__traceback__, None, None
+    while tb is not None:
+        last = tb
+        if os.path.abspath(tb.tb_frame.f_code.co_filename) == os.path.abspath(path):
+            mine = tb
+        tb = tb.tb_next
+    at = mine or last
+    if at is None:
+        return path
+    return f"{at.tb_frame.f_code.co_filename if at is not mine else path}:{at.tb_lineno}"
 
 
 def main(argv):
@@ -43,6 +58,8 @@ def main(argv):
         res = fn(*call)
     except SystemExit as e:
         sys.exit(f"{path}:{func} called sys.exit({e.code!r}) instead of returning")
+    except Exception as e:  # one line, at the reference's own line: not a traceback of ours
+        sys.exit(f"{where(e, path)}: {type(e).__name__}: {e}")
     if not isinstance(res, (tuple, list)):
         res = (res,)
     if len(res) != len(outs):

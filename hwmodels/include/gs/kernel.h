@@ -175,6 +175,10 @@ typedef struct gs_kernel_def {
     /* Reference in double: in[i] are the decoded inputs, out[j] receive the outputs. NULL: the
      * kernel has none, and its outputs are not checked (the job's check says so). */
     void (*reference)(const gs_kernel_args *args, const double *const *in, double *const *out);
+    /* Whether the last reference call produced values (a reference run in another process, as
+     * NKI's, can fail: its error then replaces the check, and no output is compared against
+     * values it did not give). NULL: the reference always does. */
+    gs_status (*reference_status)(gs_error *err);
     /* Length of the longest reduction an output element comes from (for tolerances); NULL:
      * no reduction (1). */
     double (*reduction_len)(const gs_kernel_args *args);
