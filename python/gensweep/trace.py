@@ -56,12 +56,37 @@ def say(msg):
     print("gensweep nki: " + term(msg), file=sys.stderr)
 
 
+def _package_of(path):
+    """(root, dotted name) when the file uses relative imports and sits in a package (its
+    directory and those above holding __init__.py); else None."""
+    try:
+        tree = ast.parse(open(path, encoding="utf-8", errors="replace").read())
+    except (SyntaxError, ValueError):
+        return None
+    if not any(isinstance(n, ast.ImportFrom) and n.level for n in ast.walk(tree)):
+        return None
+    parts = [os.path.splitext(os.path.basename(path))[0]]
+    d = os.path.dirname(path)
+    while os.path.isfile(os.path.join(d, "__init__.py")):
+        parts.insert(0, os.path.basename(d))
+        d = os.path.dirname(d)
+    if len(parts) == 1 or not all(p.isidentifier() for p in parts):
+        return None
+    return d, ".".join(parts)
+
+
 def load_module(path):
     """Import a kernel file as a module, its directory first on sys.path (for its imports)."""
     path = os.path.abspath(path)
     if not os.path.isfile(path):
         raise UsageError(f"{path}: no such file")
     d = os.path.dirname(path)
+    pkg = _package_of(path)
+    if pkg:  # a module of a package (relative imports): imported as one, as `python -m` does
+        root, dotted = pkg
+        if root not in sys.path:
+            sys.path.insert(0, root)
+        return importlib.import_module(dotted)
     if d not in sys.path:
         sys.path.insert(0, d)
     name = "nki_kernel_" + re.sub(r"\W", "_", os.path.splitext(os.path.basename(path))[0])

@@ -438,10 +438,11 @@ class View:
     elements within a partition; p0 is the first partition. For HBM, every stride counts
     elements and axis 0 is the one DMA maps to partitions.
     """
-    __slots__ = ("base", "offset", "axes", "p0")
+    __slots__ = ("base", "offset", "axes", "p0", "vars")
 
-    def __init__(self, base, offset, axes, p0=0):
+    def __init__(self, base, offset, axes, p0=0, vars=None):
         self.base, self.offset, self.axes, self.p0 = base, offset, axes, p0
+        self.vars = vars  # the index variable of each axis, for views made by index expressions
 
     @property
     def shape(self):
@@ -562,10 +563,232 @@ class View:
                 raise Unsupported("a partition index variable used in a free dimension",
                                   where=where)
             axes.append((v.extent, stride))
-        return View(self.base, offset, axes, p0)
+        return View(self.base, offset, axes, p0, tuple(by_axis.get(ax) for ax in range(rank)))
 
     def __setitem__(self, key, value):
         assign(self[key], value)
+
+    # -- NKI 0.3 views (NkiTensor): new patterns over the same storage, no instruction --
+    @property
+    def storage_offset(self):
+        """The view's first element in its storage (a tile's storage flattened partition-major,
+        as NKI's access patterns count it)."""
+        return self.p0 * self.base.free + self.offset if self.is_tile else self.offset
+
+    @property
+    def strides(self):
+        if self.is_tile:
+            return (self.base.free,) + tuple(st for _, st in self.axes[1:])
+        return tuple(st for _, st in self.axes)
+
+    @property
+    def size(self):
+        return math.prod(self.shape)
+
+    @property
+    def buffer(self):
+        return self.base.buffer if self.is_tile else HBM
+
+    def get_pattern(self):
+        return [[st, n] for st, n in zip(self.strides, self.shape)]
+
+    def is_contiguous(self):
+        want = 1
+        for n, st in reversed(list(zip(self.shape, self.strides))):
+            if n != 1 and st != want:
+                return False
+            want *= n
+        return True
+
+    def ap(self, *args, pattern=None, offset=None, scalar_offset=None, vector_offset=None,
+           indirect_dim=0, dtype=None, **_):
+        """tensor.ap(pattern=[[step, num], ...], offset=): NKI's access pattern over the
+        tensor's storage (flattened; a tile's partition-major), not composed with this view's
+        pattern; offset None keeps this view's first element."""
+        where = caller()
+        args = list(args)
+        if pattern is None and args:
+            if isinstance(args[0], (list, tuple)) and args[0] and \
+                    not isinstance(args[0][0], (list, tuple)):
+                pattern = []  # t.ap([step, num], [step, num], ...)
+                while args and isinstance(args[0], (list, tuple)):
+                    pattern.append(args.pop(0))
+            else:
+                pattern = args.pop(0)
+        if offset is None and args:
+            offset = args.pop(0)
+        if args:
+            raise NKIError(f"ap: unexpected positional arguments {args!r}", where=where)
+        if scalar_offset is not None or vector_offset is not None:
+            raise Unsupported("ap(scalar_offset= / vector_offset=): a dynamic (runtime) offset",
+                              where=where)
+        if dtype is not None and dtype_of(dtype) != self.dtype:
+            raise Unsupported(f"ap(dtype={dtype_of(dtype)!r}) on a {self.dtype!r} tensor: a "
+                              "reinterpreting view", where=where)
+        if not isinstance(pattern, (list, tuple)) or not pattern:
+            raise NKIError(f"ap: pattern must be a non-empty list of [step, num], got "
+                           f"{pattern!r}", where=where)
+        ent = []
+        for e in pattern:
+            if not isinstance(e, (list, tuple)) or len(e) != 2:
+                raise NKIError(f"ap: pattern entry {e!r} is not [step, num]", where=where)
+            step, num = _int(e[0], where), _int(e[1], where)
+            if num < 1:
+                raise NKIError(f"ap: pattern entry {list(e)!r} has num < 1", where=where)
+            ent.append((step, num))
+        off = self.storage_offset if offset is None else _int(offset, where)
+        if off < 0:
+            raise NKIError(f"ap: offset {off} is negative", where=where)
+        if not self.is_tile:
+            total = math.prod(self.base.shape)
+            axes = [(n, st) for st, n in ent]
+            lo, hi = _reach(off, axes)
+            if lo < 0 or hi >= total:
+                raise NKIError(f"ap: pattern {[list(e) for e in ent]} at offset {off} reaches "
+                               f"elements [{lo}, {hi}] of a {total}-element tensor "
+                               f"{self.base.shape}", where=where)
+            return View(self.base, off, axes)
+        F, P = self.base.free, self.base.shape[0]
+        (pstep, npart), free = ent[0], ent[1:] or [(1, 1)]
+        if npart > 1 and pstep != F:
+            raise NKIError(f"ap: the partition step {pstep} of a {self.base.buffer.name.upper()} "
+                           f"tile must be its free size {F} (partitions are accessed whole and in "
+                           "order)", where=where)
+        p0, foff = divmod(off, F)
+        axes = [(n, st) for st, n in free]
+        lo, hi = _reach(foff, axes)
+        if p0 + npart > P or lo < 0 or hi >= F:
+            raise NKIError(f"ap: pattern {[list(e) for e in ent]} at offset {off} reaches "
+                           f"partitions [{p0}, {p0 + npart - 1}] and elements [{lo}, {hi}] of "
+                           f"each; the tile {self.base.shape} has {P} partitions of {F}",
+                           where=where)
+        if len(axes) > 4:
+            axes = [a for a in axes if a[0] != 1] or [(1, 1)]
+            if len(axes) > 4:
+                raise Unsupported("an access pattern of more than 4 free dimensions",
+                                  where=where)
+        return View(self.base, foff, [(npart, 1)] + axes, p0)
+
+    def reshape(self, *shape, where=None):
+        """A view of the same elements in another shape: dims are split or merged where their
+        strides allow it without a copy (numpy's rule); a tile keeps its partition dim."""
+        where = where or caller()
+        if len(shape) == 1 and not isinstance(shape[0], int) and hasattr(shape[0], "__len__"):
+            shape = shape[0]
+        shape = [_int(d, where) for d in shape]
+        total = math.prod(self.shape)
+        if shape.count(-1) == 1:
+            rest = math.prod(d for d in shape if d != -1)
+            if rest and total % rest == 0:
+                shape[shape.index(-1)] = total // rest
+        if any(d < 1 for d in shape) or math.prod(shape) != total:
+            raise NKIError(f"reshape {self.shape} -> {tuple(shape)}: element counts differ",
+                           where=where)
+        if self.is_tile:
+            if not shape or shape[0] != self.shape[0]:
+                raise NKIError(f"reshape {self.shape} -> {tuple(shape)} of a "
+                               f"{self.base.buffer.name.upper()} tile changes its partition "
+                               "dimension (that moves data between partitions: an instruction, "
+                               "not a view)", where=where)
+            free = _nocopy_reshape(self.axes[1:], shape[1:])
+            if free is None:
+                raise NKIError(f"reshape {self.shape} -> {tuple(shape)}: the view's free "
+                               "dimensions are not contiguous where they would be merged (copy "
+                               "it first)", where=where)
+            return View(self.base, self.offset, [self.axes[0]] + free, self.p0)
+        axes = _nocopy_reshape(self.axes, shape)
+        if axes is None:
+            raise NKIError(f"reshape {self.shape} -> {tuple(shape)}: the view's dimensions are "
+                           "not contiguous where they would be merged (copy it first)",
+                           where=where)
+        return View(self.base, self.offset, axes or [(1, 1)])
+
+    def _dim(self, dim, where, n=None):
+        nd = len(self.axes) if n is None else n
+        d = _int(dim, where)
+        d = d + nd if d < 0 else d
+        if not 0 <= d < nd:
+            raise NKIError(f"dimension {dim} out of range for a {nd}-d view", where=where)
+        return d
+
+    def slice(self, dim, start=None, end=None, step=1):
+        where = caller()
+        d = self._dim(dim, where)
+        key = [slice(None)] * len(self.axes)
+        key[d] = slice(start, end, step)
+        return self[tuple(key)]
+
+    def select(self, dim, index):
+        where = caller()
+        d = self._dim(dim, where)
+        if as_view(index) is not None:
+            raise Unsupported("select with a tensor index (a dynamic, runtime offset)",
+                              where=where)
+        key = [slice(None)] * len(self.axes)
+        key[d] = _int(index, where)
+        return self[tuple(key)]
+
+    def permute(self, *dims, **kw):
+        where = caller()
+        if "dims" in kw:
+            dims = kw["dims"]
+        elif len(dims) == 1 and isinstance(dims[0], (list, tuple)):
+            dims = dims[0]
+        dims = [self._dim(d, where) for d in dims]
+        if sorted(dims) != list(range(len(self.axes))):
+            raise NKIError(f"permute {tuple(dims)}: not a permutation of {len(self.axes)} dims",
+                           where=where)
+        if self.is_tile and dims[0] != 0:
+            raise NKIError("permute moves a tile's partition dimension (an instruction, not a "
+                           "view)", where=where)
+        return View(self.base, self.offset, [self.axes[d] for d in dims], self.p0)
+
+    def expand_dim(self, dim):
+        where = caller()
+        d = self._dim(dim, where, len(self.axes) + 1)
+        if self.is_tile and d == 0:
+            raise NKIError("expand_dim(0) of a tile: the partition dimension stays first",
+                           where=where)
+        st = self.axes[d][0] * self.axes[d][1] if d < len(self.axes) else 1
+        return View(self.base, self.offset, self.axes[:d] + [(1, st)] + self.axes[d:], self.p0)
+
+    def squeeze_dim(self, dim):
+        where = caller()
+        d = self._dim(dim, where)
+        if self.axes[d][0] != 1:
+            raise NKIError(f"squeeze_dim({dim}): dimension of size {self.axes[d][0]}",
+                           where=where)
+        if self.is_tile and d == 0:
+            raise NKIError("squeeze_dim(0) of a tile: the partition dimension stays",
+                           where=where)
+        return View(self.base, self.offset, self.axes[:d] + self.axes[d + 1:] or [(1, 1)],
+                    self.p0)
+
+    def flatten_dims(self, start_dim=0, end_dim=-1):
+        where = caller()
+        a, b = self._dim(start_dim, where), self._dim(end_dim, where)
+        shape = list(self.shape)
+        return self.reshape(shape[:a] + [math.prod(shape[a:b + 1])] + shape[b + 1:],
+                            where=where)
+
+    def reshape_dim(self, dim, shape):
+        where = caller()
+        d = self._dim(dim, where)
+        s = list(self.shape)
+        return self.reshape(s[:d] + list(shape) + s[d + 1:], where=where)
+
+    def broadcast(self, dim, size):
+        where = caller()
+        d = self._dim(dim, where)
+        if self.axes[d][0] != 1:
+            raise NKIError(f"broadcast: dimension {d} has size {self.axes[d][0]}, not 1",
+                           where=where)
+        if self.is_tile and d == 0:
+            raise NKIError("broadcast of a tile's partition dimension (an instruction, not a "
+                           "view: nl.broadcast_to)", where=where)
+        axes = list(self.axes)
+        axes[d] = (_int(size, where), 0)
+        return View(self.base, self.offset, axes, self.p0)
 
     # -- arithmetic (older NKI) --
     def __add__(self, o): return _ctx().binary("add", self, o)
@@ -591,6 +814,26 @@ class View:
         return f"<view of {self.base!r} {self.shape}>"
 
 
+_VIEW_METHODS = ("ap", "slice", "select", "permute", "expand_dim", "squeeze_dim", "flatten_dims",
+                 "reshape_dim", "broadcast", "get_pattern", "is_contiguous")
+
+
+def _delegate(cls, names):
+    """Whole tiles and tensors take the view methods of their full view."""
+    for name in names:
+        def m(self, *a, _n=name, **k):
+            return getattr(self.full_view(), _n)(*a, **k)
+        m.__name__ = name
+        setattr(cls, name, m)
+    cls.strides = property(lambda self: self.full_view().strides)
+    cls.size = property(lambda self: math.prod(self.shape))
+    cls.offset = property(lambda self: 0)
+
+
+_delegate(Tile, _VIEW_METHODS + ("reshape",))
+_delegate(HbmTensor, _VIEW_METHODS)
+
+
 def _slice_ints(k, n, where):
     """A slice's bounds as written: negative ones count from the end, none is clamped (an
     out-of-range slice is the kernel's error, not a shorter view)."""
@@ -600,6 +843,52 @@ def _slice_ints(k, n, where):
     start = start + n if start < 0 else start
     stop = stop + n if stop < 0 else stop
     return start, stop, step
+
+
+def _reach(off, axes):
+    """The lowest and highest element a pattern of (num, step) axes reaches from off."""
+    lo = hi = off
+    for n, st in axes:
+        span = (n - 1) * st
+        lo, hi = (lo + span, hi) if span < 0 else (lo, hi + span)
+    return lo, hi
+
+
+def _nocopy_reshape(axes, shape):
+    """(num, step) axes of `shape` over the same elements as `axes` (row-major), or None when
+    that needs a copy: numpy's rule, dims merged only where they are contiguous."""
+    old = [a for a in axes if a[0] != 1]
+    new_dims = [d for d in shape if d != 1]
+    out, i, j = [], 0, 0
+    while i < len(old) and j < len(new_dims):
+        oi, nj = i + 1, j + 1
+        po, pn = old[i][0], new_dims[j]
+        while po != pn:
+            if po < pn:
+                po *= old[oi][0]
+                oi += 1
+            else:
+                pn *= new_dims[nj]
+                nj += 1
+        for k in range(i, oi - 1):  # the old dims of this group must be contiguous
+            if old[k][1] != old[k + 1][0] * old[k + 1][1]:
+                return None
+        st = old[oi - 1][1]
+        grp = []
+        for d in reversed(new_dims[j:nj]):
+            grp.append((d, st))
+            st *= d
+        out += reversed(grp)
+        i, j = oi, nj
+    res, k = [], 0
+    for d in shape:
+        if d == 1:
+            nxt = out[k] if k < len(out) else None
+            res.append((1, nxt[0] * nxt[1] if nxt else 1))
+        else:
+            res.append(out[k])
+            k += 1
+    return res
 
 
 def _int(v, where):

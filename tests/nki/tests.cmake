@@ -5,7 +5,7 @@
 # class whose name ends in PerGeneration loops over the generations: it runs once per
 # generation (GS_NKI_GENS), as nki_<file>_<class>_<gen>.
 set(GS_NKI_GENS gen2 gen3 gen4)
-foreach(file test_frontend test_topk test_nki03)
+foreach(file test_frontend test_topk test_nki03 test_views)
   set(py ${CMAKE_CURRENT_SOURCE_DIR}/nki/${file}.py)
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${py})
   file(STRINGS ${py} classes REGEX "^class [A-Za-z0-9_]+\\(unittest\\.TestCase\\):")

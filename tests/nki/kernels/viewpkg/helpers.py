@@ -1,0 +1,5 @@
+P_MAX = 128
+
+
+def ceil_div(a, b):
+    return (a + b - 1) // b
