@@ -207,10 +207,27 @@ class IndexExpr:
 
     # comparisons make masks (mask=(i * 128 + i_p < n)): see Mask
     def _cmp(self, o, op):
-        lo, hi = (self - self._lift(o)).bounds()
+        d = self - self._lift(o)
+        lo, hi = d.bounds()
         always = {"lt": hi < 0, "le": hi <= 0, "gt": lo > 0, "ge": lo >= 0}[op]
         never = {"lt": lo >= 0, "le": lo > 0, "gt": hi <= 0, "ge": hi < 0}[op]
-        return Mask(always, never)
+        ranges = None
+        if len(d.terms) == 1:  # c*x + k op 0, x in [0, extent): an interval of x
+            (v, c), = d.terms.items()
+            k = d.const
+            # as c*x <= b (le) or c*x >= b (ge)
+            kind, b = {"lt": ("le", -k - 1), "le": ("le", -k), "gt": ("ge", -k + 1),
+                       "ge": ("ge", -k)}[op]
+            floor_, ceil_ = b // c, -((-b) // c)
+            xlo, xhi = 0, v.extent - 1
+            if (kind == "le") == (c > 0):
+                xhi = min(xhi, floor_)
+            else:
+                xlo = max(xlo, ceil_)
+            ranges = {v: (xlo, xhi)}
+        elif not d.terms:
+            ranges = {}
+        return Mask(always, never, ranges)
 
     def __lt__(self, o): return self._cmp(o, "lt")
     def __le__(self, o): return self._cmp(o, "le")
@@ -226,24 +243,42 @@ class IndexExpr:
 
 
 class Mask:
-    """A mask= predicate over index expressions, known from their bounds: true for every
-    index (always), for none (never) or for some. Predicated execution is not modelled: an
-    operation whose mask is always true runs as without one (exact); any other mask is
-    unsupported at the kernel's line."""
-    __slots__ = ("always", "never")
+    """A mask= predicate over index expressions: true for every index (always), for none
+    (never), or, when it is a conjunction of comparisons of one index variable each, for an
+    interval of each variable (ranges: Var -> (lo, hi), inclusive). An operation under such a
+    mask runs on its operands restricted to those intervals (Ctx.emit): exactly what the
+    predicated instruction computes and writes. Any other mask (two variables in one
+    comparison, a disjunction) is unsupported at the kernel's line."""
+    __slots__ = ("always", "never", "ranges")
 
-    def __init__(self, always, never):
+    def __init__(self, always, never, ranges=None):
         self.always, self.never = always, never
+        self.ranges = {} if always else ranges
 
     def __and__(self, o):
         o = _as_mask(o)
-        return Mask(self.always and o.always, self.never or o.never)
+        if self.always or o.never:
+            return o
+        if o.always or self.never:
+            return self
+        r = None
+        if self.ranges is not None and o.ranges is not None:
+            r = dict(self.ranges)
+            for v, (lo, hi) in o.ranges.items():
+                a, b = r.get(v, (lo, hi))
+                r[v] = (max(a, lo), min(b, hi))
+        never = r is not None and any(lo > hi for lo, hi in r.values())
+        return Mask(False, never, r)
 
     __rand__ = __and__
 
     def __or__(self, o):
         o = _as_mask(o)
-        return Mask(self.always or o.always, self.never and o.never)
+        if self.always or o.never:
+            return self
+        if o.always or self.never:
+            return o
+        return Mask(False, False, None)
 
     __ror__ = __or__
 
@@ -260,13 +295,106 @@ def _as_mask(m):
 
 
 def check_mask(mask, where=None):
-    """mask= of an operation: None or always true runs unmasked; anything else unsupported."""
+    """mask= of an operation: None or always true runs unmasked; a mask the operation's
+    wrapper (masked) installed runs predicated; anything else is unsupported."""
     if mask is None:
         return
     m = _as_mask(mask)
-    if not m.always:
-        raise Unsupported("mask= that excludes elements (predicated execution is not modelled; "
-                          "a mask true for every index is accepted)", where=where)
+    if m.always:
+        return
+    ctx = _CTX
+    if ctx is not None and ctx.mask_src is mask:
+        return
+    raise Unsupported("mask= here (predicated execution is modelled for masks given by name "
+                      "to nl.* / nisa.* operations)", where=where)
+
+
+def mask_of(mask, where):
+    """The Mask of a mask= argument, checked to be one the model executes."""
+    m = _as_mask(mask)
+    if not m.always and not m.never and m.ranges is None:
+        raise Unsupported("mask= that is not a conjunction of comparisons of one index "
+                          "variable each (e.g. i_p + i_f < n, or |): predication by such a mask "
+                          "is not modelled", where=where)
+    return m
+
+
+def masked(fn):
+    """fn with its mask= keyword executed: the operation's instructions run on operands
+    restricted to the mask's intervals (Ctx.emit), none when the mask is never true."""
+    import functools
+
+    @functools.wraps(fn)
+    def w(*a, **k):
+        mask = k.get("mask")
+        if mask is None or _CTX is None or isinstance(mask, bool) and mask:
+            return fn(*a, **k)
+        ctx = _CTX
+        m = mask_of(mask, caller())
+        if m.always:
+            k["mask"] = None
+            return fn(*a, **k)
+        prev = ctx.mask, ctx.mask_src
+        ctx.mask, ctx.mask_src = m, mask
+        try:
+            return fn(*a, **k)
+        finally:
+            ctx.mask, ctx.mask_src = prev
+    w._masked = True
+    return w
+
+
+def wrap_masked(ns):
+    """Every function of a module namespace that takes mask=, wrapped by masked()."""
+    import inspect
+    for name, f in list(ns.items()):
+        if name.startswith("_") or not inspect.isfunction(f) or getattr(f, "_masked", False):
+            continue
+        try:
+            params = inspect.signature(f).parameters
+        except (TypeError, ValueError):
+            continue
+        if "mask" in params:
+            w = masked(f)
+            w._masked = True
+            ns[name] = w
+
+
+def restrict(v, ranges, where):
+    """View v restricted to a mask's intervals: an axis made by a mask variable (v.vars), or,
+    for a view without them, the axis at the variable's grid position when the ranks agree; a
+    size-1 axis there is a broadcast operand and stays whole."""
+    if v.oob is not None:  # in range once the mask's intervals bound its variables?
+        exprs, sizes, msg, at = v.oob
+        for e, n in zip(exprs, sizes):
+            lo = hi = e.const
+            for var, c in e.terms.items():
+                a, b = ranges.get(var, (0, var.extent - 1))
+                lo, hi = lo + min(c * a, c * b), hi + max(c * a, c * b)
+            if lo < 0 or hi >= n:
+                raise NKIError(msg + " (not excluded by the operation's mask=)", where=at)
+    axes, off, p0 = list(v.axes), v.offset, v.p0
+    for var, (lo, hi) in ranges.items():
+        ax = None
+        if v.vars is not None:
+            if var in v.vars:
+                ax = v.vars.index(var)
+        elif var.rank == len(axes):
+            n = axes[var.axis][0]
+            if n == var.extent:
+                ax = var.axis
+            elif n != 1:
+                raise Unsupported(f"a mask variable of extent {var.extent} on an operand axis of "
+                                  f"size {n}", where=where)
+        if ax is None:
+            continue
+        n, st = axes[ax]
+        if ax == 0 and v.is_tile:
+            p0 += lo
+        else:
+            off += lo * st
+        axes[ax] = (hi - lo + 1, st)
+    return View(v.base, off, axes, p0)
 
 
 def arange(start, stop=None, step=1):
@@ -438,11 +566,14 @@ class View:
     elements within a partition; p0 is the first partition. For HBM, every stride counts
     elements and axis 0 is the one DMA maps to partitions.
     """
-    __slots__ = ("base", "offset", "axes", "p0", "vars")
+    __slots__ = ("base", "offset", "axes", "p0", "vars", "oob")
 
-    def __init__(self, base, offset, axes, p0=0, vars=None):
+    def __init__(self, base, offset, axes, p0=0, vars=None, oob=None):
         self.base, self.offset, self.axes, self.p0 = base, offset, axes, p0
         self.vars = vars  # the index variable of each axis, for views made by index expressions
+        # an index beyond the tensor, allowed until the operation's mask= excludes it (NKI's
+        # tail tiles): (index expressions, dimension sizes, error, where), checked in restrict
+        self.oob = oob
 
     @property
     def shape(self):
@@ -529,12 +660,13 @@ class View:
                                        where=where)
                     raise Unsupported("two index variables on one axis", where=where)
                 by_axis[ax] = v
-        offset, p0 = self.offset, self.p0
+        offset, p0, oob = self.offset, self.p0, None
         for i, (e, (n, st)) in enumerate(zip(exprs, self.axes)):
             lo, hi = e.bounds()
-            if lo < 0 or hi >= n:
-                raise NKIError(f"index range [{lo}, {hi}] out of range for dimension {i} of size "
-                               f"{n}", where=where)
+            if (lo < 0 or hi >= n) and oob is None:
+                oob = (exprs, [a[0] for a in self.axes],
+                       f"index range [{lo}, {hi}] out of range for dimension {i} of size {n}",
+                       where)
             if i == 0 and self.is_tile:
                 p0 += e.const
             else:
@@ -563,7 +695,8 @@ class View:
                 raise Unsupported("a partition index variable used in a free dimension",
                                   where=where)
             axes.append((v.extent, stride))
-        return View(self.base, offset, axes, p0, tuple(by_axis.get(ax) for ax in range(rank)))
+        return View(self.base, offset, axes, p0, tuple(by_axis.get(ax) for ax in range(rank)),
+                    oob)
 
     def __setitem__(self, key, value):
         assign(self[key], value)
@@ -1024,6 +1157,7 @@ class Ctx:
         self.gpsimd = caps.get("has_gpsimd", True)
         self.ops_supported = set(caps.get("ops", []))
         self.schedule = True  # reorder within the dependencies (gensweep.schedule)
+        self.mask = self.mask_src = None  # the mask= of the operation being traced (masked())
 
     # -- tensors --
     def hbm(self, shape, dtype, buffer, name, where):
@@ -1040,6 +1174,17 @@ class Ctx:
 
     # -- emission --
     def emit(self, name, where, *operands):
+        if self.mask is not None:
+            if self.mask.never:
+                return None  # predicated off everywhere: no instruction
+            if name in ("matmul", "transpose"):
+                raise Unsupported(f"mask= on {name} (its operands do not share the output's "
+                                  "index space)", where=where)
+            operands = tuple(restrict(o, self.mask.ranges, where) if isinstance(o, View) else o
+                             for o in operands)
+        for o in operands:
+            if isinstance(o, View) and o.oob is not None:
+                raise NKIError(o.oob[2], where=o.oob[3])
         self.n_instr += 1
         if self.n_instr > self.cap:
             raise NKIError(f"the kernel issued more than {self.cap} instructions (a runaway "
@@ -1085,8 +1230,20 @@ class Ctx:
                               where=where)
         self.mark_read(src)
         self.mark_write(dst)
+        m = self.mask
+        if m is not None:  # restricted before fit_dma squeezes axes away
+            if m.never:
+                return
+            dst, src = restrict(dst, m.ranges, where), restrict(src, m.ranges, where)
+        for o in (dst, src):
+            if o.oob is not None:
+                raise NKIError(o.oob[2], where=o.oob[3])
         d, s = self.fit_dma(dst, src, where)
-        self.emit("dma_copy", where, d, s, -1)
+        self.mask = None
+        try:
+            self.emit("dma_copy", where, d, s, -1)
+        finally:
+            self.mask = m
 
     def fit_dma(self, dst, src, where):
         """The two sides as patterns of equal [partitions x free] shape."""
@@ -1280,6 +1437,7 @@ def assign(dst, value):
         ctx.tensor_copy(dst, v, None, where)
 
 
+@masked
 def store(dst, value, mask=None, **_):
     ctx = _ctx()
     where = caller()
@@ -1303,6 +1461,7 @@ def store(dst, value, mask=None, **_):
     ctx.dma(d, v, where)
 
 
+@masked
 def load(src, dtype=None, mask=None, **_):
     ctx = _ctx()
     where = caller()

@@ -478,3 +478,7 @@ for _n in ("engine", "oob_mode", "dge_mode", "reduce_cmd", "matmul_perf_mode", "
            "nc_version"):
     setattr(constants, _n, globals()[_n])
 _sys.modules[constants.__name__] = constants
+
+
+# mask= executed as predication (gensweep.tracer.masked)
+_t.wrap_masked(globals())

@@ -466,3 +466,7 @@ def load_transpose2d(src, dtype=None, mask=None, **_):
 def broadcast_to(x, shape):
     """nl.broadcast_to(t, shape) / t.broadcast_to(shape) (gensweep.tracer.broadcast_to)."""
     return _t.broadcast_to(x, shape, _caller())
+
+
+# mask= executed as predication (gensweep.tracer.masked)
+_t.wrap_masked(globals())

@@ -113,9 +113,22 @@ class Nki03OlderForms(unittest.TestCase):
                     self.assertEqual(rec.get("status"), "pass", p.stdout + p.stderr)
 
 
-    def test_a_mask_true_everywhere_runs_and_a_partial_one_is_unsupported_at_its_line(self):
-        rec, p = run("masked_rows", ["x=fp32:256x64"], "gen3", "exp")
-        self.assertEqual(rec.get("status"), "pass", p.stdout + p.stderr)
+    def test_masks_predicate_and_a_two_variable_one_is_unsupported_at_its_line(self):
+        """A mask true everywhere (256 rows); a tail tile whose indices beyond the tensor the
+        mask excludes (200 rows); a box of two variables' intervals over a tile written before
+        (only the box changes); a mask true nowhere (no instruction)."""
+        for gen in GENS:
+            for kernel, args, ref in [("masked_rows", ["x=fp32:256x64"], "exp"),
+                                      ("masked_rows", ["x=fp32:200x64"], "exp"),
+                                      ("masked_box", ["x=fp32:128x64"], "masked_box"),
+                                      ("masked_never", ["x=fp32:128x64"], "same_x")]:
+                with self.subTest(gen=gen, kernel=kernel, args=args):
+                    rec, p = run(kernel, args, gen, ref)
+                    self.assertEqual(rec.get("status"), "pass", p.stdout + p.stderr)
+        rec, p = run("masked_never", ["x=fp32:128x64"], "gen3", "same_x")
+        self.assertEqual(rec.get("instructions"), 2, p.stdout)
+        rec, p = run("masked_box", ["x=fp32:128x64"], "gen3", "same_x")
+        self.assertEqual(rec.get("status"), "fail", p.stdout + p.stderr)
         rec, p = run("masked_partial", ["x=fp32:128x64"], "gen3", "exp")
         self.assertEqual(rec.get("status"), "unsupported", p.stdout + p.stderr)
         self.assertIn("mask=", p.stdout + p.stderr)

@@ -184,6 +184,34 @@ def masked_partial(x):
     out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
     jf = nl.arange(x.shape[1])[None, :]
     t = nl.load(x)
-    y = nl.exp(t, mask=(jf < 32))  # excludes columns 32..: unsupported
+    ip = nl.arange(x.shape[0])[:, None]
+    y = nl.exp(t, mask=(ip + jf < 32))  # two variables in one comparison: unsupported
     nl.store(out, value=y)
+    return out
+
+
+@nki.jit
+def masked_box(x):
+    """x [128, 64]: out = x, then rows < 64 and columns < 48 squared under a mask of two
+    variables' intervals (nl.multiply and nl.store predicated)."""
+    out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+    ip = nl.arange(128)[:, None]
+    jf = nl.arange(64)[None, :]
+    t = nl.load(x)
+    nl.store(out, value=t)
+    box = (ip < 64) & (jf < 48)
+    y = nl.multiply(t, t, mask=box)
+    nl.store(out[ip, jf], value=y, mask=box)
+    return out
+
+
+@nki.jit
+def masked_never(x):
+    """A mask true for no index: the predicated operations issue no instruction."""
+    out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+    ip = nl.arange(128)[:, None]
+    t = nl.load(x)
+    nl.store(out, value=t)
+    y = nl.multiply(t, 2.0, mask=(ip < 0))
+    nl.store(out, value=y, mask=(ip >= 128))
     return out

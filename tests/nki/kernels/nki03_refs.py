@@ -53,3 +53,13 @@ def matmul(a, b):
 def exp(x):
     import numpy as np
     return np.exp(x)
+
+
+def masked_box(x):
+    y = x.copy()
+    y[:64, :48] = x[:64, :48] ** 2
+    return y
+
+
+def same_x(x):
+    return x
