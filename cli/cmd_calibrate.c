@@ -21,6 +21,9 @@ void gs_help_calibrate(void)
            "the fit cases and the validation cases apart (each case's role:), with the worst\n"
            "case of each. CASES.yaml may be a name: cases is ./calibration/cases.yaml, else the\n"
            "case file installed with gensweep.\n"
+           "An nki: case runs a published NKI kernel file from a local copy of its repository,\n"
+           "whose root an environment variable names (e.g. GS_NKI_SAMPLES), as `gensweep nki\n"
+           "run` does; with the variable unset or the file absent the case is skipped and said.\n"
            "  --fit KEYS   fit these config keys per generation (only values tagged [assumed]\n"
            "               or [fit] are fitted; sourced ones are left alone) to the fit cases\n"
            "               of that generation (never the validation cases), and print the\n"
@@ -179,10 +182,16 @@ int gs_cmd_calibrate(int argc, char **argv)
     cJSON *doc = gs_calib_run(c, n_keys ? &fo : NULL, &err);
     gs_calib_free(c);
     if (!doc) {
+        /* the message may quote a case name or an NKI case's child output: escaped */
+        gs_sb msg;
+        gs_sb_init(&msg);
+        gs_sb_term(&msg, err.message);
         if (err.line > 0)
-            fprintf(stderr, "gensweep calibrate: %s:%d: %s\n", err.file, err.line, err.message);
+            fprintf(stderr, "gensweep calibrate: %s:%d: %s\n", err.file, err.line,
+                    gs_sb_cstr(&msg));
         else
-            fprintf(stderr, "gensweep calibrate: %s\n", err.message);
+            fprintf(stderr, "gensweep calibrate: %s\n", gs_sb_cstr(&msg));
+        gs_sb_free(&msg);
         return GS_EXIT_FAIL;
     }
 
@@ -202,8 +211,11 @@ int gs_cmd_calibrate(int argc, char **argv)
             gs_sb_printf(&sh, "%s%.0f", first ? "" : "x", d0->valuedouble);
             first = 0;
         }
-        snprintf(job, sizeof job, "%s/%s %s", gs_json_str(k, "kernel"), gs_json_str(k, "variant"),
-                 gs_sb_cstr(&sh));
+        if (cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(k, "nki")))
+            snprintf(job, sizeof job, "%s", gs_json_str(k, "kernel"));
+        else
+            snprintf(job, sizeof job, "%s/%s %s", gs_json_str(k, "kernel"),
+                     gs_json_str(k, "variant"), gs_sb_cstr(&sh));
         gs_sb_free(&sh);
         const double m = gs_json_num(k, "measured_ns"), mod = gs_json_num(k, "model_ns");
         /* names and sources come from the case file: control characters escaped */
@@ -214,13 +226,28 @@ int gs_cmd_calibrate(int argc, char **argv)
         gs_sb_term(&name, gs_json_str(k, "name"));
         gs_sb_term(&gen, gs_json_str(k, "generation"));
         gs_sb_term(&src, gs_json_str(k, "source"));
+        gs_sb jobt;
+        gs_sb_init(&jobt);
+        gs_sb_term(&jobt, job);
         printf("%-28s %-6s %-8s %-34s %-18s ", gs_sb_cstr(&name), gs_sb_cstr(&gen),
-               gs_json_str(k, "role"), job, gs_json_str(k, "measure"));
-        if (isnan(m))
+               gs_json_str(k, "role"), gs_sb_cstr(&jobt), gs_json_str(k, "measure"));
+        gs_sb_free(&jobt);
+        const char *skipped = gs_json_str(k, "skipped");
+        if (skipped[0]) {
+            gs_sb why;
+            gs_sb_init(&why);
+            gs_sb_term(&why, skipped);
+            if (isnan(m))
+                printf("%12s", "-");
+            else
+                printf("%12.1f", m);
+            printf(" %12s %7s  %s (%s)\n", "-", "-", gs_sb_cstr(&src), gs_sb_cstr(&why));
+            gs_sb_free(&why);
+        } else if (isnan(m))
             printf("%12s %12.1f %7s", "-", mod, "-");
         else
             printf("%12.1f %12.1f %7.3f", m, mod, gs_json_num(k, "ratio"));
-        printf("  %s\n", gs_sb_cstr(&src));
+        if (!skipped[0]) printf("  %s\n", gs_sb_cstr(&src));
         gs_sb_free(&name);
         gs_sb_free(&gen);
         gs_sb_free(&src);
@@ -240,6 +267,12 @@ int gs_cmd_calibrate(int argc, char **argv)
         printf("geomean error factor: %.3f before the fit, %.3f after\n", before, after);
     else
         printf("geomean error factor: %.3f\n", after);
+    const double n_skipped = gs_json_num(doc, "skipped_cases");
+    if (n_skipped > 0)
+        printf("skipped    %3.0f case(s): their kernel files are not here (an nki: case's mirror "
+               "variable unset or its file absent); the errors below are over the cases that "
+               "ran\n",
+               n_skipped);
     int check_failed = 0;
     for (int role = 0; role < 2; role++) {
         const char *rn = role ? "validate" : "fit";

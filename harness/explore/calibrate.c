@@ -37,6 +37,8 @@ int gs_calib_has_target(const gs_calib *c)
 void gs_calib_free(gs_calib *c)
 {
     if (!c) return;
+    for (size_t i = 0; i < c->n; i++)
+        gs_free(c->cases[i].nki);
     gs_sweep_free(c->cfgs);
     gs_free(c->path);
     gs_free(c);
@@ -107,6 +109,171 @@ static int find_config(const gs_calib *c, const char *name, size_t *out)
     return 0;
 }
 
+static int is_ident(const char *s, int upper)
+{
+    if (!s || !s[0] || (s[0] >= '0' && s[0] <= '9')) return 0;
+    for (const char *p = s; *p; p++) {
+        const int ok = (*p >= '0' && *p <= '9') || *p == '_' || (*p >= 'A' && *p <= 'Z') ||
+                       (!upper && *p >= 'a' && *p <= 'z');
+        if (!ok) return 0;
+    }
+    return 1;
+}
+
+/* A path inside the mirror: relative, no "..", no empty part. */
+static int is_inside_path(const char *s)
+{
+    if (!s[0] || s[0] == '/') return 0;
+    const char *p = s;
+    while (*p) {
+        const char *e = strchr(p, '/');
+        const size_t n = e ? (size_t)(e - p) : strlen(p);
+        if (n == 0 || (n == 2 && p[0] == '.' && p[1] == '.')) return 0;
+        p += n;
+        if (*p) p++;
+    }
+    return 1;
+}
+
+/* The directory of the case file (for an NKI case's reference, a file of the project). */
+static void case_file_dir(const char *path, char *buf, size_t size)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        snprintf(buf, size, ".");
+    else
+        snprintf(buf, size, "%.*s", (int)(slash - path), path);
+}
+
+/* nki: {mirror: ENV, file: PATH, kernel: NAME, args: [NAME=VALUE, ...], grid: AxB,
+ *       reference: FILE.py:FUNC, repository: OWNER/NAME, commit: SHA} */
+static int load_nki(loader *L, yaml_node_t *m, const char *key, cal_nki *n)
+{
+    if (m->type != YAML_MAPPING_NODE) {
+        LERR(L, m, "%s: expected a mapping (mirror:, file:, kernel:, args:, repository:, commit:)",
+             key);
+        return 0;
+    }
+    int ok = 1;
+    char k2[128];
+    for (yaml_node_pair_t *p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top; p++) {
+        yaml_node_t *kn = yaml_document_get_node(&L->doc, p->key);
+        yaml_node_t *vn = yaml_document_get_node(&L->doc, p->value);
+        const char *ks = gs_yaml_scalar(kn);
+        snprintf(k2, sizeof k2, "%s.%.40s", key, ks ? ks : "?");
+        if (!ks) {
+            LERR(L, kn, "%s: keys must be plain names", key);
+            ok = 0;
+        } else if (!strcmp(ks, "mirror")) {
+            if (copy_str(L, vn, k2, n->mirror, sizeof n->mirror) && !is_ident(n->mirror, 1)) {
+                LERR(L, vn,
+                     "%s: expected the name of an environment variable (A-Z, 0-9, _), "
+                     "e.g. GS_NKI_SAMPLES",
+                     k2);
+                ok = 0;
+            }
+        } else if (!strcmp(ks, "file")) {
+            if (copy_str(L, vn, k2, n->file, sizeof n->file) && !is_inside_path(n->file)) {
+                LERR(L, vn, "%s: expected a path relative to the mirror's root, without '..'", k2);
+                ok = 0;
+            }
+        } else if (!strcmp(ks, "kernel")) {
+            if (copy_str(L, vn, k2, n->kernel, sizeof n->kernel) && !is_ident(n->kernel, 0)) {
+                LERR(L, vn, "%s: expected a Python function name", k2);
+                ok = 0;
+            }
+        } else if (!strcmp(ks, "args")) {
+            if (vn->type != YAML_SEQUENCE_NODE) {
+                LERR(L, vn, "%s: expected a list of NAME=VALUE (as nki run's --arg)", k2);
+                ok = 0;
+                continue;
+            }
+            for (yaml_node_item_t *it = vn->data.sequence.items.start;
+                 it < vn->data.sequence.items.top; it++) {
+                yaml_node_t *an = yaml_document_get_node(&L->doc, *it);
+                if (n->n_args == CAL_NKI_MAX_ARGS) {
+                    LERR(L, an, "%s: more than %d arguments", k2, CAL_NKI_MAX_ARGS);
+                    ok = 0;
+                    break;
+                }
+                char *a = n->args[n->n_args];
+                if (!copy_str(L, an, k2, a, sizeof n->args[0])) {
+                    ok = 0;
+                    continue;
+                }
+                const char *eq = strchr(a, '=');
+                char name[256];
+                snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - a) : 0, a);
+                if (!eq || !is_ident(name, 0) || !eq[1]) {
+                    LERR(L, an,
+                         "%s: '%.80s': expected NAME=VALUE (NAME=DTYPE:SHAPE for a tensor, "
+                         "e.g. lhsT=bf16:8192x4096)",
+                         k2, a);
+                    ok = 0;
+                    continue;
+                }
+                n->n_args++;
+            }
+        } else if (!strcmp(ks, "grid")) {
+            if (copy_str(L, vn, k2, n->grid, sizeof n->grid) &&
+                strspn(n->grid, "0123456789x") != strlen(n->grid)) {
+                LERR(L, vn, "%s: expected AxB.., e.g. 4x2", k2);
+                ok = 0;
+            }
+        } else if (!strcmp(ks, "reference")) {
+            char ref[512];
+            if (!copy_str(L, vn, k2, ref, sizeof ref)) {
+                ok = 0;
+                continue;
+            }
+            const char *colon = strrchr(ref, ':');
+            char dir[512];
+            case_file_dir(L->c->path, dir, sizeof dir);
+            if (!colon || colon == ref || !is_ident(colon + 1, 0) || ref[0] == '/') {
+                LERR(L, vn, "%s: expected FILE.py:FUNC, FILE relative to the case file", k2);
+                ok = 0;
+                continue;
+            }
+            snprintf(n->reference, sizeof n->reference, "%s/%s", dir, ref);
+            char file[1024];
+            snprintf(file, sizeof file, "%.*s", (int)(strrchr(n->reference, ':') - n->reference),
+                     n->reference);
+            struct stat sb;
+            if (stat(file, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+                LERR(L, vn, "%s: %.200s: no such file", k2, file);
+                ok = 0;
+            }
+        } else if (!strcmp(ks, "repository")) {
+            if (copy_str(L, vn, k2, n->repository, sizeof n->repository) &&
+                (!strchr(n->repository, '/') || strchr(n->repository, ' '))) {
+                LERR(L, vn, "%s: expected OWNER/NAME, e.g. aws-neuron/nki-samples", k2);
+                ok = 0;
+            }
+        } else if (!strcmp(ks, "commit")) {
+            if (copy_str(L, vn, k2, n->commit, sizeof n->commit) &&
+                (strlen(n->commit) < 7 ||
+                 strspn(n->commit, "0123456789abcdef") != strlen(n->commit))) {
+                LERR(L, vn, "%s: expected a commit hash (7 to 40 lower-case hex digits)", k2);
+                ok = 0;
+            }
+        } else {
+            LERR(L, kn,
+                 "%s: unknown key (expected mirror, file, kernel, args, grid, reference, "
+                 "repository, commit)",
+                 k2);
+            ok = 0;
+        }
+    }
+    static const char *const required[] = {"mirror", "file", "kernel", "repository", "commit"};
+    const char *const have[] = {n->mirror, n->file, n->kernel, n->repository, n->commit};
+    for (int i = 0; i < 5; i++)
+        if (ok && !have[i][0]) {
+            LERR(L, m, "%s: %s: is required", key, required[i]);
+            ok = 0;
+        }
+    return ok;
+}
+
 static void load_case(loader *L, yaml_node_t *m, size_t index)
 {
     gs_calib *c = L->c;
@@ -123,6 +290,9 @@ static void load_case(loader *L, yaml_node_t *m, size_t index)
     k.line = (int)m->start_mark.line + 1;
     k.measure = CAL_KERNEL;
     int ok = 1, have_shape = 0, have_kernel = 0, have_role = 0;
+    yaml_node_t *nki_node = NULL;
+    cal_nki nki;
+    memset(&nki, 0, sizeof nki);
     yaml_node_t *kernel_node = m, *params_node = NULL, *variant_node = NULL, *dtype_node = NULL,
                 *shape_node = m;
     char key[80];
@@ -153,6 +323,9 @@ static void load_case(loader *L, yaml_node_t *m, size_t index)
                 LERR(L, vn, "%s: unknown kernel '%s' (gensweep list kernels)", key, s ? s : "");
                 ok = 0;
             }
+        } else if (!strcmp(ks, "nki")) {
+            nki_node = vn;
+            ok &= load_nki(L, vn, key, &nki);
         } else if (!strcmp(ks, "variant")) {
             variant_node = vn;
         } else if (!strcmp(ks, "dtype")) {
@@ -220,8 +393,8 @@ static void load_case(loader *L, yaml_node_t *m, size_t index)
             ok &= copy_str(L, vn, key, k.note, sizeof k.note);
         } else {
             LERR(L, kn,
-                 "%s: unknown key (expected name, config, kernel, variant, dtype, params, shape, "
-                 "measure, role, time, engine_bandwidth, engines, source, note)",
+                 "%s: unknown key (expected name, config, kernel or nki, variant, dtype, params, "
+                 "shape, measure, role, time, engine_bandwidth, engines, source, note)",
                  key);
             ok = 0;
         }
@@ -229,8 +402,23 @@ static void load_case(loader *L, yaml_node_t *m, size_t index)
     snprintf(key, sizeof key, "cases[%zu]", index);
     if (!k.name[0]) LERR(L, m, "%s: name: is required", key), ok = 0;
     if (!k.config[0]) LERR(L, m, "%s: config: is required", key), ok = 0;
-    if (!have_kernel) LERR(L, m, "%s: kernel: is required", key), ok = 0;
-    if (!have_shape) LERR(L, m, "%s: shape: is required", key), ok = 0;
+    if (nki_node) {
+        /* an NKI kernel's shapes are its args; it has no suite variant, dtype or params */
+        yaml_node_t *const extra[] = {have_kernel ? kernel_node : NULL,
+                                      have_shape ? shape_node : NULL, variant_node, dtype_node,
+                                      params_node};
+        static const char *const extra_names[] = {"kernel", "shape", "variant", "dtype", "params"};
+        for (int i = 0; i < 5; i++)
+            if (extra[i])
+                LERR(L, extra[i], "%s.%s: not with nki: (the NKI kernel's args: give its shapes)",
+                     key, extra_names[i]),
+                    ok = 0;
+        if (k.measure != CAL_KERNEL && k.measure != CAL_KERNEL_WITH_LAUNCH)
+            LERR(L, m, "%s: an nki: case measures kernel or kernel_with_launch", key), ok = 0;
+    } else {
+        if (!have_kernel) LERR(L, m, "%s: kernel: (or nki:) is required", key), ok = 0;
+        if (!have_shape) LERR(L, m, "%s: shape: is required", key), ok = 0;
+    }
     if (!have_role) LERR(L, m, "%s: role: is required (fit or validate)", key), ok = 0;
     if (!k.source[0]) LERR(L, m, "%s: source: is required (a key of sources:)", key), ok = 0;
     if (k.source[0]) {
@@ -252,6 +440,16 @@ static void load_case(loader *L, yaml_node_t *m, size_t index)
             LERR(L, m, "%s.name: '%s' is used twice (first at line %d)", key, k.name,
                  c->cases[i].line),
                 ok = 0;
+    if (ok && nki_node) {
+        k.nki = gs_malloc(sizeof *k.nki);
+        if (!k.nki) {
+            LERR(L, m, "%s: out of memory", key);
+            return;
+        }
+        *k.nki = nki;
+        c->cases[c->n++] = k;
+        return;
+    }
     if (!ok || !k.kernel) return;
     const gs_kernel_def *kd = k.kernel;
     if (k.n_dims != kd->n_dims) {

@@ -17,6 +17,22 @@
  *       engines: 1                   # optional structural check (transfer only)
  *       source: DMAO                 # a key of sources:
  *       note: "what was measured, where"
+ *     - name: mm-tiled-nki             # an NKI case: a published kernel file
+ *       config: gen2
+ *       nki:                         # instead of kernel:, shape:, variant:, dtype:, params:
+ *         mirror: GS_NKI_SAMPLES     # env variable: the root of a copy of the repository
+ *         file: src/.../mm.py        # relative to that root
+ *         kernel: nki_matmul_tiled_  # the function
+ *         args: [lhsT=bf16:8192x4096, rhs=bf16:8192x8192]   # as nki run's --arg
+ *         grid: 4x2                  # optional: nki run's --grid
+ *         reference: refs.py:func    # optional: --reference, FILE relative to the case file
+ *         repository: aws-neuron/nki-samples   # what it was written against (recorded)
+ *         commit: 6905a68a122f937e68403727759f035ddd144f95
+ *       measure: kernel_with_launch  # kernel or kernel_with_launch only
+ * An NKI case runs as `gensweep nki run FILE --kernel K --config CFG --arg ... --json` (with
+ * --timing-only unless a reference is given) in a child process of this binary; when the mirror
+ * variable is unset or the file is absent it is skipped ("skipped: $VAR not set"), never an
+ * error, and counted in the document's skipped_cases.
  * measure: kernel = the job's simulated time (time_ns); kernel_with_launch = that plus one
  * launch (time_with_launch_ns: what end-to-end benchmark latencies measure); transfer = instruction
  * 0's span from its first engine share to its end (a DMA transfer, without the issue latency before

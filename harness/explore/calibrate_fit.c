@@ -7,15 +7,18 @@
 #include "calibrate_internal.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "gs/strbuf.h"
 #include "gs/units.h"
 #include "jobspec.h"
+#include "proc.h"
 #include "record.h"
 #include "results.h"
 
@@ -65,6 +68,133 @@ static int case_runs(const cal_case *k, size_t g, int fit_only)
     return k->cfg == g && (!fit_only || k->role == CAL_ROLE_FIT);
 }
 
+/* The mirror file of an NKI case, or "" with why (the case's skip reason) when the mirror's
+ * variable is unset or the file is not there: a case file's NKI cases run where the mirrors are
+ * and are said skipped elsewhere (CI without them still checks the cases it has). */
+static int nki_file(const cal_nki *n, char *path, size_t size, char *why, size_t why_size)
+{
+    const char *root = getenv(n->mirror);
+    path[0] = '\0';
+    if (!root || !*root) {
+        snprintf(why, why_size, "skipped: $%s not set", n->mirror);
+        return 0;
+    }
+    struct stat sb;
+    int len = snprintf(path, size, "%s/%s", root, n->file);
+    if (len < 0 || (size_t)len >= size || stat(path, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        snprintf(why, why_size, "skipped: $%s/%s: no such file", n->mirror, n->file);
+        path[0] = '\0';
+        return 0;
+    }
+    return 1;
+}
+
+/* Run NKI case i as `gensweep nki run FILE --kernel K --config CFG --arg ... --json` in a child
+ * process (this binary: the same code path as the command), its record on stdout in a file of
+ * the scratch directory. Fills *model_ns from the record's time_ns or time_with_launch_ns. */
+static gs_status run_nki_case(gs_calib *c, size_t i, const char *cfg_path, const char *const *sets,
+                              size_t n_sets, double *model_ns, gs_error *err)
+{
+    const cal_case *k = &c->cases[i];
+    const cal_nki *n = k->nki;
+    char file[PATH_MAX];
+    if (!nki_file(n, file, sizeof file, c->skipped[i], sizeof c->skipped[i])) return GS_OK;
+    char exe[PATH_MAX];
+    const ssize_t el = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (el <= 0)
+        return gs_error_set(err, GS_ERR_IO, NULL, 0, 0,
+                            "cannot find its own binary (/proc/self/exe): %s", strerror(errno));
+    exe[el] = '\0';
+    char out[PATH_MAX], errf[PATH_MAX], wall[32];
+    snprintf(out, sizeof out, "%s/nki-case-%zu.json", c->o.out_dir, i);
+    snprintf(errf, sizeof errf, "%s/nki-case-%zu.err", c->o.out_dir, i);
+    const double limit = c->o.timeout_s > 0 ? c->o.timeout_s : GS_SWEEP_DEFAULT_TIMEOUT;
+    snprintf(wall, sizeof wall, "%g", limit);
+    const char *argv[24 + 2 * CAL_NKI_MAX_ARGS + 2 * GS_SWEEP_MAX_LIST];
+    size_t a = 0;
+    argv[a++] = exe;
+    argv[a++] = "nki";
+    argv[a++] = "run";
+    argv[a++] = file;
+    argv[a++] = "--kernel";
+    argv[a++] = n->kernel;
+    argv[a++] = "--config";
+    argv[a++] = cfg_path;
+    if (n->grid[0]) argv[a++] = "--grid", argv[a++] = n->grid;
+    for (int j = 0; j < n->n_args; j++)
+        argv[a++] = "--arg", argv[a++] = n->args[j];
+    for (size_t j = 0; j < n_sets; j++)
+        argv[a++] = "--set", argv[a++] = sets[j];
+    if (n->reference[0])
+        argv[a++] = "--reference", argv[a++] = n->reference;
+    else
+        argv[a++] = "--timing-only";
+    argv[a++] = "--json";
+    argv[a++] = "--wall-limit";
+    argv[a++] = wall;
+    argv[a] = NULL;
+    gs_proc_opts po;
+    memset(&po, 0, sizeof po);
+    po.kind = GS_PROC_EXEC;
+    po.exe = exe;
+    po.argv = argv;
+    po.out = GS_PROC_FILE;
+    po.out_path = out;
+    po.err = GS_PROC_FILE;
+    po.err_path = errf;
+    po.tail_bytes = 1024;
+    po.timeout_s = 2 * limit + 10; /* the child holds its own limits; this is a backstop */
+    po.exec_fail_who = "gensweep calibrate";
+    gs_proc *proc = gs_proc_start(&po);
+    if (!proc)
+        return gs_error_set(err, GS_ERR_IO, c->path, k->line, 0,
+                            "case %s: cannot start %s nki run: %s", k->name, exe, strerror(errno));
+    const gs_proc_result *r = gs_proc_wait(proc);
+    char tail[1024];
+    snprintf(tail, sizeof tail, "%s", r->tail ? r->tail : "");
+    const int exited = r->exited, code = r->exit_code, sig = r->signal;
+    gs_proc_free(proc);
+    cJSON *rec = NULL;
+    {
+        FILE *f = fopen(out, "rb");
+        gs_sb sb;
+        gs_sb_init(&sb);
+        char buf[8192];
+        size_t got;
+        while (f && (got = fread(buf, 1, sizeof buf, f)) > 0)
+            gs_sb_putn(&sb, buf, got);
+        if (f) fclose(f);
+        rec = gs_sb_ok(&sb) ? cJSON_Parse(gs_sb_cstr(&sb)) : NULL;
+        gs_sb_free(&sb);
+    }
+    unlink(out);
+    unlink(errf);
+    const char *status = rec ? gs_json_str(rec, "status") : "";
+    if (!exited || code != 0 || strcmp(status, "pass") != 0) {
+        /* the first line of the child's complaint: its last lines, as it wrote them */
+        gs_status st =
+            gs_error_set(err, GS_ERR_INVALID, c->path, k->line, 0,
+                         "case %s: gensweep nki run %s (%s) did not pass (%s%s%s): %s", k->name,
+                         n->file, n->kernel,
+                         !exited     ? "killed by "
+                         : status[0] ? "status "
+                                     : "exit status ",
+                         !exited     ? gs_proc_signal_name(sig)
+                         : status[0] ? status
+                                     : "",
+                         exited && !status[0] ? (code == 2 ? "2: could not be traced" : "1") : "",
+                         tail[0] ? tail
+                         : rec   ? gs_json_str(rec, "reason")
+                                 : "no output");
+        cJSON_Delete(rec);
+        return st;
+    }
+    *model_ns =
+        gs_json_num(rec, k->measure == CAL_KERNEL_WITH_LAUNCH ? "time_with_launch_ns" : "time_ns");
+    cJSON_Delete(rec);
+    return GS_OK;
+}
+
 /* Run the cases of generation `cfg` (every case when cfg == SIZE_MAX; only the fit cases when
  * fit_only) at point p; fills model[i] (ns, NAN when not run) and engines[i]. Returns GS_OK, or
  * an error when a job did not pass. */
@@ -75,10 +205,13 @@ static gs_status run_cases_in(gs_calib *c, size_t cfg, const cal_point *p, int f
     const size_t ncfg = gs_sweep_config_count(c->cfgs);
     for (size_t g = 0; g < ncfg; g++) {
         if (cfg != SIZE_MAX && g != cfg) continue;
-        int any = 0;
-        for (size_t i = 0; i < c->n; i++)
-            any |= case_runs(&c->cases[i], g, fit_only);
-        if (!any) continue;
+        int any = 0, any_nki = 0;
+        for (size_t i = 0; i < c->n; i++) {
+            const int runs = case_runs(&c->cases[i], g, fit_only);
+            any |= runs && !c->cases[i].nki;
+            any_nki |= runs && c->cases[i].nki;
+        }
+        if (!any && !any_nki) continue;
         char sets_buf[16][256];
         const char *sets[GS_SWEEP_MAX_LIST];
         size_t n_sets = 0;
@@ -88,8 +221,17 @@ static gs_status run_cases_in(gs_calib *c, size_t cfg, const cal_point *p, int f
             set_text(sets_buf[k], sizeof sets_buf[k], p->keys[k], p->units[k], p->v[k]);
             sets[n_sets++] = sets_buf[k];
         }
-        gs_sweep_opts o = c->o;
         const char *path = gs_sweep_config_path(c->cfgs, g);
+        /* the NKI cases first, one child process each (nki run's own path) */
+        for (size_t i = 0; i < c->n; i++) {
+            if (!case_runs(&c->cases[i], g, fit_only) || !c->cases[i].nki) continue;
+            c->skipped[i][0] = '\0';
+            model[i] = NAN;
+            gs_status st = run_nki_case(c, i, path, sets, n_sets, &model[i], err);
+            if (st != GS_OK) return st;
+        }
+        if (!any) continue;
+        gs_sweep_opts o = c->o;
         o.configs = &path;
         o.n_configs = 1;
         o.sets = sets;
@@ -111,7 +253,7 @@ static gs_status run_cases_in(gs_calib *c, size_t cfg, const cal_point *p, int f
         /* per_step cases run twice: dims[0] = N and 2N */
         for (size_t i = 0; i < c->n; i++) {
             const cal_case *k = &c->cases[i];
-            if (!case_runs(k, g, fit_only)) continue;
+            if (!case_runs(k, g, fit_only) || k->nki) continue;
             for (int rep = 0; rep < (k->measure == CAL_PER_STEP ? 2 : 1); rep++) {
                 const gs_job_spec spec = case_spec(k, gs_sweep_config(s, 0), rep);
                 if (gs_sweep_add(s, 0, &spec, 0) != 0) {
@@ -133,7 +275,7 @@ static gs_status run_cases_in(gs_calib *c, size_t cfg, const cal_point *p, int f
         }
         for (size_t i = 0; i < c->n; i++) {
             const cal_case *k = &c->cases[i];
-            if (!case_runs(k, g, fit_only)) continue;
+            if (!case_runs(k, g, fit_only) || k->nki) continue;
             double t[2] = {NAN, NAN};
             for (int rep = 0; rep < (k->measure == CAL_PER_STEP ? 2 : 1); rep++) {
                 const gs_job_spec spec = case_spec(k, gs_sweep_config(s, 0), rep);
@@ -410,21 +552,48 @@ static void role_summary(cJSON *doc, const gs_calib *c, cal_role role, const dou
     cJSON_AddNumberToObject(w, "error_factor", exp(worst_f));
 }
 
-static cJSON *case_json(const cal_case *k, double model, unsigned engines)
+static cJSON *case_json(const cal_case *k, double model, unsigned engines, const char *skipped)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "name", k->name);
     cJSON_AddStringToObject(o, "role", gs_calib_role_names[k->role]);
     cJSON_AddStringToObject(o, "generation", k->config);
-    cJSON_AddStringToObject(o, "kernel", k->kernel->name);
-    cJSON_AddStringToObject(o, "variant", k->kernel->variants[k->variant]);
-    cJSON_AddStringToObject(o, "dtype", gs_dtype_name(k->dtype));
-    cJSON *sh = cJSON_AddArrayToObject(o, "shape");
-    for (int d = 0; d < k->n_dims; d++)
-        cJSON_AddItemToArray(sh, cJSON_CreateNumber((double)k->dims[d]));
+    if (k->nki) {
+        char name[160];
+        snprintf(name, sizeof name, "nki.%s", k->nki->kernel);
+        cJSON_AddStringToObject(o, "kernel", name);
+        cJSON_AddStringToObject(o, "variant", "published");
+        cJSON_AddArrayToObject(o, "shape");
+        /* what it was measured against: the public file, by repository, commit and path */
+        cJSON *n = cJSON_AddObjectToObject(o, "nki");
+        cJSON_AddStringToObject(n, "repository", k->nki->repository);
+        cJSON_AddStringToObject(n, "commit", k->nki->commit);
+        cJSON_AddStringToObject(n, "path", k->nki->file);
+        cJSON_AddStringToObject(n, "mirror", k->nki->mirror);
+        cJSON_AddStringToObject(n, "kernel", k->nki->kernel);
+        cJSON *args = cJSON_AddArrayToObject(n, "args");
+        for (int j = 0; j < k->nki->n_args; j++)
+            cJSON_AddItemToArray(args, cJSON_CreateString(k->nki->args[j]));
+        if (k->nki->grid[0]) cJSON_AddStringToObject(n, "grid", k->nki->grid);
+    } else {
+        cJSON_AddStringToObject(o, "kernel", k->kernel->name);
+        cJSON_AddStringToObject(o, "variant", k->kernel->variants[k->variant]);
+        cJSON_AddStringToObject(o, "dtype", gs_dtype_name(k->dtype));
+        cJSON *sh = cJSON_AddArrayToObject(o, "shape");
+        for (int d = 0; d < k->n_dims; d++)
+            cJSON_AddItemToArray(sh, cJSON_CreateNumber((double)k->dims[d]));
+    }
     cJSON_AddStringToObject(o, "measure", gs_calib_measure_names[k->measure]);
+    if (skipped && skipped[0]) cJSON_AddStringToObject(o, "skipped", skipped);
     const double m = measured_ns(k, engines);
-    if (m > 0) {
+    if (skipped && skipped[0]) {
+        if (m > 0)
+            cJSON_AddNumberToObject(o, "measured_ns", m);
+        else
+            cJSON_AddNullToObject(o, "measured_ns");
+        cJSON_AddNullToObject(o, "model_ns");
+        cJSON_AddNullToObject(o, "ratio");
+    } else if (m > 0) {
         cJSON_AddNumberToObject(o, "measured_ns", m);
         cJSON_AddNumberToObject(o, "model_ns", model);
         cJSON_AddNumberToObject(o, "ratio", model / m);
@@ -580,11 +749,13 @@ cJSON *gs_calib_run(gs_calib *c, const gs_calib_fit_opts *fit, gs_error *err)
         }
     }
     cJSON *cases = cJSON_AddArrayToObject(doc, "cases");
-    int engines_ok = 1;
+    int engines_ok = 1, n_skipped = 0;
     for (size_t i = 0; i < c->n; i++) {
-        cJSON_AddItemToArray(cases, case_json(&c->cases[i], model[i], engines[i]));
+        n_skipped += c->skipped[i][0] != '\0';
+        cJSON_AddItemToArray(cases, case_json(&c->cases[i], model[i], engines[i], c->skipped[i]));
         if (c->cases[i].engines && c->cases[i].engines != engines[i]) engines_ok = 0;
     }
+    cJSON_AddNumberToObject(doc, "skipped_cases", n_skipped);
     cJSON_AddNumberToObject(doc, "geomean_error", geomean_error(c, SIZE_MAX, -1, model, engines));
     role_summary(doc, c, CAL_ROLE_FIT, model, engines);
     role_summary(doc, c, CAL_ROLE_VALIDATE, model, engines);

@@ -389,6 +389,17 @@ TEST(Calibrate, BadCaseFilesNameTheProblemAndWhere)
                           "validate"},
         {"bad_target.yaml", ":3:27: targets.validate_geomean_error: expected a number in 1..1000"},
         {"unknown_target.yaml", ":3:3: targets.validation: unknown key"},
+        /* nki: blocks (a kernel file outside the repository) */
+        {"nki_not_mapping.yaml", ":5:10: cases[0].nki: expected a mapping"},
+        {"nki_bad_arg.yaml", ":9:33: cases[0].nki.args: '128x512': expected NAME=VALUE"},
+        {"nki_with_shape.yaml", ":6:12: cases[0].shape: not with nki:"},
+        {"nki_unknown_key.yaml", ":9:7: cases[0].nki.path: unknown key"},
+        {"nki_bad_mirror.yaml",
+         ":6:15: cases[0].nki.mirror: expected the name of an environment variable"},
+        {"nki_missing_commit.yaml", ":6:7: cases[0].nki: commit: is required"},
+        {"nki_outside_path.yaml", ":7:13: cases[0].nki.file: expected a path relative to the "
+                                  "mirror's root, without '..'"},
+        {"nki_transfer.yaml", ":3:5: cases[0]: an nki: case measures kernel or kernel_with_launch"},
     };
     for (const Case &c : cases) {
         CliRun r = gensweep(std::string("calibrate tests/calibration/bad/") + c.file);
@@ -396,6 +407,103 @@ TEST(Calibrate, BadCaseFilesNameTheProblemAndWhere)
         EXPECT_NE(r.err.find(c.msg), std::string::npos) << c.file << "\n" << r.err;
         EXPECT_EQ(r.out, "") << c.file; // nothing ran
     }
+}
+
+// An nki: case names a kernel file under the directory an environment variable names (a local
+// mirror of a public repository). Without the variable, or without the file, the case is
+// skipped and said, never an error: the other cases still run and are checked.
+TEST(Calibrate, NkiCaseWithoutItsMirrorIsSkipped)
+{
+    const std::string json = tmp("nki-skip.json");
+    unsetenv("GS_TEST_NKI_MIRROR");
+    CliRun r = gensweep("calibrate tests/calibration/nki_cases.yaml --json '" + json + "'");
+    ASSERT_EQ(r.rc, 0) << r.out << r.err;
+    EXPECT_NE(r.out.find("(skipped: $GS_TEST_NKI_MIRROR not set)"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("skipped      2 case(s)"), std::string::npos) << r.out;
+    Json j(json);
+    ASSERT_NE(j.doc, nullptr);
+    EXPECT_EQ(num(j.doc, "skipped_cases"), 2.0);
+    EXPECT_EQ(num(j.doc, "validate_cases"), 1.0); // only the suite case is timed
+    const cJSON *k = j.find_case("nki-tiny-add");
+    ASSERT_NE(k, nullptr);
+    EXPECT_TRUE(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(k, "model_ns")));
+    EXPECT_EQ(num(k, "measured_ns"), 16000.0);
+    // the mirror set, one file absent in it: that case alone is skipped, naming the file
+    const std::string mirror = kSrc + "/tests/calibration/nki_mirror";
+    setenv("GS_TEST_NKI_MIRROR", mirror.c_str(), 1);
+    r = gensweep("calibrate tests/calibration/nki_cases.yaml --json '" + json + "'");
+    unsetenv("GS_TEST_NKI_MIRROR");
+    ASSERT_EQ(r.rc, 0) << r.out << r.err;
+    EXPECT_NE(r.out.find("(skipped: $GS_TEST_NKI_MIRROR/kernels/absent.py: no such file)"),
+              std::string::npos)
+        << r.out;
+    Json j2(json);
+    ASSERT_NE(j2.doc, nullptr);
+    EXPECT_EQ(num(j2.doc, "skipped_cases"), 1.0);
+    EXPECT_EQ(num(j2.doc, "validate_cases"), 2.0);
+    std::remove(json.c_str());
+}
+
+// With the mirror present the case runs as `gensweep nki run` runs the same file (a child
+// process of the same binary): the same model time, its reference checked, and the case records
+// the repository, commit and path it was measured against.
+TEST(Calibrate, NkiCaseRunsAsNkiRunDoes)
+{
+    const std::string json = tmp("nki-run.json");
+    const std::string mirror = kSrc + "/tests/calibration/nki_mirror";
+    setenv("GS_TEST_NKI_MIRROR", mirror.c_str(), 1);
+    CliRun r = gensweep("calibrate tests/calibration/nki_cases.yaml --json '" + json + "'");
+    unsetenv("GS_TEST_NKI_MIRROR");
+    ASSERT_EQ(r.rc, 0) << r.out << r.err;
+    Json j(json);
+    ASSERT_NE(j.doc, nullptr);
+    const cJSON *k = j.find_case("nki-tiny-add");
+    ASSERT_NE(k, nullptr);
+    const double model = num(k, "model_ns");
+    ASSERT_GT(model, 0.0);
+    EXPECT_DOUBLE_EQ(num(k, "ratio"), model / 16000.0);
+    const cJSON *n = cJSON_GetObjectItemCaseSensitive(k, "nki");
+    ASSERT_TRUE(cJSON_IsObject(n));
+    EXPECT_STREQ(cJSON_GetObjectItemCaseSensitive(n, "repository")->valuestring, "gensweep/tests");
+    EXPECT_STREQ(cJSON_GetObjectItemCaseSensitive(n, "commit")->valuestring,
+                 "0123456789abcdef0123456789abcdef01234567");
+    EXPECT_STREQ(cJSON_GetObjectItemCaseSensitive(n, "path")->valuestring, "kernels/tiny_add.py");
+    EXPECT_STREQ(cJSON_GetObjectItemCaseSensitive(k, "kernel")->valuestring, "nki.tiny_add");
+    // the same kernel through the command: the same time with launch
+    CliRun direct = gensweep("nki run tests/calibration/nki_mirror/kernels/tiny_add.py --kernel "
+                             "tiny_add --config configs/gen2.yaml --arg a=bf16:128x512 --arg "
+                             "b=bf16:128x512 --timing-only --json");
+    ASSERT_EQ(direct.rc, 0) << direct.out << direct.err;
+    cJSON *rec = cJSON_Parse(direct.out.c_str());
+    ASSERT_NE(rec, nullptr) << direct.out;
+    EXPECT_DOUBLE_EQ(model, num(rec, "time_with_launch_ns"));
+    cJSON_Delete(rec);
+    std::remove(json.c_str());
+}
+
+// An NKI case whose kernel does not pass is a failed case (exit 1) naming the case file's line
+// and what nki run said, not a silently missing number.
+TEST(Calibrate, NkiCaseThatFailsIsAnError)
+{
+    const std::string cases = tmp("nki-fail.yaml");
+    {
+        std::ofstream f(cases);
+        f << "sources: {T: t}\ncases:\n  - name: wrong-shape\n    config: gen2\n"
+             "    nki: {mirror: GS_TEST_NKI_MIRROR, file: kernels/tiny_add.py, kernel: tiny_add,\n"
+             "          args: [a=bf16:128x512, b=bf16:64x512], repository: gensweep/tests,\n"
+             "          commit: 0123456}\n    measure: kernel\n    role: validate\n"
+             "    time: 1us\n    source: T\n";
+    }
+    const std::string mirror = kSrc + "/tests/calibration/nki_mirror";
+    setenv("GS_TEST_NKI_MIRROR", mirror.c_str(), 1);
+    CliRun r = gensweep("calibrate '" + cases + "'");
+    unsetenv("GS_TEST_NKI_MIRROR");
+    EXPECT_EQ(r.rc, 1) << r.out << r.err;
+    EXPECT_NE(r.err.find(cases + ":3: case wrong-shape: gensweep nki run kernels/tiny_add.py "
+                                 "(tiny_add) did not pass"),
+              std::string::npos)
+        << r.err;
+    std::remove(cases.c_str());
 }
 
 // Only a structural case: no timed measurement, so no error factor to print (not "nan").

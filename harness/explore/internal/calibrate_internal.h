@@ -29,10 +29,29 @@ extern const char *const gs_calib_role_names[2];
 /* The names of cal_measure in the case file and the document. */
 extern const char *const gs_calib_measure_names[4];
 
+#define CAL_NKI_MAX_ARGS 16
+
+/* An NKI case's kernel (the case file's nki: block): a kernel file outside the repository, under
+ * the directory an environment variable names (a local mirror of the public repository), run as
+ * `gensweep nki run` runs it, in a child process. */
+typedef struct cal_nki {
+    char mirror[64];                  /* the environment variable holding the mirror's root */
+    char file[512];                   /* the kernel file, relative to that root */
+    char kernel[128];                 /* the kernel function */
+    char args[CAL_NKI_MAX_ARGS][256]; /* --arg NAME=VALUE, as `nki run` takes them */
+    int n_args;
+    char grid[32];        /* --grid AxB, or "" */
+    char reference[1024]; /* --reference FILE.py:FUNC (FILE resolved against the case file's
+                           * directory), or "" */
+    char repository[128]; /* owner/name of the public repository */
+    char commit[48];      /* the commit the case was written against */
+} cal_nki;
+
 typedef struct cal_case {
     char name[64];
     char config[64];
-    const gs_kernel_def *kernel;
+    const gs_kernel_def *kernel; /* NULL for an NKI case */
+    cal_nki *nki;                /* an NKI case's kernel (owned), or NULL */
     int variant;
     gs_dtype dtype;
     int n_dims;
@@ -61,6 +80,8 @@ struct gs_calib {
     /* targets: the committed ceiling of the validation geomean error factor (0: none) */
     double target_validate;
     int target_line;
+    /* why a case did not run in the last pass (an NKI case whose mirror is absent), or "" */
+    char skipped[CAL_MAX_CASES][256];
 };
 
 #endif
