@@ -18,7 +18,8 @@ files the front end can import without the framework.
 Run: SPECS (default scripts/nki-public-specs.py) maps (file name, kernel) to --arg lists and a
 reference; each is `gensweep nki run` on each generation; pass = exit 0 and status pass.
 --library counts the NKI Library's core modules (nkilib.core.*) importing, the package root
-put on PYTHONPATH as a user would.
+put on PYTHONPATH as a user would, and runs the entry points SPECS.LIBRARY_SPECS lists (module,
+kernel, tag, spec) from the module's own file, unmodified.
 """
 import argparse
 import ast
@@ -84,9 +85,8 @@ def env_for(*dirs):
 
 
 def try_import(path, extra=()):
-    code = ("import importlib.util,sys\n"
-            "s=importlib.util.spec_from_file_location('k',sys.argv[1])\n"
-            "m=importlib.util.module_from_spec(s);sys.modules['k']=m;s.loader.exec_module(m)\n")
+    # as `gensweep nki run` imports a kernel file (a module of a package as that module)
+    code = "import sys\nfrom gensweep.trace import load_module\nload_module(sys.argv[1])\n"
     p = subprocess.run([PY, "-c", code, path], capture_output=True, text=True, timeout=120,
                        env=env_for(os.path.dirname(path), *extra))
     last = (p.stderr.strip().splitlines() or [""])[-1]
@@ -100,7 +100,7 @@ def load_specs(path):
     return m
 
 
-def run_spec(exe, gen, path, kernel, s, refs):
+def run_spec(exe, gen, path, kernel, s, refs, extra=()):
     cmd = [exe, "nki", "run", path, "--kernel", kernel, "--config",
            os.path.join(ROOT, "configs", gen + ".yaml"), "--json",
            "--reference", f"{refs}:{s['ref']}"]
@@ -109,7 +109,7 @@ def run_spec(exe, gen, path, kernel, s, refs):
     if s.get("grid"):
         cmd += ["--grid", s["grid"]]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=900,
-                       env=env_for(os.path.dirname(path)))
+                       env=env_for(os.path.dirname(path), *extra))
     try:
         rec = json.loads(p.stdout)
     except ValueError:
@@ -193,8 +193,15 @@ def main():
                 if kernels_of(os.path.join(root, *m.split(".")) + ".py")[1]:
                     mods.remove(m)
                     fw_n += 1
+            # imported as `gensweep nki run` imports a kernel file: the generation's caps known
+            # (module-level P_MAX = nl.tile_size.pmax), here the first of --gens
+            caps = subprocess.run([a.gensweep, "nki", "caps", "--config", os.path.join(
+                ROOT, "configs", a.gens.split(",")[0] + ".yaml")], capture_output=True,
+                text=True, check=True).stdout
+            code = ("import importlib,json,sys\nfrom gensweep import tracer\n"
+                    "tracer._CAPS=json.loads(sys.argv[1])\nimportlib.import_module(sys.argv[2])\n")
             for m in mods:
-                p = subprocess.run([PY, "-c", f"import {m}"], capture_output=True, text=True,
+                p = subprocess.run([PY, "-c", code, caps, m], capture_output=True, text=True,
                                    timeout=120, env=env_for(root))
                 ok_n += p.returncode == 0
                 if a.v or p.returncode:
@@ -203,6 +210,20 @@ def main():
                           ("" if not p.returncode else f": {last}"))
             print(f"NKI Library {label}: {ok_n}/{len(mods)} nkilib.core modules import "
                   f"({fw_n} with a framework import at module level not counted)")
+            lib_specs = getattr(specs, "LIBRARY_SPECS", []) if specs else []
+            lib_runs = {g: [0, 0] for g in runs}
+            for mod, k, tag, s in lib_specs:
+                path = os.path.join(root, *mod.split(".")) + ".py"
+                for g in lib_runs:
+                    st, t, why = run_spec(a.gensweep, g, path, k, s, specs.__file__, (root,))
+                    lib_runs[g][0] += 1
+                    lib_runs[g][1] += st == "pass"
+                    tm = f"{t / 1000:.1f} us" if t else "-"
+                    print(f"  run {g} {mod}.{k} ({tag}): {st} {tm}" +
+                          ("" if st == "pass" else f" ({why})"))
+            for g, (n_run, n_pass) in lib_runs.items():
+                if n_run:
+                    print(f"NKI Library run+pass {g}: {n_pass}/{n_run} (entries with a run spec)")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

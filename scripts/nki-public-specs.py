@@ -38,11 +38,11 @@ def transpose2d(x, shape2d):
     return x.reshape(x.shape[0], a, b).transpose(0, 2, 1).reshape(x.shape[0], a * b)
 
 
-def matmul_t(lhs_t, rhs):
+def matmul_t(lhs_t, rhs, *_):  # *_: the kernels' meta-parameters (block sizes) after them
     return lhs_t.T @ rhs
 
 
-def matmul(a, b):
+def matmul(a, b, *_):
     return a @ b
 
 
@@ -103,3 +103,38 @@ SPECS = {
         "args": ["input_tensor=fp32:256x512", "epsilon=1e-5", "gamma_vector=fp32:512",
                  "beta_vector=fp32:512"], "ref": "layernorm"},
 }
+
+
+# ---- the NKI Library (aws-neuron/nki-library): entry points run from their own files ----------
+
+def cumsum_last(x, *_):
+    return np.cumsum(x, axis=-1)
+
+
+def rope_halves(x, cos, sin, *_):
+    """x [d, B, H, S], cos/sin [d/2, B, S]: the two halves of d rotated (contiguous layout)."""
+    h = x.shape[0] // 2
+    c, s = cos[:, :, None, :], sin[:, :, None, :]
+    return np.concatenate([x[:h] * c - x[h:] * s, x[h:] * c + x[:h] * s], axis=0)
+
+
+def rope_pairs(x, cos, sin, *_):
+    """The same rotation of (even, odd) element pairs of d (interleaved layout)."""
+    c, s = cos[:, :, None, :], sin[:, :, None, :]
+    out = np.empty_like(x)
+    out[0::2] = x[0::2] * c - x[1::2] * s
+    out[1::2] = x[1::2] * c + x[0::2] * s
+    return out
+
+
+_ROPE = ["x_in=bf16:128x2x2x128", "cos=bf16:64x2x128", "sin=bf16:64x2x128"]
+LIBRARY_SPECS = [
+    ("nkilib.core.cumsum.cumsum", "cumsum", "fp32 2-D ragged",
+     {"args": ["x=fp32:200x3000"], "ref": "cumsum_last"}),
+    ("nkilib.core.cumsum.cumsum", "cumsum", "bf16 3-D",
+     {"args": ["x=bf16:2x3x1000"], "ref": "cumsum_last"}),
+    ("nkilib.core.embeddings.rope", "RoPE", "contiguous",
+     {"args": _ROPE, "ref": "rope_halves"}),
+    ("nkilib.core.embeddings.rope", "RoPE", "interleaved",
+     {"args": _ROPE + ["contiguous_layout=False"], "ref": "rope_pairs"}),
+]

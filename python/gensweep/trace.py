@@ -207,6 +207,7 @@ def trace(caps, path, kernel_name, arg_texts, out, cap=None, schedule=True, grid
     """Trace kernel_name of path into out. Returns the list of HBM tensors in program order."""
     ctx = tracer.Ctx(caps, cap or tracer.DEFAULT_INSTRUCTION_CAP)
     ctx.schedule = schedule
+    tracer._CAPS = caps
     mod = load_module(path)
     fn = getattr(mod, kernel_name, None)
     if fn is None or not callable(fn):

@@ -1121,6 +1121,9 @@ class MatmulResult:
 # ---- the trace context --------------------------------------------------------------------
 
 _CTX = None
+# the generation's capabilities when known before a kernel file is imported (gensweep nki run
+# --config): module-level constants such as P_MAX = nl.tile_size.pmax read them
+_CAPS = None
 
 
 def _ctx():
