@@ -101,6 +101,14 @@ def schedule(ctx, pools):
             if pid in pool_last:
                 edge(pool_last[pid], i)
             pool_last[pid] = i
+            # the allocation hands the buffer over: every earlier use of that buffer (by the
+            # tile `depth` allocations back) stays before it, or that use would see the new
+            # tile's buffer (the C side's "stale tile")
+            key = ("b", pid, t.slot)
+            if key in last_w:
+                edge(last_w[key], i)
+            for r in readers.get(key, ()):
+                edge(r, i)
             continue
         if kind == "fail":
             for j in range(i):

@@ -56,6 +56,16 @@ class ViewsPerGeneration(unittest.TestCase):
                     rec, p = run(kernel, args, gen, kernel)
                     self.assertEqual(rec.get("status"), "pass", p.stdout + p.stderr)
 
+    def test_the_scheduler_keeps_a_buffer_handover_after_its_last_use(self):
+        """mm_hoisted (the hoist-load loop shape): with the default scheduler a tile's
+        allocation was moved before the last use of the buffer it takes over ("stale tile");
+        it runs and matches numpy, as with --no-schedule."""
+        for gen in GENS:
+            with self.subTest(gen=gen):
+                rec, p = run("mm_hoisted", ["lhsT=bf16:1024x512", "rhs=bf16:1024x1024"], gen,
+                             "mm_hoisted")
+                self.assertEqual(rec.get("status"), "pass", p.stdout + p.stderr)
+
     def test_a_kernel_module_of_a_package_runs(self):
         """viewpkg/scan.py imports `.helpers`: imported as viewpkg.scan; its scan chain (carried
         through `initial` across free tiles, ragged rows and columns) passes."""

@@ -109,3 +109,33 @@ def reshape_strided(x):
     v = t[:, 0:F:2].reshape((P, 2, F // 4))  # fine: splits one strided dim
     w = t.reshape((P, 2, F // 2))[:, :, 0:4].reshape((P, 8))  # RESHAPE_NC
     return x
+
+
+@nki.jit
+def mm_hoisted(lhsT, rhs):
+    """lhsT [K, M] . rhs [K, N] with the K tiles of rhs loaded once per N block (a list of
+    tiles from one declaration site, all live across the M loop) and lhsT's K tiles per M
+    block: the shape of loop that made the scheduler hoist an allocation past the last use of
+    the buffer it takes over."""
+    K, M = lhsT.shape
+    _, N = rhs.shape
+    out = nl.ndarray((M, N), dtype=nl.float32, buffer=nl.shared_hbm)
+    for n in nl.affine_range(N // 512):
+        rt = []
+        for k in nl.affine_range(K // 128):
+            t = nl.ndarray((128, 512), dtype=rhs.dtype, buffer=nl.sbuf)
+            nisa.dma_copy(dst=t, src=rhs[k * 128:(k + 1) * 128, n * 512:(n + 1) * 512])
+            rt.append(t)
+        for m in nl.affine_range(M // 128):
+            lt = []
+            for k in nl.affine_range(K // 128):
+                t = nl.ndarray((128, 128), dtype=lhsT.dtype, buffer=nl.sbuf)
+                nisa.dma_copy(dst=t, src=lhsT[k * 128:(k + 1) * 128, m * 128:(m + 1) * 128])
+                lt.append(t)
+            ps = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.psum)
+            for k in nl.affine_range(K // 128):
+                nisa.nc_matmul(dst=ps, stationary=lt[k], moving=rt[k], accumulate=k > 0)
+            o = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+            nisa.tensor_copy(dst=o, src=ps)
+            nisa.dma_copy(dst=out[m * 128:(m + 1) * 128, n * 512:(n + 1) * 512], src=o)
+    return out
