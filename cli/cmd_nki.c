@@ -522,8 +522,7 @@ static int trace(const nki_opts *o, const gs_config *cfg, const char *caps, cons
     if (r->timed_out)
         fprintf(stderr, "gensweep nki: the front end was stopped at --wall-limit (%g s)\n",
                 o->wall_limit_s);
-    else if (!r->exited && (r->signal == SIGXCPU || r->signal == SIGKILL) && o->wall_limit_s > 0 &&
-             r->cpu_s >= o->wall_limit_s)
+    else if (gs_proc_stopped_at_cpu_limit(r, o->wall_limit_s))
         fprintf(stderr,
                 "gensweep nki: the front end was stopped at its CPU limit (%g s, from "
                 "--wall-limit)\n",

@@ -258,8 +258,7 @@ int gs_bench_child(const job_req *q, child_result *r, long *maxrss_kb)
     const gs_proc_result *res = gs_proc_wait(p);
     *maxrss_kb = res->maxrss_kb;
     int rc = 0;
-    if (got != sizeof *r && q->cpu_limit_s > 0 &&
-        (res->signal == SIGXCPU || (res->signal == SIGKILL && res->cpu_s >= q->cpu_limit_s))) {
+    if (got != sizeof *r && gs_proc_stopped_at_cpu_limit(res, q->cpu_limit_s)) {
         memset(r, 0, sizeof *r);
         snprintf(r->status, sizeof r->status, "cpu-limit");
         snprintf(r->error, sizeof r->error, "stopped at its CPU limit of %.0f s",

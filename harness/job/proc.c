@@ -327,6 +327,13 @@ void gs_proc_free(gs_proc *p)
     gs_free(p);
 }
 
+int gs_proc_stopped_at_cpu_limit(const gs_proc_result *r, double cpu_limit_s)
+{
+    if (!r || r->exited || r->timed_out || cpu_limit_s <= 0) return 0;
+    if (r->signal == SIGXCPU) return 1;
+    return r->signal == SIGKILL && r->cpu_s >= ceil(cpu_limit_s);
+}
+
 const char *gs_proc_signal_name(int sig)
 {
     static const struct {

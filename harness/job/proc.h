@@ -101,6 +101,13 @@ void gs_proc_kill(gs_proc *p);
 /* Kill and reap a child that still runs, remove the outputs when asked, free. NULL ok. */
 void gs_proc_free(gs_proc *p);
 
+/* 1 when the child was stopped by its RLIMIT_CPU of cpu_limit_s (> 0): SIGXCPU at the soft limit
+ * (the limit rounded up), or SIGKILL at the hard limit a second later. SIGXCPU is not checked
+ * against the measured CPU time: rusage is tick-sampled and may read a little under the limit
+ * the kernel enforced. A SIGKILL counts only with at least the soft limit used (other SIGKILLs:
+ * the runner's timeout, gs_proc_kill, the OOM killer). */
+int gs_proc_stopped_at_cpu_limit(const gs_proc_result *r, double cpu_limit_s);
+
 /* Name of a signal that ends a job ("SIGSEGV", "SIGINT", "SIGXCPU", ...), or "signal". */
 const char *gs_proc_signal_name(int sig);
 

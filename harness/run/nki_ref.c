@@ -100,8 +100,7 @@ static gs_status run_reference(gs_nki_prog *p, const double *const *in, double *
             char why[64] = "";
             if (res->timed_out)
                 snprintf(why, sizeof why, "stopped at the wall limit (%g s)", p->wall_limit_s);
-            else if (!res->exited && (res->signal == SIGXCPU || res->signal == SIGKILL) &&
-                     p->wall_limit_s > 0 && res->cpu_s >= p->wall_limit_s)
+            else if (gs_proc_stopped_at_cpu_limit(res, p->wall_limit_s))
                 snprintf(why, sizeof why, "stopped at its CPU limit (%g s)", p->wall_limit_s);
             else if (!res->exited)
                 snprintf(why, sizeof why, "killed by %s", gs_proc_signal_name(res->signal));

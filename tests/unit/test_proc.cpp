@@ -88,6 +88,32 @@ TEST(Proc, KilledBySignal)
     gs_proc_free(p);
 }
 
+// How a CPU-limit stop is told from other deaths, on results as gs_proc_wait gives them: SIGXCPU
+// counts whatever rusage read (it is tick-sampled and can fall a little under the limit the kernel
+// enforced: the nki front end's flaky "killed by SIGXCPU"); a SIGKILL counts only with the soft
+// limit used up.
+TEST(Proc, StoppedAtCpuLimit)
+{
+    gs_proc_result r{};
+    r.signal = SIGXCPU;
+    r.cpu_s = 1.96; /* under a 2 s limit, as rusage can read it */
+    EXPECT_EQ(gs_proc_stopped_at_cpu_limit(&r, 2.0), 1);
+    EXPECT_EQ(gs_proc_stopped_at_cpu_limit(&r, 0.0), 0) << "no limit set: a SIGXCPU of its own";
+    r.signal = SIGKILL;
+    r.cpu_s = 2.99; /* the hard limit is ceil(1.5) + 1 = 3 s */
+    EXPECT_EQ(gs_proc_stopped_at_cpu_limit(&r, 1.5), 1);
+    r.cpu_s = 0.4;
+    EXPECT_EQ(gs_proc_stopped_at_cpu_limit(&r, 1.5), 0) << "a SIGKILL from someone else";
+    r.cpu_s = 5.0;
+    r.timed_out = 1;
+    EXPECT_EQ(gs_proc_stopped_at_cpu_limit(&r, 1.5), 0) << "the runner's wall timeout";
+    r.timed_out = 0;
+    r.signal = 0;
+    r.exited = 1;
+    EXPECT_EQ(gs_proc_stopped_at_cpu_limit(&r, 1.5), 0);
+    EXPECT_EQ(gs_proc_stopped_at_cpu_limit(nullptr, 1.5), 0);
+}
+
 TEST(Proc, TimeoutKillsTheWholeGroup)
 {
     std::string mark = tmp_path("late");
