@@ -147,12 +147,22 @@ gs_status gs_workload_run(const gs_workload *w, const gs_sweep_opts *ov, gs_wl_r
     }
     gs_error err;
     gs_error_clear(&err);
+    /* --out must be a directory no other sweep is writing, checked before any job runs, as
+     * `sweep` does: a file or /dev/null is a usage error, not a failure of every step */
+    int lock_fd = gs_sweep_lock_out(s, &err);
+    if (lock_fd < 0) {
+        gs_diags_add(d, GS_ERR_USAGE, err.file[0] ? err.file : NULL, err.line, err.column, "%s",
+                     err.message);
+        gs_sweep_free(s);
+        return GS_ERR_USAGE;
+    }
     int intr = 0;
     cJSON *doc = gs_sweep_execute(s, &intr, &err);
     if (!doc) {
         if (err.code != GS_OK)
             gs_diags_add(d, err.code, err.file[0] ? err.file : NULL, err.line, err.column, "%s",
                          err.message);
+        close(lock_fd);
         gs_sweep_free(s);
         return err.code != GS_OK ? err.code : GS_ERR_INTERNAL;
     }
@@ -164,6 +174,7 @@ gs_status gs_workload_run(const gs_workload *w, const gs_sweep_opts *ov, gs_wl_r
                      err.message);
     }
     cJSON_Delete(doc);
+    close(lock_fd);
     gs_sweep_free(s);
     return GS_OK;
 }

@@ -201,9 +201,16 @@ TEST(Outputs, SweepOutputDirectoryIsLockedAndMustBeADirectory)
     CliRun r =
         gensweep("sweep --configs configs/gen2.yaml --kernels elementwise_add --quiet --out '" + d +
                  "/out'");
+    // a workload run into that directory is refused the same way, before any step runs
+    CliRun wr = gensweep("workload run tests/workloads/tiny-decode.yaml --config gen2 --out '" + d +
+                         "/out'");
     kill(holder, SIGKILL);
     waitpid(holder, nullptr, 0);
     close(fd);
+    EXPECT_EQ(wr.rc, 2) << wr.out << wr.err;
+    EXPECT_NE(wr.err.find("is in use by another sweep (pid " + std::to_string(holder) + ")"),
+              std::string::npos)
+        << wr.err;
     EXPECT_EQ(r.rc, 2) << r.out << r.err;
     EXPECT_NE(r.err.find("is in use by another sweep (pid " + std::to_string(holder) + ")"),
               std::string::npos)

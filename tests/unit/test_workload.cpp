@@ -222,7 +222,8 @@ TEST(Workload, NamesAreEscapedOnTheTerminal)
                                                 "dims:\n  hidden: 128\nsteps:\n"
                                                 "  - name: \"norm\\u202Eevil\"\n"
                                                 "    kernel: rmsnorm\n    shape: [1, hidden]\n");
-    CliRun r = gs_test_gensweep("workload run '" + p + "' --config configs/gen2.yaml -j 2");
+    CliRun r = gs_test_gensweep("workload run '" + p + "' --config configs/gen2.yaml -j 2 --out '" +
+                                dir() + "/esc'");
     EXPECT_EQ(r.rc, 0) << r.out << r.err;
     EXPECT_NE(r.out.find("workload evil\\x1b]0;pwned\\x07 (decode)"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("norm\\xe2\\x80\\xaeevil"), std::string::npos) << r.out;
