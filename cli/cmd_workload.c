@@ -32,9 +32,11 @@ void gs_help_workload(void)
            "./workloads/llama3-8b-decode-4k.yaml, gen3 ./configs/gen3.yaml, else the ones\n"
            "installed with gensweep.\n"
            "The job records (results.json, results.csv, junit.xml) go to --out\n"
-           "(default %s).\n"
+           "(default %s), with the .gensweep.lock that keeps a second run or sweep\n"
+           "out of the directory while this one writes it.\n"
            "exit status: 0 every step ran, 1 a step could not run (or a job failed, or the\n"
-           "records could not be written), 2 bad option, workload file or config.\n",
+           "records could not be written), 2 bad option, workload file or config, --out\n"
+           "not a directory or in use.\n",
            GS_WL_DEFAULT_OUT);
 }
 

@@ -3,7 +3,8 @@
 # ./build/ folder behind: calibrate writes nothing there (its case jobs use a scratch
 # directory under $TMPDIR, removed afterwards, so $TMPDIR is left empty too), and workload run
 # writes only its documented job records (build/workload/results.json, results.csv,
-# junit.xml) or, with --out, nothing in the working directory at all.
+# junit.xml, and the directory's .gensweep.lock, as a sweep's --out has) or, with --out,
+# nothing in the working directory at all.
 # usage: no_leftovers_test.sh SOURCE_DIR GENSWEEP_BINARY WORK_DIR
 set -euo pipefail
 src=$1 gs=$2 work=$3
@@ -23,8 +24,8 @@ TMPDIR=$work/tmp "$gs" workload run "$wl" --config "$src/configs/gen3.yaml" -j 2
 [ -s "$work/rec/results.json" ] || fail "workload run --out wrote no results.json"
 TMPDIR=$work/tmp "$gs" workload run "$wl" --config "$src/configs/gen3.yaml" -j 2 >/dev/null ||
     fail "workload run failed"
-want=$(printf '%s\n' ./build ./build/workload ./build/workload/junit.xml \
-    ./build/workload/results.csv ./build/workload/results.json)
+want=$(printf '%s\n' ./build ./build/workload ./build/workload/.gensweep.lock \
+    ./build/workload/junit.xml ./build/workload/results.csv ./build/workload/results.json)
 [ "$(left "$work/cwd")" = "$want" ] || fail "workload run left other than its records: $(left "$work/cwd")"
 [ -z "$(left "$work/tmp")" ] || fail "workload run left in \$TMPDIR: $(left "$work/tmp")"
 rm -rf "$work"
