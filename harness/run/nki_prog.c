@@ -596,9 +596,9 @@ static gs_status replay_pool(replay *r)
     int ok = 1;
     char name[NAME_MAX_LEN];
     if (s->ntok != 8 || parse_i64(s->tok[1], &idx) || idx < 0 || idx > r->p->max_pool ||
-        parse_i64(s->tok[3], &bufs) || bufs < 1 || bufs > 64 || parse_i64(s->tok[4], &bytes) ||
-        bytes < 1 || parse_i64(s->tok[6], &line) || line < 0 || line > INT32_MAX ||
-        gs_nki_unescape(s->tok[7], name, sizeof name))
+        parse_i64(s->tok[3], &bufs) || bufs < 1 || bufs > UINT32_MAX ||
+        parse_i64(s->tok[4], &bytes) || bytes < 1 || parse_i64(s->tok[6], &line) || line < 0 ||
+        line > INT32_MAX || gs_nki_unescape(s->tok[7], name, sizeof name))
         return malformed(r, "pool");
     gs_memspace space = !strcmp(s->tok[2], "psum") ? GS_MEM_PSUM : GS_MEM_SBUF;
     if (strcmp(s->tok[2], "psum") && strcmp(s->tok[2], "sbuf")) return malformed(r, "pool space");

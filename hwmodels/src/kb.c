@@ -187,10 +187,10 @@ gs_pool *gs_pool_create_at(gs_kb *kb, const char *file, int line, gs_memspace sp
         gs_kb_failf(kb, file, line, GS_ERR_INVALID, "pool '%s': pools live in sbuf or psum", name);
         return NULL;
     }
-    if (bufs == 0 || bufs > 64 || bytes_per_partition == 0) {
+    if (bufs == 0 || bufs > GS_POOL_MAX_BUFS || bytes_per_partition == 0) {
         gs_kb_failf(kb, file, line, GS_ERR_INVALID,
-                    "pool '%s': %u buffers of %" PRIu64 " bytes (need 1..64 buffers, > 0 bytes)",
-                    name, bufs, bytes_per_partition);
+                    "pool '%s': %u buffers of %" PRIu64 " bytes (need 1..%u buffers, > 0 bytes)",
+                    name, bufs, bytes_per_partition, GS_POOL_MAX_BUFS);
         return NULL;
     }
     uint64_t cap = space_capacity(kb, space);
@@ -203,7 +203,8 @@ gs_pool *gs_pool_create_at(gs_kb *kb, const char *file, int line, gs_memspace sp
         const uint64_t align = (uint64_t)kb->cfg->pool_alignment.v; /* core.pool_alignment */
         bytes = (bytes_per_partition + align - 1) / align * align;
     }
-    uint64_t need = bytes * bufs;
+    /* bytes_per_partition <= cap first: bytes * bufs cannot overflow then */
+    uint64_t need = bytes_per_partition > cap ? UINT64_MAX : bytes * bufs;
     if (bytes_per_partition > cap || need > cap - kb->top[space]) {
         gs_kb_failf(kb, file, line, GS_ERR_DOES_NOT_FIT,
                     "does not fit: pool '%s' needs %u x %" PRIu64 " bytes per partition of %s, "

@@ -527,6 +527,21 @@ TEST(BuilderErrors, TileAllocPartitionsAndPoolSize)
     gs_pool_create(k.kb, GS_MEM_SBUF, "huge", 1, gs_kb_caps(k.kb)->sbuf_partition_bytes + 1);
     expect_error_has(k, GS_ERR_DOES_NOT_FIT,
                      {"pool 'huge'", "caps.sbuf_partition_bytes: core.sbuf / core.partitions"});
+    // more than 64 buffers (a K=8192 matmul keeping its 64 K-tiles of two operands: the
+    // tutorial's block-free rung) is a pool like any other; what decides is the space
+    Fixture m;
+    gs_pool *many = gs_pool_create(m.kb, GS_MEM_SBUF, "many", 128, 1024);
+    ASSERT_NE(many, nullptr) << m.error();
+    gs_tile last{};
+    for (int i = 0; i < 128; i++)
+        last = gs_tile_alloc(many, GS_BF16, 128, 512);
+    ASSERT_EQ(gs_memset(m.kb, GS_ENG_VECTOR, last.ap, 0.f), GS_OK) << m.error();
+    Fixture n; // 4096 buffers of 1 KiB: more than the partition holds
+    gs_pool_create(n.kb, GS_MEM_SBUF, "lots", 4096, 1024);
+    expect_error_has(n, GS_ERR_DOES_NOT_FIT, {"does not fit: pool 'lots' needs 4096 x 1024"});
+    Fixture o; // past the bound: refused by name, no overflow in the size arithmetic
+    gs_pool_create(o.kb, GS_MEM_SBUF, "absurd", GS_POOL_MAX_BUFS + 1, 1);
+    expect_error_has(o, GS_ERR_INVALID, {"pool 'absurd': 65537 buffers", "need 1..65536 buffers"});
 }
 
 static void gen2_with_64_pe_rows(gs_config *c)

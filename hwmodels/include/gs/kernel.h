@@ -205,7 +205,12 @@ gs_status gs_kb_fail_at(gs_kb *kb, const char *file, int line, gs_status code, c
 /* ---- memory ---- */
 /* A pool of `bufs` rotating buffers, each `bytes_per_partition` bytes on `partitions`
  * partitions starting at 0, in SBUF or PSUM. Fails with DOES_NOT_FIT when the space is full.
- * Pools are released in reverse order of creation (gs_pool_release), like a stack. */
+ * Pools are released in reverse order of creation (gs_pool_release), like a stack. `bufs` is
+ * 1..GS_POOL_MAX_BUFS; what decides in practice is the space: bufs x the aligned buffer size
+ * must fit what is free. */
+/* A bound against nonsense only (a pool of buffers at the 64-byte alignment fills a 192 KiB
+ * SBUF partition with 3072) */
+#define GS_POOL_MAX_BUFS 65536u
 #define gs_pool_create(kb, space, name, bufs, bytes_per_partition)                                 \
     gs_pool_create_at((kb), __FILE__, __LINE__, (space), (name), (bufs), (bytes_per_partition))
 gs_pool *gs_pool_create_at(gs_kb *kb, const char *file, int line, gs_memspace space,
