@@ -287,8 +287,9 @@ void gs_help_merge(void)
            "\"wall\". Refuses different schema versions, different sweeps and duplicate jobs.\n"
            "When shards are missing or were interrupted the results are written all the same,\n"
            "marked \"complete\": false with what is missing (\"missing\"; \"not_run\": the jobs\n"
-           "not run by id and shard, when the sweep's configs can be planned again here), and\n"
-           "junit.xml has a failed test case per job not run.\n"
+           "not run by id and shard, when the sweep's configs can be planned again here or an\n"
+           "interrupted shard named them), and junit.xml has a failed test case per job not\n"
+           "run.\n"
            "  --report       also write DIR/report.html (incomplete results say so on its\n"
            "                 first screen)\n"
            "exit status: 0 merged and complete, 1 incomplete (shards missing or interrupted)\n"
@@ -308,7 +309,7 @@ static gs_sweep_suite merge_suite(const char *s)
  * and the kernels of its jobs, with or without the configs' tuning files: NULL when it cannot
  * be, or when it is not doc's plan (another number of jobs than "planned_jobs", or a job of doc
  * not in it: a config changed since, a kernel whose jobs were all in the missing shards). */
-static gs_sweep *merge_replan(const cJSON *doc, int no_tuning)
+static gs_sweep *merge_replan(const cJSON *doc, int no_tuning, int all_kernels)
 {
     const cJSON *x, *cfgs = cJSON_GetObjectItemCaseSensitive(doc, "configs");
     const cJSON *jobs = cJSON_GetObjectItemCaseSensitive(doc, "jobs");
@@ -352,7 +353,7 @@ static gs_sweep *merge_replan(const cJSON *doc, int no_tuning)
     o.n_configs = np;
     o.sets = sets;
     o.n_sets = ns;
-    o.kernels = gs_sb_cstr(&kern);
+    o.kernels = all_kernels ? NULL : gs_sb_cstr(&kern);
     o.no_tuning = no_tuning;
     o.no_report = 1;
     gs_diags d;
@@ -378,24 +379,35 @@ static gs_sweep *merge_replan(const cJSON *doc, int no_tuning)
 
 /* Add "not_run" to an incomplete merged document: the planned jobs no shard holds, by id and the
  * shard that was to run them (job k of the id-sorted plan is in shard k mod N + 1), just before
- * "wall". Nothing when the plan cannot be made again (merge_replan). 0, or -1 out of memory. */
-static int merge_not_run(cJSON *doc, int shards)
+ * "wall"; why: none when the shard is missing (seen[shard] 0), "interrupted" when it was (2),
+ * else "no result". The jobs the shards listed themselves (an interrupted shard's "not_run",
+ * already in doc) are kept as they are. The plan is made with the kernels of the jobs present,
+ * else with every kernel (a kernel whose jobs were all in the missing shards); nothing is added
+ * when neither is the file's plan (merge_replan). 0, or -1 out of memory. */
+static int merge_not_run(cJSON *doc, int shards, const unsigned char *seen, size_t n_seen)
 {
     if (shards < 1) return 0;
-    gs_sweep *s = merge_replan(doc, 0);
-    if (!s) s = merge_replan(doc, 1);
+    gs_sweep *s = NULL;
+    for (int k = 0; k < 4 && !s; k++)
+        s = merge_replan(doc, k & 1, k >> 1);
     if (!s) return 0;
     const cJSON *jobs = cJSON_GetObjectItemCaseSensitive(doc, "jobs");
+    cJSON *list = cJSON_DetachItemFromObjectCaseSensitive(doc, "not_run");
+    if (!list) list = cJSON_CreateArray();
     gs_json_index *ix = gs_json_index_create(jobs, 0);
-    cJSON *list = cJSON_CreateArray();
-    int rc = ix && list ? 0 : -1;
+    gs_json_index *listed = list ? gs_json_index_create(list, 0) : NULL;
+    int rc = ix && list && listed ? 0 : -1;
     for (size_t i = 0; rc == 0 && i < gs_sweep_job_count(s); i++) {
         const char *id = gs_sweep_job_id(s, i);
-        if (gs_json_index_find(ix, id)) continue;
+        if (gs_json_index_find(ix, id) || gs_json_index_find(listed, id)) continue;
+        const size_t sh = i % (size_t)shards + 1;
+        const int state = seen && sh <= n_seen ? seen[sh] : 0;
         cJSON *e = cJSON_CreateObject();
         if (!e || !cJSON_AddStringToObject(e, "id", id) ||
-            !cJSON_AddNumberToObject(e, "shard", (double)(i % (size_t)shards + 1)) ||
-            !cJSON_AddNumberToObject(e, "shards", shards)) {
+            !cJSON_AddNumberToObject(e, "shard", (double)sh) ||
+            !cJSON_AddNumberToObject(e, "shards", shards) ||
+            (state &&
+             !cJSON_AddStringToObject(e, "why", state == 2 ? "interrupted" : "no result"))) {
             cJSON_Delete(e);
             rc = -1;
             break;
@@ -403,8 +415,9 @@ static int merge_not_run(cJSON *doc, int shards)
         cJSON_AddItemToArray(list, e);
     }
     gs_json_index_destroy(ix);
+    gs_json_index_destroy(listed);
     gs_sweep_free(s);
-    if (rc == 0 && cJSON_GetArraySize(list) > 0) {
+    if (list && cJSON_GetArraySize(list) > 0) {
         cJSON *wall = cJSON_DetachItemFromObjectCaseSensitive(doc, "wall");
         cJSON_AddItemToObject(doc, "not_run", list);
         if (wall) cJSON_AddItemToObject(doc, "wall", wall);
@@ -462,22 +475,21 @@ int gs_cmd_merge(int argc, char **argv)
     gs_error err;
     gs_error_clear(&err);
     char *why = NULL;
-    cJSON *doc = gs_results_merge((const char *const *)paths, n, &why, &err);
+    unsigned char *seen = NULL;
+    size_t n_seen = 0;
+    cJSON *doc = gs_results_merge_ex((const char *const *)paths, n, &why, &seen, &n_seen, &err);
     /* an incomplete merge names the jobs not run, when the plan can be made again here */
     if (doc && !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(doc, "complete"))) {
-        cJSON *first = gs_results_load(paths[0], &err);
-        const double shards =
-            gs_json_num(cJSON_GetObjectItemCaseSensitive(first, "shard"), "count");
-        cJSON_Delete(first);
-        gs_error_clear(&err);
-        if (!isnan(shards) && merge_not_run(doc, (int)shards) != 0) {
+        if (merge_not_run(doc, (int)n_seen, seen, n_seen) != 0) {
             fprintf(stderr, "gensweep merge: out of memory\n");
             rc = GS_EXIT_FAIL;
             gs_free(why);
+            gs_free(seen);
             cJSON_Delete(doc);
             goto done;
         }
     }
+    gs_free(seen);
     /* every input is read and checked before anything is written */
     gs_status st = doc ? gs_results_write_dir(doc, out, &err) : err.code;
     if (st != GS_OK) {
@@ -506,9 +518,13 @@ int gs_cmd_merge(int argc, char **argv)
                 gs_sb line;
                 gs_sb_init(&line);
                 gs_sb_term(&line, gs_json_str(x, "id"));
-                fprintf(stderr, "  not run: %s (shard %.0f/%.0f)\n",
-                        gs_sb_ok(&line) ? gs_sb_cstr(&line) : "?", gs_json_num(x, "shard"),
-                        gs_json_num(x, "shards"));
+                gs_sb_printf(&line, " (shard %.0f/%.0f", gs_json_num(x, "shard"),
+                             gs_json_num(x, "shards"));
+                if (*gs_json_str(x, "why")) {
+                    gs_sb_puts(&line, ": ");
+                    gs_sb_term(&line, gs_json_str(x, "why"));
+                }
+                fprintf(stderr, "  not run: %s)\n", gs_sb_ok(&line) ? gs_sb_cstr(&line) : "?");
                 gs_sb_free(&line);
                 k++;
             }

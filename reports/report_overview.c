@@ -341,12 +341,14 @@ void gs_rp_sec_incomplete(rep *r)
     if (r->not_run) {
         /* the shards named once each, in first-seen order (merge lists them by plan order) */
         int n = cJSON_GetArraySize(r->not_run);
-        gs_sb_puts(sb, "<p>Missing shards: <b class=\"missing-shards\">");
         double seen[64];
         int ns = 0, more = 0;
         const cJSON *x;
+        /* a job with a "why" (interrupted, no result) was in a shard that ran */
         cJSON_ArrayForEach(x, r->not_run)
         {
+            if (*gs_rp_jstr(x, "why")) continue;
+            if (!ns && !more) gs_sb_puts(sb, "<p>Missing shards: <b class=\"missing-shards\">");
             double s = gs_rp_jnum(x, "shard");
             int dup = 0;
             for (int k = 0; k < ns && !dup; k++)
@@ -359,8 +361,11 @@ void gs_rp_sec_incomplete(rep *r)
             seen[ns++] = s;
             gs_sb_printf(sb, "%s%.0f/%.0f", ns > 1 ? ", " : "", s, gs_rp_jnum(x, "shards"));
         }
-        gs_sb_printf(sb, "%s</b>. Jobs not run (%d):</p>\n<ul class=\"notrun\">",
-                     more ? ", ..." : "", n);
+        if (ns)
+            gs_sb_printf(sb, "%s</b>. Jobs not run (%d):</p>\n<ul class=\"notrun\">",
+                         more ? ", ..." : "", n);
+        else
+            gs_sb_printf(sb, "<p>Jobs not run (%d):</p>\n<ul class=\"notrun\">", n);
         int k = 0;
         cJSON_ArrayForEach(x, r->not_run)
         {
@@ -370,8 +375,15 @@ void gs_rp_sec_incomplete(rep *r)
                              n - NOT_RUN_SHOWN);
             gs_sb_puts(sb, "<li><code>");
             gs_rp_text_cut(sb, gs_rp_jstr(x, "id"));
-            gs_sb_printf(sb, "</code> (shard %.0f/%.0f)</li>", gs_rp_jnum(x, "shard"),
-                         gs_rp_jnum(x, "shards"));
+            gs_sb_puts(sb, "</code> (");
+            const double sn = gs_rp_jnum(x, "shards");
+            if (sn > 1 || !*gs_rp_jstr(x, "why"))
+                gs_sb_printf(sb, "shard %.0f/%.0f", gs_rp_jnum(x, "shard"), sn);
+            if (*gs_rp_jstr(x, "why")) {
+                if (sn > 1) gs_sb_puts(sb, ", ");
+                gs_rp_text_cut(sb, gs_rp_jstr(x, "why"));
+            }
+            gs_sb_puts(sb, ")</li>");
             k++;
         }
         if (k < n) gs_sb_printf(sb, "<li>... %d more (every one in the results file)</li>", n - k);

@@ -404,16 +404,20 @@ gs_status gs_results_write_junit(const cJSON *doc, const char *path, gs_error *e
             gs_sb_xml(&sb, gen);
             gs_sb_puts(&sb, "\" name=\"");
             gs_sb_xml(&sb, id);
-            gs_sb_printf(&sb,
-                         "\" time=\"0.000\">\n"
-                         "      <failure message=\"not run: shard %.0f/%.0f missing\" "
-                         "type=\"not-run\">planned job ",
-                         si, sn);
+            /* why: absent for a shard missing from a merge; "interrupted" (the sweep or its
+             * shard was stopped) or "no result" otherwise */
+            const char *wy = gs_json_str(x, "why");
+            gs_sb_puts(&sb, "\" time=\"0.000\">\n      <failure message=\"not run: ");
+            if (!*wy) {
+                gs_sb_printf(&sb, "shard %.0f/%.0f missing", si, sn);
+            } else {
+                gs_sb_xml(&sb, wy);
+                if (sn > 1) gs_sb_printf(&sb, " (shard %.0f/%.0f)", si, sn);
+            }
+            gs_sb_puts(&sb, "\" type=\"not-run\">planned job ");
             gs_sb_xml(&sb, id);
-            gs_sb_printf(&sb,
-                         " of shard %.0f/%.0f has no result</failure>\n"
-                         "    </testcase>\n",
-                         si, sn);
+            if (sn > 1) gs_sb_printf(&sb, " of shard %.0f/%.0f", si, sn);
+            gs_sb_puts(&sb, " has no result</failure>\n    </testcase>\n");
             named++;
         }
         for (int k = named + 1; k <= not_run; k++)
@@ -483,7 +487,31 @@ static void move_all(cJSON *to, cJSON *from)
 
 cJSON *gs_results_merge(const char *const *paths, size_t n, char **why, gs_error *err)
 {
+    return gs_results_merge_ex(paths, n, why, NULL, NULL, err);
+}
+
+/* Move the entries of d's "not_run" (if any) to the end of *all (created on first use). */
+static int take_not_run(cJSON *d, cJSON **all)
+{
+    cJSON *nr = cJSON_DetachItemFromObjectCaseSensitive(d, "not_run");
+    if (!nr) return 0;
+    if (!*all) *all = cJSON_CreateArray();
+    if (!*all) {
+        cJSON_Delete(nr);
+        return -1;
+    }
+    move_all(*all, nr);
+    cJSON_Delete(nr);
+    return 0;
+}
+
+cJSON *gs_results_merge_ex(const char *const *paths, size_t n, char **why, unsigned char **shards,
+                           size_t *n_shards, gs_error *err)
+{
     if (why) *why = NULL;
+    if (shards) *shards = NULL;
+    if (n_shards) *n_shards = 0;
+    cJSON *nr_all = NULL;
     if (n == 0) {
         gs_error_set(err, GS_ERR_USAGE, NULL, 0, 0, "nothing to merge");
         return NULL;
@@ -531,7 +559,12 @@ cJSON *gs_results_merge(const char *const *paths, size_t n, char **why, gs_error
             cJSON_Delete(d);
             goto fail;
         }
-        seen[(size_t)idx] = 1;
+        seen[(size_t)idx] = intr ? 2 : 1;
+        if (take_not_run(d, &nr_all) != 0) {
+            gs_error_set(err, GS_ERR_NOMEM, NULL, 0, 0, "out of memory");
+            cJSON_Delete(d);
+            goto fail;
+        }
         /* a shard with fewer jobs than its share of the plan lost some */
         double pl = gs_json_num(d, "planned_jobs");
         if (!isnan(pl)) {
@@ -625,11 +658,18 @@ cJSON *gs_results_merge(const char *const *paths, size_t n, char **why, gs_error
     /* what the merged file lacks, in the file itself (a merge run by a batch job has no one
      * reading its stderr); "wall" stays the last member */
     cJSON_DeleteItemFromObjectCaseSensitive(out, "missing");
-    if (note.len) {
+    if (note.len || nr_all) {
         cJSON *wall = cJSON_DetachItemFromObjectCaseSensitive(out, "wall");
-        cJSON_AddStringToObject(out, "missing", gs_sb_cstr(&note));
+        if (note.len) cJSON_AddStringToObject(out, "missing", gs_sb_cstr(&note));
+        if (nr_all) cJSON_AddItemToObject(out, "not_run", nr_all);
+        nr_all = NULL;
         if (wall) cJSON_AddItemToObject(out, "wall", wall);
     }
+    if (shards) {
+        *shards = seen;
+        seen = NULL;
+    }
+    if (n_shards) *n_shards = n_seen;
     gs_free(seen);
     if (why && note.len) *why = gs_sb_take(&note);
     gs_sb_free(&note);
@@ -637,6 +677,7 @@ cJSON *gs_results_merge(const char *const *paths, size_t n, char **why, gs_error
 fail:
     gs_free(seen);
     gs_sb_free(&note);
+    cJSON_Delete(nr_all);
     cJSON_Delete(out);
     return NULL;
 }

@@ -45,6 +45,12 @@ gs_status gs_results_write_junit(const cJSON *doc, const char *path, gs_error *e
  * a shard is missing, a shard was interrupted, or fewer jobs than "planned_jobs" are present;
  * then *why (if not NULL) gets a gs_free'd sentence saying what is missing. O(n log n). */
 cJSON *gs_results_merge(const char *const *paths, size_t n, char **why, gs_error *err);
+/* The same, and the inputs' "not_run" lists (a shard that was interrupted names the jobs it did
+ * not run) joined in the merged document; *shards (if not NULL; gs_free'd by the caller) gets an
+ * array indexed 1..N by shard: 0 the shard is missing, 1 merged, 2 merged but interrupted, and
+ * *n_shards N. */
+cJSON *gs_results_merge_ex(const char *const *paths, size_t n, char **why, unsigned char **shards,
+                           size_t *n_shards, gs_error *err);
 
 /* Small accessors: a member's number (NAN when absent or null) / string ("" when absent). */
 double gs_json_num(const cJSON *obj, const char *key);

@@ -381,12 +381,14 @@ gs_status gs_results_validate(const cJSON *doc, const char *name, gs_error *err)
         const cJSON *id = cJSON_GetObjectItemCaseSensitive(x, "id");
         const cJSON *si = cJSON_GetObjectItemCaseSensitive(x, "shard");
         const cJSON *sn = cJSON_GetObjectItemCaseSensitive(x, "shards");
+        const cJSON *wy = cJSON_GetObjectItemCaseSensitive(x, "why");
         if (!cJSON_IsObject(x) || !cJSON_IsString(id) || !id->valuestring[0] ||
             !cJSON_IsNumber(si) || !cJSON_IsNumber(sn) || !integral(sn->valuedouble, 1, 1e6) ||
-            !integral(si->valuedouble, 1, sn->valuedouble))
+            !integral(si->valuedouble, 1, sn->valuedouble) || (wy && !cJSON_IsString(wy)))
             return gs_error_set(err, GS_ERR_INVALID, name, 0, 0,
                                 "not_run[%d] must be {\"id\": \"...\", \"shard\": I, "
-                                "\"shards\": N} with 1 <= I <= N <= 1000000",
+                                "\"shards\": N[, \"why\": \"...\"]} with 1 <= I <= N <= "
+                                "1000000",
                                 nr);
         nr++;
     }

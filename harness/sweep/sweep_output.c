@@ -52,6 +52,19 @@ cJSON *gs_sweep_document(const gs_sweep *s, cJSON **recs, const double *walls, i
         if (c) cJSON_AddItemToArray(cfgs, c);
     }
     cJSON *jobs = cJSON_AddArrayToObject(doc, "jobs");
+    /* the planned jobs of this sweep (its shard) without a record, by id (results/RESULTS.md):
+     * the report and junit.xml name them; in plan order, before "wall" */
+    cJSON *nr = NULL;
+    for (size_t i = 0; i < s->n_jobs; i++) {
+        if (recs[i]) continue;
+        if (!nr) nr = cJSON_AddArrayToObject(doc, "not_run");
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddStringToObject(e, "id", s->jobs[i].id);
+        cJSON_AddNumberToObject(e, "shard", s->o.shard_index);
+        cJSON_AddNumberToObject(e, "shards", s->o.shard_count);
+        cJSON_AddStringToObject(e, "why", interrupted ? "interrupted" : "no result");
+        cJSON_AddItemToArray(nr, e);
+    }
     cJSON *wall = cJSON_AddObjectToObject(doc, "wall");
     cJSON_AddStringToObject(wall, "started", started);
     cJSON_AddStringToObject(wall, "finished", finished);

@@ -133,4 +133,49 @@ TEST(JUnit, ValidAgainstTheStrictSchemaAndAnIncompleteMergeFails)
     std::system(("rm -rf '" + d + "'").c_str());
 }
 
+// The jobs a sweep did not run, as it or a shard named them itself ("not_run" with a "why": an
+// interrupted sweep), stay named through a merge that cannot plan the sweep again (no
+// "planned_jobs" plan to make: the list is kept as it is), and junit.xml names each with its
+// why, escaped, still valid against the strict schema.
+TEST(JUnit, JobsNotRunKeepTheirNameAndWhyThroughAMerge)
+{
+    ASSERT_EQ(std::system("command -v xmllint >/dev/null 2>&1"), 0);
+    char dir[] = "/tmp/gs-test-junit-XXXXXX";
+    ASSERT_NE(mkdtemp(dir), nullptr);
+    const std::string d = dir;
+    cJSON *doc =
+        cJSON_Parse(gs_test_slurp(std::string(GS_SOURCE_DIR) + "/tests/report/check.json").c_str());
+    ASSERT_NE(doc, nullptr);
+    const int have = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(doc, "jobs"));
+    cJSON_ReplaceItemInObjectCaseSensitive(doc, "complete", cJSON_CreateFalse());
+    cJSON_AddBoolToObject(doc, "interrupted", 1);
+    cJSON_AddNumberToObject(doc, "planned_jobs", have + 2);
+    cJSON *nr = cJSON_Parse("[{\"id\": \"gen2/x/a\", \"shard\": 1, \"shards\": 1, \"why\": "
+                            "\"interrupted\"}, {\"id\": \"gen3/y/<b>\", \"shard\": 1, "
+                            "\"shards\": 1, \"why\": \"a \\\"<q>&\"}]");
+    ASSERT_NE(nr, nullptr);
+    cJSON_AddItemToObject(doc, "not_run", nr);
+    char *text = cJSON_Print(doc);
+    std::system(("mkdir -p '" + d + "/in'").c_str());
+    FILE *f = std::fopen((d + "/in/results.json").c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fputs(text, f);
+    std::fclose(f);
+    cJSON_free(text);
+    cJSON_Delete(doc);
+    const CliRun m = gs_test_gensweep("merge --out '" + d + "/m' '" + d + "/in'");
+    EXPECT_EQ(m.rc, 1) << m.err;
+    const std::string xml = gs_test_slurp(d + "/m/junit.xml");
+    EXPECT_EQ(schema_errors(d + "/m/junit.xml"), "");
+    EXPECT_NE(xml.find("classname=\"gensweep.not-run.gen2\" name=\"gen2/x/a\""), std::string::npos)
+        << xml;
+    EXPECT_NE(xml.find("<failure message=\"not run: interrupted\""), std::string::npos) << xml;
+    EXPECT_NE(xml.find("name=\"gen3/y/&lt;b&gt;\""), std::string::npos) << xml;
+    EXPECT_NE(xml.find("<failure message=\"not run: a &quot;&lt;q&gt;&amp;\""), std::string::npos)
+        << xml;
+    EXPECT_EQ(count(xml, "not run 1 of"), 0u);
+    EXPECT_NE(m.err.find("not run: gen2/x/a (shard 1/1: interrupted)"), std::string::npos) << m.err;
+    std::system(("rm -rf '" + d + "'").c_str());
+}
+
 } // namespace

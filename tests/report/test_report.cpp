@@ -889,3 +889,38 @@ TEST(ReportIncomplete, BadNotRunListIsNamed)
     EXPECT_NE(std::string(err.message).find("not_run[0]"), std::string::npos) << err.message;
     EXPECT_EQ(std::string(err.file), "incomplete.json");
 }
+
+TEST(ReportIncomplete, JobsNotRunInAShardThatRanAreNotAMissingShard)
+{
+    // an interrupted shard 2 named its job not run ("why"), shard 3 is missing: only 3/3 is a
+    // missing shard; each job says why it did not run, a hostile why as text; an unsharded
+    // interrupted sweep's job says "(interrupted)" with no shard
+    std::string html = render_text(with_top(
+        "\"complete\": false, \"interrupted\": true, \"not_run\": [{\"id\": \"gen1/a\", "
+        "\"shard\": 2, \"shards\": 3, \"why\": \"interrupted\"}, {\"id\": \"gen1/b\", \"shard\": "
+        "3, \"shards\": 3}, {\"id\": \"gen2/c\", \"shard\": 1, \"shards\": 1, \"why\": "
+        "\"<i>x</i>\"}]"));
+    std::string head = before_verdict(html);
+    EXPECT_NE(head.find("Missing shards: <b class=\"missing-shards\">3/3</b>"), std::string::npos)
+        << head;
+    EXPECT_NE(head.find("gen1/a</code> (shard 2/3, interrupted)"), std::string::npos) << head;
+    EXPECT_NE(head.find("gen1/b</code> (shard 3/3)"), std::string::npos) << head;
+    EXPECT_NE(head.find("gen2/c</code> (&lt;i&gt;x&lt;/i&gt;)"), std::string::npos) << head;
+    EXPECT_EQ(html.find("<i>x"), std::string::npos);
+    // an interrupted sweep alone: its jobs, and no "Missing shards"
+    head = before_verdict(render_text(
+        with_top("\"complete\": false, \"interrupted\": true, \"not_run\": [{\"id\": \"gen1/a\", "
+                 "\"shard\": 1, \"shards\": 1, \"why\": \"interrupted\"}]")));
+    EXPECT_EQ(head.find("Missing shards"), std::string::npos) << head;
+    EXPECT_NE(head.find("<p>Jobs not run (1):</p>"), std::string::npos) << head;
+    EXPECT_NE(head.find("gen1/a</code> (interrupted)"), std::string::npos) << head;
+}
+
+TEST(ReportIncomplete, NotRunWhyMustBeAString)
+{
+    gs_error err;
+    render_text(with_top("\"complete\": false, \"not_run\": [{\"id\": \"x\", \"shard\": 1, "
+                         "\"shards\": 1, \"why\": 3}]"),
+                GS_ERR_INVALID, &err);
+    EXPECT_NE(std::string(err.message).find("not_run[0]"), std::string::npos) << err.message;
+}

@@ -24,6 +24,7 @@
 #include "../support/proc_wait.h"
 #include "compare.h"
 #include "results.h"
+#include "sweep.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define GS_TEST_ASAN 1
@@ -482,6 +483,27 @@ TEST(SweepInterrupt, SigintWritesIncompleteResults)
     EXPECT_TRUE(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(doc.d, "interrupted")));
     EXPECT_EQ(doc.job("gen2/fault_hang/"), nullptr); // killed, not recorded
     EXPECT_NE(doc.job("gen2/elementwise_add/"), nullptr);
+    // the job killed is named, not only counted: in results.json ("not_run", why interrupted),
+    // as a failed JUnit case by its id, and in the report's notice before the verdict
+    const cJSON *nr = cJSON_GetObjectItemCaseSensitive(doc.d, "not_run");
+    ASSERT_EQ(cJSON_GetArraySize(nr), 1);
+    const cJSON *e = cJSON_GetArrayItem(nr, 0);
+    const std::string id = gs_json_str(e, "id");
+    EXPECT_EQ(id.rfind("gen2/fault_hang/", 0), 0u) << id;
+    EXPECT_STREQ(gs_json_str(e, "why"), "interrupted");
+    EXPECT_EQ(gs_json_num(e, "shard"), 1.0);
+    EXPECT_EQ(gs_json_num(e, "shards"), 1.0);
+    std::string junit = slurp(out + "/junit.xml");
+    EXPECT_NE(junit.find("name=\"" + id + "\""), std::string::npos) << junit;
+    EXPECT_NE(junit.find("<failure message=\"not run: interrupted\""), std::string::npos) << junit;
+    EXPECT_EQ(junit.find("name=\"not run 1 of"), std::string::npos) << junit;
+    std::string html = slurp(out + "/report.html");
+    size_t notice = html.find("id=\"incomplete\""), verdict = html.find("<section id=\"verdict\"");
+    ASSERT_NE(notice, std::string::npos);
+    EXPECT_LT(notice, verdict);
+    EXPECT_NE(html.find("<li><code>" + id + "</code> (interrupted)</li>", notice),
+              std::string::npos);
+    EXPECT_EQ(html.find("Missing shards"), std::string::npos); // no shard is missing
 }
 
 // A sweep killed with SIGKILL cannot clean up: its .jobs-<pid>/ stays in --out. The next sweep
@@ -580,6 +602,107 @@ TEST(SweepShards, ShardsMergedEqualTheFullSweepAndJobsCountDoesNotMatter)
     CliRun v2 = gensweep("merge --out '" + d + "/bad' '" + d + "/s1' '" + d + "/v2'");
     EXPECT_EQ(v2.rc, 2);
     EXPECT_NE(v2.err.find("schema_version"), std::string::npos) << v2.err;
+}
+
+// Shard files of a perf sweep of gen1 with every kernel, made from its plan without running it
+// (job k of the id-sorted plan is in shard k mod N + 1): merge names every planned job that has
+// no result by id and shard, also a kernel whose jobs were all in the missing shards (the plan
+// made again with the kernels present is not the file's; with every kernel it is), and says why
+// one did not run: a shard missing (no "why"), or "interrupted" in a shard that was; a shard's
+// own list of the jobs it did not run is kept.
+TEST(SweepShards, MergeNamesTheJobsOfMissingAndInterruptedShards)
+{
+    const std::string cfg = kSrc + "/configs/gen1.yaml";
+    const char *cfgs[] = {cfg.c_str()};
+    gs_sweep_opts o;
+    gs_sweep_opts_default(&o);
+    o.suite = GS_SWEEP_PERF;
+    o.configs = cfgs;
+    o.n_configs = 1;
+    o.no_report = 1;
+    gs_diags dg;
+    gs_diags_init(&dg);
+    gs_sweep *s = gs_sweep_create(&o, &dg);
+    ASSERT_NE(s, nullptr);
+    ASSERT_EQ(gs_sweep_plan(s, &dg), 0);
+    gs_diags_free(&dg);
+    const size_t P = gs_sweep_job_count(s);
+    std::vector<std::string> ids;
+    for (size_t i = 0; i < P; i++)
+        ids.push_back(gs_sweep_job_id(s, i));
+    gs_sweep_free(s);
+    ASSERT_GE(P, 12u);
+    const size_t N = 4;
+    auto kernel = [](const std::string &id) {
+        size_t a = id.find('/') + 1;
+        return id.substr(a, id.find('/', a) - a);
+    };
+    // shards 3 and 4 are missing; shard 2 was interrupted after its first job and lists the
+    // second as not run; a kernel has jobs in the missing shards only
+    std::map<std::string, int> in_merged;
+    for (size_t i = 0; i < P; i++)
+        if (i % N == 0 || i == 1) in_merged[kernel(ids[i])] = 1;
+    bool kernel_lost = false;
+    for (size_t i = 0; i < P; i++)
+        kernel_lost |= !in_merged.count(kernel(ids[i]));
+    ASSERT_TRUE(kernel_lost) << "the plan has no kernel whose jobs are all in shards 3 and 4";
+    std::string d = tmpdir("merge-names");
+    for (size_t sh = 1; sh <= 2; sh++) {
+        std::string j, nr;
+        for (size_t i = sh - 1; i < P; i += N) {
+            if (sh == 2 && i > 1) {
+                if (i == 1 + N)
+                    nr = "{\"id\": \"" + ids[i] +
+                         "\", \"shard\": 2, \"shards\": 4, \"why\": "
+                         "\"interrupted\"}";
+                continue;
+            }
+            j += std::string(j.empty() ? "" : ",\n") + "{\"id\": \"" + ids[i] +
+                 "\", \"generation\": \"gen1\", \"kernel\": \"" + kernel(ids[i]) +
+                 "\", \"status\": \"pass\", \"time_ns\": 1000}";
+        }
+        std::string doc =
+            "{\"schema\": \"gensweep-results\", \"schema_version\": 1,\n"
+            "\"tool\": {\"version\": \"0\", \"commit\": \"c\"}, \"suite\": "
+            "\"perf\",\n\"complete\": false, \"interrupted\": " +
+            std::string(sh == 2 ? "true" : "false") +
+            ", \"shard\": {\"index\": " + std::to_string(sh) +
+            ", \"count\": 4},\n\"overrides\": [], \"planned_jobs\": " + std::to_string(P) +
+            ",\n\"configs\": [{\"name\": \"gen1\", \"path\": \"" + cfg + "\"}],\n\"jobs\": [" + j +
+            "],\n" + (nr.empty() ? "" : "\"not_run\": [" + nr + "],\n") +
+            "\"wall\": {\"jobs\": {}}}\n";
+        std::system(("mkdir -p '" + d + "/s" + std::to_string(sh) + "'").c_str());
+        spit(d + "/s" + std::to_string(sh) + "/results.json", doc);
+    }
+    CliRun r = gensweep("merge --out '" + d + "/all' '" + d + "/s1' '" + d + "/s2'");
+    EXPECT_EQ(r.rc, 1) << r.err;
+    Doc m(d + "/all/results.json");
+    ASSERT_NE(m.d, nullptr) << r.err;
+    std::map<std::string, const cJSON *> listed;
+    const cJSON *x;
+    cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(m.d, "not_run"))
+    {
+        EXPECT_EQ(listed.count(gs_json_str(x, "id")), 0u) << gs_json_str(x, "id");
+        listed[gs_json_str(x, "id")] = x;
+    }
+    size_t want = 0;
+    std::string junit = slurp(d + "/all/junit.xml");
+    for (size_t i = 0; i < P; i++) {
+        const size_t sh = i % N + 1;
+        if (sh == 1 || i == 1) continue;
+        want++;
+        ASSERT_EQ(listed.count(ids[i]), 1u) << ids[i] << " not named\n" << r.err;
+        const cJSON *e = listed[ids[i]];
+        EXPECT_EQ(gs_json_num(e, "shard"), (double)sh) << ids[i];
+        EXPECT_EQ(gs_json_num(e, "shards"), 4.0) << ids[i];
+        EXPECT_STREQ(gs_json_str(e, "why"), sh == 2 ? "interrupted" : "") << ids[i];
+        EXPECT_NE(junit.find("name=\"" + ids[i] + "\""), std::string::npos) << ids[i];
+    }
+    EXPECT_EQ(listed.size(), want);
+    EXPECT_NE(junit.find("message=\"not run: interrupted (shard 2/4)\""), std::string::npos);
+    EXPECT_NE(junit.find("message=\"not run: shard 3/4 missing\""), std::string::npos);
+    EXPECT_EQ(junit.find("name=\"not run 1 of"), std::string::npos);
+    EXPECT_NE(r.err.find("(shard 2/4: interrupted)"), std::string::npos) << r.err;
 }
 
 TEST(SweepCompare, InjectedRegressionIsDetectedImprovementListed)
