@@ -536,6 +536,49 @@ static int cmp_u32(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
+/* Order and dedupe the candidates through a bitmap over their range of list positions, and drop
+ * dead ones, when the range is dense enough (at most 2 words per candidate) for that to cost
+ * O(candidates), less than sorting them: an access that covers many cells gathers each item
+ * once per cell it shares (swiglu_mlp spent 65 % of its CPU sorting those). 1: done; 0: the
+ * range is too sparse, sort instead; -1: out of memory. The same positions in the same order
+ * as sorting, either way. */
+static int cand_order_dense(gs_kb *kb, const access_list *l)
+{
+    uint32_t lo = UINT32_MAX, hi = 0;
+    for (size_t i = 0; i < kb->cand_n; i++) {
+        lo = GS_MIN(lo, kb->cand[i]);
+        hi = GS_MAX(hi, kb->cand[i]);
+    }
+    const size_t words = ((size_t)(hi - lo) >> 6) + 1;
+    if (words > 2 * kb->cand_n) return 0;
+    if (words > kb->cand_bits_cap) {
+        size_t nc = GS_MAX(words, 2 * kb->cand_bits_cap);
+        uint64_t *nb = gs_realloc(kb->cand_bits, nc * sizeof *nb);
+        if (!nb) return -1;
+        memset(nb + kb->cand_bits_cap, 0, (nc - kb->cand_bits_cap) * sizeof *nb);
+        kb->cand_bits = nb;
+        kb->cand_bits_cap = nc;
+    }
+    uint64_t *bits = kb->cand_bits;
+    for (size_t i = 0; i < kb->cand_n; i++) {
+        const uint32_t d = kb->cand[i] - lo;
+        bits[d >> 6] |= 1ull << (d & 63);
+    }
+    size_t m = 0; /* m <= the distinct positions read so far: cand is free to overwrite */
+    for (size_t w = 0; w < words; w++) {
+        uint64_t v = bits[w];
+        if (!v) continue;
+        bits[w] = 0;
+        while (v) {
+            const uint32_t pos = lo + (uint32_t)(w << 6) + (uint32_t)__builtin_ctzll(v);
+            v &= v - 1;
+            if (!l->items[pos].dead) kb->cand[m++] = pos;
+        }
+    }
+    kb->cand_n = m;
+    return 1;
+}
+
 /* The live positions of indexed list l that may overlap `acc` (a superset of those that do),
  * increasing and without repeats, into kb->cand. */
 static int index_candidates(gs_kb *kb, const access_list *l, const access *acc, const gs_ap *ap)
@@ -560,7 +603,12 @@ static int index_candidates(gs_kb *kb, const access_list *l, const access *acc, 
         }
     kb->work += kb->cand_n + (uint64_t)((g1 - g0 + 1) * (h1 - h0 + 1));
     int one_run = x->wide.n == 0 && g0 == g1 && h0 == h1; /* a cell's positions are increasing */
-    if (!one_run && kb->cand_n > 1) qsort(kb->cand, kb->cand_n, sizeof *kb->cand, cmp_u32);
+    if (!one_run && kb->cand_n > 1) {
+        int r = cand_order_dense(kb, l);
+        if (r < 0) return 0;
+        if (r) return 1;
+        qsort(kb->cand, kb->cand_n, sizeof *kb->cand, cmp_u32);
+    }
     size_t m = 0;
     for (size_t i = 0; i < kb->cand_n; i++) {
         uint32_t pos = kb->cand[i];

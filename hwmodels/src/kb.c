@@ -168,6 +168,7 @@ void gs_kb_free(gs_kb *kb)
     gs_free(kb->match[0]);
     gs_free(kb->match[1]);
     gs_free(kb->cand);
+    gs_free(kb->cand_bits);
     gs_free(kb);
 }
 

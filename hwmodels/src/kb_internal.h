@@ -81,7 +81,10 @@ struct gs_kb {
                      * list in full and record every access at once, the reference behaviour) */
     uint32_t *cand; /* an indexed scan's candidate positions */
     size_t cand_n, cand_cap;
-    uint64_t work; /* history entries the tracker examined (gs_kb_tracker_work) */
+    uint64_t *cand_bits;  /* a bit per list position, to order and dedupe dense candidate sets;
+                           * all zero between scans */
+    size_t cand_bits_cap; /* in words */
+    uint64_t work;        /* history entries the tracker examined (gs_kb_tracker_work) */
 };
 
 /* Record the builder's first error (later ones are dropped); returns the recorded code. */
