@@ -7,7 +7,7 @@
  * elaborates once per process), so a fork of it is a clean process with everything loaded.
  * The parent builds a request (the spec with the config it already loaded and --set applied,
  * the run options, the record path, the memory limit) and the forked child hands it to the
- * registered job server (the job pipeline, gs_job_serve: no argv, no second config load), then
+ * registered job server (the job pipeline: gs_run_serve, no argv, no second config load), then
  * exits. The parent sees the same child process as an exec'd one (pid, process group, exit
  * status, signals, rusage); the record the child writes is byte-identical.
  *

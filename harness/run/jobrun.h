@@ -2,7 +2,8 @@
  * jobrun.h - the one job pipeline: build -> initialise memory -> run (SystemC model, or the
  * pure-C executor) -> roofline check -> output check, and the job's record (results/RESULTS.md).
  * `gensweep run` is this plus option parsing and printing; a sweep job is the same pipeline
- * called in the forked child with the request the sweep built (worker.h, gs_job_serve).
+ * called in the forked child with the request the sweep built (worker.h: the server cli registers,
+ * gs_run_serve in cli/cmd_run.c).
  */
 #ifndef GS_JOBRUN_H
 #define GS_JOBRUN_H
