@@ -59,7 +59,8 @@ int param_index(const gs_kernel_def *k, const char *name)
 }
 
 void check_growth(const char *kernel, const char *variant, int n, const int64_t *small,
-                  const int64_t *large, int chunk_param, const char *gen = "gen1")
+                  const int64_t *large, int chunk_param, const char *gen = "gen1",
+                  double small_min = 8000, double small_max = 15000)
 {
     gs_config *cfg = load_gen(gen);
     ASSERT_NE(cfg, nullptr);
@@ -79,8 +80,8 @@ void check_growth(const char *kernel, const char *variant, int n, const int64_t 
     gs_config_free(cfg);
     ASSERT_GT(a.work, 0) << kernel << ": the small build failed or did no tracking";
     ASSERT_GT(b.work, 0) << kernel << ": the large build failed or did no tracking";
-    EXPECT_GE(a.instrs, 8000);
-    EXPECT_LE(a.instrs, 15000);
+    EXPECT_GE(a.instrs, small_min);
+    EXPECT_LE(a.instrs, small_max);
     EXPECT_GE(b.instrs, 250000);
     double ua = a.work / a.instrs, ub = b.work / b.instrs;
     std::printf("%s/%s: %.0f instructions %.1f entries each, %.0f instructions %.1f entries "
@@ -172,8 +173,7 @@ TEST(TrackerScaling, SelectiveScanWorkPerInstructionDoesNotGrowWithTheChunk)
 
 // The kernels `bench --scaling` found superlinear (BENCHMARKS.md: mlp, matmul_fp8, maxpool2d,
 // attention_decode), on gen4, their first variant, one dimension of the first perf shape scaled
-// from ~10K to ~250K instructions. swiglu_mlp is not here: its count still grows 1.83x from
-// 11,232 to 225,536 instructions (346 -> 635 entries each; BENCHMARKS.md), a known defect.
+// from ~10K to ~250K instructions.
 TEST(TrackerScaling, MlpWorkPerInstructionIsFlat)
 {
     const int64_t small[3] = {4491, 4096, 4096}, large[3] = {115000, 4096, 4096};
@@ -197,4 +197,14 @@ TEST(TrackerScaling, AttentionDecodeWorkPerInstructionIsFlat)
     const int64_t small[5] = {2, 32, 8, 4096, 128}, large[5] = {40, 32, 8, 4096, 128};
     check_growth("attention_decode", first_variant("attention_decode"), 5, small, large, -1,
                  "gen4");
+}
+
+// swiglu_mlp (unfused): 346 entries per instruction at 11K instructions (1203 tokens), 634 at
+// 37K (4812 tokens) and flat from there (610 at 347K): a step at small token counts, not a
+// growth with the program. Checked from 37K, where the step is behind it.
+TEST(TrackerScaling, SwigluMlpWorkPerInstructionIsFlatPastItsSmallSizes)
+{
+    const int64_t small[3] = {4812, 2048, 8192}, large[3] = {35000, 2048, 8192};
+    check_growth("swiglu_mlp", first_variant("swiglu_mlp"), 3, small, large, -1, "gen4", 30000,
+                 45000);
 }
