@@ -19,10 +19,12 @@
 //
 // With --incomplete=I/N (the report of a merge that lacks shard I of N) it checks that the
 // first screen says the results are incomplete and names shard I/N and jobs not run, and that
-// every generation pair's speedup is marked partial.
+// every generation pair's speedup is marked partial; with --interrupted=J/N too (shard J was
+// merged but interrupted) that a job of shard J is named as interrupted and J is not a missing
+// shard.
 //
 // usage: node report_browser_test.mjs REPORT.html SCREENSHOT.png [--hostile] [--top-shot=PNG]
-//        [--drill-shot=PNG] [--incomplete=I/N]
+//        [--drill-shot=PNG] [--incomplete=I/N [--interrupted=J/N]]
 // (--top-shot saves the first screen, the README's reports/screenshot.png; --drill-shot one
 // drill-down, the per-kernel rooflines, reports/screenshot-drilldown.png)
 // exit: 0 all passed, 1 a check failed, 77 chromium or playwright-core missing (skipped) unless
@@ -38,6 +40,7 @@ const hostile = process.argv.includes('--hostile');
 const topShot = (process.argv.find((a) => a.startsWith('--top-shot=')) || '').slice(11);
 const drillShot = (process.argv.find((a) => a.startsWith('--drill-shot=')) || '').slice(13);
 const missingShard = (process.argv.find((a) => a.startsWith('--incomplete=')) || '').slice(13);
+const interruptedShard = (process.argv.find((a) => a.startsWith('--interrupted=')) || '').slice(14);
 const MAX_BYTES = 3 * 1024 * 1024;
 const inCI = !!process.env.CI && process.env.CI !== 'false' && process.env.CI !== '0';
 
@@ -181,6 +184,13 @@ try {
       'incomplete: every generation pair\'s speedup is marked partial', JSON.stringify(partial));
     const verdictTop = await page.$eval('#verdict', (v) => v.getBoundingClientRect().top);
     check(verdictTop > notice.top, 'incomplete: the notice comes before the verdict');
+    if (interruptedShard) {
+      const missingList = notice ? (notice.text.match(/Missing shards: ([^.]*)\./) || ['', ''])[1] : '';
+      check(!!notice && notice.text.includes(`(shard ${interruptedShard}, interrupted)`) &&
+        !missingList.includes(interruptedShard),
+      `incomplete: a job of interrupted shard ${interruptedShard} is named as interrupted, the shard not as missing`,
+      notice ? notice.text.slice(0, 300) : '');
+    }
     const clean = await page.evaluate(() => /No job failed\./.test(document.body.textContent));
     check(!clean, 'incomplete: no "No job failed." on results with jobs not run');
   } else {

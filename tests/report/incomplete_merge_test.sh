@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Never green on missing work: a 3-shard sweep (gen3 and gen4, perf suite, two kernels) with
-# shard 2 deleted, merged with `merge --report`. The merge exits 1 (incomplete) and still writes
+# shard 2 deleted and shard 3 made an interrupted shard that lacks its first job, merged with
+# `merge --report`. The merge exits 1 (incomplete) and still writes
 # results.json, junit.xml and report.html; results.json lists the jobs not run by id and shard
 # ("not_run"); junit.xml names each of them by id with its shard (valid against the strict
 # Jenkins schema); the report names the missing shard before the verdict and marks the speedup
@@ -19,8 +20,16 @@ done
 want=$(grep -o '"id": *"[^"]*"' "$work/shard-2/results.json" | sed 's/.*"\([^"]*\)"$/\1/' | sort)
 [ -n "$want" ] || { echo "FAIL: shard 2 ran no job" >&2; exit 1; }
 rm -rf "$work/shard-2"
+# shard 3 as a shard interrupted after all but its first job: the merge names that job too, as
+# not run because its shard was interrupted (not as a missing shard)
+mkdir -p "$work/shard-3i"
+cut=$(grep -m1 -o '^{"id":"[^"]*"' "$work/shard-3/results.json" | sed 's/^{"id":"//; s/"$//')
+[ -n "$cut" ] && [ "$(grep -c '^{"id":' "$work/shard-3/results.json")" -ge 2 ] ||
+    { echo "FAIL: shard 3 has fewer than two jobs" >&2; exit 1; }
+sed -e '/^{"id":"'"${cut//\//\\/}"'",/d' -e 's/^"interrupted": false,$/"interrupted": true,/' \
+    "$work/shard-3/results.json" >"$work/shard-3i/results.json"
 rc=0
-"$gs" merge --out "$work/all" --report "$work/shard-1" "$work/shard-3" >"$work/merge.out" \
+"$gs" merge --out "$work/all" --report "$work/shard-1" "$work/shard-3i" >"$work/merge.out" \
     2>"$work/merge.err" || rc=$?
 fail() { echo "FAIL: $*" >&2; cat "$work/merge.err" >&2; exit 1; }
 [ "$rc" -eq 1 ] || fail "merge exited $rc, not 1 (incomplete)"
@@ -38,6 +47,13 @@ done
 n=$(grep -c 'message="not run: shard 2/3 missing"' "$work/all/junit.xml")
 [ "$n" -eq "$(echo "$want" | wc -l)" ] || fail "junit.xml: $n not-run cases, want $(echo "$want" | wc -l)"
 grep -q 'name="not run [0-9]' "$work/all/junit.xml" && fail "junit.xml still counts jobs instead of naming them"
+# the job the interrupted shard did not run: named, with why, and shard 3 is not missing
+grep -qF "{\"id\":\"$cut\",\"shard\":3,\"shards\":3,\"why\":\"interrupted\"}" "$work/all/results.json" ||
+    fail "results.json \"not_run\" lacks $cut (shard 3/3, interrupted)"
+grep -qF "not run: $cut (shard 3/3: interrupted)" "$work/merge.err" || fail "merge's stderr does not name $cut"
+grep -qF "name=\"$cut\"" "$work/all/junit.xml" || fail "junit.xml has no test case named $cut"
+[ "$(grep -c 'message="not run: interrupted (shard 3/3)"' "$work/all/junit.xml")" -eq 1 ] ||
+    fail "junit.xml: $cut is not one case not run because shard 3/3 was interrupted"
 if command -v xmllint >/dev/null; then
     xmllint --noout --schema tests/junit/jenkins-junit.xsd "$work/all/junit.xml" 2>"$work/xmllint.err" ||
         { cat "$work/xmllint.err" >&2; fail "junit.xml is not valid against the Jenkins schema"; }
@@ -48,6 +64,8 @@ head=$(sed -n '/<main>/,/<section id="verdict">/p' "$html")
 grep -q 'id="incomplete"' <<<"$head" || fail "no incomplete notice before the verdict"
 grep -q 'Missing shards: <b class="missing-shards">2/3</b>' <<<"$head" || fail "the notice does not name shard 2/3"
 grep -qF "$(echo "$want" | head -1)" <<<"$head" || fail "the notice does not name the jobs not run"
+grep -qF "$cut</code> (shard 3/3, interrupted)" <<<"$head" ||
+    fail "the notice does not name $cut as not run in interrupted shard 3/3"
 grep -q '<title>gensweep report: INCOMPLETE' "$html" || fail "the title does not say incomplete"
 # the speedup is marked partial, and no "No job failed." claims a clean run
 grep -q '<div class="verdict partial" data-partial="1"><h3>gen4 vs gen3: .*partial' "$html" ||

@@ -55,7 +55,8 @@ add_test(NAME report_browser_main
 set_tests_properties(report_browser_main PROPERTIES LABELS browser
   FIXTURES_REQUIRED gs_report_main SKIP_RETURN_CODE 77 TIMEOUT 300 RESOURCE_LOCK chromium)
 
-# Never green on missing work: a 3-shard sweep with shard 2 deleted, `merge --report`
+# Never green on missing work: a 3-shard sweep with shard 2 deleted and shard 3 interrupted
+# (a job short), `merge --report`
 # (tests/report/incomplete_merge_test.sh checks the merge, results.json's "not_run", junit.xml
 # and the report's HTML), then the browser test checks the first screen names shard 2/3 and the
 # speedup is marked partial.
@@ -67,7 +68,7 @@ set_tests_properties(report_incomplete_merge PROPERTIES LABELS "report;browser"
 add_test(NAME report_browser_incomplete
   COMMAND ${GS_NODE} ${CMAKE_CURRENT_SOURCE_DIR}/browser/report_browser_test.mjs
           ${GS_REPORT_OUT}/incomplete/all/report.html ${GS_REPORT_OUT}/incomplete-screenshot.png
-          --incomplete=2/3)
+          --incomplete=2/3 --interrupted=3/3)
 set_tests_properties(report_browser_incomplete PROPERTIES LABELS browser
   FIXTURES_REQUIRED gs_report_incomplete SKIP_RETURN_CODE 77 TIMEOUT 300 RESOURCE_LOCK chromium)
 
