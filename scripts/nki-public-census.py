@@ -19,7 +19,8 @@ Run: SPECS (default scripts/nki-public-specs.py) maps (file name, kernel) to --a
 reference; each is `gensweep nki run` on each generation; pass = exit 0 and status pass.
 --library counts the NKI Library's core modules (nkilib.core.*) importing, the package root
 put on PYTHONPATH as a user would, and runs the entry points SPECS.LIBRARY_SPECS lists (module,
-kernel, tag, spec) from the module's own file, unmodified.
+kernel, tag, spec) from the module's own file, unmodified (or, for a spec with "wrapper", from
+that launcher of scripts/nki-library-wrappers.py, which imports the entry point unmodified).
 """
 import argparse
 import ast
@@ -101,7 +102,7 @@ def load_specs(path):
 
 
 def run_spec(exe, gen, path, kernel, s, refs, extra=()):
-    cmd = [exe, "nki", "run", path, "--kernel", kernel, "--config",
+    cmd = [exe, "nki", "run", path, "--kernel", s.get("kernel", kernel), "--config",
            os.path.join(ROOT, "configs", gen + ".yaml"), "--json",
            "--reference", f"{refs}:{s['ref']}"]
     for a in s.get("args", []):
@@ -110,10 +111,14 @@ def run_spec(exe, gen, path, kernel, s, refs, extra=()):
         cmd += ["--grid", s["grid"]]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=900,
                        env=env_for(os.path.dirname(path), *extra))
-    try:
-        rec = json.loads(p.stdout)
-    except ValueError:
-        rec = {}
+    rec = {}
+    for ln in reversed(p.stdout.splitlines()):  # the record: a kernel may print lines too
+        if ln.startswith("{"):
+            try:
+                rec = json.loads(ln)
+            except ValueError:
+                pass
+            break
     status = rec.get("status") or f"exit {p.returncode}"
     why = rec.get("error") or (p.stderr.strip().splitlines() or [""])[-1]
     return status, rec.get("time_ns"), why
@@ -212,8 +217,11 @@ def main():
                   f"({fw_n} with a framework import at module level not counted)")
             lib_specs = getattr(specs, "LIBRARY_SPECS", []) if specs else []
             lib_runs = {g: [0, 0] for g in runs}
+            wrappers = os.path.join(ROOT, "scripts", "nki-library-wrappers.py")
             for mod, k, tag, s in lib_specs:
                 path = os.path.join(root, *mod.split(".")) + ".py"
+                if s.get("wrapper"):  # the entry point called by a launcher of ours
+                    path, s = wrappers, dict(s, kernel=s["wrapper"])
                 for g in lib_runs:
                     st, t, why = run_spec(a.gensweep, g, path, k, s, specs.__file__, (root,))
                     lib_runs[g][0] += 1

@@ -127,6 +127,41 @@ def rope_pairs(x, cos, sin, *_):
     return out
 
 
+def router_topk_act2_softmax(x, w, w_bias, router_logits, expert_affinities, expert_index,
+                             k=4, *_):
+    """x [H, T], w [H, E], bias [1, E]: logits = x.T @ w + bias [T, E]; the k largest per token
+    (their indices, descending); softmax over those k, scattered back to [T, E] (zeros
+    elsewhere). Outputs in argument order: logits, affinities, indices."""
+    logits = x.T @ w + w_bias.reshape(1, -1)
+    idx = np.argsort(-logits, axis=-1, kind="stable")[:, :k]
+    top = np.take_along_axis(logits, idx, axis=-1)
+    e = np.exp(top - top.max(axis=-1, keepdims=True))
+    aff = np.zeros_like(logits)
+    np.put_along_axis(aff, idx, e / e.sum(axis=-1, keepdims=True), axis=-1)
+    return logits, aff, idx.astype(np.float64)
+
+
+def out_proj(attention, weight, *_):
+    """attention [D, B, N, S], weight [N * D, H]: out [B * S, H] = A @ weight with
+    A[b * S + s, n * D + d] = attention[d, b, n, s] (no bias)."""
+    D, B, N, S = attention.shape
+    return attention.transpose(1, 3, 2, 0).reshape(B * S, N * D) @ weight
+
+
+def out_proj_t(attention, weight, *_):
+    """The same product stored transposed, [H_1 = 128, H_0 = 1, H_2, B * S] with
+    h = h_0 * H_1 * H_2 + h_1 * H_2 + h_2 (one core)."""
+    o = out_proj(attention, weight)
+    bs, h = o.shape
+    return o.reshape(bs, 1, 128, h // 128).transpose(2, 1, 3, 0)
+
+
+def quant_static(hidden, ln_w, scale, *_):
+    """fp8 e4m3 static quantization: hidden / scale (one scale, [128, 1] all equal), clipped to
+    the format's +-240 (the rounding to fp8 is the model's store)."""
+    return np.clip(hidden * (1.0 / scale[0, 0]), -240.0, 240.0)
+
+
 _ROPE = ["x_in=bf16:128x2x2x128", "cos=bf16:64x2x128", "sin=bf16:64x2x128"]
 LIBRARY_SPECS = [
     ("nkilib.core.cumsum.cumsum", "cumsum", "fp32 2-D ragged",
@@ -137,4 +172,22 @@ LIBRARY_SPECS = [
      {"args": _ROPE, "ref": "rope_halves"}),
     ("nkilib.core.embeddings.rope", "RoPE", "interleaved",
      {"args": _ROPE + ["contiguous_layout=False"], "ref": "rope_pairs"}),
+    # "wrapper": a launcher of scripts/nki-library-wrappers.py (enum settings, outputs passed in)
+    ("nkilib.core.router_topk.router_topk", "router_topk", "T 4, H 3072, E 128, k 4, act2 softmax",
+     {"wrapper": "router_topk_act2_softmax",
+      "args": ["x=bf16:3072x4", "w=bf16:3072x128", "w_bias=bf16:1x128",
+               "router_logits=fp32:4x128", "expert_affinities=fp32:4x128",
+               "expert_index=int32:4x4"], "ref": "router_topk_act2_softmax"}),
+    ("nkilib.core.output_projection.output_projection_tkg", "output_projection_tkg",
+     "B 4, N 8, S 4, D 64, H 3072, no bias",
+     {"args": ["attention=bf16:64x4x8x4", "weight=bf16:512x3072"], "ref": "out_proj"}),
+    ("nkilib.core.output_projection.output_projection_tkg", "output_projection_tkg",
+     "B 4, N 2, S 4, D 64, H 7168, no bias, TRANSPOSE_OUT",
+     {"args": ["attention=bf16:64x4x2x4", "weight=bf16:128x7168", "TRANSPOSE_OUT=True"],
+      "ref": "out_proj_t"}),
+    ("nkilib.core.rmsnorm.rmsnorm_quant", "rmsnorm_quant_kernel",
+     "B 1, S 2, H 16384, static quantization only (NO_NORM)",
+     {"wrapper": "rmsnorm_quant_static_only",
+      "args": ["hidden=bf16:1x2x16384:-4:4", "ln_w=bf16:16384",
+               "input_dequant_scale=fp32:128x1:0.0125:0.0125001"], "ref": "quant_static"}),
 ]

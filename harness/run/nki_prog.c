@@ -728,11 +728,13 @@ static gs_status replay_op(replay *r)
             return malformed(r, "operands");
         return gs_tensor_scalar_at(kb, file, line, eng, x, y, alu, o0, alu1, o1);
     }
-    if (!strcmp(op, "tensor_reduce")) {
-        if (n != 4 || parse_ap(r, a[0], &x) || parse_ap(r, a[1], &y) || gs_alu_parse(a[2], &alu) ||
-            parse_i64(a[3], &i0))
+    if (!strcmp(op, "tensor_reduce")) { /* a 5th operand 1: negate (older programs have 4) */
+        int64_t neg = 0;
+        if ((n != 4 && n != 5) || parse_ap(r, a[0], &x) || parse_ap(r, a[1], &y) ||
+            gs_alu_parse(a[2], &alu) || parse_i64(a[3], &i0) ||
+            (n == 5 && (parse_i64(a[4], &neg) || (neg != 0 && neg != 1))))
             return malformed(r, "operands");
-        return gs_tensor_reduce_at(kb, file, line, x, y, alu, (int)i0);
+        return gs_tensor_reduce_neg_at(kb, file, line, x, y, alu, (int)i0, (int)neg);
     }
     if (!strcmp(op, "tensor_copy")) {
         if (n != 3 || parse_engine(a[0], &eng) || parse_ap(r, a[1], &x) || parse_ap(r, a[2], &y))

@@ -595,7 +595,8 @@ static gs_status exec_elementwise(gs_mem *m, const gs_instr *in, const int64_t *
     return GS_OK;
 }
 
-static gs_status exec_reduce(gs_mem *m, const gs_instr *in, gs_error *err)
+/* iimm: [1] = negate the result (gs_program_iimm) */
+static gs_status exec_reduce(gs_mem *m, const gs_instr *in, const int64_t *iimm, gs_error *err)
 {
     const gs_ap *src = in->in[0], *out = in->out[0];
     size_t n = gs_ap_free_elems(src), no = gs_ap_free_elems(out);
@@ -617,6 +618,7 @@ static gs_status exec_reduce(gs_mem *m, const gs_instr *in, gs_error *err)
                     acc = gs_alu_apply(in->alu0, acc, v[i]);
                 y[o] = acc;
             }
+            if (iimm[1]) y[o] = -y[o];
         }
         store_row(m, out, p, y);
     }
@@ -751,7 +753,7 @@ gs_status gs_exec_instr(gs_mem *m, const gs_program *p, size_t index, gs_error *
     case GS_OP_TRANSPOSE:
         return exec_transpose(m, in, err);
     case GS_OP_TENSOR_REDUCE:
-        return exec_reduce(m, in, err);
+        return exec_reduce(m, in, gs_program_iimm(p, index), err);
     case GS_OP_BN_STATS:
     case GS_OP_BN_AGGR:
         return exec_bn(m, in, err);

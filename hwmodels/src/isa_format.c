@@ -246,6 +246,7 @@ void gs_instr_format(const gs_program *p, size_t i, char *buf, size_t size)
         out_str(&o, gs_alu_name(in->alu0));
         out_str(&o, " axes=");
         out_i64(&o, iimm[0]);
+        if (iimm[1]) out_str(&o, " negate");
         break;
     case GS_OP_MEMSET:
         out_str(&o, " value=");

@@ -568,6 +568,12 @@ gs_status gs_tensor_scalar_at(gs_kb *kb, const char *file, int line, gs_engine e
 gs_status gs_tensor_reduce_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_ap src,
                               gs_alu op, int axes)
 {
+    return gs_tensor_reduce_neg_at(kb, file, line, out, src, op, axes, 0);
+}
+
+gs_status gs_tensor_reduce_neg_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_ap src,
+                                  gs_alu op, int axes, int negate)
+{
     if (!kb || kb->failed) return gs_kb_status(kb);
     gs_instr_draft in;
     instr_init(&in, GS_OP_TENSOR_REDUCE, GS_ENG_VECTOR);
@@ -584,6 +590,7 @@ gs_status gs_tensor_reduce_at(gs_kb *kb, const char *file, int line, gs_ap out, 
             "tensor_reduce: output must be [%u x %" PRIu64 "]", src.part_count, outer);
     in.alu0 = op;
     in.iimm[0] = axes;
+    in.iimm[1] = negate != 0;
     return gs_kb_emit_out_in(kb, file, line, &in, out, src);
 }
 

@@ -143,8 +143,10 @@ def nc_matmul(dst=None, stationary=None, moving=None, is_stationary_onezero=Fals
     ctx = _t._ctx()
     if is_transpose:
         raise Unsupported("nc_matmul(is_transpose=True) (use nc_transpose)", where=where)
-    if tile_position or tile_size:
-        raise Unsupported("nc_matmul tile_position/tile_size (PE array tiling)", where=where)
+    if not _whole_pe_array(tile_position, tile_size, ctx):
+        raise Unsupported(f"nc_matmul tile_position={tuple(tile_position)} "
+                          f"tile_size={tuple(tile_size)} (PE array tiling: only the whole array "
+                          "is modelled)", where=where)
     if perf_mode not in (None, "none", "matmul_perf_mode.none"):
         raise Unsupported(f"nc_matmul perf_mode={perf_mode}", where=where)
     if moving is None:  # older style: nc_matmul(stationary, moving) returns the product
@@ -155,6 +157,17 @@ def nc_matmul(dst=None, stationary=None, moving=None, is_stationary_onezero=Fals
                                _v(moving, where, "moving"), where)
     ctx.matmul(_v(dst, where, "dst"), _v(stationary, where), _v(moving, where), accumulate,
                where)
+
+
+def _whole_pe_array(position, size, ctx):
+    """tile_position / tile_size that name the whole PE array (position (0, 0), size the
+    array's rows x columns, or none given): the plain matmul. A smaller tile runs beside
+    others on the array (row/column tiling), which the model does not have."""
+    rows = ctx.caps.get("pe_rows", ctx.caps["partitions"])
+    cols = ctx.caps.get("pe_cols", rows)
+    if position and tuple(int(x) for x in position) != (0, 0):
+        return False
+    return not size or tuple(int(x) for x in size) == (rows, cols)
 
 
 def nc_transpose(dst=None, data=None, engine=None, mask=None, name=None, **_):
@@ -301,8 +314,6 @@ def tensor_reduce(dst=None, op=None, data=None, axis=None, negate=False, keepdim
     _nl._mask(mask)
     where = _caller()
     ctx = _t._ctx()
-    if negate:
-        raise Unsupported("tensor_reduce(negate=True)", where=where)
     if data is None:  # older style: tensor_reduce(op, data, axis)
         dst, op, data, axis = None, dst, op, axis
     s = _v(data, where, "data")
@@ -319,7 +330,8 @@ def tensor_reduce(dst=None, op=None, data=None, axis=None, negate=False, keepdim
     ctx.mark_read(s)
     import math
     ctx.reduction = max(ctx.reduction, math.prod(s.shape[nd - k:]))
-    ctx.emit("tensor_reduce", where, _t._flat2(d, where), s, alu, k)
+    # negate=True: the result negated (one more operand; a plain reduce keeps the older form)
+    ctx.emit("tensor_reduce", where, _t._flat2(d, where), s, alu, k, *((1,) if negate else ()))
     return d if dst is None else None
 
 
@@ -396,10 +408,24 @@ for _n in ("tensor_scalar_cumulative", "scalar_tensor_tensor",
            "max8", "nc_find_index8", "nc_match_replace8", "local_gather", "nc_n_gather",
            "nc_stream_shuffle", "dma_compute", "rng", "rand2", "rand_set_state",
            "rand_get_state", "set_rng_seed", "dropout", "activate2", "sequence_bounds",
-           "nonzero_with_count", "quantize_mx", "nc_matmul_mx", "dma_transpose", "core_barrier",
+           "nonzero_with_count", "quantize_mx", "nc_matmul_mx", "dma_transpose",
            "sendrecv", "register_alloc", "register_move", "register_load", "register_store",
            "bn_stats", "bn_aggr", "builtin_custom_op"):
     globals()[_n] = _missing(_n)
+
+
+def core_barrier(data=None, cores=None, engine=None, name=None, **_):
+    """A barrier among the cores of a logical core (LNC=2 kernels). A kernel launched without
+    an SPMD grid is one instance on one core: there is nobody to wait for, so the barrier is no
+    instruction (as the NKI Library's kernels expect when run with LNC=1). Within a grid the
+    cross-core synchronisation is not modelled: unsupported."""
+    where = _caller()
+    ctx = _t._ctx()
+    if ctx.grid and _math.prod(ctx.grid) > 1:
+        raise Unsupported("nisa.core_barrier between the instances of an SPMD grid (cross-core "
+                          "synchronisation is not modelled)", where=where)
+    if data is not None and _v(data, where, "data") is None:
+        raise NKIError("core_barrier: data must be a tensor", where=where)
 
 
 # ---- top-k selection (vector engine): max8, nc_find_index8, nc_match_replace8 ----------------

@@ -197,5 +197,45 @@ class Nki03Defects(unittest.TestCase):
         self.assertEqual(rec.get("status"), "pass", p.stdout + p.stderr)
 
 
+class LibraryFormsPerGeneration(unittest.TestCase):
+    """Forms the NKI Library's kernels use (nkilib.core.router_topk): tensor_reduce(negate=),
+    .buffer, nc_matmul tile_position / tile_size of the whole PE array, core_barrier on one
+    core; and the tiling and the grid barrier that are not modelled, unsupported at their line."""
+
+    def test_library_forms_pass(self):
+        for gen in GENS:
+            with self.subTest(gen=gen):
+                rec, p = run("library_forms", ["x=fp32:128x64", "negmax=fp32:128x1",
+                                               "gram=fp32:64x64"], gen, "library_forms")
+                self.assertEqual(rec.get("status"), "pass", p.stdout + p.stderr)
+
+    def test_negate_is_in_the_program(self):
+        with tempfile.TemporaryDirectory() as d:
+            prog = os.path.join(d, "p.gsk")
+            rec, p = run("library_forms", ["x=fp32:128x64", "negmax=fp32:128x1",
+                                           "gram=fp32:64x64"], GENS[0],
+                         extra=("--keep-program", prog))
+            self.assertEqual(rec.get("status"), "pass", p.stdout + p.stderr)
+            with open(prog) as fh:
+                lines = [ln for ln in fh if ln.startswith("tensor_reduce ")]
+            self.assertEqual(len(lines), 1)
+            self.assertTrue(lines[0].split()[-1] == "1", lines[0])
+            d2 = nki("disasm", OPS, "--kernel", "library_forms", "--config", cfg(GENS[0]),
+                     "--arg", "x=fp32:128x64", "--arg", "negmax=fp32:128x1",
+                     "--arg", "gram=fp32:64x64")
+            self.assertIn("negate", d2.stdout, d2.stdout + d2.stderr)
+
+    def test_pe_tiling_and_grid_barrier_are_unsupported_at_their_lines(self):
+        src = open(OPS).read().splitlines()
+        for kernel, grid, needle in (("pe_tile_quarter", None, "named by the test"),
+                                     ("barrier_in_grid", "2", "nisa.core_barrier(out")):
+            with self.subTest(kernel=kernel):
+                line = next(i + 1 for i, s in enumerate(src) if needle in s)
+                rec, p = run(kernel, ["x=fp32:128x64"], GENS[0],
+                             extra=("--grid", grid) if grid else ())
+                self.assertEqual(rec.get("status"), "unsupported", p.stdout + p.stderr)
+                self.assertIn(f"nki03_ops.py:{line}", p.stdout + p.stderr)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -49,6 +49,7 @@ class ViewsPerGeneration(unittest.TestCase):
         an HBM pattern with a step, a tile reshape + permute, a PSUM tile reshape, select /
         slice / expand_dim / squeeze_dim / flatten_dims / reshape_dim / broadcast."""
         cases = [("ap_window", ["x=fp32:128x64"]), ("ap_rows", ["x=bf16:128x64"]),
+                 ("ap_unused_out_of_range", ["x=fp32:128x64"]),
                  ("reshape_permute", ["x=fp32:128x128"]), ("view_methods", ["x=fp32:2x128x64"])]
         for gen in GENS:
             for kernel, args in cases:
@@ -82,6 +83,7 @@ class ViewErrors(unittest.TestCase):
 
     def test_bad_views_are_errors_at_their_lines(self):
         cases = [("ap_out_of_range", "AP_OOR", "elements [48, 79]"),
+                 ("ap_out_of_range_used_later", "AP_LATE", "elements [48, 79]"),
                  ("ap_strided_partitions", "AP_PSTEP", "partition step 128"),
                  ("reshape_across_partitions", "RESHAPE_P", "changes its partition dimension"),
                  ("reshape_strided", "RESHAPE_NC", "not contiguous")]

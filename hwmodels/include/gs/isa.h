@@ -103,7 +103,7 @@ enum {
  *  tensor_scalar  out[0] = (in[0] alu0 s0) alu1 s1; s0 = imm[0] or in[1] [P,1], s1 = imm[1] or
  *                 in[2] [P,1]; alu1 only with GS_F_HAS_OP1.
  *  tensor_reduce  out[0] [P, outer dims] = reduce(alu0: add/max/min) of in[0] over its innermost
- *                 `axes` free dims (iimm[0] = axes, 1..ndim).
+ *                 `axes` free dims (iimm[0] = axes, 1..ndim); negated when iimm[1] = 1.
  *  bn_stats       out[0] [P,3] fp32 = (count, mean, M2) of in[0]'s free elements.
  *  bn_aggr        out[0] [P,2] fp32 = (mean, variance) combining in[0] [P, 3*k] chunks.
  *  tensor_copy    out[0] = in[0] with dtype conversion (e.g. PSUM fp32 -> SBUF bf16).

@@ -340,6 +340,10 @@ gs_status gs_tensor_scalar_at(gs_kb *kb, const char *file, int line, gs_engine e
     gs_tensor_reduce_at(GS_KB_SITE(kb), (out), (in), (op), (axes))
 gs_status gs_tensor_reduce_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_ap in, gs_alu op,
                               int axes);
+/* The same with negate != 0: out = -reduce(in) (nki.isa.tensor_reduce(negate=True); the sign is
+ * applied to the result, the instruction and its cost are tensor_reduce's). */
+gs_status gs_tensor_reduce_neg_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_ap in,
+                                  gs_alu op, int axes, int negate);
 #define gs_bn_stats(kb, out, in) gs_bn_stats_at(GS_KB_SITE(kb), (out), (in))
 gs_status gs_bn_stats_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_ap in);
 #define gs_bn_aggr(kb, out, in) gs_bn_aggr_at(GS_KB_SITE(kb), (out), (in))

@@ -215,3 +215,49 @@ def masked_never(x):
     y = nl.multiply(t, 2.0, mask=(ip < 0))
     nl.store(out, value=y, mask=(ip >= 128))
     return out
+
+
+# ---- forms of the NKI Library's kernels (nkilib.core.router_topk and others) ----------------
+
+@nki.jit
+def library_forms(x, negmax, gram):
+    """negmax [P, 1] = -max of each row of x (tensor_reduce(negate=True)); gram = x.T @ x with
+    nc_matmul's tile_position / tile_size naming the whole PE array; where tensors live read
+    from .buffer; a core_barrier of a kernel launched on one core (no instruction)."""
+    assert x.buffer == nl.hbm and negmax.buffer == nl.hbm
+    P, F = x.shape
+    t = nl.ndarray((P, F), dtype=x.dtype, buffer=nl.sbuf)
+    assert t.buffer == nl.sbuf and t[:, 0:4].buffer == nl.sbuf
+    nisa.dma_copy(dst=t, src=x)
+    m = nl.ndarray((P, 1), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.tensor_reduce(dst=m, op=nl.maximum, data=t, axis=1, negate=True, keepdims=True)
+    nisa.dma_copy(dst=negmax, src=m)
+    acc = nl.ndarray((F, F), dtype=nl.float32, buffer=nl.psum)
+    assert acc.buffer == nl.psum
+    nisa.nc_matmul(dst=acc, stationary=t, moving=t, tile_position=(0, 0),
+                   tile_size=(nl.tile_size.pmax, nl.tile_size.pmax))
+    g = nl.ndarray((F, F), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.tensor_copy(dst=g, src=acc)
+    nisa.core_barrier(gram, cores=[0, 1])
+    nisa.dma_copy(dst=gram, src=g)
+
+
+@nki.jit
+def pe_tile_quarter(x):
+    """nc_matmul on a 64 x 64 tile of the PE array (row/column tiling, not modelled)."""
+    t = nl.load(x)
+    acc = nl.ndarray((64, 64), dtype=nl.float32, buffer=nl.psum)
+    nisa.nc_matmul(dst=acc, stationary=t[0:64, 0:64], moving=t[0:64, 0:64],  # named by the test
+                   tile_position=(0, 64), tile_size=(64, 64))
+    out = nl.ndarray((64, 64), dtype=nl.float32, buffer=nl.shared_hbm)
+    nl.store(out, acc)
+    return out
+
+
+@nki.jit
+def barrier_in_grid(x):
+    """core_barrier between the instances of an SPMD grid (not modelled)."""
+    out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+    nisa.core_barrier(out, cores=[0, 1])  # the line the test names
+    nl.store(out, nl.load(x))
+    return out

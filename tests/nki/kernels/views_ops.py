@@ -139,3 +139,33 @@ def mm_hoisted(lhsT, rhs):
             nisa.tensor_copy(dst=o, src=ps)
             nisa.dma_copy(dst=out[m * 128:(m + 1) * 128, n * 512:(n + 1) * 512], src=o)
     return out
+
+
+@nki.jit
+def ap_unused_out_of_range(x):
+    """Views made for every step of a loop and used only where in range (as
+    output_projection_tkg's last PSUM tile): the out-of-range ones are never an error."""
+    P, F = x.shape
+    t = nl.ndarray((P, F), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x)
+    out = nl.ndarray((P, F), dtype=x.dtype, buffer=nl.shared_hbm)
+    for j in range(F // 16 + 1):
+        w = t.ap(pattern=[[F, P], [1, 16]], offset=16 * j)  # j = F // 16 reaches past F
+        h = x.ap([[F, P], [1, 16]], 16 * j)
+        if j < F // 16:
+            c = nl.ndarray((P, 16), dtype=x.dtype, buffer=nl.sbuf)
+            nisa.tensor_copy(dst=c, src=w)
+            nisa.dma_copy(dst=out[:, 16 * j:16 * j + 16], src=c)
+            assert h.shape == (P, 16)
+    return out
+
+
+@nki.jit
+def ap_out_of_range_used_later(x):
+    P, F = x.shape
+    t = nl.ndarray((P, F), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x)
+    v = t.ap(pattern=[[F, P], [1, 32]], offset=48)  # AP_LATE
+    w = nl.ndarray((P, 8), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.tensor_copy(dst=w, src=v[:, 0:8])  # a slice of it keeps the error
+    return x

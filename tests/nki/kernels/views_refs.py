@@ -27,3 +27,7 @@ def wrong_ap_window(x):
 
 def mm_hoisted(lhsT, rhs):
     return lhsT.T @ rhs
+
+
+def ap_unused_out_of_range(x):
+    return x
