@@ -124,11 +124,6 @@ static void child(const gs_proc_opts *o, pid_t parent)
         signal(SIGINT, SIG_DFL);
         signal(SIGTERM, SIG_DFL);
     }
-    if (o->mem_limit > 0) {
-        struct rlimit rl;
-        rl.rlim_cur = rl.rlim_max = (rlim_t)o->mem_limit;
-        setrlimit(RLIMIT_AS, &rl);
-    }
     if (o->cpu_limit_s > 0) {
         /* the kernel's own stop, even when the parent cannot poll (stopped, or busy) */
         struct rlimit rl;
@@ -150,6 +145,15 @@ static void child(const gs_proc_opts *o, pid_t parent)
             setenv(o->env_name, o->env_value, 1);
         else
             unsetenv(o->env_name);
+    }
+    if (o->mem_limit > 0) {
+        /* last, after setenv's allocation: a limit below what this process already maps (an
+         * ASan build maps terabytes of shadow) fails the next mmap here, and ASan's allocator
+         * aborts on that instead of returning NULL, killing the child by SIGABRT before it runs
+         * (the flaky "front end was killed by SIGABRT" of nki_frontend_Limits) */
+        struct rlimit rl;
+        rl.rlim_cur = rl.rlim_max = (rlim_t)o->mem_limit;
+        setrlimit(RLIMIT_AS, &rl);
     }
     if (o->kind == GS_PROC_FUNCTION) {
         int rc = o->fn ? o->fn(o->fn_ctx) : 127;
