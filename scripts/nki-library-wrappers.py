@@ -27,3 +27,13 @@ def rmsnorm_quant_static_only(hidden, ln_w, input_dequant_scale):
     kargs = RmsNormQuantKernelArgs(norm_type=NormType.NO_NORM,
                                    quantization_type=QuantizationType.STATIC)
     return rmsnorm_quant_kernel(hidden, ln_w, kargs, input_dequant_scale)
+
+
+def rmsnorm_quant_rms_static(hidden, ln_w, input_dequant_scale):
+    """The same entry point with the RMS normalization (norm_type=RMS_NORM, eps 1e-6) before the
+    static quantization: the gamma step is nisa.scalar_tensor_tensor."""
+    from nkilib.core.rmsnorm.rmsnorm_quant import RmsNormQuantKernelArgs, rmsnorm_quant_kernel
+    from nkilib.core.utils.common_types import NormType, QuantizationType
+    kargs = RmsNormQuantKernelArgs(norm_type=NormType.RMS_NORM,
+                                   quantization_type=QuantizationType.STATIC)
+    return rmsnorm_quant_kernel(hidden, ln_w, kargs, input_dequant_scale)

@@ -162,6 +162,14 @@ def quant_static(hidden, ln_w, scale, *_):
     return np.clip(hidden * (1.0 / scale[0, 0]), -240.0, 240.0)
 
 
+def rmsnorm_quant_static(hidden, ln_w, scale, *_):
+    """RMS normalization over the last axis (eps 1e-6) times gamma ln_w, then the static fp8
+    quantization of quant_static."""
+    h = hidden.reshape(-1, hidden.shape[-1])
+    y = h / np.sqrt((h * h).mean(axis=1, keepdims=True) + 1e-6) * ln_w.reshape(1, -1)
+    return quant_static(y.reshape(hidden.shape), ln_w, scale)
+
+
 _ROPE = ["x_in=bf16:128x2x2x128", "cos=bf16:64x2x128", "sin=bf16:64x2x128"]
 LIBRARY_SPECS = [
     ("nkilib.core.cumsum.cumsum", "cumsum", "fp32 2-D ragged",
@@ -190,4 +198,10 @@ LIBRARY_SPECS = [
      {"wrapper": "rmsnorm_quant_static_only",
       "args": ["hidden=bf16:1x2x16384:-4:4", "ln_w=bf16:16384",
                "input_dequant_scale=fp32:128x1:0.0125:0.0125001"], "ref": "quant_static"}),
+    ("nkilib.core.rmsnorm.rmsnorm_quant", "rmsnorm_quant_kernel",
+     "B 1, S 2, H 4096, RMS norm then static quantization",
+     {"wrapper": "rmsnorm_quant_rms_static",
+      "args": ["hidden=bf16:1x2x4096:-4:4", "ln_w=bf16:4096",
+               "input_dequant_scale=fp32:128x1:0.0125:0.0125001"],
+      "ref": "rmsnorm_quant_static"}),
 ]

@@ -715,6 +715,15 @@ static gs_status replay_op(replay *r)
             return malformed(r, "operands");
         return gs_tensor_tensor_at(kb, file, line, x, y, z, alu);
     }
+    if (!strcmp(op, "scalar_tensor_tensor")) { /* out data op0 operand0 rev0 op1 operand1 rev1 */
+        int64_t r0 = 0, r1 = 0;
+        if (n != 8 || parse_ap(r, a[0], &x) || parse_ap(r, a[1], &y) || gs_alu_parse(a[2], &alu) ||
+            parse_operand(r, a[3], &o0) || parse_i64(a[4], &r0) || (r0 != 0 && r0 != 1) ||
+            gs_alu_parse(a[5], &alu1) || parse_ap(r, a[6], &z) || parse_i64(a[7], &r1) ||
+            (r1 != 0 && r1 != 1))
+            return malformed(r, "operands");
+        return gs_scalar_tensor_tensor_at(kb, file, line, x, y, alu, o0, (int)r0, alu1, z, (int)r1);
+    }
     if (!strcmp(op, "tensor_tensor_scan")) {
         if (n != 6 || parse_ap(r, a[0], &x) || parse_ap(r, a[1], &y) || parse_ap(r, a[2], &z) ||
             parse_operand(r, a[3], &o0) || gs_alu_parse(a[4], &alu) || gs_alu_parse(a[5], &alu1))

@@ -121,6 +121,7 @@ static int in_is_side(const gs_instr *in, int i)
     case GS_OP_GATHER:
         return i == 1;
     case GS_OP_TENSOR_TENSOR_SCAN:
+    case GS_OP_TENSOR_TENSOR: /* scalar_tensor_tensor's operand0 column */
         return i == 2 && (in->flags & GS_F_BIAS_AP);
     default:
         return 0;
@@ -141,7 +142,7 @@ static int uses_slow_op(const gs_instr *in)
 {
     switch (in->op) {
     case GS_OP_TENSOR_TENSOR:
-        return alu_is_slow(in->alu0);
+        return alu_is_slow(in->alu0) || ((in->flags & GS_F_HAS_OP1) && alu_is_slow(in->alu1));
     case GS_OP_TENSOR_TENSOR_SCAN:
         return alu_is_slow(in->alu0) || alu_is_slow(in->alu1);
     case GS_OP_TENSOR_SCALAR:

@@ -543,6 +543,16 @@ static gs_status exec_elementwise(gs_mem *m, const gs_instr *in, const int64_t *
         case GS_OP_TENSOR_TENSOR:
             load_row(m, in->in[0], p, x);
             load_row(m, in->in[1], p, y);
+            if (in->flags & GS_F_HAS_OP1) { /* scalar_tensor_tensor; iimm: the reverse flags */
+                float s = operand(m, in, 2, GS_F_BIAS_AP, in->imm[1], p);
+                for (size_t i = 0; i < n; i++) {
+                    float t =
+                        iimm[0] ? gs_alu_apply(in->alu0, s, x[i]) : gs_alu_apply(in->alu0, x[i], s);
+                    x[i] =
+                        iimm[1] ? gs_alu_apply(in->alu1, y[i], t) : gs_alu_apply(in->alu1, t, y[i]);
+                }
+                break;
+            }
             for (size_t i = 0; i < n; i++)
                 x[i] = gs_alu_apply(in->alu0, x[i], y[i]);
             break;

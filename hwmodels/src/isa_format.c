@@ -211,6 +211,22 @@ void gs_instr_format(const gs_program *p, size_t i, char *buf, size_t size)
         }
         break;
     case GS_OP_TENSOR_TENSOR:
+        if (in->flags & GS_F_HAS_OP1) { /* scalar_tensor_tensor */
+            out_str(&o, " op0=");
+            out_str(&o, gs_alu_name(in->alu0));
+            if (!(in->flags & GS_F_BIAS_AP)) {
+                out_str(&o, " s0=");
+                out_g(&o, (double)in->imm[1]);
+            }
+            out_str(&o, " op1=");
+            out_str(&o, gs_alu_name(in->alu1));
+            if (iimm[0]) out_str(&o, " reverse0");
+            if (iimm[1]) out_str(&o, " reverse1");
+            break;
+        }
+        out_str(&o, " op=");
+        out_str(&o, gs_alu_name(in->alu0));
+        break;
     case GS_OP_PARTITION_REDUCE:
         out_str(&o, " op=");
         out_str(&o, gs_alu_name(in->alu0));

@@ -526,6 +526,46 @@ gs_status gs_tensor_tensor_at(gs_kb *kb, const char *file, int line, gs_ap out, 
     return gs_kb_emit(kb, file, line, &in);
 }
 
+/* nki.isa.scalar_tensor_tensor: a tensor_tensor whose first operand is first combined with a
+ * scalar (GS_F_HAS_OP1: out = (data op0 s) op1 operand1, s = imm[1] or in[2] [P,1]; iimm[0] and
+ * iimm[1] reverse op0's and op1's operands). The ISA page gives it about a tensor_tensor's cost
+ * ("approximately the same latency as a regular tensor_tensor instruction"), so it is costed as
+ * one. */
+gs_status gs_scalar_tensor_tensor_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_ap data,
+                                     gs_alu op0, gs_operand operand0, int reverse0, gs_alu op1,
+                                     gs_ap operand1, int reverse1)
+{
+    if (!kb || kb->failed) return gs_kb_status(kb);
+    gs_instr_draft in;
+    instr_init(&in, GS_OP_TENSOR_TENSOR, GS_ENG_VECTOR);
+    REQUIRE((int)op0 >= 0 && op0 < GS_ALU_COUNT && op0 != GS_ALU_BYPASS && (int)op1 >= 0 &&
+                op1 < GS_ALU_COUNT && op1 != GS_ALU_BYPASS,
+            GS_ERR_INVALID, "scalar_tensor_tensor: bad op");
+    REQUIRE(is_onchip(&out) && is_onchip(&data) && is_onchip(&operand1), GS_ERR_INVALID,
+            "scalar_tensor_tensor: operands must be SBUF/PSUM tiles");
+    REQUIRE(!(data.space == GS_MEM_PSUM && operand1.space == GS_MEM_PSUM), GS_ERR_INVALID,
+            "scalar_tensor_tensor: data and operand1 cannot both be in PSUM");
+    REQUIRE(same_shape(&out, &data) && same_shape(&out, &operand1), GS_ERR_INVALID,
+            "scalar_tensor_tensor: shapes differ (out %u x %" PRIu64 ", data %u x %" PRIu64
+            ", operand1 %u x %" PRIu64 ")",
+            out.part_count, gs_kb_free_elems(&out), data.part_count, gs_kb_free_elems(&data),
+            operand1.part_count, gs_kb_free_elems(&operand1));
+    in.alu0 = op0;
+    in.alu1 = op1;
+    in.flags |= GS_F_HAS_OP1;
+    in.out[0] = out;
+    in.in[0] = data;
+    in.in[1] = operand1;
+    in.n_out = 1;
+    in.n_in = 3;
+    in.iimm[0] = reverse0 != 0;
+    in.iimm[1] = reverse1 != 0;
+    if (per_partition(kb, file, line, &in, 1, operand0, data.part_count,
+                      "scalar_tensor_tensor: per-partition operand0") != GS_OK)
+        return gs_kb_status(kb);
+    return gs_kb_emit(kb, file, line, &in);
+}
+
 static gs_status check_engine_choice(gs_kb *kb, const char *file, int line, const char *op,
                                      gs_engine e, int allow_scalar)
 {

@@ -1411,7 +1411,8 @@ def _same(dst, src, where):
 
 # the operand index of each op's destination (what assign() may retarget)
 _OUT_INDEX = {"tensor_copy": 1, "tensor_scalar": 1, "tensor_tensor": 0, "activation": 0,
-              "exponential": 0, "tensor_reduce": 0, "transpose": 0, "tensor_tensor_scan": 0}
+              "exponential": 0, "tensor_reduce": 0, "transpose": 0, "tensor_tensor_scan": 0,
+              "scalar_tensor_tensor": 0}
 
 
 def _squeeze(shape):

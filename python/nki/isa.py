@@ -214,6 +214,37 @@ def tensor_tensor(dst=None, data1=None, data2=None, op=None, engine=None, dtype=
     return d if dst is None else None
 
 
+def scalar_tensor_tensor(dst=None, data=None, op0=None, operand0=None, op1=None, operand1=None,
+                         reverse0=False, reverse1=False, reduce_cmd=None, reduce_op=None,
+                         reduce_res=None, dtype=None, mask=None, name=None, **_):
+    """(data op0 operand0) op1 operand1 on the vector engine: operand0 a number or a [P, 1]
+    tile, operand1 a tile of data's shape; reverse0 / reverse1 swap op0's / op1's operands.
+    Both styles: dst= (NKI 0.3), or keyword operands returning the result (older)."""
+    _nl._mask(mask)
+    where = _caller()
+    ctx = _t._ctx()
+    if reduce_res is not None:
+        raise Unsupported("scalar_tensor_tensor(reduce_res=) (the accumulated reduction)",
+                          where=where)
+    if data is None or op0 is None or op1 is None or operand0 is None or operand1 is None:
+        raise NKIError("scalar_tensor_tensor needs data, op0, operand0, op1 and operand1",
+                       where=where)
+    a, b = _v(data, where, "data"), _v(operand1, where, "operand1")
+    if tuple(a.shape) != tuple(b.shape):
+        raise NKIError(f"scalar_tensor_tensor: data {tuple(a.shape)} and operand1 "
+                       f"{tuple(b.shape)} differ", where=where)
+    if a.buffer is _t.PSUM and b.buffer is _t.PSUM:
+        raise NKIError("scalar_tensor_tensor: data and operand1 cannot both be in PSUM",
+                       where=where)
+    d = _out(dst, a, dtype, _t.SBUF, where)
+    ctx.mark_read(a)
+    ctx.mark_read(b)
+    ctx.emit("scalar_tensor_tensor", where, _t._same(d, a, where), a, _alu(op0, where),
+             ctx.scalar_operand(operand0, where), 1 if reverse0 else 0, _alu(op1, where), b,
+             1 if reverse1 else 0)
+    return d if dst is None else None
+
+
 def tensor_tensor_scan(dst=None, data0=None, data1=None, initial=None, op0=None, op1=None,
                        reverse0=False, reverse1=False, dtype=None, mask=None, name=None, **_):
     """Vector-engine scan along the free dim: out[i] = (data0[i] op0 out[i-1]) op1 data1[i],
@@ -403,7 +434,7 @@ def _missing(name):
     return f
 
 
-for _n in ("tensor_scalar_cumulative", "scalar_tensor_tensor",
+for _n in ("tensor_scalar_cumulative",
            "tensor_scalar_reduce", "select_reduce", "range_select", "tensor_copy_predicated",
            "max8", "nc_find_index8", "nc_match_replace8", "local_gather", "nc_n_gather",
            "nc_stream_shuffle", "dma_compute", "rng", "rand2", "rand_set_state",

@@ -237,5 +237,56 @@ class LibraryFormsPerGeneration(unittest.TestCase):
                 self.assertIn(f"nki03_ops.py:{line}", p.stdout + p.stderr)
 
 
+class ScalarTensorTensor(unittest.TestCase):
+    """nisa.scalar_tensor_tensor (the NKI Library's RMS-norm gamma step): both styles, a [P, 1]
+    and a scalar operand0, reversed operands of non-commutative ops, operand1 in PSUM."""
+
+    def test_matches_numpy(self):
+        for gen in GENS:
+            with self.subTest(gen=gen):
+                rec, p = run("stt_forms", ["x=fp32:128x96:0.5:2", "g=fp32:128x96",
+                                           "y=fp32:128x96", "z=fp32:128x96"], gen, "stt_forms")
+                self.assertEqual(rec.get("status"), "pass", p.stdout + p.stderr)
+
+    def test_kept_in_the_program_and_disasm(self):
+        args = ["x=fp32:128x96:0.5:2", "g=fp32:128x96", "y=fp32:128x96", "z=fp32:128x96"]
+        with tempfile.TemporaryDirectory() as d:
+            prog = os.path.join(d, "p.gsk")
+            rec, p = run("stt_forms", args, GENS[0], extra=("--keep-program", prog))
+            self.assertEqual(rec.get("status"), "pass", p.stdout + p.stderr)
+            with open(prog) as fh:
+                lines = [ln.split() for ln in fh if ln.startswith("scalar_tensor_tensor ")]
+            self.assertEqual(len(lines), 2)
+            self.assertEqual([ln[7] for ln in lines], ["0", "1"])  # reverse0
+            self.assertEqual([ln[-1] for ln in lines], ["0", "1"])  # reverse1
+            r = nki("replay", prog, "--config", cfg(GENS[0]), "--json")
+            self.assertEqual(json.loads(r.stdout).get("status"), "pass", r.stdout + r.stderr)
+            # a malformed reverse flag is a malformed program, named by its line
+            with open(prog) as fh:
+                text = fh.read()
+            bad = os.path.join(d, "bad.gsk")
+            with open(bad, "w") as fh:
+                i = text.index("scalar_tensor_tensor ")
+                j = text.index("\n", i)
+                ln = text[i:j].split(" ")
+                ln[7] = "2"
+                fh.write(text[:i] + " ".join(ln) + text[j:])
+            r = nki("replay", bad, "--config", cfg(GENS[0]))
+            self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+            self.assertIn("bad.gsk:", r.stderr)
+        d2 = nki("disasm", OPS, "--kernel", "stt_forms", "--config", cfg(GENS[0]),
+                 *sum((["--arg", a] for a in args), []))
+        self.assertIn("reverse0 reverse1", d2.stdout, d2.stdout + d2.stderr)
+        self.assertIn("op0=mul", d2.stdout, d2.stdout + d2.stderr)
+
+    def test_both_operands_in_psum_is_an_error_at_its_line(self):
+        src = open(OPS).read().splitlines()
+        line = next(i + 1 for i, s in enumerate(src) if "# both in PSUM" in s)
+        rec, p = run("stt_both_psum", ["x=fp32:128x64"], GENS[0])
+        self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+        self.assertIn(f"nki03_ops.py:{line}", p.stdout + p.stderr)
+        self.assertIn("cannot both be in PSUM", p.stdout + p.stderr)
+
+
 if __name__ == "__main__":
     unittest.main()

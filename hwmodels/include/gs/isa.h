@@ -60,7 +60,7 @@ enum {
     GS_F_BIAS_AP = 1u << 2,    /* activation: bias from in[2]; tensor_scalar: operand 1 from
                                   in[2] */
     GS_F_ACC_OUT = 1u << 3,    /* activation: out[1] ([P,1] fp32) = sum along free of result */
-    GS_F_HAS_OP1 = 1u << 4,    /* tensor_scalar: second op present */
+    GS_F_HAS_OP1 = 1u << 4,    /* tensor_scalar: second op present; tensor_tensor: scalar op */
     GS_F_DOUBLE_ROW = 1u << 5, /* matmul: fp8 double-row mode (contraction 2 x partitions) */
 };
 
@@ -99,7 +99,9 @@ enum {
  *  activation     out[0] = f(in[0] * scale + bias); scale = imm[0] or in[1] [P,1];
  *                 bias = imm[1] or in[2] [P,1]; func = act. GS_F_ACC_OUT: out[1] [P,1] fp32 =
  *                 sum over free of the result.
- *  tensor_tensor  out[0] = in[0] alu0 in[1].
+ *  tensor_tensor  out[0] = in[0] alu0 in[1]. With GS_F_HAS_OP1 (scalar_tensor_tensor):
+ *                 out[0] = (in[0] alu0 s) alu1 in[1], s = imm[1] or in[2] [P,1] (GS_F_BIAS_AP);
+ *                 iimm[0] = 1: s alu0 in[0]; iimm[1] = 1: in[1] alu1 (...).
  *  tensor_scalar  out[0] = (in[0] alu0 s0) alu1 s1; s0 = imm[0] or in[1] [P,1], s1 = imm[1] or
  *                 in[2] [P,1]; alu1 only with GS_F_HAS_OP1.
  *  tensor_reduce  out[0] [P, outer dims] = reduce(alu0: add/max/min) of in[0] over its innermost

@@ -324,6 +324,14 @@ gs_status gs_exponential_at(gs_kb *kb, const char *file, int line, gs_ap out, gs
     gs_tensor_tensor_at(GS_KB_SITE(kb), (out), (a), (b), (op))
 gs_status gs_tensor_tensor_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_ap a, gs_ap b,
                               gs_alu op);
+/* (data op0 operand0) op1 operand1 on the vector engine (nki.isa.scalar_tensor_tensor): operand0
+ * a scalar or a [P,1] column, operand1 a tile of data's shape; reverse0/reverse1 swap the two
+ * operands of op0/op1 (operand0 op0 data, operand1 op1 tmp). */
+#define gs_scalar_tensor_tensor(kb, out, data, op0, s0, op1, operand1)                             \
+    gs_scalar_tensor_tensor_at(GS_KB_SITE(kb), (out), (data), (op0), (s0), 0, (op1), (operand1), 0)
+gs_status gs_scalar_tensor_tensor_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_ap data,
+                                     gs_alu op0, gs_operand operand0, int reverse0, gs_alu op1,
+                                     gs_ap operand1, int reverse1);
 /* Vector-engine scan along the free dim (targets whose ops include tensor_tensor_scan):
  * out[i] = (data0[i] op0 out[i-1]) op1 data1[i], out[-1] = initial (an immediate or a [P,1]
  * pattern); e.g. op0 = mul, op1 = add gives the linear recurrence h = a * h + b. */

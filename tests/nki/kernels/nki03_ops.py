@@ -261,3 +261,44 @@ def barrier_in_grid(x):
     nisa.core_barrier(out, cores=[0, 1])  # the line the test names
     nl.store(out, nl.load(x))
     return out
+
+
+@nki.jit
+def stt_forms(x, g, y, z):
+    """scalar_tensor_tensor: y = (x * rinv) * g with rinv a [P, 1] column (the RMS-norm form,
+    operand1 read from PSUM as the library reads its broadcast gamma), and z = g - (2 - x)
+    with a scalar operand0 and both operands reversed (older, value-returning style)."""
+    P, F = x.shape
+    t = nl.ndarray((P, F), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x)
+    gs = nl.ndarray((P, F), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=gs, src=g)
+    gp = nl.ndarray((P, F), dtype=nl.float32, buffer=nl.psum)
+    nisa.tensor_copy(dst=gp, src=gs)
+    sq = nl.ndarray((P, 1), dtype=nl.float32, buffer=nl.sbuf)
+    x2 = nl.ndarray((P, F), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.tensor_tensor(dst=x2, data1=t, data2=t, op=nl.multiply)
+    nisa.tensor_reduce(dst=sq, op=nl.add, data=x2, axis=1, keepdims=True)
+    rinv = nl.ndarray((P, 1), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.activation(dst=rinv, op=nl.rsqrt, data=sq)
+    o = nl.ndarray((P, F), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.scalar_tensor_tensor(dst=o, data=t, op0=nl.multiply, operand0=rinv, op1=nl.multiply,
+                              operand1=gp)
+    nisa.dma_copy(dst=y, src=o)
+    r = nisa.scalar_tensor_tensor(data=t, op0=nl.subtract, operand0=2.0, reverse0=True,
+                                  op1=nl.subtract, operand1=gs, reverse1=True)
+    nisa.dma_copy(dst=z, src=r)
+
+
+@nki.jit
+def stt_both_psum(x):
+    """scalar_tensor_tensor with data and operand1 both in PSUM: an error at its line."""
+    t = nl.load(x)
+    p = nl.ndarray(x.shape, dtype=nl.float32, buffer=nl.psum)
+    nisa.tensor_copy(dst=p, src=t)
+    o = nl.ndarray(x.shape, dtype=nl.float32, buffer=nl.sbuf)
+    nisa.scalar_tensor_tensor(dst=o, data=p, op0=nl.add, operand0=1.0,  # both in PSUM
+                              op1=nl.add, operand1=p)
+    out = nl.ndarray(x.shape, dtype=nl.float32, buffer=nl.shared_hbm)
+    nl.store(out, o)
+    return out

@@ -1,4 +1,5 @@
 """float64 numpy references for tests/nki/kernels/nki03_ops.py."""
+import numpy as np
 
 
 def scale3(x, *_):
@@ -67,3 +68,8 @@ def same_x(x):
 
 def library_forms(x, negmax, gram):
     return -x.max(axis=1, keepdims=True), x.T @ x
+
+
+def stt_forms(x, g, y, z):
+    rinv = 1.0 / np.sqrt((x * x).sum(axis=1, keepdims=True))
+    return (x * rinv) * g, g - (2.0 - x)
