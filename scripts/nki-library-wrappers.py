@@ -37,3 +37,15 @@ def rmsnorm_quant_rms_static(hidden, ln_w, input_dequant_scale):
     kargs = RmsNormQuantKernelArgs(norm_type=NormType.RMS_NORM,
                                    quantization_type=QuantizationType.STATIC)
     return rmsnorm_quant_kernel(hidden, ln_w, kargs, input_dequant_scale)
+
+
+def router_topk_act2_softmax_shuffle(x, w, w_bias, router_logits, expert_affinities,
+                                     expert_index, k=4):
+    """router_topk as router_topk_act2_softmax, with the bias broadcast over the tokens by the
+    vector engine's stream shuffle (use_PE_broadcast_w_bias=False, the entry point's default)."""
+    from nkilib.core.router_topk.router_topk import router_topk
+    from nkilib.core.utils.common_types import RouterActFnType
+    router_topk(x=x, w=w, w_bias=w_bias, router_logits=router_logits,
+                expert_affinities=expert_affinities, expert_index=expert_index,
+                act_fn=RouterActFnType.SOFTMAX, k=k, x_hbm_layout=0, x_sb_layout=0,
+                router_pre_norm=False, use_PE_broadcast_w_bias=False)

@@ -148,6 +148,20 @@ def out_proj(attention, weight, *_):
     return attention.transpose(1, 3, 2, 0).reshape(B * S, N * D) @ weight
 
 
+def out_proj_bias(attention, weight, bias, *_):
+    """out_proj plus the [1, H] bias on every row."""
+    return out_proj(attention, weight) + bias.reshape(1, -1)
+
+
+def qkv_rms(hidden, qkv_w, norm_w, *_):
+    """hidden [B, S, H]: RMS norm over H (eps 1e-6) times gamma norm_w [1, H], then @ qkv_w
+    [H, I]: out [B, S, I] (the BSD layout)."""
+    B, S, H = hidden.shape
+    h = hidden.reshape(B * S, H)
+    y = h / np.sqrt((h * h).mean(axis=1, keepdims=True) + 1e-6) * norm_w.reshape(1, -1)
+    return (y @ qkv_w).reshape(B, S, -1)
+
+
 def out_proj_t(attention, weight, *_):
     """The same product stored transposed, [H_1 = 128, H_0 = 1, H_2, B * S] with
     h = h_0 * H_1 * H_2 + h_1 * H_2 + h_2 (one core)."""
@@ -189,6 +203,19 @@ LIBRARY_SPECS = [
     ("nkilib.core.output_projection.output_projection_tkg", "output_projection_tkg",
      "B 4, N 8, S 4, D 64, H 3072, no bias",
      {"args": ["attention=bf16:64x4x8x4", "weight=bf16:512x3072"], "ref": "out_proj"}),
+    ("nkilib.core.output_projection.output_projection_tkg", "output_projection_tkg",
+     "B 4, N 8, S 4, D 64, H 3072, bias",
+     {"args": ["attention=bf16:64x4x8x4", "weight=bf16:512x3072", "bias=bf16:1x3072"],
+      "ref": "out_proj_bias"}),
+    ("nkilib.core.router_topk.router_topk", "router_topk",
+     "T 4, H 3072, E 128, k 4, act2 softmax, bias broadcast by stream shuffle",
+     {"wrapper": "router_topk_act2_softmax_shuffle",
+      "args": ["x=bf16:3072x4", "w=bf16:3072x128", "w_bias=bf16:1x128",
+               "router_logits=fp32:4x128", "expert_affinities=fp32:4x128",
+               "expert_index=int32:4x4"], "ref": "router_topk_act2_softmax"}),
+    ("nkilib.core.qkv.qkv_tkg", "qkv_tkg", "B 1, S 4, H 1024, RMS norm, I 768 (BSD)",
+     {"args": ["hidden=bf16:1x4x1024", "qkv_w=bf16:1024x768", "norm_w=bf16:1x1024"],
+      "ref": "qkv_rms"}),
     ("nkilib.core.output_projection.output_projection_tkg", "output_projection_tkg",
      "B 4, N 2, S 4, D 64, H 7168, no bias, TRANSPOSE_OUT",
      {"args": ["attention=bf16:64x4x2x4", "weight=bf16:128x7168", "TRANSPOSE_OUT=True"],

@@ -683,11 +683,18 @@ static gs_status replay_op(replay *r)
         return op[4] == 'c' ? gs_dma_copy_at(kb, file, line, x, y, (int)i0)
                             : gs_dma_transpose_at(kb, file, line, x, y, (int)i0);
     }
-    if (!strcmp(op, "matmul")) {
-        if (n != 4 || parse_ap(r, a[0], &x) || parse_ap(r, a[1], &y) || parse_ap(r, a[2], &z) ||
-            parse_i64(a[3], &i0))
+    if (!strcmp(op, "matmul")) { /* 4 more operands: a PE array tile (row, col, rows, cols) */
+        int tile[4];
+        if ((n != 4 && n != 8) || parse_ap(r, a[0], &x) || parse_ap(r, a[1], &y) ||
+            parse_ap(r, a[2], &z) || parse_i64(a[3], &i0))
             return malformed(r, "operands");
-        return gs_matmul_at(kb, file, line, x, y, z, (int)i0);
+        for (int k = 0; n == 8 && k < 4; k++) {
+            int64_t v;
+            if (parse_i64(a[4 + k], &v) || v < 0 || v > 4096) return malformed(r, "operands");
+            tile[k] = (int)v;
+        }
+        return n == 8 ? gs_matmul_tile_at(kb, file, line, x, y, z, (int)i0, tile)
+                      : gs_matmul_at(kb, file, line, x, y, z, (int)i0);
     }
     if (!strcmp(op, "transpose")) {
         if (n != 2 || parse_ap(r, a[0], &x) || parse_ap(r, a[1], &y))
@@ -723,6 +730,17 @@ static gs_status replay_op(replay *r)
             (r1 != 0 && r1 != 1))
             return malformed(r, "operands");
         return gs_scalar_tensor_tensor_at(kb, file, line, x, y, alu, o0, (int)r0, alu1, z, (int)r1);
+    }
+    if (!strcmp(op, "stream_shuffle")) { /* dst src m0 .. m31 */
+        int mask[32];
+        if (n != 2 + 32 || parse_ap(r, a[0], &x) || parse_ap(r, a[1], &y))
+            return malformed(r, "operands");
+        for (int k = 0; k < 32; k++) {
+            int64_t v;
+            if (parse_i64(a[2 + k], &v) || v < 0 || v > 255) return malformed(r, "operands");
+            mask[k] = (int)v;
+        }
+        return gs_stream_shuffle_at(kb, file, line, x, y, mask);
     }
     if (!strcmp(op, "tensor_tensor_scan")) {
         if (n != 6 || parse_ap(r, a[0], &x) || parse_ap(r, a[1], &y) || parse_ap(r, a[2], &z) ||

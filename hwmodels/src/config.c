@@ -16,14 +16,14 @@
 
 /* The ops list is stored as bits in gs_opcode order; these pin the order config files rely on
  * (a reordering of GS_OPCODE_TABLE must be a deliberate, visible change). */
-_Static_assert(GS_OPCODE_COUNT == 24, "ops: update the config loader and SCHEMA.md");
+_Static_assert(GS_OPCODE_COUNT == 25, "ops: update the config loader and SCHEMA.md");
 _Static_assert(GS_OP_DMA_COPY == 0 && GS_OP_MATMUL == 2 && GS_OP_MEMSET == 11 &&
                    GS_OP_GATHER == 16 && GS_OP_MATMUL_MX == 17 && GS_OP_QUANTIZE_MX == 18 &&
                    GS_OP_EXPONENTIAL == 19,
                "gs_opcode order changed: config ops bits depend on it");
 _Static_assert(GS_OP_MAX8 == 20 && GS_OP_FIND_INDEX8 == 21 && GS_OP_MATCH_REPLACE8 == 22,
                "gs_opcode order changed: config ops bits depend on it (top-k ops)");
-_Static_assert(GS_OP_TENSOR_TENSOR_SCAN == 23,
+_Static_assert(GS_OP_TENSOR_TENSOR_SCAN == 23 && GS_OP_STREAM_SHUFFLE == 24,
                "gs_opcode order changed: config ops bits depend on it");
 _Static_assert(GS_OPCODE_COUNT <= 64, "ops is a uint64_t bit set");
 _Static_assert(GS_DTYPE_COUNT <= 32, "dtypes is a uint32_t bit set");

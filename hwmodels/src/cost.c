@@ -514,6 +514,7 @@ double gs_cost_flops(const gs_instr *in)
     case GS_OP_MEMSET:
     case GS_OP_PARTITION_BROADCAST:
     case GS_OP_GATHER:
+    case GS_OP_STREAM_SHUFFLE:
         return 0.0;
     /* Reductions do one operation per element read. */
     case GS_OP_TENSOR_REDUCE:

@@ -745,6 +745,24 @@ static gs_status exec_topk8(gs_mem *m, const gs_instr *in, gs_error *err)
     return GS_OK;
 }
 
+/* iimm: the shuffle mask (gs_shuffle_entry). The source rows are read first: dst may be src. */
+static gs_status exec_shuffle(gs_mem *m, const gs_instr *in, const int64_t *iimm, gs_error *err)
+{
+    const gs_ap *src = in->in[0], *dst = in->out[0];
+    const size_t row = gs_ap_free_elems(src) * gs_dtype_size(src->dtype);
+    uint8_t *a = (uint8_t *)scratch(m, 0, ((size_t)src->part_count * row + 3) / 4);
+    if (!a) return gs_error_set(err, GS_ERR_NOMEM, in->file, in->line, 0, "out of memory");
+    for (uint32_t p = 0; p < src->part_count; p++)
+        gather_bytes(m, src, p, a + (size_t)p * row);
+    for (uint32_t q = 0; q < dst->part_count; q++) {
+        const unsigned e = gs_shuffle_entry(iimm, q % GS_SHUFFLE_ENTRIES);
+        const uint32_t from = 32u * (q / 32u) + e;
+        if (e == GS_SHUFFLE_KEEP || from >= src->part_count) continue; /* the builder checked */
+        scatter_bytes(m, dst, q, a + (size_t)from * row);
+    }
+    return GS_OK;
+}
+
 gs_status gs_exec_instr(gs_mem *m, const gs_program *p, size_t index, gs_error *err)
 {
     const gs_instr *in = gs_program_instr(p, index);
@@ -772,6 +790,8 @@ gs_status gs_exec_instr(gs_mem *m, const gs_program *p, size_t index, gs_error *
         return exec_partition(m, in, err);
     case GS_OP_GATHER:
         return exec_gather(m, in, err);
+    case GS_OP_STREAM_SHUFFLE:
+        return exec_shuffle(m, in, gs_program_iimm(p, index), err);
     case GS_OP_MAX8:
     case GS_OP_FIND_INDEX8:
     case GS_OP_MATCH_REPLACE8:

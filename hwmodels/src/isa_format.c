@@ -191,6 +191,16 @@ void gs_instr_format(const gs_program *p, size_t i, char *buf, size_t size)
     switch (in->op) {
     case GS_OP_MATMUL:
         out_str(&o, (in->flags & GS_F_ACCUMULATE) ? " acc=1" : " acc=0");
+        if (iimm[1]) { /* a PE array tile: position, size */
+            out_str(&o, " tile=");
+            out_i64(&o, iimm[0] >> 16);
+            out_c(&o, ',');
+            out_i64(&o, iimm[0] & 0xffff);
+            out_c(&o, ':');
+            out_i64(&o, iimm[1] >> 16);
+            out_c(&o, 'x');
+            out_i64(&o, iimm[1] & 0xffff);
+        }
         break;
     case GS_OP_EXPONENTIAL:
         if (!(in->flags & GS_F_BIAS_AP)) {
@@ -226,6 +236,17 @@ void gs_instr_format(const gs_program *p, size_t i, char *buf, size_t size)
         }
         out_str(&o, " op=");
         out_str(&o, gs_alu_name(in->alu0));
+        break;
+    case GS_OP_STREAM_SHUFFLE:
+        out_str(&o, " mask=");
+        for (unsigned k = 0; k < GS_SHUFFLE_ENTRIES; k++) {
+            const unsigned ent = gs_shuffle_entry(iimm, k);
+            if (k) out_c(&o, ',');
+            if (ent == GS_SHUFFLE_KEEP)
+                out_c(&o, '-');
+            else
+                out_u64(&o, ent);
+        }
         break;
     case GS_OP_PARTITION_REDUCE:
         out_str(&o, " op=");

@@ -141,13 +141,61 @@ static int psum_in_one_bank(const gs_kb *kb, const gs_ap *a)
     return bank > 0 && lo / bank == (hi - 1) / bank;
 }
 
+static gs_status matmul_on(gs_kb *kb, const char *file, int line, gs_ap psum, gs_ap stationary,
+                           gs_ap moving, int accumulate, const int *tile);
+
 gs_status gs_matmul_at(gs_kb *kb, const char *file, int line, gs_ap psum, gs_ap stationary,
                        gs_ap moving, int accumulate)
+{
+    return matmul_on(kb, file, line, psum, stationary, moving, accumulate, NULL);
+}
+
+/* PE array tiling (nki.isa.nc_matmul tile_position / tile_size; the NKI ISA nc_matmul page,
+ * "Tiling mode": the 128 x 128 array sliced into row and column tiles of 64 or 32 so that
+ * matmuls with a smaller stationary run side by side). The tile is kept in iimm[0] =
+ * row_off << 16 | col_off and iimm[1] = rows << 16 | cols (0: the whole array). */
+gs_status gs_matmul_tile_at(gs_kb *kb, const char *file, int line, gs_ap psum, gs_ap stationary,
+                            gs_ap moving, int accumulate, const int tile[4])
+{
+    return matmul_on(kb, file, line, psum, stationary, moving, accumulate, tile);
+}
+
+static int pe_tile_size_ok(int size, unsigned array)
+{
+    return size > 0 && (unsigned)size <= array && array % (unsigned)size == 0 &&
+           (size == 32 || size == 64 || (unsigned)size == array);
+}
+
+static gs_status matmul_on(gs_kb *kb, const char *file, int line, gs_ap psum, gs_ap stationary,
+                           gs_ap moving, int accumulate, const int *tile)
 {
     if (!kb || kb->failed) return gs_kb_status(kb);
     gs_instr_draft in;
     instr_init(&in, GS_OP_MATMUL, GS_ENG_TENSOR);
     const gs_caps *c = &kb->caps;
+    if (tile) {
+        const int r0 = tile[0], c0 = tile[1], rows = tile[2], cols = tile[3];
+        REQUIRE(pe_tile_size_ok(rows, c->pe_rows) && pe_tile_size_ok(cols, c->pe_cols),
+                GS_ERR_INVALID,
+                "matmul: PE tile size %d x %d (rows and columns each 32, 64 or the whole "
+                "array's %u x %u)",
+                rows, cols, c->pe_rows, c->pe_cols);
+        REQUIRE(r0 >= 0 && c0 >= 0 && r0 % rows == 0 && c0 % cols == 0 &&
+                    (unsigned)(r0 + rows) <= c->pe_rows && (unsigned)(c0 + cols) <= c->pe_cols,
+                GS_ERR_INVALID,
+                "matmul: PE tile position (%d, %d) is no multiple of the tile size %d x %d "
+                "inside the %u x %u array",
+                r0, c0, rows, cols, c->pe_rows, c->pe_cols);
+        REQUIRE(stationary.part_count <= (unsigned)rows &&
+                    gs_kb_free_elems(&stationary) <= (uint64_t)cols,
+                GS_ERR_INVALID,
+                "matmul: stationary [%u x %" PRIu64 "] exceeds its PE tile of %d x %d",
+                stationary.part_count, gs_kb_free_elems(&stationary), rows, cols);
+        if ((unsigned)rows != c->pe_rows || (unsigned)cols != c->pe_cols) {
+            in.iimm[0] = (int64_t)r0 << 16 | c0;
+            in.iimm[1] = (int64_t)rows << 16 | cols;
+        }
+    }
     REQUIRE(psum.space == GS_MEM_PSUM &&
                 (psum.dtype == GS_FP32 || (psum.dtype == GS_BF16 && c->matmul_bf16_psum)),
             GS_ERR_INVALID, "matmul: output must be an fp32 PSUM tile%s",
@@ -564,6 +612,37 @@ gs_status gs_scalar_tensor_tensor_at(gs_kb *kb, const char *file, int line, gs_a
                       "scalar_tensor_tensor: per-partition operand0") != GS_OK)
         return gs_kb_status(kb);
     return gs_kb_emit(kb, file, line, &in);
+}
+
+gs_status gs_stream_shuffle_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_ap src,
+                               const int mask[32])
+{
+    if (!kb || kb->failed) return gs_kb_status(kb);
+    gs_instr_draft in;
+    instr_init(&in, GS_OP_STREAM_SHUFFLE, GS_ENG_VECTOR);
+    REQUIRE(mask != NULL, GS_ERR_INVALID, "nc_stream_shuffle: no shuffle mask");
+    REQUIRE(is_onchip(&out) && is_onchip(&src), GS_ERR_INVALID,
+            "nc_stream_shuffle: operands must be SBUF/PSUM tiles");
+    REQUIRE(out.dtype == src.dtype, GS_ERR_INVALID,
+            "nc_stream_shuffle: dst (%s) and src (%s) dtypes differ", gs_dtype_name(out.dtype),
+            gs_dtype_name(src.dtype));
+    REQUIRE(gs_kb_free_elems(&out) == gs_kb_free_elems(&src), GS_ERR_INVALID,
+            "nc_stream_shuffle: dst has %" PRIu64 " elements per partition, src %" PRIu64,
+            gs_kb_free_elems(&out), gs_kb_free_elems(&src));
+    for (unsigned i = 0; i < GS_SHUFFLE_ENTRIES; i++) {
+        REQUIRE((mask[i] >= 0 && mask[i] < GS_SHUFFLE_ENTRIES) || mask[i] == 255, GS_ERR_INVALID,
+                "nc_stream_shuffle: mask entry %u is %d (0..31, or 255: unchanged)", i, mask[i]);
+        gs_shuffle_set(in.iimm, i, mask[i] == 255 ? GS_SHUFFLE_KEEP : (unsigned)mask[i]);
+    }
+    for (uint32_t q = 0; q < out.part_count; q++) {
+        const int m = mask[q % GS_SHUFFLE_ENTRIES];
+        if (m == 255) continue;
+        const uint32_t from = 32u * (q / 32u) + (uint32_t)m;
+        REQUIRE(from < src.part_count, GS_ERR_INVALID,
+                "nc_stream_shuffle: dst partition %u reads src partition %u; src has %u", q, from,
+                src.part_count);
+    }
+    return gs_kb_emit_out_in(kb, file, line, &in, out, src);
 }
 
 static gs_status check_engine_choice(gs_kb *kb, const char *file, int line, const char *op,

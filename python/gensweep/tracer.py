@@ -1204,7 +1204,7 @@ class Ctx:
         if self.mask is not None:
             if self.mask.never:
                 return None  # predicated off everywhere: no instruction
-            if name in ("matmul", "transpose"):
+            if name in ("matmul", "transpose", "stream_shuffle"):
                 raise Unsupported(f"mask= on {name} (its operands do not share the output's "
                                   "index space)", where=where)
             operands = tuple(restrict(o, self.mask.ranges, where) if isinstance(o, View) else o
@@ -1290,7 +1290,7 @@ class Ctx:
             return (t, o) if tile_side is dst else (o, t)
         raise NKIError(f"dma_copy: shapes {src.shape} -> {dst.shape} do not match", where=where)
 
-    def matmul(self, dst, stationary, moving, accumulate, where):
+    def matmul(self, dst, stationary, moving, accumulate, where, tile=None):
         dst, st, mv = as_view(dst), as_view(stationary), as_view(moving)
         if not (dst.is_tile and dst.base.buffer is PSUM):
             raise NKIError("nc_matmul writes a PSUM tile", where=where)
@@ -1313,7 +1313,7 @@ class Ctx:
         t.mm_written.add(key)
         t.acc_len[key] = (t.acc_len.get(key, 0) if acc else 0) + k
         self.reduction = max(self.reduction, t.acc_len[key])
-        self.emit("matmul", where, d2, st2, mv2, 1 if acc else 0)
+        self.emit("matmul", where, d2, st2, mv2, 1 if acc else 0, *(tile or ()))
 
     def tensor_copy(self, dst, src, engine, where):
         dst, src = as_view(dst), as_view(src)

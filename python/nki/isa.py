@@ -143,12 +143,13 @@ def nc_matmul(dst=None, stationary=None, moving=None, is_stationary_onezero=Fals
     ctx = _t._ctx()
     if is_transpose:
         raise Unsupported("nc_matmul(is_transpose=True) (use nc_transpose)", where=where)
-    if not _whole_pe_array(tile_position, tile_size, ctx):
-        raise Unsupported(f"nc_matmul tile_position={tuple(tile_position)} "
-                          f"tile_size={tuple(tile_size)} (PE array tiling: only the whole array "
-                          "is modelled)", where=where)
+    tile = _pe_tile(tile_position, tile_size, ctx, where)
     if perf_mode not in (None, "none", "matmul_perf_mode.none"):
         raise Unsupported(f"nc_matmul perf_mode={perf_mode}", where=where)
+    if moving is None or dst is None:
+        if tile is not None:
+            raise Unsupported("nc_matmul tile_position/tile_size on a value-returning matmul",
+                              where=where)
     if moving is None:  # older style: nc_matmul(stationary, moving) returns the product
         st, mv = _v(dst, where, "stationary"), _v(stationary, where, "moving")
         return _t.MatmulResult(ctx, st, mv, where)
@@ -156,18 +157,37 @@ def nc_matmul(dst=None, stationary=None, moving=None, is_stationary_onezero=Fals
         return _t.MatmulResult(ctx, _v(stationary, where, "stationary"),
                                _v(moving, where, "moving"), where)
     ctx.matmul(_v(dst, where, "dst"), _v(stationary, where), _v(moving, where), accumulate,
-               where)
+               where, tile=tile)
 
 
-def _whole_pe_array(position, size, ctx):
-    """tile_position / tile_size that name the whole PE array (position (0, 0), size the
-    array's rows x columns, or none given): the plain matmul. A smaller tile runs beside
-    others on the array (row/column tiling), which the model does not have."""
+def _pe_tile(position, size, ctx, where):
+    """tile_position / tile_size as (row, col, rows, cols), or None for the whole PE array
+    (none given, or position (0, 0) and the array's size). Row and column tiles are 64 or 32
+    (32 from NeuronCore-v3 on: the NKI ISA nc_matmul page, "Tiling mode"), at multiples of
+    their size; the builder checks the rest."""
     rows = ctx.caps.get("pe_rows", ctx.caps["partitions"])
     cols = ctx.caps.get("pe_cols", rows)
-    if position and tuple(int(x) for x in position) != (0, 0):
-        return False
-    return not size or tuple(int(x) for x in size) == (rows, cols)
+    if not position and not size:
+        return None
+    try:
+        pos = tuple(int(x) for x in position) if position else (0, 0)
+        sz = tuple(int(x) for x in size) if size else (rows, cols)
+    except (TypeError, ValueError):
+        raise NKIError(f"nc_matmul: tile_position {position!r} / tile_size {size!r} must be "
+                       "pairs of integers", where=where) from None
+    if len(pos) != 2 or len(sz) != 2:
+        raise NKIError(f"nc_matmul: tile_position {pos} / tile_size {sz} must be pairs",
+                       where=where)
+    if pos == (0, 0) and sz == (rows, cols):
+        return None
+    if ctx.caps["generation"] == "gen1":
+        raise NKIError(f"nc_matmul: tile_size {sz}: PE array tiling needs NeuronCore-v2 or "
+                       "later", where=where)
+    if 32 in sz and ctx.caps["generation"] == "gen2":
+        raise NKIError(f"nc_matmul: tile_size {sz}: 32-row or -column PE tiles need "
+                       f"NeuronCore-v3 or later ({ctx.caps['generation']} has 64 and "
+                       f"{rows})", where=where)
+    return pos + sz
 
 
 def nc_transpose(dst=None, data=None, engine=None, mask=None, name=None, **_):
@@ -243,6 +263,35 @@ def scalar_tensor_tensor(dst=None, data=None, op0=None, operand0=None, op1=None,
              ctx.scalar_operand(operand0, where), 1 if reverse0 else 0, _alu(op1, where), b,
              1 if reverse1 else 0)
     return d if dst is None else None
+
+
+def nc_stream_shuffle(dst=None, src=None, shuffle_mask=None, dtype=None, mask=None, name=None,
+                      **_):
+    """Cross-partition movement within quadrants of 32 partitions (vector engine): dst
+    partition q takes src partition 32 * (q // 32) + shuffle_mask[q % 32] (partitions counted
+    from each view's first), or is left unchanged where the entry is 255. Positional operands
+    in NKI 0.3's order (dst, src, shuffle_mask); the older (src, dst, ...) by keyword."""
+    _nl._mask(mask)
+    where = _caller()
+    ctx = _t._ctx()
+    if "stream_shuffle" not in ctx.ops_supported:
+        raise Unsupported(f"nisa.nc_stream_shuffle on {ctx.caps['generation']}", where=where)
+    d, s = _v(dst, where, "dst"), _v(src, where, "src")
+    if not (d.is_tile and s.is_tile):
+        raise NKIError("nc_stream_shuffle: src and dst must be SBUF or PSUM tiles", where=where)
+    try:
+        entries = [int(e) for e in shuffle_mask]
+    except (TypeError, ValueError):
+        raise Unsupported("nc_stream_shuffle with a shuffle_mask that is no list of integers "
+                          f"({shuffle_mask!r})", where=where) from None
+    if len(entries) != 32 or any(not (0 <= e < 32 or e == 255) for e in entries):
+        raise NKIError(f"nc_stream_shuffle: shuffle_mask must be 32 entries of 0..31 or 255, "
+                       f"got {entries}", where=where)
+    if d.dtype != s.dtype:
+        raise NKIError(f"nc_stream_shuffle: dst ({d.dtype}) and src ({s.dtype}) dtypes differ",
+                       where=where)
+    ctx.mark_read(s)
+    ctx.emit("stream_shuffle", where, d, s, *entries)
 
 
 def tensor_tensor_scan(dst=None, data0=None, data1=None, initial=None, op0=None, op1=None,
@@ -437,7 +486,7 @@ def _missing(name):
 for _n in ("tensor_scalar_cumulative",
            "tensor_scalar_reduce", "select_reduce", "range_select", "tensor_copy_predicated",
            "max8", "nc_find_index8", "nc_match_replace8", "local_gather", "nc_n_gather",
-           "nc_stream_shuffle", "dma_compute", "rng", "rand2", "rand_set_state",
+           "dma_compute", "rng", "rand2", "rand_set_state",
            "rand_get_state", "set_rng_seed", "dropout", "activate2", "sequence_bounds",
            "nonzero_with_count", "quantize_mx", "nc_matmul_mx", "dma_transpose",
            "sendrecv", "register_alloc", "register_move", "register_load", "register_store",

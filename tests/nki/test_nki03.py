@@ -225,10 +225,35 @@ class LibraryFormsPerGeneration(unittest.TestCase):
                      "--arg", "gram=fp32:64x64")
             self.assertIn("negate", d2.stdout, d2.stdout + d2.stderr)
 
-    def test_pe_tiling_and_grid_barrier_are_unsupported_at_their_lines(self):
+    def test_pe_array_tiles_match_numpy(self):
+        """nc_matmul on PE array tiles (the QKV token-generation form): the plain product,
+        the tile kept in the program and shown by disasm."""
+        for gen in GENS:
+            with self.subTest(gen=gen):
+                rec, p = run("pe_tile_quarter", ["x=fp32:128x64"], gen, "pe_tile_quarter")
+                self.assertEqual(rec.get("status"), "pass", p.stdout + p.stderr)
+                rec, p = run("pe_column_tiles", ["h=bf16:1024x4", "w=bf16:1024x256"], gen,
+                             "pe_column_tiles")
+                self.assertEqual(rec.get("status"), "pass", p.stdout + p.stderr)
+        d = nki("disasm", OPS, "--kernel", "pe_column_tiles", "--config", cfg("gen3"),
+                "--arg", "h=bf16:1024x4", "--arg", "w=bf16:1024x256")
+        self.assertIn("tile=0,96:128x32", d.stdout, d.stdout + d.stderr)
+
+    def test_a_misplaced_or_too_small_pe_tile_is_an_error_at_its_line(self):
         src = open(OPS).read().splitlines()
-        for kernel, grid, needle in (("pe_tile_quarter", None, "named by the test"),
-                                     ("barrier_in_grid", "2", "nisa.core_barrier(out")):
+        line = next(i + 1 for i, s in enumerate(src) if "# misplaced tile" in s)
+        rec, p = run("pe_tile_misplaced", ["x=fp32:128x64"], GENS[0])
+        self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+        self.assertIn("PE tile position (0, 48)", p.stdout + p.stderr)
+        self.assertTrue(f"nki03_ops.py:{line - 1}" in p.stdout + p.stderr or
+                        f"nki03_ops.py:{line}" in p.stdout + p.stderr, p.stdout + p.stderr)
+        rec, p = run("pe_column_tiles", ["h=bf16:1024x4", "w=bf16:1024x256"], "gen1")
+        self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+        self.assertIn("NeuronCore-v2", p.stdout + p.stderr)
+
+    def test_grid_barrier_is_unsupported_at_its_line(self):
+        src = open(OPS).read().splitlines()
+        for kernel, grid, needle in (("barrier_in_grid", "2", "nisa.core_barrier(out"),):
             with self.subTest(kernel=kernel):
                 line = next(i + 1 for i, s in enumerate(src) if needle in s)
                 rec, p = run(kernel, ["x=fp32:128x64"], GENS[0],
@@ -286,6 +311,54 @@ class ScalarTensorTensor(unittest.TestCase):
         self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
         self.assertIn(f"nki03_ops.py:{line}", p.stdout + p.stderr)
         self.assertIn("cannot both be in PSUM", p.stdout + p.stderr)
+
+
+class StreamShuffle(unittest.TestCase):
+    """nisa.nc_stream_shuffle (the NKI Library's bias broadcast): a one-partition source onto
+    quadrants, an in-place permutation with partitions left unchanged (255), bf16 moved
+    bit-exact; a source partition beyond the source an error at its line; gen1 unsupported."""
+
+    def test_matches_numpy(self):
+        for gen in GENS:
+            with self.subTest(gen=gen):
+                rec, p = run("shuffle_forms", ["x=bf16:128x48", "y=bf16:96x48", "z=bf16:128x48"],
+                             gen, "shuffle_forms")
+                self.assertEqual(rec.get("status"), "pass", p.stdout + p.stderr)
+                self.assertEqual(rec["error"]["max_abs"], 0.0, p.stdout)
+
+    def test_kept_in_the_program_and_disasm(self):
+        args = ["x=bf16:128x48", "y=bf16:96x48", "z=bf16:128x48"]
+        with tempfile.TemporaryDirectory() as d:
+            prog = os.path.join(d, "p.gsk")
+            rec, p = run("shuffle_forms", args, GENS[0], extra=("--keep-program", prog))
+            self.assertEqual(rec.get("status"), "pass", p.stdout + p.stderr)
+            with open(prog) as fh:
+                text = fh.read()
+            lines = [ln.split() for ln in text.splitlines() if ln.startswith("stream_shuffle ")]
+            self.assertEqual(len(lines), 4)
+            self.assertEqual(lines[-1][5:7], ["31", "255"])
+            bad = os.path.join(d, "bad.gsk")
+            with open(bad, "w") as fh:
+                fh.write(text.replace(" ".join(lines[-1]), " ".join(lines[-1][:-1] + ["256"])))
+            r = nki("replay", bad, "--config", cfg(GENS[0]))
+            self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+            self.assertIn("bad.gsk:", r.stderr)
+        d2 = nki("disasm", OPS, "--kernel", "shuffle_forms", "--config", cfg(GENS[0]),
+                 *sum((["--arg", a] for a in args), []))
+        self.assertIn("mask=31,-,29,-", d2.stdout, d2.stdout + d2.stderr)
+
+    def test_a_source_partition_beyond_the_source_is_an_error_at_its_line(self):
+        src = open(OPS).read().splitlines()
+        line = next(i + 1 for i, s in enumerate(src) if "# beyond the source" in s)
+        rec, p = run("shuffle_beyond_source", ["x=fp32:128x64"], GENS[0])
+        self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+        self.assertIn(f"nki03_ops.py:{line}", p.stdout + p.stderr)
+        self.assertIn("reads src partition 2", p.stdout + p.stderr)
+
+    def test_unsupported_on_gen1(self):
+        rec, p = run("shuffle_forms", ["x=bf16:128x48", "y=bf16:96x48", "z=bf16:128x48"], "gen1")
+        self.assertEqual(rec.get("status"), "unsupported", p.stdout + p.stderr)
+        self.assertIn("nc_stream_shuffle", p.stdout + p.stderr)
 
 
 if __name__ == "__main__":

@@ -72,6 +72,8 @@ enum {
  *  dma_copy       out[0] <- in[0]; same dtype, same P, same F per row.
  *  dma_transpose  out[0] [F,P] <- in[0] [P,F] (2-byte dtypes).
  *  matmul         out[0] PSUM fp32 [M,N] (+)= in[0]^T [K,M] x in[1] [K,N]. GS_F_ACCUMULATE.
+ *                 On a PE array tile (gs_matmul_tile_at): iimm[0] = row_off << 16 | col_off,
+ *                 iimm[1] = rows << 16 | cols (0: the whole array); the same product.
  *                 A bf16 out[0] (engines.tensor.bf16_psum): the fp32 result, plus the bf16 PSUM
  *                 value read as fp32 when accumulating, rounded to bf16 on write.
  *                 GS_F_DOUBLE_ROW (fp8 "double row", a family feature): in[0] is [P, 2, M],
@@ -130,7 +132,31 @@ enum {
  *                 out[0][i] = (in[0][i] alu0 out[0][i-1]) alu1 in[1][i], out[0][-1] = imm[1]
  *                 or in[2] [P,1] (GS_F_BIAS_AP); the chain is carried in fp32
  *                 (nki.isa.tensor_tensor_scan; in[0] and in[1] not both in PSUM).
+ *  stream_shuffle out[0] [Pd, F] <- in[0] [Ps, F], same dtype, within quadrants of 32
+ *                 partitions (vector engine; nki.isa.nc_stream_shuffle): out[0][q] =
+ *                 in[0][32 * (q / 32) + m], m = entry q % 32 of the shuffle mask
+ *                 (gs_shuffle_entry), or out[0][q] unchanged when m is GS_SHUFFLE_KEEP.
  */
+/* stream_shuffle's mask: 32 entries of 6 bits (0..31, or GS_SHUFFLE_KEEP: the partition is left
+ * unchanged) packed into the instruction's iimm[3], entry i at bits 6i..6i+5 of the 192 bits
+ * iimm[0] (low) .. iimm[2]. */
+#define GS_SHUFFLE_ENTRIES 32
+#define GS_SHUFFLE_KEEP 32u
+static inline unsigned gs_shuffle_entry(const int64_t iimm[3], unsigned i)
+{
+    const unsigned bit = 6u * i, w = bit / 64u, sh = bit % 64u;
+    uint64_t v = (uint64_t)iimm[w] >> sh;
+    if (sh > 58u) v |= (uint64_t)iimm[w + 1] << (64u - sh);
+    return (unsigned)(v & 63u);
+}
+static inline void gs_shuffle_set(int64_t iimm[3], unsigned i, unsigned entry)
+{
+    const unsigned bit = 6u * i, w = bit / 64u, sh = bit % 64u;
+    iimm[w] = (int64_t)((uint64_t)iimm[w] | ((uint64_t)(entry & 63u) << sh));
+    if (sh > 58u)
+        iimm[w + 1] = (int64_t)((uint64_t)iimm[w + 1] | ((uint64_t)(entry & 63u) >> (64u - sh)));
+}
+
 /* matmul_mx's fourth input, the moving operand's scales (see matmul_mx above): an instruction's
  * pointer to it (GS_MX_MOVING_SCALE) and a draft's slot (GS_MX_MOVING_SCALE_SLOT). */
 #define GS_MX_MOVING_SCALE(instr) ((instr)->out[1])

@@ -104,7 +104,8 @@ void gs_ap_format(const gs_ap *a, char *buf, size_t size);
     X(GS_OP_MAX8, "max8", GS_ENG_VECTOR)                                                           \
     X(GS_OP_FIND_INDEX8, "find_index8", GS_ENG_VECTOR)                                             \
     X(GS_OP_MATCH_REPLACE8, "match_replace8", GS_ENG_VECTOR)                                       \
-    X(GS_OP_TENSOR_TENSOR_SCAN, "tensor_tensor_scan", GS_ENG_VECTOR)
+    X(GS_OP_TENSOR_TENSOR_SCAN, "tensor_tensor_scan", GS_ENG_VECTOR)                               \
+    X(GS_OP_STREAM_SHUFFLE, "stream_shuffle", GS_ENG_VECTOR)
 
 typedef enum gs_opcode {
 #define GS_OP_ENUM(e, n, eng) e,

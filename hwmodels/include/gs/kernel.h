@@ -332,6 +332,21 @@ gs_status gs_tensor_tensor_at(gs_kb *kb, const char *file, int line, gs_ap out, 
 gs_status gs_scalar_tensor_tensor_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_ap data,
                                      gs_alu op0, gs_operand operand0, int reverse0, gs_alu op1,
                                      gs_ap operand1, int reverse1);
+/* Cross-partition movement within quadrants of 32 partitions on the vector engine
+ * (nki.isa.nc_stream_shuffle): out partition q takes in partition 32 * (q / 32) + mask[q % 32]
+ * (partitions counted from each pattern's first), or stays unchanged where mask[q % 32] is 255.
+ * Same dtype and free size; a source partition beyond in's is an error. */
+#define gs_stream_shuffle(kb, out, in, mask)                                                       \
+    gs_stream_shuffle_at(GS_KB_SITE(kb), (out), (in), (mask))
+gs_status gs_stream_shuffle_at(gs_kb *kb, const char *file, int line, gs_ap out, gs_ap in,
+                               const int mask[32]);
+/* gs_matmul on a tile of the PE array (nki.isa.nc_matmul tile_position / tile_size): tile =
+ * {row offset, column offset, rows, columns}, sizes 32, 64 or the whole array's, offsets
+ * multiples of them; the stationary must fit the tile. The product is the plain matmul's; the
+ * tile is kept in the instruction (disasm). Tiles running side by side are not modelled: each
+ * costs a matmul of its shape on the whole engine. */
+gs_status gs_matmul_tile_at(gs_kb *kb, const char *file, int line, gs_ap psum, gs_ap stationary,
+                            gs_ap moving, int accumulate, const int tile[4]);
 /* Vector-engine scan along the free dim (targets whose ops include tensor_tensor_scan):
  * out[i] = (data0[i] op0 out[i-1]) op1 data1[i], out[-1] = initial (an immediate or a [P,1]
  * pattern); e.g. op0 = mul, op1 = add gives the linear recurrence h = a * h + b. */

@@ -244,13 +244,55 @@ def library_forms(x, negmax, gram):
 
 @nki.jit
 def pe_tile_quarter(x):
-    """nc_matmul on a 64 x 64 tile of the PE array (row/column tiling, not modelled)."""
+    """nc_matmul on a 64 x 64 tile of the PE array: the plain product."""
     t = nl.load(x)
     acc = nl.ndarray((64, 64), dtype=nl.float32, buffer=nl.psum)
     nisa.nc_matmul(dst=acc, stationary=t[0:64, 0:64], moving=t[0:64, 0:64],  # named by the test
                    tile_position=(0, 64), tile_size=(64, 64))
     out = nl.ndarray((64, 64), dtype=nl.float32, buffer=nl.shared_hbm)
     nl.store(out, acc)
+    return out
+
+
+@nki.jit
+def pe_column_tiles(h, w):
+    """The token-generation projection's form: per 128-row block of the contraction, four
+    column tiles of 32 (two of 64 on gen2), each a [128, T] stationary block whose product
+    lands at the tile's own PSUM rows, accumulated over the blocks; the tiles' rows summed."""
+    K, T = h.shape
+    N = w.shape[1]
+    dim = 64 if nisa.get_nc_version() == nisa.nc_version.gen2 else 32
+    f = 128 // dim
+    ht = nl.ndarray((128, K // 128, T), dtype=h.dtype, buffer=nl.sbuf)
+    wt = nl.ndarray((128, K // 128, N), dtype=w.dtype, buffer=nl.sbuf)
+    for k in range(K // 128):
+        nisa.dma_copy(dst=ht[:, k, :], src=h[k * 128:(k + 1) * 128, :])
+        nisa.dma_copy(dst=wt[:, k, :], src=w[k * 128:(k + 1) * 128, :])
+    acc = nl.ndarray((128, N), dtype=nl.float32, buffer=nl.psum)
+    for k in range(K // 128):
+        i = k % f
+        nisa.nc_matmul(acc[i * dim:i * dim + T, 0:N], ht[:, k, :], wt[:, k, :],
+                       tile_position=(0, i * dim), tile_size=(128, dim))
+    s = nl.ndarray((T, N), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.tensor_copy(dst=s, src=acc[0:T, 0:N])
+    for i in range(1, f):
+        p = nl.ndarray((T, N), dtype=nl.float32, buffer=nl.sbuf)
+        nisa.tensor_copy(dst=p, src=acc[i * dim:i * dim + T, 0:N])
+        nisa.tensor_tensor(dst=s, data1=s, data2=p, op=nl.add)
+    out = nl.ndarray((T, N), dtype=nl.float32, buffer=nl.shared_hbm)
+    nisa.dma_copy(dst=out, src=s)
+    return out
+
+
+@nki.jit
+def pe_tile_misplaced(x):
+    """A column tile at an offset that is no multiple of its size: an error at its line."""
+    t = nl.load(x)
+    acc = nl.ndarray((64, 64), dtype=nl.float32, buffer=nl.psum)
+    nisa.nc_matmul(dst=acc[0:16, 0:64], stationary=t[0:64, 0:16], moving=t[0:64, 0:64],
+                   tile_position=(0, 48), tile_size=(64, 64))  # misplaced tile
+    out = nl.ndarray((16, 64), dtype=nl.float32, buffer=nl.shared_hbm)
+    nl.store(out, acc[0:16, 0:64])
     return out
 
 
@@ -301,4 +343,33 @@ def stt_both_psum(x):
                               op1=nl.add, operand1=p)
     out = nl.ndarray(x.shape, dtype=nl.float32, buffer=nl.shared_hbm)
     nl.store(out, o)
+    return out
+
+
+@nki.jit
+def shuffle_forms(x, y, z):
+    """nc_stream_shuffle: row 0 of x broadcast onto 96 partitions, one quadrant a call with
+    mask [0] * 32 from a one-partition source (the library's bias broadcast form, keywords in
+    the older order); then in place (dst is src, NKI 0.3's positional order) each quadrant's
+    even partitions take the mirrored partition and the odd ones (255) stay."""
+    P, F = x.shape
+    t = nl.ndarray((P, F), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x)
+    b = nl.ndarray((96, F), dtype=x.dtype, buffer=nl.sbuf)
+    for i in range(3):
+        nisa.nc_stream_shuffle(src=t[0:1, 0:F], dst=b[i * 32:(i + 1) * 32, 0:F],
+                               shuffle_mask=[0] * 32)
+    nisa.dma_copy(dst=y, src=b)
+    nisa.nc_stream_shuffle(t, t, [31 - i if i % 2 == 0 else 255 for i in range(32)])
+    nisa.dma_copy(dst=z, src=t)
+
+
+@nki.jit
+def shuffle_beyond_source(x):
+    """A mask entry reading past the source's partitions: an error at its line."""
+    t = nl.load(x)
+    d = nl.ndarray((32, x.shape[1]), dtype=x.dtype, buffer=nl.sbuf)
+    nisa.nc_stream_shuffle(dst=d, src=t[0:2, :], shuffle_mask=[2] * 32)  # beyond the source
+    out = nl.ndarray((32, x.shape[1]), dtype=x.dtype, buffer=nl.shared_hbm)
+    nl.store(out, d)
     return out

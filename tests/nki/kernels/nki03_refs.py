@@ -73,3 +73,18 @@ def library_forms(x, negmax, gram):
 def stt_forms(x, g, y, z):
     rinv = 1.0 / np.sqrt((x * x).sum(axis=1, keepdims=True))
     return (x * rinv) * g, g - (2.0 - x)
+
+
+def shuffle_forms(x, y, z):
+    z = x.copy()
+    for q in range(0, x.shape[0], 2):
+        z[q] = x[32 * (q // 32) + 31 - q % 32]
+    return np.repeat(x[0:1], 96, axis=0), z
+
+
+def pe_tile_quarter(x):
+    return x[0:64, 0:64].T @ x[0:64, 0:64]
+
+
+def pe_column_tiles(h, w):
+    return h.T @ w
