@@ -108,3 +108,25 @@ const char *gs_cli_term(gs_sb *sb, const char *s)
     gs_sb_term(sb, s);
     return gs_sb_ok(sb) ? gs_sb_cstr(sb) : "?";
 }
+
+int gs_cli_lines_has_count(int argc, char **argv, int i)
+{
+    if (i + 1 >= argc) return 0;
+    const char *s = argv[i + 1];
+    return s[0] != '-' || (s[1] >= '0' && s[1] <= '9');
+}
+
+int gs_cli_parse_lines(const char *cmd, const char *s, int *out)
+{
+    int64_t n = 0;
+    gs_error err;
+    gs_error_clear(&err);
+    if (gs_parse_int(s, 1, GS_CLI_LINES_MAX, &n, &err) != 0) {
+        fprintf(stderr,
+                "gensweep %s: --lines: '%s' is not a number of source lines to show (1 .. %d)\n",
+                cmd, s, GS_CLI_LINES_MAX);
+        return 0;
+    }
+    *out = (int)n;
+    return 1;
+}

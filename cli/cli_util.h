@@ -58,4 +58,14 @@ const char *gs_cli_data_file(const char *cmd, const char *opt, const char *subdi
 #ifdef __cplusplus
 }
 #endif
+/* `--lines [N]` of run and nki run: how many source lines without a count, and at most. */
+#define GS_CLI_LINES_DEFAULT 10
+#define GS_CLI_LINES_MAX 100000
+/* Whether argv[i + 1] is --lines' count: a next word that is not an option ("-3" is a count,
+ * a bad one). */
+int gs_cli_lines_has_count(int argc, char **argv, int i);
+/* The count of --lines (1 .. GS_CLI_LINES_MAX) into *out; 0 after printing "gensweep CMD:
+ * --lines: why". */
+int gs_cli_parse_lines(const char *cmd, const char *s, int *out);
+
 #endif

@@ -33,7 +33,7 @@ void gs_help_nki(void)
            "                        [--reference FILE.py:FUNC] [--keep-program FILE.gsk]\n"
            "                        [--max-instructions N] [--no-schedule] [--grid AxB..]\n"
            "                        [run options: --seed N --timing-only --json --trace F\n"
-           "                         --record F --timeline --set KEY=VALUE ...]\n"
+           "                         --record F --timeline --lines [N] --set KEY=VALUE ...]\n"
            "       gensweep nki disasm FILE.py --kernel NAME --config CFG [--arg NAME=VALUE]...\n"
            "       gensweep nki replay PROG.gsk --config CFG [--reference FILE.py:FUNC]\n"
            "                        [run options]\n"
@@ -259,7 +259,8 @@ static int run_option_with_value(const char *a)
 
 static int run_option_flag(const char *a)
 {
-    return !strcmp(a, "--timing-only") || !strcmp(a, "--json") || !strcmp(a, "--timeline");
+    return !strcmp(a, "--timing-only") || !strcmp(a, "--json") || !strcmp(a, "--timeline") ||
+           !strcmp(a, "--lines");
 }
 
 /* The values of --wall-limit and --mem-limit, which the tracer and the reference get too. */
@@ -328,7 +329,13 @@ static int parse(int argc, char **argv, nki_opts *o, const char *sub)
             continue;
         }
         if (run_option_with_value(a) || run_option_flag(a)) {
-            int take = run_option_with_value(a);
+            /* --lines' count is optional: the next word when it is not an option and FILE is
+             * given (or it starts with a digit), as run takes it */
+            const int lines = !strcmp(a, "--lines");
+            int take = run_option_with_value(a) ||
+                       (lines && gs_cli_lines_has_count(argc, argv, i) &&
+                        (o->file || (argv[i + 1][0] >= '0' && argv[i + 1][0] <= '9') ||
+                         argv[i + 1][0] == '-'));
             if (take && !has_value) {
                 fprintf(stderr, "gensweep nki %s: option %s needs a value\n", sub, a);
                 return 0;
@@ -341,6 +348,11 @@ static int parse(int argc, char **argv, nki_opts *o, const char *sub)
             o->pass[o->n_pass++] = a;
             if (take) o->pass[o->n_pass++] = argv[++i];
             if (!limit_value(o, a, argv[i], sub)) return 0;
+            /* checked before anything is traced, as run checks it */
+            int count = 0;
+            char cmd[32];
+            snprintf(cmd, sizeof cmd, "nki %s", sub);
+            if (lines && take && !gs_cli_parse_lines(cmd, argv[i], &count)) return 0;
             continue;
         }
         fprintf(stderr, "gensweep nki %s: unknown option '%s' (see gensweep nki --help)\n", sub, a);

@@ -31,6 +31,7 @@ typedef struct job_opts {
     int timing_only;
     int c_executor;
     int json;
+    int lines; /* --lines [N]: how many source lines; 0: not asked for */
     double sim_limit_ns;
     double wall_limit_s;
     double mem_limit; /* bytes of address space; 0: leave the inherited limit */
@@ -127,6 +128,11 @@ static int parse_job_opts(int argc, char **argv, job_opts *o, int allow_run_opts
             }
         } else if (allow_run_opts && !strcmp(a, "--json")) {
             o->json = 1;
+        } else if (allow_run_opts && !strcmp(a, "--lines")) {
+            o->lines = GS_CLI_LINES_DEFAULT; /* the count is optional */
+            if (gs_cli_lines_has_count(argc, argv, i) &&
+                !gs_cli_parse_lines(argv[0], argv[++i], &o->lines))
+                return 0;
         } else if (allow_run_opts && !strcmp(a, "--sim-limit-ns")) {
             if (!need_value(argc, argv, &i) || !parse_double(argv[0], a, argv[i], &o->sim_limit_ns))
                 return 0;
@@ -229,6 +235,7 @@ void gs_help_run(void)
     printf("usage: gensweep run --config FILE --kernel NAME [--shape AxBx..] [--variant V]\n"
            "                    [--dtype T] [--param NAME=VALUE]... [--set KEY=VALUE]...\n"
            "                    [--timing-only] [--trace FILE] [--executor model|c] [--json]\n"
+           "                    [--lines [N]]\n"
            "                    [--seed N] [--sim-limit-ns NS] [--wall-limit SECONDS]\n"
            "                    [--mem-limit SIZE] [--record FILE [--timeline]] [--outputs DIR]\n\n"
            "Run one kernel on one generation's SystemC model and print simulated time, per-engine\n"
@@ -242,6 +249,11 @@ void gs_help_run(void)
            "                  (\"error\": null when nothing was checked, e.g. --timing-only)\n"
            "  --record FILE   write the job record (results/RESULTS.md, one \"jobs\" element)\n"
            "  --timeline      add the aggregated per-engine timeline to the record\n"
+           "  --lines [N]     print the N (default 10) costliest kernel source lines: per line\n"
+           "                  the busy time per engine, DMA time and bytes, instructions, the\n"
+           "                  stall it caused and what it waited for (a dependency's line, the\n"
+           "                  reuse of a pool's buffer, DMA queue order); cost = busy + DMA\n"
+           "                  time + stall caused. --json always has them (\"lines\")\n"
            "  --outputs DIR   write each output tensor as DIR/NAME.f64 (float64, row-major)\n"
            "  --mem-limit N   address-space limit, e.g. 2GiB; 0 = none (default 4GiB, as\n"
            "                  sweep jobs; a limit already in force is never raised)\n"
@@ -341,8 +353,12 @@ int gs_cmd_run(int argc, char **argv)
     gs_job_spec spec;
     int rc = make_spec(argv[0], &o, &cfg, &spec);
     if (rc == GS_EXIT_OK) {
-        gs_job_run_opts ro = {!o.timing_only, o.c_executor, o.sim_limit_ns, o.wall_limit_s,
-                              o.trace,        o.timeline,   o.outputs};
+        /* the record --json prints always has the costliest lines */
+        gs_job_run_opts ro = {
+            !o.timing_only, o.c_executor,
+            o.sim_limit_ns, o.wall_limit_s,
+            o.trace,        o.timeline,
+            o.outputs,      o.lines ? o.lines : o.json ? GS_CLI_LINES_DEFAULT : 0};
         rc = run_job(argv[0], &spec, &ro, o.record, o.trace, o.json);
     }
     gs_config_free(cfg);

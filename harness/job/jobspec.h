@@ -28,6 +28,7 @@ typedef struct gs_job_run_opts {
     const char *trace; /* Perfetto trace of the model run, or NULL */
     int timeline;      /* the aggregated timeline in the record (from the run; no trace needed) */
     const char *outputs_dir; /* functional runs: write each output as DIR/NAME.f64, or NULL */
+    int lines; /* the costliest source lines (lines.h) in the record and text: how many; 0: none */
 } gs_job_run_opts;
 
 /* The job options of a spec, as a NULL-terminated argv (pointers into the struct itself). */

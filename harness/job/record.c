@@ -325,6 +325,10 @@ gs_status gs_record_write_job(gs_sb *sb, const gs_record_job_info *r)
         gs_jw_key(&w, "timeline");
         gs_jw_raw(&w, r->timeline_json);
     }
+    if (r->lines_json) {
+        gs_jw_key(&w, "lines");
+        gs_jw_raw(&w, r->lines_json);
+    }
     gs_jw_kstr(&w, "trace", r->trace_path);
     if (r->trace_error) gs_jw_kstr(&w, "trace_error", r->trace_error);
     if (r->wall_s >= 0) gs_jw_knum(&w, "wall_s", r->wall_s);

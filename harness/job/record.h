@@ -34,6 +34,7 @@ typedef struct gs_record_job_info {
     const gs_program *program; /* NULL: not built (instructions, high water null) */
     const gs_job_check *check; /* NULL or !checked: "error": null */
     const char *timeline_json; /* a rendered timeline object, or NULL ("timeline" omitted) */
+    const char *lines_json;    /* a rendered lines object (lines.h), or NULL ("lines" omitted) */
     const char *trace_path;    /* NULL: "trace": null */
     const char *trace_error;   /* why the asked-for trace was not written; NULL: no member */
     double wall_s;             /* simulation wall seconds; < 0: no "wall_s" key */

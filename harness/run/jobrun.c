@@ -39,10 +39,16 @@ gs_status gs_job_limit_memory(double bytes, gs_error *err)
 #endif
 }
 
-/* gs_run_opts.on_timeline: the record's timeline, from what the run did. */
+/* gs_run_opts.on_timeline: the record's timeline and the source lines' costs, from what the run
+ * did. */
 static void timeline_of_run(const gs_timeline *tl, void *ud)
 {
     gs_job_result *r = ud;
+    if (r->want_lines) {
+        gs_lines_free(&r->lines);
+        r->lines_st = gs_lines_compute(gs_job_program(r->job), tl, &r->lines, &r->lines_err);
+    }
+    if (!r->want_timeline) return;
     gs_sb_free(&r->timeline);
     gs_sb_init(&r->timeline);
     r->timeline_st = gs_record_timeline(gs_job_program(r->job), tl, r->stats.total_ns,
@@ -62,10 +68,13 @@ static gs_status execute(const gs_job_spec *spec, const gs_job_run_opts *o, gs_j
      * numbers alone and is reported beside them (r->trace_err, the record's "trace_error") */
     gs_run_opts ro = {o->functional, o->sim_limit_ns, o->wall_limit_s, o->trace, NULL,
                       NULL,          &r->trace_err};
-    if (o->timeline) {
+    if (o->timeline || o->lines > 0) {
         ro.on_timeline = timeline_of_run;
         ro.on_timeline_ud = r;
-        r->timeline_st = GS_ERR_INTERNAL; /* until the run hands its timeline over */
+        r->want_timeline = o->timeline;
+        r->want_lines = o->lines > 0;
+        /* until the run hands its timeline over */
+        r->timeline_st = r->lines_st = GS_ERR_INTERNAL;
     }
     gs_status st =
         gs_model_run(m, gs_job_program(r->job), o->functional ? gs_job_memory(r->job) : NULL, &ro,
@@ -119,6 +128,7 @@ void gs_job_result_free(gs_job_result *r)
     gs_job_free(r->job);
     r->job = NULL;
     gs_sb_free(&r->timeline);
+    gs_lines_free(&r->lines);
 }
 
 gs_status gs_job_record(gs_sb *sb, const gs_job_spec *spec, const gs_job_run_opts *o,
@@ -133,6 +143,11 @@ gs_status gs_job_record(gs_sb *sb, const gs_job_spec *spec, const gs_job_run_opt
     int complete = stats && (r->st == GS_OK || r->st == GS_ERR_MISMATCH);
     int have_tl = o->timeline && complete && r->timeline_st == GS_OK;
     if (o->timeline && complete && r->timeline_st != GS_OK && warn) *warn = r->timeline_err;
+    const int have_lines = o->lines > 0 && complete && r->lines_st == GS_OK;
+    if (o->lines > 0 && complete && r->lines_st != GS_OK && warn) *warn = r->lines_err;
+    gs_sb lines;
+    gs_sb_init(&lines);
+    if (have_lines) gs_lines_json(&lines, &r->lines, (size_t)o->lines);
     gs_record_job_info info = {
         .spec = spec,
         .functional = o->functional,
@@ -143,11 +158,13 @@ gs_status gs_job_record(gs_sb *sb, const gs_job_spec *spec, const gs_job_run_opt
         .program = r->job ? gs_job_program(r->job) : NULL,
         .check = &r->check,
         .timeline_json = have_tl && r->timeline.len ? r->timeline.data : NULL,
+        .lines_json = have_lines && lines.len ? lines.data : NULL,
         .trace_path = r->trace_err.code == GS_OK ? o->trace : NULL,
         .trace_error = trace_error[0] ? trace_error : NULL,
         .wall_s = stats ? stats->wall_s : 0.0,
     };
-    gs_status rs = gs_record_write_job(sb, &info);
+    gs_status rs = have_lines && !gs_sb_ok(&lines) ? GS_ERR_NOMEM : gs_record_write_job(sb, &info);
+    gs_sb_free(&lines);
     gs_sb_putc(sb, '\n');
     if (rs == GS_OK && !gs_sb_ok(sb)) rs = GS_ERR_NOMEM;
     return rs;
@@ -231,8 +248,10 @@ void gs_job_text(gs_sb *sb, const gs_job_spec *spec, const gs_job_run_opts *o,
     for (int i = 0; i < spec->n_dims; i++)
         gs_sb_printf(sb, "%s%" PRId64, i ? "x" : " ", spec->dims[i]);
     gs_sb_printf(sb, "\n");
-    if (r->ran_model && (r->st == GS_OK || r->st == GS_ERR_MISMATCH))
+    if (r->ran_model && (r->st == GS_OK || r->st == GS_ERR_MISMATCH)) {
         stats_text(sb, spec, &r->stats);
+        if (o->lines > 0 && r->lines_st == GS_OK) gs_lines_text(sb, &r->lines, (size_t)o->lines);
+    }
     if (r->check.checked)
         gs_sb_printf(sb, "check       max abs err %.3g, max rel err %.3g (tol %.3g + %.3g*|ref|)\n",
                      r->check.max_abs_err, r->check.max_rel_err, r->check.tol_abs,

@@ -12,6 +12,7 @@
 #include "gs/strbuf.h"
 #include "job.h"
 #include "jobspec.h" /* gs_job_run_opts */
+#include "lines.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -36,6 +37,10 @@ typedef struct gs_job_result {
     gs_status timeline_st; /* GS_OK, or why the timeline is missing (timeline_err says) */
     gs_error timeline_err;
     gs_error trace_err; /* code GS_OK, or why the trace was not written (the job goes on) */
+    int want_timeline, want_lines; /* what the run's timeline is turned into */
+    gs_lines lines;                /* the source lines' costs (opts.lines and the model ran) */
+    gs_status lines_st;            /* GS_OK, or why the lines are missing (lines_err says) */
+    gs_error lines_err;
 } gs_job_result;
 
 /*

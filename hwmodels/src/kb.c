@@ -249,6 +249,8 @@ gs_pool *gs_pool_create_at(gs_kb *kb, const char *file, int line, gs_memspace sp
         bi.part_count = kb->caps.partitions;
         bi.offset = pool->base + (uint64_t)b * bytes;
         bi.bytes = bytes;
+        bi.file = file;
+        bi.line = line;
         int32_t id = gs_program_add_buffer(kb->p, &bi);
         if (id < 0 || !gs_kb_tracker_note_buffer(kb->tr, id)) {
             gs_free(pool);

@@ -227,8 +227,10 @@ typedef struct gs_buffer_info {
     gs_memspace space;
     uint16_t core;
     uint32_t part_start, part_count;
-    uint64_t offset; /* byte offset within each partition */
-    uint64_t bytes;  /* bytes per partition */
+    uint64_t offset;  /* byte offset within each partition */
+    uint64_t bytes;   /* bytes per partition */
+    const char *file; /* where its pool was declared (kernel source; NULL: not known) */
+    int line;
 } gs_buffer_info;
 
 /* ---- programs ---- */
