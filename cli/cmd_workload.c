@@ -22,12 +22,9 @@ void gs_help_workload(void)
            "integer expressions of the model's dims) on one generation, timing only. Each\n"
            "step runs every variant of its kernel (SPMD variants over all cores included) at\n"
            "the kernel's default params; the fastest that passed is the step's time (x its\n"
-           "count). Prints per step: kernel, variant, shape, the cores it ran on, time,\n"
-           "share of the layer, bound_ns and bound_ratio (on the cores it used), its chip\n"
-           "bound (its FLOPs at the peak of every core, its minimum traffic over the chip's\n"
-           "HBM bandwidth or all its DMA engines if less), bottleneck; then the layer total\n"
-           "against the sum of the chip bounds and, for a decode workload, tokens/s of this\n"
-           "one layer (batch / layer time). A step no variant can\n"
+           "count). Prints per step: kernel, variant, shape, time, share of the layer,\n"
+           "bound_ns and bound_ratio, bottleneck; then the layer total and, for a decode\n"
+           "workload, tokens/s of this one layer (batch / layer time). A step no variant can\n"
            "run (unsupported, does-not-fit) is listed with its status and named in the\n"
            "total's note. --set changes the config (as in run); --dim replaces a dim of the\n"
            "file. --json writes the rows and the total (time_ns) as JSON ('-': stdout).\n"
@@ -67,32 +64,27 @@ static void print_table(const gs_workload *w, const gs_wl_result *r)
     gs_sb_init(&e3);
     printf("workload %s (%s) on ", gs_cli_term(&e1, w->name), w->phase);
     printf("%s, timing only\n", gs_cli_term(&e1, r->generation));
-    printf("%-14s %-16s %-10s %-22s %6s %5s %12s %6s %12s %7s %12s %-12s\n", "step", "kernel",
-           "variant", "shape", "count", "cores", "time us", "share", "bound us", "x bound",
-           "chip bnd us", "bottleneck");
+    printf("%-14s %-16s %-10s %-22s %6s %12s %6s %12s %7s %s\n", "step", "kernel", "variant",
+           "shape", "count", "time us", "share", "bound us", "x bound", "bottleneck");
     char sh[160];
     for (int i = 0; i < w->n_steps; i++) {
         const gs_wl_step *st = &w->steps[i];
         const gs_wl_row *row = &r->rows[i];
         shape_str(st, sh, sizeof sh);
         if (row->variant < 0) {
-            printf("%-14s %-16s %-10s %-22s %6" PRId64 " %5s %12s %6s %12s %7s %12s %s%s%s\n",
+            printf("%-14s %-16s %-10s %-22s %6" PRId64 " %12s %6s %12s %7s %s%s%s\n",
                    gs_cli_term(&e1, st->name), st->kernel->name, "-", sh, st->count, "-", "-", "-",
-                   "-", "-", "-", gs_cli_term(&e2, row->status), row->reason[0] ? ": " : "",
+                   "-", gs_cli_term(&e2, row->status), row->reason[0] ? ": " : "",
                    gs_cli_term(&e3, row->reason));
             continue;
         }
-        printf("%-14s %-16s %-10s %-22s %6" PRId64 " %5u %12.3f %5.1f%% ",
-               gs_cli_term(&e1, st->name), st->kernel->name, st->kernel->variants[row->variant], sh,
-               st->count, row->cores, row->time_ns / 1e3, 100.0 * row->time_ns / r->time_ns);
+        printf("%-14s %-16s %-10s %-22s %6" PRId64 " %12.3f %5.1f%% ", gs_cli_term(&e1, st->name),
+               st->kernel->name, st->kernel->variants[row->variant], sh, st->count,
+               row->time_ns / 1e3, 100.0 * row->time_ns / r->time_ns);
         if (isnan(row->bound_ns))
             printf("%12s %7s", "-", "-");
         else
             printf("%12.3f %6.2fx", row->bound_ns / 1e3, row->bound_ratio);
-        if (isnan(row->chip_bound_ns))
-            printf(" %12s", "-");
-        else
-            printf(" %12.3f", row->chip_bound_ns / 1e3);
         printf(" %s\n", gs_cli_term(&e1, row->bottleneck));
     }
     printf("layer total: %.3f us", r->time_ns / 1e3);
@@ -104,9 +96,6 @@ static void print_table(const gs_workload *w, const gs_wl_result *r)
                 printf(" %s (%s)", gs_cli_term(&e1, w->steps[i].name),
                        gs_cli_term(&e2, r->rows[i].status));
         printf("; the total leaves them out)");
-    } else if (r->chip_bound_ns > 0 && isfinite(r->chip_bound_ns)) {
-        printf("; chip bound %.3f us: actual/chip bound = %.2f", r->chip_bound_ns / 1e3,
-               r->time_ns / r->chip_bound_ns);
     }
     printf("\n");
     if (!strcmp(w->phase, "decode") && r->time_ns > 0 && !r->n_failed)

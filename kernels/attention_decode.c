@@ -20,8 +20,7 @@
  * (what a multi-head kernel does on a grouped cache). Variant "grouped": nq = G, the G query
  * heads of a KV head share every K and V tile (one read of the cache) and each matmul has G
  * stationary columns instead of 1. Decode is cache-bandwidth-bound: the G-fold traffic is
- * the difference. Variant "spmd": "grouped" over every core of the chip, each core taking whole
- * (sequence, KV head) units (heads over cores, as tensor parallelism places them), sharing HBM.
+ * the difference.
  * Each (sequence, KV head, query block) is a stream with a chain of ~15 dependent instructions
  * per key tile across the tensor, vector and scalar engines, each engine running its queue in
  * order. `streams` of them are interleaved per key tile in three phases (scores and softmax
@@ -37,7 +36,7 @@
 #include "kernel_util.h"
 #include "gs/kernel.h"
 
-enum { AD_PER_HEAD, AD_GROUPED, AD_SPMD };
+enum { AD_PER_HEAD, AD_GROUPED };
 
 #define AD_NEG_BIG (-1.0e30f) /* finite "minus infinity": m_old - m_new never inf - inf */
 #define AD_MAX_STREAMS 16     /* (sequence, KV head) streams interleaved at most */
@@ -59,7 +58,7 @@ static gs_status build(gs_kb *kb, const gs_kernel_args *a)
                           "unsupported: head dim %" PRId64 " exceeds one matmul's contraction "
                           "(%u PE rows) or one PV output (moving free max %u)",
                           D, c->pe_rows, c->moving_free_max);
-    int64_t nq = a->variant != AD_PER_HEAD ? G : 1;
+    int64_t nq = a->variant == AD_GROUPED ? G : 1;
     if (nq > (int64_t)c->pe_cols || nq > (int64_t)c->partitions)
         return gs_kb_fail(kb, GS_ERR_UNSUPPORTED,
                           "unsupported: %" PRId64 " query heads per KV head exceed the %u "
@@ -88,15 +87,6 @@ static gs_status build(gs_kb *kb, const gs_kernel_args *a)
         return gs_kb_fail(kb, GS_ERR_UNSUPPORTED,
                           "unsupported: %" PRId64 " transposes per key tile (at most %d)", nkc_max,
                           AD_MAX_CHUNKS);
-    /* the streams (below) this core runs: [s_lo, nstreams) */
-    int64_t per_kv = G / nq, nstreams = B * Hkv * per_kv, s_lo = 0;
-    if (a->variant == AD_SPMD) {
-        /* whole (sequence, KV head) units per core: a KV head's cache is read by one core */
-        int64_t units = B * Hkv, per = (units + c->cores - 1) / GS_MAX(c->cores, 1u);
-        s_lo = GS_MIN(units, (int64_t)c->core_id * per) * per_kv;
-        nstreams = GS_MIN(units, ((int64_t)c->core_id + 1) * per) * per_kv;
-        if (s_lo >= nstreams) return gs_kb_status(kb); /* a core past the work */
-    }
     float scale = (float)(1.0 / sqrt((double)D));
     unsigned nb = (unsigned)bufs;
 
@@ -120,7 +110,8 @@ static gs_status build(gs_kb *kb, const gs_kernel_args *a)
     if (!gs_kb_ok(kb)) return gs_kb_status(kb);
 
     /* streams: (sequence, KV head, block of nq query heads), NG at a time, their key tiles
-     * interleaved in program order; this core's are [s_lo, nstreams) (above) */
+     * interleaved in program order */
+    int64_t per_kv = G / nq, nstreams = B * Hkv * per_kv;
     typedef struct stream {
         int64_t qrow, kvh;
         gs_tile qt, st, oacc;
@@ -129,7 +120,7 @@ static gs_status build(gs_kb *kb, const gs_kernel_args *a)
     } stream;
     stream sm[AD_MAX_STREAMS];
     unsigned tq = (unsigned)nq;
-    for (int64_t s0 = s_lo; s0 < nstreams && gs_kb_ok(kb); s0 += NG) {
+    for (int64_t s0 = 0; s0 < nstreams && gs_kb_ok(kb); s0 += NG) {
         unsigned ns = (unsigned)GS_MIN((int64_t)NG, nstreams - s0);
         for (unsigned i = 0; i < ns; i++) {
             stream *x = &sm[i];
@@ -380,9 +371,8 @@ const gs_kernel_def gs_kernel_attention_decode = {
     .summary = "one query token per sequence against its KV cache, grouped-query heads",
     .n_dims = 5,
     .dim_names = {"B", "Hq", "Hkv", "L", "D"},
-    .n_variants = 3,
-    .variants = {"per_head", "grouped", "spmd"},
-    .spmd_variants = 1u << AD_SPMD,
+    .n_variants = 2,
+    .variants = {"per_head", "grouped"},
     .n_params = 2,
     .param_names = {"bufs", "streams"},
     .param_help = {"K/V tiles in flight per stream (0: 2)",

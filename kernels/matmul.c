@@ -26,11 +26,6 @@
  *    evacuation alternating between the vector and scalar engines, and one store per G tiles.
  * Block sizes (params mb, nb) default to what SBUF holds after the other pools, so they follow
  * the target's SBUF size and the problem's K.
- * The SPMD variants run the pipelined schedule on every core of the chip: "spmd" gives each
- * core whole M tiles (rows of C: nothing to share out at M = 1, a decode GEMV, which then runs
- * on one core), "spmd_cols" whole N tiles (columns of C: each core reads all of AT and only its
- * share of B in slices of 128 columns, the column sharding of a projection's weights that
- * tensor parallelism uses).
  */
 #include "matmul.h"
 
@@ -123,8 +118,8 @@ static void sched_naive(mm_state *s)
     for (int64_t m0 = p->m_lo; m0 < p->m_hi && gs_kb_ok(kb); m0 += s->TM) {
         unsigned tm = (unsigned)GS_MIN(s->TM, p->m_hi - m0);
         load_bias(s, m0, tm);
-        for (int64_t n0 = p->n_lo; n0 < p->n_hi && gs_kb_ok(kb); n0 += s->TN) {
-            uint32_t tn = (uint32_t)GS_MIN(s->TN, p->n_hi - n0);
+        for (int64_t n0 = 0; n0 < p->N && gs_kb_ok(kb); n0 += s->TN) {
+            uint32_t tn = (uint32_t)GS_MIN(s->TN, p->N - n0);
             gs_tile acc = gs_tile_alloc(pp, GS_FP32, tm, tn);
             for (int64_t k0 = 0; k0 < p->K && gs_kb_ok(kb); k0 += s->TK) {
                 unsigned tk = (unsigned)GS_MIN(s->TK, p->K - k0);
@@ -167,8 +162,8 @@ static void sched_hoisted(mm_state *s)
             gs_dma_copy(kb, gs_tile_view(&panel, 0, tk, (uint32_t)(kt * s->TM), tm),
                         gs_hbm_rows(p->at, p->at_row0 + k0, tk, m0, tm), -1);
         }
-        for (int64_t n0 = p->n_lo; n0 < p->n_hi && gs_kb_ok(kb); n0 += s->TN) {
-            uint32_t tn = (uint32_t)GS_MIN(s->TN, p->n_hi - n0);
+        for (int64_t n0 = 0; n0 < p->N && gs_kb_ok(kb); n0 += s->TN) {
+            uint32_t tn = (uint32_t)GS_MIN(s->TN, p->N - n0);
             gs_tile bp = gs_tile_alloc(pb, s->in_dt, (unsigned)s->PK, (uint32_t)(s->KT * s->TN));
             for (int64_t kt = 0; kt < s->KT; kt++) {
                 int64_t k0 = kt * s->TK;
@@ -263,7 +258,7 @@ static void sched_blocked(mm_state *s, int pipelined)
      * one tile, and a block larger than the problem is pointless */
     int64_t NB = s->nb_param > 0 ? round_up(s->nb_param, s->TN)
                                  : (avail > 0 ? avail / 2 / col : 0) / s->TN * s->TN;
-    NB = GS_MIN(GS_MAX(NB, s->TN), round_up(p->n_hi - p->n_lo, s->TN));
+    NB = GS_MIN(GS_MAX(NB, s->TN), round_up(p->N, s->TN));
     int64_t left = avail - NB * col;
     int64_t MB = s->mb_param > 0 ? round_up(s->mb_param, s->TM)
                                  : (left > 0 ? left / ((int64_t)nat * col) : 0) / s->TM * s->TM;
@@ -276,8 +271,8 @@ static void sched_blocked(mm_state *s, int pipelined)
     gs_pool *po = mk_pool(s, GS_MEM_SBUF, "c", s->bufs, (uint64_t)(G * s->TN) * s->oes);
     gs_pool *pp = psum_pool(s, pipelined ? (unsigned)(2 * G) : s->bufs);
     unsigned eng_turn = 0;
-    for (int64_t nb0 = p->n_lo; nb0 < p->n_hi && gs_kb_ok(kb); nb0 += NB) {
-        uint32_t nbw = (uint32_t)GS_MIN(NB, p->n_hi - nb0);
+    for (int64_t nb0 = 0; nb0 < p->N && gs_kb_ok(kb); nb0 += NB) {
+        uint32_t nbw = (uint32_t)GS_MIN(NB, p->N - nb0);
         gs_tile bblk =
             gs_tile_alloc(pbb, s->in_dt, (unsigned)s->PK, (uint32_t)(s->KT * s->dr * NB));
         load_block(s, &bblk, NB, p->b, p->b_row0, nb0, nbw);
@@ -347,12 +342,8 @@ void gs_mm_shard(int64_t M, int64_t tm, unsigned cores, unsigned core, int64_t *
     *hi = GS_MIN(M, *lo + per * tm);
 }
 
-gs_status gs_mm_build(gs_kb *kb, const gs_mm_problem *problem, gs_mm_schedule sched,
-                      const int64_t *param)
+gs_status gs_mm_build(gs_kb *kb, const gs_mm_problem *p, gs_mm_schedule sched, const int64_t *param)
 {
-    gs_mm_problem q = *problem;
-    if (q.n_hi == 0) q.n_hi = q.N; /* all columns */
-    const gs_mm_problem *p = &q;
     mm_state s;
     memset(&s, 0, sizeof s);
     s.kb = kb;
@@ -365,8 +356,7 @@ gs_status gs_mm_build(gs_kb *kb, const gs_mm_problem *problem, gs_mm_schedule sc
     if (!(s.c->matmul_dtypes & (1u << s.in_dt)) || !(s.c->matmul_dtypes & (1u << p->b->dtype)))
         return gs_kb_fail(kb, GS_ERR_UNSUPPORTED, "unsupported: %s matmul on this target",
                           gs_dtype_name(s.in_dt));
-    if (p->m_lo >= p->m_hi || p->n_lo >= p->n_hi)
-        return gs_kb_status(kb); /* an SPMD core with no rows or columns */
+    if (p->m_lo >= p->m_hi) return gs_kb_status(kb); /* an SPMD core with no rows */
     s.TM = s.c->pe_cols;
     s.TK = s.c->pe_rows;
     s.TN = GS_MIN((int64_t)s.c->moving_free_max, (int64_t)(s.c->psum_bank_bytes / 4));
@@ -424,7 +414,7 @@ gs_status gs_mm_build(gs_kb *kb, const gs_mm_problem *problem, gs_mm_schedule sc
 
 /* ---- the matmul kernel ---- */
 
-enum { V_NAIVE, V_HOISTED, V_BLOCKED, V_PIPELINED, V_SPMD, V_SPMD_COLS };
+enum { V_NAIVE, V_HOISTED, V_BLOCKED, V_PIPELINED, V_SPMD };
 
 static gs_status build(gs_kb *kb, const gs_kernel_args *a)
 {
@@ -442,11 +432,6 @@ static gs_status build(gs_kb *kb, const gs_kernel_args *a)
     gs_mm_schedule sched = (gs_mm_schedule)a->variant;
     if (a->variant == V_SPMD) {
         gs_mm_shard(p.M, c->pe_cols, c->cores, c->core_id, &p.m_lo, &p.m_hi);
-        sched = GS_MM_PIPELINED;
-    } else if (a->variant == V_SPMD_COLS) {
-        /* slices of 128 columns (a quarter of a PSUM bank of fp32): fine enough that every
-         * core gets work at a projection's N, whole enough that none gets a sliver */
-        gs_mm_shard(p.N, 128, c->cores, c->core_id, &p.n_lo, &p.n_hi);
         sched = GS_MM_PIPELINED;
     }
     return gs_mm_build(kb, &p, sched, a->param);
@@ -498,9 +483,9 @@ const gs_kernel_def gs_kernel_matmul = {
     .summary = "C = A x B (A given as AT [K x M]); optimisation ladder + SPMD",
     .n_dims = 3,
     .dim_names = {"M", "K", "N"},
-    .n_variants = 6,
-    .variants = {"naive", "hoisted", "blocked", "pipelined", "spmd", "spmd_cols"},
-    .spmd_variants = (1u << V_SPMD) | (1u << V_SPMD_COLS),
+    .n_variants = 5,
+    .variants = {"naive", "hoisted", "blocked", "pipelined", "spmd"},
+    .spmd_variants = 1u << V_SPMD,
     .n_params = GS_MM_N_PARAMS,
     .param_names = {"tn", "bufs", "mb", "nb"},
     .param_help = {"moving free size per matmul (0: largest a PSUM bank and the engine allow)",

@@ -33,7 +33,6 @@ typedef struct gs_mm_problem {
     int64_t at_row0, b_row0, c_row0; /* first row of this problem in each tensor's 2-D view */
     int64_t M, K, N;
     int64_t m_lo, m_hi;    /* rows of C this invocation computes (SPMD shards M) */
-    int64_t n_lo, n_hi;    /* columns of C it computes (SPMD over N); n_hi 0: all N columns */
     const gs_tensor *bias; /* NULL, or [M x 1] added per output row before `act` */
     gs_act act;            /* epilogue function (GS_ACT_IDENTITY with no bias: plain copy) */
 } gs_mm_problem;
@@ -44,7 +43,7 @@ typedef struct gs_mm_problem {
 gs_status gs_mm_build(gs_kb *kb, const gs_mm_problem *p, gs_mm_schedule s, const int64_t *param);
 
 /* Rows [lo, hi) of M that core `core` of `cores` owns when M is sharded in whole tiles of tm
- * rows (empty, lo == hi, for cores past the work). Also used for columns (N in tiles of TN). */
+ * rows (empty, lo == hi, for cores past the work). */
 void gs_mm_shard(int64_t M, int64_t tm, unsigned cores, unsigned core, int64_t *lo, int64_t *hi);
 
 /* The reference: c[M x N] = at[K x M]^T x b[K x N] in double (row-major). */

@@ -18,12 +18,6 @@
  * PSUM. The down projection uses the same schedule with HT as the resident moving operand
  * (blocks of as many tokens as SBUF holds after the Wd panels), loads and stores on disjoint
  * DMA queues.
- * Variant "spmd": the fused schedule over every core of the chip, in two phases (tensor
- * parallelism within the chip). Phase 0: each core computes the rows of HT of its share of the
- * features F (its columns of Wg and Wu, all of XT). Phase 1, once every core's HT rows are in
- * HBM (the builder's cross-core dependencies stand for the barrier): each core computes the
- * rows of YT of its share of D (its columns of Wd, all of HT). No partial sums: the exchange
- * is HT through HBM, which every core reads whole. Shares are 128-row slices.
  * Params: tn (tokens per matmul), bufs, mb, nb as matmul (the unfused variant's matmuls), chunk
  * (free elements per tile of the unfused elementwise pass, 0: 2048).
  */
@@ -36,7 +30,7 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { SW_UNFUSED, SW_FUSED, SW_SPMD };
+enum { SW_UNFUSED, SW_FUSED };
 
 /* tensors: XT, Wg, Wu, Wd (inputs), YT (output), HT, then G, U for "unfused" (scratch) */
 enum { T_XT, T_WG, T_WU, T_WD, T_YT, T_HT, T_G, T_U };
@@ -73,16 +67,16 @@ static void swiglu_pass(gs_kb *kb, const gs_kernel_args *a)
 }
 
 /*
- * The fused variant's projections: rows [m_lo, m_hi) of OUT [M x T] from the moving operand
- * B [K x T] (XT, or HT for the down projection) kept resident in SBUF for TB tokens at a time, and
- * the weight column panels [K x TF] of W1 (and W2) streamed, double-buffered. With W2 (the gate and
- * up projections) OUT = silu(W1^T B) * (W2^T B), evacuated from the two PSUM banks by the scalar
+ * The fused variant's projections: OUT [M x T] from the moving operand B [K x T] (XT, or HT
+ * for the down projection) kept resident in SBUF for TB tokens at a time, and the weight column
+ * panels [K x TF] of W1 (and W2) streamed, double-buffered. With W2 (the gate and up
+ * projections) OUT = silu(W1^T B) * (W2^T B), evacuated from the two PSUM banks by the scalar
  * and vector engines; without it OUT = W1^T B, evacuated alternately by the vector and scalar
  * engines.
  */
 static void proj_resident(gs_kb *kb, const gs_kernel_args *a, const gs_tensor *B,
                           const gs_tensor *W1, const gs_tensor *W2, const gs_tensor *OUT, int64_t K,
-                          int64_t m_lo, int64_t m_hi)
+                          int64_t M)
 {
     const gs_caps *c = gs_kb_caps(kb);
     int64_t T = a->dims[0];
@@ -145,8 +139,8 @@ static void proj_resident(gs_kb *kb, const gs_kernel_args *a, const gs_tensor *B
             gs_dma_copy(kb, gs_tile_view(&bt, 0, tk, (uint32_t)(kt * tb), (uint32_t)tb),
                         gs_hbm_rows(B, kt * TK, tk, b0, (uint32_t)tb), SW_QLOAD());
         }
-        for (int64_t w0 = m_lo; w0 < m_hi && gs_kb_ok(kb); w0 += WB) {
-            uint32_t wb = (uint32_t)GS_MIN(WB, m_hi - w0);
+        for (int64_t w0 = 0; w0 < M && gs_kb_ok(kb); w0 += WB) {
+            uint32_t wb = (uint32_t)GS_MIN(WB, M - w0);
             /* weight block i: K-tile kt at free offset kt * wb */
             gs_tile w[2];
             for (unsigned i = 0; i < nw; i++) {
@@ -207,18 +201,8 @@ static gs_status build(gs_kb *kb, const gs_kernel_args *a)
     memset(&p, 0, sizeof p);
     p.act = GS_ACT_IDENTITY;
     if (a->variant == SW_FUSED) {
-        proj_resident(kb, a, &a->t[T_XT], &a->t[T_WG], &a->t[T_WU], &a->t[T_HT], D, 0, F);
-        proj_resident(kb, a, &a->t[T_HT], &a->t[T_WD], NULL, &a->t[T_YT], F, 0, D);
-        return gs_kb_status(kb);
-    }
-    if (a->variant == SW_SPMD) {
-        int64_t lo, hi;
-        gs_mm_shard(a->phase == 0 ? F : D, 128, c->cores, c->core_id, &lo, &hi);
-        if (lo >= hi) return gs_kb_status(kb); /* a core past the work */
-        if (a->phase == 0)
-            proj_resident(kb, a, &a->t[T_XT], &a->t[T_WG], &a->t[T_WU], &a->t[T_HT], D, lo, hi);
-        else
-            proj_resident(kb, a, &a->t[T_HT], &a->t[T_WD], NULL, &a->t[T_YT], F, lo, hi);
+        proj_resident(kb, a, &a->t[T_XT], &a->t[T_WG], &a->t[T_WU], &a->t[T_HT], D, F);
+        proj_resident(kb, a, &a->t[T_HT], &a->t[T_WD], NULL, &a->t[T_YT], F, D);
         return gs_kb_status(kb);
     }
     {
@@ -272,7 +256,7 @@ static int tensors(const gs_kernel_args *a, gs_tensor_decl *t, int max, gs_error
     decl(&t[T_WD], "Wd", GS_TENSOR_INPUT, dt, F, D);
     decl(&t[T_YT], "YT", GS_TENSOR_OUTPUT, dt, D, T);
     decl(&t[T_HT], "HT", GS_TENSOR_SCRATCH, dt, F, T);
-    if (a->variant != SW_UNFUSED) return 6;
+    if (a->variant == SW_FUSED) return 6;
     decl(&t[T_G], "G", GS_TENSOR_SCRATCH, GS_FP32, F, T);
     decl(&t[T_U], "U", GS_TENSOR_SCRATCH, GS_FP32, F, T);
     return 8;
@@ -390,10 +374,8 @@ const gs_kernel_def gs_kernel_swiglu_mlp = {
     .summary = "YT = Wd^T (silu(Wg^T XT) * (Wu^T XT)): SwiGLU feed-forward, fused or not",
     .n_dims = 3,
     .dim_names = {"T", "D", "F"},
-    .n_variants = 3,
-    .variants = {"unfused", "fused", "spmd"},
-    .spmd_variants = 1u << SW_SPMD,
-    .spmd_phases = 2,
+    .n_variants = 2,
+    .variants = {"unfused", "fused"},
     .n_params = 5,
     .param_names = {"tn", "bufs", "mb", "nb", "chunk"},
     .param_help = {"moving free size per matmul (0: largest a PSUM bank and the engine allow)",

@@ -301,12 +301,6 @@ static void totals_table(rep *r, const cJSON *doc, const cJSON *gens)
                     put_tokens(sb, gs_rp_jnum(res, "tokens_per_s_per_layer"));
                     gs_sb_puts(sb, "</span>");
                 }
-                const double cb = gs_rp_jnum(res, "chip_bound_ns");
-                if (isfinite(cb) && cb > 0) {
-                    gs_sb_puts(sb, "<br><span class=\"note\">chip bound ");
-                    gs_rp_put_time(sb, cb);
-                    gs_sb_printf(sb, ", %.2fx</span>", t / cb);
-                }
             }
             gs_sb_puts(sb, "</td>");
         }
@@ -426,9 +420,6 @@ static void steps_table(rep *r, const cJSON *w, const cJSON *gens)
             if (isfinite(s)) gs_sb_printf(sb, " (%.1f%%)", 100.0 * s);
             gs_sb_puts(sb, "<br><span class=\"note\">");
             gs_rp_text(sb, gs_rp_jstr(row, "variant"));
-            const double cores = gs_rp_jnum(row, "cores");
-            if (isfinite(cores) && cores >= 1)
-                gs_sb_printf(sb, " on %.0f core%s", cores, cores > 1 ? "s" : "");
             const char *bn = gs_rp_jstr(row, "bottleneck");
             if (*bn) {
                 gs_sb_puts(sb, ", bottleneck ");
@@ -456,12 +447,7 @@ void gs_rp_sec_models(rep *r)
                    "(workloads/README.md), timing only; a step's time is its fastest variant "
                    "at the kernel's default params times its count, the layer the sum of its "
                    "steps. Decode shows tokens/s of that one layer (batch / layer time; a model "
-                   "of L layers gets 1/L of it). A step runs on the cores its variant uses (SPMD "
-                   "variants on every core of the chip); the chip bound is the sum over the "
-                   "steps of each one's FLOPs at the peak of every core or its minimum traffic "
-                   "over the chip's memory ceiling (HBM, or all DMA engines where they move "
-                   "less), whichever is longer: what no schedule on the whole chip can beat. "
-                   "Speedup = layer time on the earlier generation "
+                   "of L layers gets 1/L of it). Speedup = layer time on the earlier generation "
                    "/ on the later one (&gt; 1: the later is faster); a layer with a step that "
                    "could not run has no total and no speedup.</p>\n");
     for (int d = 0; d < r->n_wl; d++) {

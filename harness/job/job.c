@@ -132,36 +132,26 @@ gs_status gs_job_build(const gs_job_spec *spec, gs_job **out, gs_error *err)
             t->shape[q] = d->shape[q];
     }
     unsigned cores = (k->spmd_variants >> spec->variant) & 1u ? (unsigned)spec->cfg->cores.v : 1;
-    const int phases = cores > 1 && k->spmd_phases > 1 ? k->spmd_phases : 1;
-    gs_kb *kbs[GS_MAX_CORES] = {0};
-    gs_status st = GS_OK;
-    if (cores > GS_MAX_CORES) cores = GS_MAX_CORES; /* the config loader's limit too */
-    for (int ph = 0; ph < phases && st == GS_OK; ph++) {
-        a->phase = ph;
-        for (unsigned c = 0; c < cores && st == GS_OK; c++) {
-            if (!kbs[c]) kbs[c] = gs_kb_create(j->p, c);
-            gs_kb *kb = kbs[c];
-            if (!kb) {
-                st = gs_error_set(err, GS_ERR_NOMEM, NULL, 0, 0, "out of memory");
-                break;
-            }
-            st = k->build(kb, a);
-            if (st == GS_OK) st = gs_kb_status(kb);
-            if (st != GS_OK && err) {
+    for (unsigned c = 0; c < cores; c++) {
+        gs_kb *kb = gs_kb_create(j->p, c);
+        if (!kb) return gs_error_set(err, GS_ERR_NOMEM, NULL, 0, 0, "out of memory");
+        gs_status st = k->build(kb, a);
+        j->tracker_work += gs_kb_tracker_work(kb);
+        if (st == GS_OK) st = gs_kb_status(kb);
+        if (st != GS_OK) {
+            if (err) {
                 const gs_error *ke = gs_kb_error(kb);
                 if (ke->code != GS_OK)
                     *err = *ke;
                 else
                     gs_error_set(err, st, NULL, 0, 0, "%s failed: %s", k->name, gs_status_str(st));
             }
+            gs_kb_free(kb);
+            return st;
         }
+        gs_kb_free(kb);
     }
-    a->phase = 0;
-    for (unsigned c = 0; c < cores; c++) {
-        if (kbs[c]) j->tracker_work += gs_kb_tracker_work(kbs[c]);
-        gs_kb_free(kbs[c]);
-    }
-    return st;
+    return GS_OK;
 }
 
 /* Tensors are converted CHUNK elements at a time through the bulk fp32 converters (one

@@ -78,20 +78,13 @@ typedef struct gs_wl_row {
     char status[32]; /* "pass" or the best status among the variants (unsupported, ...) */
     char reason[256];
     int variants_tried;
-    unsigned cores; /* cores the chosen variant ran on (1 unless an SPMD variant); 0: none ran */
-    /* The step's bound on the whole chip, x count: max(its FLOPs at the chip's peak, every core
-     * at the dtype's rate; its minimum traffic over the chip's memory ceiling, min(HBM
-     * bandwidth, every core's DMA engines)). What no schedule on this chip can beat, whatever
-     * its cores do; NAN when none ran. */
-    double chip_bound_ns;
 } gs_wl_row;
 
 typedef struct gs_wl_result {
     char generation[128];
     gs_wl_row rows[GS_WL_MAX_STEPS];
-    double time_ns;       /* sum of the rows that ran */
-    double chip_bound_ns; /* sum of their chip bounds: the layer's bound on the whole chip */
-    int n_failed;         /* rows that could not run */
+    double time_ns; /* sum of the rows that ran */
+    int n_failed;   /* rows that could not run */
     int interrupted;
     int records_unwritten; /* the job records could not be written to the out folder (said in
                             * the diagnostics) */

@@ -39,11 +39,6 @@ void gs_workload_json_result(gs_jw *j, const gs_workload *w, const gs_wl_result 
                 gs_jw_knum(j, "bound_ratio", row->bound_ratio);
             }
             gs_jw_kstr(j, "bottleneck", row->bottleneck);
-            gs_jw_kint(j, "cores", row->cores);
-            if (isnan(row->chip_bound_ns))
-                gs_jw_knull(j, "chip_bound_ns");
-            else
-                gs_jw_knum(j, "chip_bound_ns", row->chip_bound_ns);
         } else {
             gs_jw_knull(j, "time_ns");
         }
@@ -51,14 +46,6 @@ void gs_workload_json_result(gs_jw *j, const gs_workload *w, const gs_wl_result 
     }
     gs_jw_end_array(j);
     gs_jw_knum(j, "time_ns", r->time_ns);
-    /* the layer's bound on the whole chip: only for a layer whose every step ran */
-    if (!r->n_failed && r->chip_bound_ns > 0 && isfinite(r->chip_bound_ns)) {
-        gs_jw_knum(j, "chip_bound_ns", r->chip_bound_ns);
-        gs_jw_knum(j, "chip_bound_ratio", r->time_ns / r->chip_bound_ns);
-    } else {
-        gs_jw_knull(j, "chip_bound_ns");
-        gs_jw_knull(j, "chip_bound_ratio");
-    }
     gs_jw_kbool(j, "complete", r->n_failed == 0);
     gs_jw_kint(j, "steps_not_run", r->n_failed);
     if (!strcmp(w->phase, "decode") && r->time_ns > 0 && !r->n_failed)

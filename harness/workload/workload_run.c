@@ -36,24 +36,7 @@ static void spec_of(const gs_workload *w, const gs_wl_step *st, const gs_config 
     spec->seed = 1;
 }
 
-/* The chip bound of one run of a job (gs_wl_row.chip_bound_ns): its FLOPs at the peak of
- * every core of the chip for dtype dt, its minimum traffic at the chip's memory ceiling: HBM
- * bandwidth, or the DMA engines of every core where they move less. */
-static double chip_bound_ns(const gs_config *cfg, gs_dtype dt, const cJSON *j)
-{
-    const double flops = gs_json_num(j, "flops"), bytes = gs_json_num(j, "min_traffic_bytes");
-    const double peak = gs_config_peak_flops(cfg, dt) * cfg->cores.v;
-    const double dma = gs_config_dma_core_bytes_per_ns(cfg) * 1e9 * cfg->cores.v;
-    double mem = gs_config_hbm_bytes_per_s(cfg);
-    if (dma > 0 && dma < mem) mem = dma;
-    if (isnan(bytes) || !(mem > 0)) return NAN;
-    double ns = bytes / mem * 1e9;
-    if (flops > 0 && peak > 0 && flops / peak * 1e9 > ns) ns = flops / peak * 1e9;
-    return ns;
-}
-
-static void take_job(gs_wl_row *row, const gs_wl_step *st, int v, const gs_job_spec *spec,
-                     const cJSON *j)
+static void take_job(gs_wl_row *row, const gs_wl_step *st, int v, const cJSON *j)
 {
     const char *status = gs_json_str(j, "status");
     row->variants_tried++;
@@ -72,9 +55,6 @@ static void take_job(gs_wl_row *row, const gs_wl_step *st, int v, const gs_job_s
     row->time_ns = row->one_ns * c;
     row->bound_ns = gs_json_num(j, "bound_ns") * c;
     row->bound_ratio = gs_json_num(j, "bound_ratio");
-    const double cores = gs_json_num(j, "cores_used");
-    row->cores = cores >= 1 && cores <= GS_MAX_CORES ? (unsigned)cores : 1;
-    row->chip_bound_ns = chip_bound_ns(spec->cfg, spec->dtype, j) * c;
     snprintf(row->bottleneck, sizeof row->bottleneck, "%s", gs_json_str(j, "bottleneck"));
 }
 
@@ -122,7 +102,7 @@ void gs_workload_collect(const gs_workload *w, const gs_sweep *s, size_t ci, con
         const gs_wl_step *st = &w->steps[i];
         gs_wl_row *row = &r->rows[i];
         row->variant = -1;
-        row->time_ns = row->one_ns = row->bound_ns = row->bound_ratio = row->chip_bound_ns = NAN;
+        row->time_ns = row->one_ns = row->bound_ns = row->bound_ratio = NAN;
         snprintf(row->status, sizeof row->status, "missing");
         snprintf(row->reason, sizeof row->reason, "%s",
                  interrupted ? "not run: the sweep was interrupted" : "no job record");
@@ -136,14 +116,13 @@ void gs_workload_collect(const gs_workload *w, const gs_sweep *s, size_t ci, con
             const cJSON *j;
             cJSON_ArrayForEach(j, jobs)
             {
-                if (!strcmp(gs_json_str(j, "id"), gs_sb_cstr(&id))) take_job(row, st, v, &spec, j);
+                if (!strcmp(gs_json_str(j, "id"), gs_sb_cstr(&id))) take_job(row, st, v, j);
             }
             gs_sb_free(&id);
         }
-        if (row->variant >= 0) {
+        if (row->variant >= 0)
             r->time_ns += row->time_ns;
-            r->chip_bound_ns += row->chip_bound_ns;
-        } else
+        else
             r->n_failed++;
     }
 }

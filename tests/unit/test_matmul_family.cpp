@@ -1,19 +1,15 @@
 // The matmul family through the SystemC model and the executor:
 //  - the optimisation ladder: on gen2 at a large shape (timing-only), every rung is faster than
 //    the one before it and none beats its roofline; the times are printed;
-//  - SPMD: matmul sharded by rows and by columns, swiglu_mlp in two phases over the cores;
 //  - capability gating: fp8 matmul unsupported on gen1 and correct on gen3; the DMA transpose
 //    unsupported on gen1/gen2 and correct on gen3.
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <cstring>
-#include <set>
 #include <string>
-#include <vector>
 
 #include "gs/config.h"
-#include "gs/isa.h"
 #include "gs/model.h"
 #include "isolated_run.h"
 #include "job.h"
@@ -251,115 +247,4 @@ TEST(SoftmaxVexp, RunsOnGen4OffTheScalarEngine)
                 ve.engine[0][GS_ENG_VECTOR].busy_ns / 1e3);
     EXPECT_LT(ve.engine[0][GS_ENG_SCALAR].busy_ns * 4, sc.engine[0][GS_ENG_SCALAR].busy_ns);
     EXPECT_LE(ve.total_ns, sc.total_ns);
-}
-// At a decode GEMV (M = 1) "spmd" has one M tile and runs on one core; "spmd_cols" shares the
-// columns out over every core (slices of 128) and is faster, within its roofline.
-TEST(MatmulSpmd, ColumnShardingUsesEveryCoreAtOneRow)
-{
-    Config c("gen3");
-    ASSERT_NE(c.cfg, nullptr);
-    gs_run_stats rows = time_variant(c.cfg, "matmul", "spmd", {1, 2048, 1024});
-    gs_run_stats cols = time_variant(c.cfg, "matmul", "spmd_cols", {1, 2048, 1024});
-    std::printf("gen3 matmul 1x2048x1024: spmd %.2f us on %u core(s), spmd_cols %.2f us on %u\n",
-                rows.total_ns / 1e3, rows.cores_used, cols.total_ns / 1e3, cols.cores_used);
-    EXPECT_EQ(rows.cores_used, 1u);
-    EXPECT_EQ(cols.cores_used, (unsigned)c.cfg->cores.v); /* 1024 columns = 8 slices */
-    EXPECT_LT(cols.total_ns, rows.total_ns);
-    EXPECT_GE(cols.total_ns, cols.roofline_ns);
-}
-
-// swiglu_mlp/spmd is built in two phases over every core: phase 1 reads the whole of HT, whose
-// rows the cores wrote in phase 0. The cores share one dependency tracker, so every read of HT
-// must wait (directly or through its dependencies) for each HT write it overlaps, whatever the
-// core that wrote it; at least one such wait crosses cores. Without it a core would multiply
-// HT rows no core had written yet, and only the timing would show it (the functional executor
-// runs in program order).
-TEST(SwigluSpmd, PhaseOneReadsWaitForTheHtWritesOfEveryCore)
-{
-    Config c("gen3");
-    ASSERT_NE(c.cfg, nullptr);
-    gs_job_spec spec = make_spec(c.cfg, "swiglu_mlp", "spmd", {3, 512, 1024});
-    ASSERT_NE(spec.kernel, nullptr);
-    gs_job *job = nullptr;
-    gs_error err;
-    gs_error_clear(&err);
-    ASSERT_EQ(gs_job_build(&spec, &job, &err), GS_OK) << err.message;
-    const gs_program *p = gs_job_program(job);
-    int32_t ht = -1;
-    for (size_t t = 0; t < gs_program_tensor_count(p); t++)
-        if (!std::strcmp(gs_program_tensor(p, (int32_t)t)->name, "HT")) ht = (int32_t)t;
-    ASSERT_GE(ht, 0);
-    const int64_t T = 3;
-    const size_t n = gs_program_count(p);
-    // rows of HT an HBM access covers: [offset / T, (offset + rows * part_stride) / T)
-    auto rows_of = [&](const gs_ap *a, int64_t *lo, int64_t *hi) {
-        *lo = a->offset / T;
-        *hi = *lo + (int64_t)a->part_count;
-    };
-    std::vector<size_t> writes, reads;
-    for (size_t i = 0; i < n; i++) {
-        const gs_instr *in = gs_program_instr(p, i);
-        if (in->out[0]->tensor == ht && in->out[0]->space == GS_MEM_HBM) writes.push_back(i);
-        for (int k = 0; k < in->n_in; k++)
-            if (in->in[k]->tensor == ht && in->in[k]->space == GS_MEM_HBM) reads.push_back(i);
-    }
-    ASSERT_FALSE(writes.empty());
-    ASSERT_FALSE(reads.empty());
-    std::set<unsigned> writers, readers;
-    for (size_t w : writes)
-        writers.insert(gs_program_instr(p, w)->core);
-    for (size_t r : reads)
-        readers.insert(gs_program_instr(p, r)->core);
-    EXPECT_EQ(writers.size(), 8u); /* F = 1024: 8 slices of 128 */
-    EXPECT_EQ(readers.size(), 4u); /* D = 512: 4 slices */
-    int cross = 0;
-    for (size_t r : reads) {
-        // the instructions r waits for, directly or not
-        std::vector<char> anc(n, 0);
-        std::vector<size_t> todo{r};
-        while (!todo.empty()) {
-            const gs_instr *in = gs_program_instr(p, todo.back());
-            todo.pop_back();
-            for (uint32_t d = 0; d < in->n_deps; d++)
-                if (!anc[in->deps[d]]) {
-                    anc[in->deps[d]] = 1;
-                    todo.push_back(in->deps[d]);
-                }
-        }
-        const gs_instr *ri = gs_program_instr(p, r);
-        int64_t rlo, rhi;
-        rows_of(ri->in[0], &rlo, &rhi);
-        for (size_t w : writes) {
-            const gs_instr *wi = gs_program_instr(p, w);
-            int64_t wlo, whi;
-            rows_of(wi->out[0], &wlo, &whi);
-            if (whi <= rlo || wlo >= rhi) continue;
-            EXPECT_TRUE(anc[w]) << "read " << r << " (core " << ri->core << ", rows " << rlo << ".."
-                                << rhi << ") does not wait for write " << w << " (core " << wi->core
-                                << ", rows " << wlo << ".." << whi << ")";
-            if (anc[w] && wi->core != ri->core) cross++;
-        }
-    }
-    EXPECT_GT(cross, 0);
-    gs_job_free(job);
-}
-
-// At a decode shape the two-phase SPMD MLP passes its check and beats the one-core fused
-// schedule on every core count, within its roofline.
-TEST(SwigluSpmd, PassesAndBeatsFusedAtDecode)
-{
-    for (const char *gen : {"gen2", "gen3"}) {
-        Config c(gen);
-        ASSERT_NE(c.cfg, nullptr);
-        gs_error err;
-        EXPECT_EQ(run_checked(c.cfg, "swiglu_mlp", "spmd", {1, 256, 1024}, &err), GS_OK)
-            << gen << ": " << err.message;
-        gs_run_stats fused = time_variant(c.cfg, "swiglu_mlp", "fused", {1, 1024, 4096});
-        gs_run_stats spmd = time_variant(c.cfg, "swiglu_mlp", "spmd", {1, 1024, 4096});
-        std::printf("%s swiglu_mlp 1x1024x4096: fused %.2f us, spmd %.2f us on %u cores\n", gen,
-                    fused.total_ns / 1e3, spmd.total_ns / 1e3, spmd.cores_used);
-        EXPECT_EQ(spmd.cores_used, (unsigned)c.cfg->cores.v) << gen;
-        EXPECT_LT(spmd.total_ns, fused.total_ns) << gen;
-        EXPECT_GE(spmd.total_ns, spmd.roofline_ns) << gen;
-    }
 }

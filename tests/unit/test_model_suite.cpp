@@ -97,7 +97,7 @@ TEST(ModelSuite, WorkloadsJsonRowsAreTheFastestJobsAndAddUp)
     const ModelSweep &s = model_sweep();
     // does-not-fit is a clean status: the sweep passes, the layer says it is incomplete
     ASSERT_EQ(s.run.rc, 0) << s.run.out << s.run.err;
-    EXPECT_NE(s.run.out.find("sweep: 32 jobs (2 configs, suite model"), std::string::npos)
+    EXPECT_NE(s.run.out.find("sweep: 28 jobs (2 configs, suite model"), std::string::npos)
         << s.run.out;
     EXPECT_NE(s.run.out.find("incomplete: 1 of 3 steps could not run: wide (does-not-fit)"),
               std::string::npos)
@@ -126,7 +126,7 @@ TEST(ModelSuite, WorkloadsJsonRowsAreTheFastestJobsAndAddUp)
         cJSON_ArrayForEach(r, get(w, "results"))
         {
             const std::string g = str(r, "generation");
-            double sum = 0, chip = 0;
+            double sum = 0;
             int not_run = 0;
             const cJSON *row;
             cJSON_ArrayForEach(row, get(r, "rows"))
@@ -141,7 +141,6 @@ TEST(ModelSuite, WorkloadsJsonRowsAreTheFastestJobsAndAddUp)
                 }
                 const std::string prefix = g + "/" + str(row, "kernel") + "/";
                 double best = NAN;
-                const cJSON *bestj = nullptr;
                 int found = 0;
                 const cJSON *j;
                 cJSON_ArrayForEach(j, jobs)
@@ -152,10 +151,8 @@ TEST(ModelSuite, WorkloadsJsonRowsAreTheFastestJobsAndAddUp)
                             0)
                         continue;
                     found++;
-                    if (str(j, "status") == "pass" && !(num(j, "time_ns") >= best)) {
+                    if (str(j, "status") == "pass" && !(num(j, "time_ns") >= best))
                         best = num(j, "time_ns");
-                        bestj = j;
-                    }
                 }
                 EXPECT_GT(found, 0) << prefix << shape << ": its jobs are in results.json";
                 if (std::isnan(best)) {
@@ -168,26 +165,12 @@ TEST(ModelSuite, WorkloadsJsonRowsAreTheFastestJobsAndAddUp)
                     EXPECT_DOUBLE_EQ(num(row, "time_ns"), best * num(row, "count"))
                         << prefix << shape;
                     sum += num(row, "time_ns");
-                    // the cores of that job; a chip bound that no run beats, and that is no
-                    // more than the job's own bound (on fewer or as many cores)
-                    EXPECT_EQ(num(row, "cores"), num(bestj, "cores_used")) << prefix << shape;
-                    const double cb = num(row, "chip_bound_ns");
-                    EXPECT_GT(cb, 0.0) << prefix << shape;
-                    EXPECT_LE(cb, num(row, "time_ns")) << prefix << shape;
-                    EXPECT_LE(cb, num(row, "bound_ns") * (1 + 1e-9)) << prefix << shape;
-                    chip += cb;
                 }
                 rows_checked++;
             }
             EXPECT_NEAR(num(r, "time_ns"), sum, 1e-9 * sum) << str(w, "workload") << " " << g;
             EXPECT_EQ(num(r, "steps_not_run"), not_run);
             EXPECT_EQ(cJSON_IsTrue(get(r, "complete")), not_run == 0);
-            if (not_run == 0) {
-                EXPECT_NEAR(num(r, "chip_bound_ns"), chip, 1e-9 * chip);
-                EXPECT_NEAR(num(r, "chip_bound_ratio"), sum / chip, 1e-9 * sum / chip);
-            } else {
-                EXPECT_TRUE(cJSON_IsNull(get(r, "chip_bound_ns")));
-            }
         }
     }
     EXPECT_EQ(rows_checked, 12);

@@ -111,8 +111,6 @@ typedef struct gs_kernel_args {
     int variant;                         /* kernel-specific variant index */
     const char *const *param_names;      /* the kernel's param names, parallel to param[] */
     int n_params;
-    int phase; /* an SPMD kernel of several phases (gs_kernel_def.spmd_phases): which one this
-                  build call issues (0 otherwise) */
 } gs_kernel_args;
 
 /* The tunable called name, or dflt when it is 0 (not given). A name the kernel did not
@@ -170,12 +168,6 @@ typedef struct gs_kernel_def {
     uint32_t dtypes;                            /* compute dtypes the kernel accepts */
     uint32_t spmd_variants; /* bit v set: variant v is SPMD (build runs once per core of the chip,
                                caps->core_id says which; each core owns a disjoint output part) */
-    /* An SPMD variant in phases (0 or 1: one): build runs spmd_phases times per core, phase by
-     * phase over all the cores (args->phase; each core keeps its builder, and so its pools,
-     * across phases). A phase may read what any core wrote to HBM in an earlier phase: the
-     * cores of a program share one dependency tracker, so those reads wait for those writes
-     * (the cross-core synchronisation a real SPMD kernel does with a barrier). */
-    int spmd_phases;
     /* Declare the problem's tensors for args (dims, dtype); returns the count, or -1 with a
      * message in err for bad dims. */
     int (*tensors)(const gs_kernel_args *args, gs_tensor_decl *out, int max, gs_error *err);
